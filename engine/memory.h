@@ -1,0 +1,38 @@
+#pragma once
+// Large zero-initialised arrays for the solver, and how much memory is free.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace nimtb::engine {
+
+// A page-aligned, zero-filled block of memory from the kernel. Blocks of 2 MiB
+// or more ask for transparent huge pages: the solver's child look-ups roam over
+// the whole array, and with THP in `madvise` mode only a request gets them.
+class LargeBuffer {
+public:
+    LargeBuffer() = default;
+    explicit LargeBuffer(size_t bytes);
+    ~LargeBuffer();
+    LargeBuffer(LargeBuffer&& other) noexcept;
+    LargeBuffer& operator=(LargeBuffer&& other) noexcept;
+    LargeBuffer(const LargeBuffer&) = delete;
+    LargeBuffer& operator=(const LargeBuffer&) = delete;
+
+    void* data() const { return data_; }
+    size_t bytes() const { return bytes_; }
+    bool empty() const { return bytes_ == 0; }
+
+private:
+    void* data_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+// Bytes the system can give without swapping (MemAvailable), or 0 if unknown.
+uint64_t available_memory();
+
+// "1.5 GiB", "312 MiB", "900 B".
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace nimtb::engine

@@ -1,0 +1,18 @@
+#include "engine/moves.h"
+
+namespace nimtb::engine {
+
+void MoveGenerator::moves(std::span<const uint32_t> sorted, std::vector<Move>& out) const {
+    out.clear();
+    const uint64_t rank = universe_.rank(sorted);
+    auto push = [&](uint32_t heap, uint32_t amount, uint64_t child) {
+        out.push_back({heap, amount, child});
+    };
+    if (amounts_.all) {
+        for_each_take_child<true>(universe_, amounts_, sorted.data(), rank, push);
+    } else {
+        for_each_take_child<false>(universe_, amounts_, sorted.data(), rank, push);
+    }
+}
+
+}  // namespace nimtb::engine

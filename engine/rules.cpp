@@ -1,0 +1,196 @@
+#include "engine/rules.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace nimtb::engine {
+namespace {
+
+constexpr const char* RULE_FORMS =
+    "expected nim, subtract:LIST or allbut:LIST, where LIST is numbers and ranges such as "
+    "1,3,4 or 1-3,7";
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+// Parses one positive amount of a list item; `item` is quoted in errors.
+uint32_t parse_amount(std::string_view number, std::string_view item) {
+    number = trim(number);
+    auto fail = [&](const std::string& why) {
+        throw InputError("bad amount '" + std::string(item) + "' in rule: " + why +
+                         "; amounts are whole numbers from 1 to " +
+                         std::to_string(Rule::MAX_AMOUNT) + ", as in subtract:1,3,4");
+    };
+    if (number.empty()) fail("a number is missing");
+    if (number.front() == '-') fail("amounts cannot be negative");
+    uint64_t value = 0;
+    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (ec == std::errc::result_out_of_range) fail("too large");
+    if (ec != std::errc() || end != number.data() + number.size()) fail("not a number");
+    if (value == 0) fail("0 is not a move");
+    if (value > Rule::MAX_AMOUNT) fail("too large");
+    return static_cast<uint32_t>(value);
+}
+
+// Sorts and merges ranges so that they are disjoint and non-adjacent.
+std::vector<AmountRange> normalise(std::vector<AmountRange> ranges) {
+    std::sort(ranges.begin(), ranges.end(),
+              [](const AmountRange& a, const AmountRange& b) { return a.first < b.first; });
+    std::vector<AmountRange> merged;
+    for (const AmountRange& r : ranges) {
+        if (!merged.empty() && uint64_t{r.first} <= uint64_t{merged.back().last} + 1) {
+            merged.back().last = std::max(merged.back().last, r.last);
+        } else {
+            merged.push_back(r);
+        }
+    }
+    return merged;
+}
+
+std::vector<AmountRange> parse_list(std::string_view list, std::string_view kind) {
+    std::vector<AmountRange> ranges;
+    if (trim(list).empty()) return ranges;
+    size_t start = 0;
+    while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        if (comma == std::string_view::npos) comma = list.size();
+        std::string_view item = trim(list.substr(start, comma - start));
+        if (item.empty()) {
+            throw InputError("empty item in the " + std::string(kind) +
+                             " list: write numbers or ranges separated by single commas, "
+                             "as in " + std::string(kind) + ":1,3,4");
+        }
+        size_t dash = item.find('-', 1);  // a leading '-' is a negative number
+        if (dash == std::string_view::npos) {
+            uint32_t a = parse_amount(item, item);
+            ranges.push_back({a, a});
+        } else {
+            uint32_t a = parse_amount(item.substr(0, dash), item);
+            uint32_t b = parse_amount(item.substr(dash + 1), item);
+            if (b < a) {
+                throw InputError("reversed range '" + std::string(item) +
+                                 "' in rule: write the smaller end first, as in " +
+                                 std::to_string(b) + "-" + std::to_string(a));
+            }
+            ranges.push_back({a, b});
+        }
+        start = comma + 1;
+    }
+    return normalise(std::move(ranges));
+}
+
+}  // namespace
+
+Convention parse_convention(std::string_view text) {
+    if (text == "normal") return Convention::normal;
+    if (text == "misere" || text == "misère") return Convention::misere;
+    throw InputError("unknown convention '" + std::string(text) + "': expected normal or misere");
+}
+
+const char* to_string(Convention convention) {
+    return convention == Convention::normal ? "normal" : "misere";
+}
+
+Rule Rule::parse(std::string_view text) {
+    std::string_view t = trim(text);
+    size_t colon = t.find(':');
+    std::string kind(trim(t.substr(0, colon)));
+    std::transform(kind.begin(), kind.end(), kind.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string_view list = colon == std::string_view::npos ? std::string_view() : t.substr(colon + 1);
+
+    if (kind == "nim") {
+        if (colon != std::string_view::npos) {
+            throw InputError("rule 'nim' takes no list, but got '" + std::string(t) +
+                             "'; write nim, or subtract:LIST for a subtraction game");
+        }
+        return Rule::nim();
+    }
+    if (kind == "subtract" || kind == "allbut") {
+        if (colon == std::string_view::npos) {
+            throw InputError("rule '" + kind + "' needs a list after a colon, as in " + kind +
+                             ":1,3,4");
+        }
+        std::vector<AmountRange> ranges = parse_list(list, kind);
+        if (kind == "subtract") {
+            if (ranges.empty()) {
+                throw InputError(
+                    "empty subtract list: a subtraction game needs at least one amount, as in "
+                    "subtract:1-3");
+            }
+            return Rule(RuleKind::subtract, std::move(ranges));
+        }
+        if (ranges.empty()) return Rule::nim();
+        return Rule(RuleKind::allbut, std::move(ranges));
+    }
+    if (kind.empty()) throw InputError(std::string("empty rule: ") + RULE_FORMS);
+    throw InputError("unknown rule '" + std::string(t) + "': " + RULE_FORMS);
+}
+
+std::string Rule::canonical() const {
+    if (kind_ == RuleKind::nim) return "nim";
+    std::string out = kind_ == RuleKind::subtract ? "subtract:" : "allbut:";
+    bool first = true;
+    auto add = [&](uint32_t n) {
+        if (!first) out += ',';
+        first = false;
+        out += std::to_string(n);
+    };
+    for (const AmountRange& r : ranges_) {
+        if (r.last - r.first >= 2) {
+            add(r.first);
+            out += '-';
+            out += std::to_string(r.last);
+        } else {
+            for (uint32_t a = r.first; a <= r.last; ++a) add(a);
+        }
+    }
+    return out;
+}
+
+bool Rule::listed(uint32_t amount) const {
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), amount,
+                               [](uint32_t a, const AmountRange& r) { return a < r.first; });
+    return it != ranges_.begin() && amount <= std::prev(it)->last;
+}
+
+bool Rule::allows(uint32_t amount) const {
+    if (amount == 0) return false;
+    switch (kind_) {
+        case RuleKind::nim: return true;
+        case RuleKind::subtract: return listed(amount);
+        case RuleKind::allbut: return !listed(amount);
+    }
+    return false;
+}
+
+std::vector<uint32_t> Rule::amounts_up_to(uint32_t max_amount) const {
+    std::vector<uint32_t> out;
+    if (kind_ == RuleKind::subtract) {
+        for (const AmountRange& r : ranges_) {
+            for (uint64_t a = r.first; a <= r.last && a <= max_amount; ++a) {
+                out.push_back(static_cast<uint32_t>(a));
+            }
+        }
+        return out;
+    }
+    for (uint32_t a = 1; a <= max_amount; ++a) {
+        if (allows(a)) out.push_back(a);
+    }
+    return out;
+}
+
+bool Rule::allows_all_up_to(uint32_t max_amount) const {
+    switch (kind_) {
+        case RuleKind::nim: return true;
+        case RuleKind::subtract:
+            return max_amount == 0 || (ranges_.front().first == 1 && ranges_.front().last >= max_amount);
+        case RuleKind::allbut: return ranges_.front().first > max_amount;
+    }
+    return false;
+}
+
+}  // namespace nimtb::engine

@@ -1,0 +1,341 @@
+#include "engine/solver.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/combinable.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <vector>
+
+#include "engine/moves.h"
+
+namespace nimtb::engine {
+
+QuantityArray::QuantityArray(uint64_t size, unsigned bits)
+    : buffer_(size * (bits / 8)), size_(size), bits_(bits) {}
+
+const char* to_string(SolveMethod method) {
+    return method == SolveMethod::brute ? "brute" : "sprague-grundy";
+}
+
+SolveMethod parse_method(std::string_view text) {
+    if (text == "brute") return SolveMethod::brute;
+    if (text == "sprague-grundy" || text == "sg") return SolveMethod::sprague_grundy;
+    throw InputError("unknown method '" + std::string(text) + "': expected brute or sprague-grundy");
+}
+
+namespace {
+
+// A contiguous rank range of positions that share their top heaps.
+struct Block {
+    uint64_t first;
+    uint64_t count;
+};
+
+// The solve order. Group positions by their j largest heaps: each group is a
+// contiguous rank range (its lower K-j heaps range over a smaller universe),
+// and a child either keeps the parent's top-j heaps (same block, smaller rank)
+// or has a strictly smaller sum of top-j heaps (lowering a heap never raises
+// the j largest, and equal sums of componentwise-smaller tuples are equal
+// tuples). So blocks are swept in rank order, one thread each, and all blocks
+// of one top-sum ("level") run in parallel once the lower levels are done.
+struct Plan {
+    std::vector<Block> blocks;
+    std::vector<size_t> level_start;  // blocks of level l: [level_start[l], level_start[l+1])
+};
+
+// Top heaps per block: at least 2 when K >= 2 so that a level holds many
+// blocks; 3 when blocks would still average a few thousand positions, which
+// evens out the work between threads.
+unsigned choose_block_heaps(const Universe& u) {
+    const unsigned k = u.max_heaps();
+    if (k == 1) return 1;
+    if (k >= 4 && u.size() / binomial(uint64_t{u.max_heap_size()} + 3, 3) >= 2048) return 3;
+    return 2;
+}
+
+Plan make_plan(const Universe& u, unsigned j) {
+    const unsigned k = u.max_heaps();
+    const uint32_t h = u.max_heap_size();
+    Universe top(j, h);
+    std::vector<std::vector<Block>> by_sum(size_t(j) * h + 1);
+    std::vector<uint32_t> b(j, 0);
+    do {
+        uint64_t sum = 0, first = 0;
+        for (unsigned t = 0; t < j; ++t) {
+            sum += b[t];
+            first += u.term(k - j + t, b[t]);
+        }
+        by_sum[sum].push_back({first, binomial(uint64_t{b[0]} + (k - j), k - j)});
+    } while (top.next(b.data()));
+    Plan plan;
+    plan.blocks.reserve(top.size());
+    for (auto& level : by_sum) {
+        plan.level_start.push_back(plan.blocks.size());
+        plan.blocks.insert(plan.blocks.end(), level.begin(), level.end());
+    }
+    plan.level_start.push_back(plan.blocks.size());
+    return plan;
+}
+
+unsigned bits_for(uint64_t bound, const char* what) {
+    if (bound <= std::numeric_limits<uint8_t>::max()) return 8;
+    if (bound <= std::numeric_limits<uint16_t>::max()) return 16;
+    throw ResourceError(std::string(what) + " of this universe could reach " + std::to_string(bound) +
+                        ", beyond the 16-bit limit of the table format; choose fewer heaps or "
+                        "smaller ones");
+}
+
+struct Widths {
+    unsigned value_bits;
+    unsigned remoteness_bits;  // 0: not stored
+};
+
+Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    const uint64_t h = u.max_heap_size(), k = u.max_heaps();
+    if (options.method == SolveMethod::sprague_grundy) {
+        // Single-heap values are at most H (a heap has at most H moves); the
+        // XOR of values below 2^b stays below 2^b.
+        return {bits_for(std::bit_ceil(h + 1) - 1, "values"), 0};
+    }
+    // A value is a mex, so at most the number of children: at most K distinct
+    // heaps times the amounts a heap can take. Remoteness is at most the
+    // number of moves of the longest game, each taking at least one token.
+    const uint64_t children = k * rule.amounts_up_to(static_cast<uint32_t>(h)).size();
+    return {bits_for(std::max<uint64_t>(children, 1), "values"),
+            options.remoteness ? bits_for(k * h, "remoteness") : 0};
+}
+
+// The brute-force kernel for one rule shape (ALL: Nim amounts), one choice of
+// stored quantities (REM) and one pair of element types. The choices are made
+// at compile time so that the inner loop is a table read, a load and a few
+// bit operations per child.
+template <bool ALL, bool REM, class V, class R>
+struct BruteKernel {
+    const Universe& u;
+    const TakeAmounts& amounts;
+    V* value;
+    R* remoteness;
+    V terminal;
+    unsigned words;  // of the mex bitset
+
+    // Solves ranks [first, first + count) in order; returns the child look-ups.
+    uint64_t sweep(uint64_t first, uint64_t count, uint32_t* heaps, uint64_t* seen) const {
+        u.unrank(first, heaps);
+        uint64_t lookups = 0;
+        for (uint64_t rank = first; rank < first + count; ++rank) {
+            uint32_t max_value = 0;
+            uint32_t max_rem = 0, min_rem_p = std::numeric_limits<uint32_t>::max();
+            uint64_t children = 0;
+            for_each_take_child<ALL>(u, amounts, heaps, rank, [&](uint32_t, uint32_t, uint64_t c) {
+                const uint32_t v = value[c];
+                seen[v >> 6] |= uint64_t{1} << (v & 63);
+                max_value = std::max(max_value, v);
+                ++children;
+                if constexpr (REM) {
+                    const uint32_t r = remoteness[c];
+                    max_rem = std::max(max_rem, r);
+                    if (v == 0) min_rem_p = std::min(min_rem_p, r);
+                }
+            });
+            lookups += children;
+            if (children == 0) {
+                value[rank] = terminal;
+                if constexpr (REM) remoteness[rank] = 0;
+            } else {
+                const unsigned top = max_value >> 6;
+                uint32_t mex = (top + 1) * 64;
+                for (unsigned w = 0; w <= top; ++w) {
+                    if (~seen[w]) {
+                        mex = w * 64 + static_cast<uint32_t>(std::countr_one(seen[w]));
+                        break;
+                    }
+                }
+                std::fill(seen, seen + top + 1, 0);
+                value[rank] = static_cast<V>(mex);
+                if constexpr (REM) {
+                    remoteness[rank] = static_cast<R>(1 + (mex == 0 ? max_rem : min_rem_p));
+                }
+            }
+            u.next(heaps);
+        }
+        return lookups;
+    }
+};
+
+bool cancelled(const SolveOptions& o) {
+    return o.cancel && o.cancel->load(std::memory_order_relaxed);
+}
+
+void report(const SolveOptions& o, uint64_t done, uint64_t total) {
+    if (o.progress) o.progress(done, total);
+}
+
+template <bool ALL, bool REM, class V, class R>
+uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s, const SolveOptions& o) {
+    const unsigned words = static_cast<unsigned>((uint64_t{1} << (sizeof(V) * 8)) / 64);
+    BruteKernel<ALL, REM, V, R> kernel{u,
+                                       amounts,
+                                       s.value.data<V>(),
+                                       REM ? s.remoteness.data<R>() : nullptr,
+                                       static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+                                       words};
+    const unsigned j = o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
+    const Plan plan = make_plan(u, j);
+    tbb::combinable<uint64_t> lookups([] { return uint64_t{0}; });
+    uint64_t done = 0;
+    report(o, 0, u.size());
+    for (size_t level = 0; level + 1 < plan.level_start.size(); ++level) {
+        const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
+        // Blocks differ in size by orders of magnitude; the default
+        // auto_partitioner splits further when threads run idle.
+        tbb::parallel_for(tbb::blocked_range<size_t>(lo, hi), [&](const tbb::blocked_range<size_t>& r) {
+            std::vector<uint32_t> heaps(u.max_heaps());
+            std::vector<uint64_t> seen(kernel.words, 0);
+            uint64_t local = 0;
+            for (size_t b = r.begin(); b != r.end(); ++b) {
+                if (cancelled(o)) return;
+                local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count, heaps.data(), seen.data());
+            }
+            lookups.local() += local;
+        });
+        if (cancelled(o)) throw Cancelled();
+        for (size_t b = lo; b < hi; ++b) done += plan.blocks[b].count;
+        report(o, done, u.size());
+    }
+    return lookups.combine(std::plus<>());
+}
+
+template <bool ALL>
+uint64_t dispatch_brute(const Universe& u, const TakeAmounts& a, Solution& s, const SolveOptions& o) {
+    const bool v8 = s.value.bits() == 8;
+    if (s.remoteness.empty()) {
+        return v8 ? run_brute<ALL, false, uint8_t, uint8_t>(u, a, s, o)
+                  : run_brute<ALL, false, uint16_t, uint8_t>(u, a, s, o);
+    }
+    const bool r8 = s.remoteness.bits() == 8;
+    if (v8) {
+        return r8 ? run_brute<ALL, true, uint8_t, uint8_t>(u, a, s, o)
+                  : run_brute<ALL, true, uint8_t, uint16_t>(u, a, s, o);
+    }
+    return r8 ? run_brute<ALL, true, uint16_t, uint8_t>(u, a, s, o)
+              : run_brute<ALL, true, uint16_t, uint16_t>(u, a, s, o);
+}
+
+// Theorem-based values: the XOR of the single heaps' brute-force values.
+template <class V>
+void run_sprague_grundy(const Universe& u, const std::vector<uint32_t>& single, Solution& s,
+                        const SolveOptions& o) {
+    V* value = s.value.data<V>();
+    const uint64_t total = u.size();
+    // Slices bound the time between progress reports and cancellation checks.
+    const uint64_t slice = std::max<uint64_t>(uint64_t{1} << 22, total / 64);
+    report(o, 0, total);
+    for (uint64_t start = 0; start < total; start += slice) {
+        const uint64_t end = std::min(total, start + slice);
+        tbb::parallel_for(tbb::blocked_range<uint64_t>(start, end, 1 << 14),
+                          [&](const tbb::blocked_range<uint64_t>& r) {
+                              std::vector<uint32_t> heaps(u.max_heaps());
+                              u.unrank(r.begin(), heaps.data());
+                              for (uint64_t rank = r.begin(); rank != r.end(); ++rank) {
+                                  uint32_t x = 0;
+                                  for (uint32_t a : heaps) x ^= single[a];
+                                  value[rank] = static_cast<V>(x);
+                                  u.next(heaps.data());
+                              }
+                          });
+        if (cancelled(o)) throw Cancelled();
+        report(o, end, total);
+    }
+}
+
+struct Stats {
+    uint64_t p = 0;
+    uint32_t max_value = 0, max_remoteness = 0;
+};
+
+Stats statistics(const Solution& s) {
+    return tbb::parallel_reduce(
+        tbb::blocked_range<uint64_t>(0, s.positions, 1 << 16), Stats{},
+        [&](const tbb::blocked_range<uint64_t>& r, Stats acc) {
+            for (uint64_t i = r.begin(); i != r.end(); ++i) {
+                const uint32_t v = s.value.get(i);
+                acc.p += v == 0;
+                acc.max_value = std::max(acc.max_value, v);
+                if (!s.remoteness.empty()) acc.max_remoteness = std::max(acc.max_remoteness, s.remoteness.get(i));
+            }
+            return acc;
+        },
+        [](Stats a, const Stats& b) {
+            a.p += b.p;
+            a.max_value = std::max(a.max_value, b.max_value);
+            a.max_remoteness = std::max(a.max_remoteness, b.max_remoteness);
+            return a;
+        });
+}
+
+}  // namespace
+
+uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    const Widths w = widths(rule, u, options);
+    return u.size() * ((w.value_bits + w.remoteness_bits) / 8);
+}
+
+Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    if (options.method == SolveMethod::sprague_grundy && options.convention != Convention::normal) {
+        throw InputError(
+            "the sprague-grundy method holds for normal play only; use the brute method for misere");
+    }
+    // 1. Check that the arrays fit before allocating them.
+    const Widths w = widths(rule, u, options);
+    const uint64_t needed = estimate_memory(rule, u, options);
+    const uint64_t limit = options.memory_limit ? options.memory_limit : available_memory();
+    if (limit != 0 && needed > limit) {
+        throw ResourceError("solving " + std::to_string(u.size()) + " positions needs " +
+                            format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
+                            " is available; choose fewer heaps or smaller ones");
+    }
+
+    Solution s{rule, options.convention, u.max_heaps(), u.max_heap_size(), options.method, {}, {}};
+    s.positions = u.size();
+
+    // 2. Fill the arrays inside an arena of the requested size.
+    tbb::task_arena arena(options.threads ? static_cast<int>(options.threads)
+                                          : tbb::task_arena::automatic);
+    arena.execute([&] {
+        if (options.method == SolveMethod::brute) {
+            s.value = QuantityArray(u.size(), w.value_bits);
+            if (w.remoteness_bits) s.remoteness = QuantityArray(u.size(), w.remoteness_bits);
+            const TakeAmounts amounts(rule, u.max_heap_size());
+            s.child_lookups = amounts.all ? dispatch_brute<true>(u, amounts, s, options)
+                                          : dispatch_brute<false>(u, amounts, s, options);
+        } else {
+            SolveOptions single_options;
+            single_options.remoteness = false;
+            single_options.threads = 1;
+            const Universe one(1, u.max_heap_size());
+            const Solution single = solve(rule, one, single_options);
+            std::vector<uint32_t> g(u.max_heap_size() + 1);
+            for (uint32_t a = 0; a <= u.max_heap_size(); ++a) g[a] = single.value.get(a);
+            const uint32_t max_g = *std::max_element(g.begin(), g.end());
+            s.value = QuantityArray(u.size(), bits_for(std::bit_ceil(uint64_t{max_g} + 1) - 1, "values"));
+            if (s.value.bits() == 8) {
+                run_sprague_grundy<uint8_t>(u, g, s, options);
+            } else {
+                run_sprague_grundy<uint16_t>(u, g, s, options);
+            }
+        }
+        // 3. Summaries for the report.
+        const Stats stats = statistics(s);
+        s.p_positions = stats.p;
+        s.max_value = stats.max_value;
+        s.max_remoteness = stats.max_remoteness;
+    });
+    return s;
+}
+
+}  // namespace nimtb::engine

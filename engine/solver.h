@@ -1,0 +1,98 @@
+#pragma once
+// The retrograde solver: value and remoteness of every position of a universe.
+//
+// Brute force (the default) derives both from the rule's moves alone, as
+// DESIGN.md defines them; it never uses the XOR theorem, which `verify` tests.
+// The Sprague-Grundy method is theorem-based: normal play only, values only,
+// each position's value the XOR of its single heaps' brute-force values.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+
+#include "engine/memory.h"
+#include "engine/rules.h"
+#include "engine/universe.h"
+
+namespace nimtb::engine {
+
+// One array of unsigned 8- or 16-bit integers, one per position, by rank.
+class QuantityArray {
+public:
+    QuantityArray() = default;
+    QuantityArray(uint64_t size, unsigned bits);
+
+    unsigned bits() const { return bits_; }
+    uint64_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    uint32_t get(uint64_t rank) const {
+        return bits_ == 8 ? static_cast<const uint8_t*>(buffer_.data())[rank]
+                          : static_cast<const uint16_t*>(buffer_.data())[rank];
+    }
+    template <class T>
+    T* data() const { return static_cast<T*>(buffer_.data()); }
+    const void* raw() const { return buffer_.data(); }
+    size_t bytes() const { return buffer_.bytes(); }
+
+private:
+    LargeBuffer buffer_;
+    uint64_t size_ = 0;
+    unsigned bits_ = 8;
+};
+
+enum class SolveMethod { brute, sprague_grundy };
+const char* to_string(SolveMethod method);
+SolveMethod parse_method(std::string_view text);
+
+struct SolveOptions {
+    Convention convention = Convention::normal;
+    SolveMethod method = SolveMethod::brute;
+    bool remoteness = true;     // ignored (always false) for sprague_grundy
+    unsigned threads = 0;       // 0: every core
+    uint64_t memory_limit = 0;  // bytes; 0: what the system has available
+    // Called on the calling thread with (positions done, total), at least once
+    // per solve step and at the end.
+    std::function<void(uint64_t, uint64_t)> progress;
+    // Set from any thread to stop the solve; solve() then throws Cancelled.
+    const std::atomic<bool>* cancel = nullptr;
+    // Top heaps that define a block of positions swept in sequence (0: choose).
+    unsigned block_heaps = 0;
+};
+
+// A solved universe, held in memory.
+struct Solution {
+    Rule rule;
+    Convention convention;
+    unsigned max_heaps;
+    uint32_t max_heap_size;
+    SolveMethod method;
+    QuantityArray value;
+    QuantityArray remoteness;  // empty when not computed
+    uint64_t positions = 0;
+    uint64_t p_positions = 0;
+    uint32_t max_value = 0;
+    uint32_t max_remoteness = 0;
+    uint64_t child_lookups = 0;  // brute force only
+};
+
+class Cancelled : public std::runtime_error {
+public:
+    Cancelled() : std::runtime_error("interrupted") {}
+};
+
+// Thrown when a universe cannot be solved in the memory available or its
+// values could exceed 16 bits.
+class ResourceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Bytes a solve would allocate for its arrays.
+uint64_t estimate_memory(const Rule& rule, const Universe& universe, const SolveOptions& options);
+
+// Solves every position of `universe` under `rule`. Results are bit-identical
+// for every thread count. Throws ResourceError, Cancelled, InputError.
+Solution solve(const Rule& rule, const Universe& universe, const SolveOptions& options);
+
+}  // namespace nimtb::engine

@@ -1,0 +1,151 @@
+#include "engine/universe.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+namespace nimtb::engine {
+
+__extension__ typedef unsigned __int128 Uint128;
+
+uint64_t binomial(uint64_t n, uint64_t k) {
+    if (k > n) return 0;
+    k = std::min(k, n - k);
+    Uint128 result = 1;
+    // result * (n - k + i) / i stays an integer at every step: it is C(n-k+i, i).
+    for (uint64_t i = 1; i <= k; ++i) {
+        result = result * (n - k + i) / i;
+        if (result > std::numeric_limits<uint64_t>::max()) return std::numeric_limits<uint64_t>::max();
+    }
+    return static_cast<uint64_t>(result);
+}
+
+Heaps parse_heaps(std::string_view text) {
+    Heaps heaps;
+    size_t i = 0;
+    unsigned index = 0;
+    auto is_sep = [](char c) { return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r'; };
+    while (i < text.size()) {
+        if (is_sep(text[i])) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < text.size() && !is_sep(text[j])) ++j;
+        std::string_view word = text.substr(i, j - i);
+        ++index;
+        std::string where = "heap " + std::to_string(index) + " ('" + std::string(word) + "')";
+        if (word.front() == '-') {
+            throw InputError(where + " is negative: heap sizes are whole numbers 0 or more, "
+                                     "as in '3 4 5'");
+        }
+        uint64_t value = 0;
+        auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+        if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > UINT32_MAX)) {
+            throw InputError(where + " is too large");
+        }
+        if (ec != std::errc() || end != word.data() + word.size()) {
+            throw InputError(where + " is not a number: write heap sizes separated by spaces "
+                                     "or commas, as in '3 4 5'");
+        }
+        heaps.push_back(static_cast<uint32_t>(value));
+        i = j;
+    }
+    return heaps;
+}
+
+std::string format_heaps(std::span<const uint32_t> heaps) {
+    std::string out;
+    for (uint32_t h : heaps) {
+        if (h == 0) continue;
+        if (!out.empty()) out += ' ';
+        out += std::to_string(h);
+    }
+    return out.empty() ? "(empty)" : out;
+}
+
+Universe::Universe(unsigned max_heaps, uint32_t max_heap_size) : k_(max_heaps), h_(max_heap_size) {
+    if (k_ < 1 || k_ > MAX_HEAPS) {
+        throw InputError("number of heaps " + std::to_string(k_) + " is out of range: expected 1 to " +
+                         std::to_string(MAX_HEAPS));
+    }
+    if (h_ > MAX_HEAP_SIZE) {
+        throw InputError("largest heap " + std::to_string(h_) + " is out of range: expected 0 to " +
+                         std::to_string(MAX_HEAP_SIZE));
+    }
+    size_ = binomial(uint64_t{h_} + k_, k_);
+    if (size_ == std::numeric_limits<uint64_t>::max()) {
+        throw InputError("a universe of " + std::to_string(k_) + " heaps of at most " +
+                         std::to_string(h_) +
+                         " tokens has more than 2^64 positions; choose fewer heaps or smaller ones");
+    }
+    terms_.resize(size_t(k_) * (h_ + 1));
+    for (unsigned i = 0; i < k_; ++i) {
+        for (uint32_t a = 0; a <= h_; ++a) terms_[size_t(i) * (h_ + 1) + a] = binomial(a + i, i + 1);
+    }
+}
+
+std::string Universe::describe() const {
+    return "at most " + std::to_string(k_) + (k_ == 1 ? " heap" : " heaps") + " of at most " +
+           std::to_string(h_) + (h_ == 1 ? " token" : " tokens");
+}
+
+Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
+    Heaps sorted;
+    for (size_t i = 0; i < heaps.size(); ++i) {
+        if (heaps[i] == 0) continue;
+        if (heaps[i] > h_) {
+            throw InputError("heap " + std::to_string(i + 1) + " has " + std::to_string(heaps[i]) +
+                             " tokens, more than this table's limit: " + describe());
+        }
+        sorted.push_back(heaps[i]);
+        if (sorted.size() > k_) {
+            throw InputError("heap " + std::to_string(i + 1) + " is non-empty heap number " +
+                             std::to_string(sorted.size()) + ", more than this table's limit: " +
+                             describe());
+        }
+    }
+    sorted.resize(k_, 0);
+    std::sort(sorted.begin(), sorted.end());
+    return sorted;
+}
+
+uint64_t Universe::rank(std::span<const uint32_t> sorted) const {
+    uint64_t r = 0;
+    for (unsigned i = 0; i < k_; ++i) r += term(i, sorted[i]);
+    return r;
+}
+
+Heaps Universe::unrank(uint64_t rank) const {
+    Heaps sorted(k_);
+    unrank(rank, sorted.data());
+    return sorted;
+}
+
+void Universe::unrank(uint64_t rank, uint32_t* sorted) const {
+    uint32_t hi = h_;
+    for (unsigned i = k_; i-- > 0;) {
+        // The largest a <= hi with term(i, a) <= rank; terms grow with a.
+        const uint64_t* row = term_row(i);
+        const uint64_t* it = std::upper_bound(row, row + hi + 1, rank);
+        uint32_t a = static_cast<uint32_t>(it - row) - 1;
+        sorted[i] = a;
+        rank -= row[a];
+        hi = a;
+    }
+}
+
+bool Universe::next(uint32_t* sorted) const {
+    // Colex successor: raise the lowest heap that can grow, zero those below it.
+    for (unsigned i = 0; i < k_; ++i) {
+        uint32_t limit = i + 1 < k_ ? sorted[i + 1] : h_;
+        if (sorted[i] < limit) {
+            ++sorted[i];
+            std::fill(sorted, sorted + i, 0u);
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace nimtb::engine

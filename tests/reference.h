@@ -1,0 +1,39 @@
+#pragma once
+// Plain references for the tests: obviously correct, slow, and independent of
+// the engine's incremental ranking and solve order.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "engine/rules.h"
+#include "engine/universe.h"
+
+namespace nimtb::test {
+
+using engine::Heaps;
+
+// Every child of `heaps` (any order) as sorted heaps: lower any one heap by
+// any allowed amount, then sort.
+std::set<Heaps> reference_children(const engine::Rule& rule, const Heaps& heaps);
+
+struct ReferenceResult {
+    uint32_t value;
+    uint32_t remoteness;
+};
+
+// Value and remoteness by the definitions in DESIGN.md, by memoized recursion.
+class ReferenceSolver {
+public:
+    ReferenceSolver(engine::Rule rule, engine::Convention convention)
+        : rule_(std::move(rule)), convention_(convention) {}
+    ReferenceResult solve(Heaps heaps);
+
+private:
+    engine::Rule rule_;
+    engine::Convention convention_;
+    std::map<Heaps, ReferenceResult> memo_;
+};
+
+}  // namespace nimtb::test

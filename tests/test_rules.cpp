@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include "engine/rules.h"
+
+using nimtb::engine::Convention;
+using nimtb::engine::InputError;
+using nimtb::engine::Rule;
+using nimtb::engine::RuleKind;
+
+TEST(Rules, ParsesTheSeedRules) {
+    EXPECT_EQ(Rule::parse("nim").kind(), RuleKind::nim);
+    EXPECT_EQ(Rule::parse("subtract:1,3,4").kind(), RuleKind::subtract);
+    EXPECT_EQ(Rule::parse("allbut:2,5").kind(), RuleKind::allbut);
+    EXPECT_EQ(Rule::parse("subtract:1-3").amounts_up_to(10), (std::vector<uint32_t>{1, 2, 3}));
+    EXPECT_EQ(Rule::parse("subtract:1-3,7").amounts_up_to(10), (std::vector<uint32_t>{1, 2, 3, 7}));
+    EXPECT_EQ(Rule::parse("allbut:2,5").amounts_up_to(6), (std::vector<uint32_t>{1, 3, 4, 6}));
+}
+
+TEST(Rules, CanonicalTextSortsMergesAndRoundTrips) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"nim", "nim"},
+        {"NIM", "nim"},
+        {"subtract:4,1,3", "subtract:1,3,4"},
+        {"subtract:1,3,4,3,1", "subtract:1,3,4"},
+        {"subtract:3,1-2", "subtract:1-3"},
+        {"subtract:1,2", "subtract:1,2"},
+        {"subtract:1-3,7", "subtract:1-3,7"},
+        {"subtract:2-4,3-6,8,9,10", "subtract:2-6,8-10"},
+        {"subtract:5-5", "subtract:5"},
+        {" subtract: 1 , 3 ", "subtract:1,3"},
+        {"allbut:", "nim"},
+        {"allbut:5,2", "allbut:2,5"},
+    };
+    for (auto [text, canonical] : cases) {
+        const Rule rule = Rule::parse(text);
+        EXPECT_EQ(rule.canonical(), canonical) << text;
+        EXPECT_EQ(Rule::parse(rule.canonical()), rule) << text;
+        EXPECT_EQ(Rule::parse(rule.canonical()).canonical(), canonical) << text;
+    }
+}
+
+TEST(Rules, AllowsAgreesWithTheList) {
+    const Rule sub = Rule::parse("subtract:1-3,7");
+    EXPECT_TRUE(sub.allows(1));
+    EXPECT_TRUE(sub.allows(3));
+    EXPECT_FALSE(sub.allows(4));
+    EXPECT_TRUE(sub.allows(7));
+    EXPECT_FALSE(sub.allows(0));
+    const Rule allbut = Rule::parse("allbut:2");
+    EXPECT_FALSE(allbut.allows(2));
+    EXPECT_TRUE(allbut.allows(3));
+    EXPECT_TRUE(Rule::parse("subtract:1-40").allows_all_up_to(40));
+    EXPECT_FALSE(Rule::parse("subtract:1-39").allows_all_up_to(40));
+    EXPECT_TRUE(Rule::parse("allbut:50").allows_all_up_to(40));
+    EXPECT_FALSE(Rule::parse("allbut:40").allows_all_up_to(40));
+}
+
+// Each refusal names what was wrong and shows a right form.
+void expect_refused(const char* text, const char* fragment) {
+    try {
+        Rule::parse(text);
+        ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+            << "'" << text << "' gave: " << e.what();
+    }
+}
+
+TEST(Rules, RefusesUnknownKind) {
+    expect_refused("wythoff", "unknown rule 'wythoff'");
+    expect_refused("wythoff", "subtract:LIST");
+    expect_refused("", "empty rule");
+}
+
+TEST(Rules, RefusesEmptySubtractList) {
+    expect_refused("subtract:", "empty subtract list");
+    expect_refused("subtract", "needs a list");
+}
+
+TEST(Rules, RefusesZeroAndNegativeAmounts) {
+    expect_refused("subtract:0,1", "0 is not a move");
+    expect_refused("subtract:-2", "cannot be negative");
+    expect_refused("allbut:1,-3", "cannot be negative");
+}
+
+TEST(Rules, RefusesReversedRange) { expect_refused("subtract:5-2", "reversed range '5-2'"); }
+
+TEST(Rules, RefusesNonNumbersAndTrailingJunk) {
+    expect_refused("subtract:a", "not a number");
+    expect_refused("subtract:1,3,4x", "bad amount '4x'");
+    expect_refused("subtract:1,,3", "empty item");
+    expect_refused("subtract:1,3,", "empty item");
+    expect_refused("subtract:1-3-5", "not a number");
+    expect_refused("nim:3", "takes no list");
+    expect_refused("nim x", "unknown rule");
+    expect_refused("subtract:99999999999", "too large");
+}
+
+TEST(Rules, Conventions) {
+    EXPECT_EQ(nimtb::engine::parse_convention("normal"), Convention::normal);
+    EXPECT_EQ(nimtb::engine::parse_convention("misere"), Convention::misere);
+    EXPECT_THROW(nimtb::engine::parse_convention("misery"), InputError);
+}
