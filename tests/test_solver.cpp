@@ -1,0 +1,186 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "engine/solver.h"
+#include "reference.h"
+
+using nimtb::engine::Convention;
+using nimtb::engine::Heaps;
+using nimtb::engine::Rule;
+using nimtb::engine::SolveMethod;
+using nimtb::engine::SolveOptions;
+using nimtb::engine::Solution;
+using nimtb::engine::Universe;
+
+namespace {
+
+Solution solve(const char* rule, Convention c, unsigned k, uint32_t h, unsigned threads = 0,
+               unsigned block_heaps = 0) {
+    SolveOptions o;
+    o.convention = c;
+    o.threads = threads;
+    o.block_heaps = block_heaps;
+    return nimtb::engine::solve(Rule::parse(rule), Universe(k, h), o);
+}
+
+void expect_matches_reference(const char* rule_text, unsigned k, uint32_t h) {
+    for (Convention c : {Convention::normal, Convention::misere}) {
+        const Universe u(k, h);
+        const Solution s = solve(rule_text, c, k, h);
+        nimtb::test::ReferenceSolver ref(Rule::parse(rule_text), c);
+        Heaps heaps(k, 0);
+        uint64_t p = 0;
+        for (uint64_t r = 0; r < u.size(); ++r, u.next(heaps)) {
+            const auto expected = ref.solve(heaps);
+            ASSERT_EQ(s.value.get(r), expected.value)
+                << rule_text << " " << to_string(c) << " at " << nimtb::engine::format_heaps(heaps);
+            ASSERT_EQ(s.remoteness.get(r), expected.remoteness)
+                << rule_text << " " << to_string(c) << " at " << nimtb::engine::format_heaps(heaps);
+            p += expected.value == 0;
+        }
+        EXPECT_EQ(s.p_positions, p);
+    }
+}
+
+bool same_bits(const nimtb::engine::QuantityArray& a, const nimtb::engine::QuantityArray& b) {
+    return a.bits() == b.bits() && a.size() == b.size() &&
+           std::memcmp(a.raw(), b.raw(), a.size() * (a.bits() / 8)) == 0;
+}
+
+}  // namespace
+
+TEST(Solver, NimMatchesReference) {
+    expect_matches_reference("nim", 1, 30);
+    expect_matches_reference("nim", 3, 12);
+    expect_matches_reference("nim", 4, 9);
+    expect_matches_reference("nim", 6, 5);
+}
+
+TEST(Solver, SubtractionGameMatchesReference) {
+    expect_matches_reference("subtract:1,3,4", 3, 14);
+    expect_matches_reference("subtract:1,3,4", 5, 7);
+}
+
+TEST(Solver, MatchesGameMatchesReference) {
+    expect_matches_reference("subtract:1-3", 1, 40);
+    expect_matches_reference("subtract:1-3", 4, 9);
+}
+
+TEST(Solver, SubtractTwoFiveSevenMatchesReference) {
+    // Heaps of 1 cannot move here, so terminal positions hold tokens.
+    expect_matches_reference("subtract:2,5,7", 3, 14);
+    expect_matches_reference("subtract:2,5,7", 4, 8);
+}
+
+TEST(Solver, AllButMatchesReference) {
+    expect_matches_reference("allbut:2", 3, 12);
+    expect_matches_reference("allbut:2", 4, 8);
+}
+
+TEST(Solver, WorkedExamplesOfTheDesign) {
+    const Universe u(3, 7);
+    const Solution normal = solve("nim", Convention::normal, 3, 7);
+    const Solution misere = solve("nim", Convention::misere, 3, 7);
+    EXPECT_EQ(normal.value.get(48), 2u);
+    EXPECT_EQ(normal.remoteness.get(48), 11u);
+    EXPECT_EQ(normal.value.get(3), 1u);
+    EXPECT_EQ(normal.remoteness.get(3), 3u);
+    EXPECT_EQ(misere.value.get(48), 2u);
+    EXPECT_EQ(misere.remoteness.get(48), 10u);
+    EXPECT_EQ(misere.value.get(3), 0u);
+    EXPECT_EQ(misere.remoteness.get(3), 3u);
+    EXPECT_EQ(misere.value.get(0), 1u);
+    EXPECT_EQ(misere.remoteness.get(0), 0u);
+    const Solution sub = solve("subtract:1,3,4", Convention::normal, 3, 10);
+    const Solution sub_m = solve("subtract:1,3,4", Convention::misere, 3, 10);
+    EXPECT_EQ(sub.value.get(89), 0u);
+    EXPECT_EQ(sub.remoteness.get(89), 8u);
+    EXPECT_EQ(sub_m.value.get(89), 1u);
+    EXPECT_EQ(sub_m.remoteness.get(89), 8u);
+}
+
+TEST(Solver, BitIdenticalForEveryThreadCountAndBlockShape) {
+    for (Convention c : {Convention::normal, Convention::misere}) {
+        const Solution one = solve("nim", c, 5, 20, 1);
+        for (unsigned threads : {2u, 3u, 8u}) {
+            for (unsigned block_heaps : {0u, 1u, 2u, 3u, 5u}) {
+                const Solution many = solve("nim", c, 5, 20, threads, block_heaps);
+                EXPECT_TRUE(same_bits(one.value, many.value)) << threads << " threads";
+                EXPECT_TRUE(same_bits(one.remoteness, many.remoteness)) << threads << " threads";
+            }
+        }
+    }
+    const Solution one = solve("subtract:1,3,4", Convention::normal, 6, 12, 1);
+    const Solution two = solve("subtract:1,3,4", Convention::normal, 6, 12, 2);
+    EXPECT_TRUE(same_bits(one.value, two.value));
+    EXPECT_TRUE(same_bits(one.remoteness, two.remoteness));
+}
+
+TEST(Solver, UsesTheSmallestWidths) {
+    const Solution small = solve("subtract:1-3", Convention::normal, 2, 20);
+    EXPECT_EQ(small.value.bits(), 8u);
+    EXPECT_EQ(small.remoteness.bits(), 8u);
+    // 200 200 is lost: the loser takes one token at a time and the winner mirrors.
+    const Solution big = solve("nim", Convention::normal, 2, 200);
+    EXPECT_EQ(big.remoteness.bits(), 16u);
+    EXPECT_EQ(big.remoteness.get(Universe(2, 200).rank(Heaps{200, 200})), 400u);
+}
+
+TEST(Solver, ReportsProgressToTheEnd) {
+    SolveOptions o;
+    uint64_t last = 0, calls = 0;
+    o.progress = [&](uint64_t done, uint64_t total) {
+        EXPECT_GE(done, last);
+        EXPECT_EQ(total, 1771u);
+        last = done;
+        ++calls;
+    };
+    nimtb::engine::solve(Rule::nim(), Universe(3, 20), o);
+    EXPECT_EQ(last, 1771u);
+    EXPECT_GT(calls, 10u);
+}
+
+TEST(Solver, CancelsCleanlyFromAnotherThread) {
+    std::atomic<bool> stop{false};
+    SolveOptions o;
+    o.cancel = &stop;
+    o.progress = [&](uint64_t done, uint64_t) {
+        if (done > 0) stop = true;  // as a signal handler or UI thread would
+    };
+    EXPECT_THROW(nimtb::engine::solve(Rule::nim(), Universe(4, 30), o), nimtb::engine::Cancelled);
+}
+
+TEST(Solver, RefusesWhatDoesNotFitInMemory) {
+    SolveOptions o;
+    o.memory_limit = 1 << 20;
+    try {
+        nimtb::engine::solve(Rule::nim(), Universe(4, 63), o);
+        FAIL() << "accepted";
+    } catch (const nimtb::engine::ResourceError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("needs 1.5 MiB"), std::string::npos) << m;
+        EXPECT_NE(m.find("only 1.0 MiB"), std::string::npos) << m;
+    }
+}
+
+TEST(Solver, SpragueGrundyMethodEqualsBruteForceInNormalPlay) {
+    for (const char* rule : {"nim", "subtract:1,3,4", "subtract:2,5,7", "allbut:2"}) {
+        SolveOptions o;
+        o.method = SolveMethod::sprague_grundy;
+        const Solution sg = nimtb::engine::solve(Rule::parse(rule), Universe(4, 15), o);
+        const Solution brute = solve(rule, Convention::normal, 4, 15);
+        EXPECT_TRUE(sg.remoteness.empty());
+        ASSERT_EQ(sg.value.size(), brute.value.size());
+        for (uint64_t r = 0; r < sg.value.size(); ++r) {
+            ASSERT_EQ(sg.value.get(r), brute.value.get(r)) << rule << " at rank " << r;
+        }
+    }
+}
+
+TEST(Solver, SpragueGrundyMethodRefusesMisere) {
+    SolveOptions o;
+    o.method = SolveMethod::sprague_grundy;
+    o.convention = Convention::misere;
+    EXPECT_THROW(nimtb::engine::solve(Rule::nim(), Universe(3, 7), o), nimtb::engine::InputError);
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Sets nimtb up on a fresh Debian 12 machine, then runs the main job or the tests.
+#
+#   tools/setup.sh run    install what is missing, build, solve the default table, query it
+#   tools/setup.sh test   install what is missing, build, run the whole test suite (ctest)
+#
+# Idempotent: packages already installed are not touched and the build is incremental.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+MODE="${1:-}"
+if [[ "$MODE" != run && "$MODE" != test ]]; then
+    echo "usage: tools/setup.sh run|test" >&2
+    exit 2
+fi
+
+PACKAGES=(
+    g++ cmake make pkg-config
+    libtbb-dev libboost-program-options-dev libhdf5-dev hdf5-tools zlib1g-dev
+    nlohmann-json3-dev libfmt-dev
+    libgtest-dev libgmock-dev libbenchmark-dev
+    python3-h5py hdf5-filter-plugin hdf5-filter-plugin-blosc-serial
+)
+
+# 1. Install only the Debian packages that are missing.
+missing=()
+for p in "${PACKAGES[@]}"; do
+    if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]]; then
+        missing+=("$p")
+    fi
+done
+if ((${#missing[@]})); then
+    SUDO=""
+    if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+    echo "setup: installing ${missing[*]}" >&2
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# 2. Configure once, build incrementally.
+if [[ ! -f build/CMakeCache.txt ]]; then
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >&2
+fi
+cmake --build build -j"$(nproc)" >&2
+
+# 3. The job.
+if [[ "$MODE" == test ]]; then
+    exec ctest --test-dir build --output-on-failure -j"$(nproc)"
+fi
+./build/apps/nimtb --version
