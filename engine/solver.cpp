@@ -95,6 +95,12 @@ struct Widths {
     unsigned remoteness_bits;  // 0: not stored
 };
 
+// The widths a solve starts with. Remoteness is at most the length of the
+// longest game, each move taking at least one token, so K*H bounds it and its
+// width is certain. A value is a mex, at most the number of children, but that
+// bound is loose (Nim with 5 heaps of 63 would get 16 bits for values below
+// 64), so values start at 8 bits unless a single heap alone has 256 moves; a
+// solve that meets a larger value starts again at 16 bits (ValueOverflow).
 Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
     const uint64_t h = u.max_heap_size(), k = u.max_heaps();
     if (options.method == SolveMethod::sprague_grundy) {
@@ -102,13 +108,14 @@ Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) 
         // XOR of values below 2^b stays below 2^b.
         return {bits_for(std::bit_ceil(h + 1) - 1, "values"), 0};
     }
-    // A value is a mex, so at most the number of children: at most K distinct
-    // heaps times the amounts a heap can take. Remoteness is at most the
-    // number of moves of the longest game, each taking at least one token.
-    const uint64_t children = k * rule.amounts_up_to(static_cast<uint32_t>(h)).size();
-    return {bits_for(std::max<uint64_t>(children, 1), "values"),
+    const uint64_t per_heap = rule.amounts_up_to(static_cast<uint32_t>(h)).size();
+    const unsigned value_bits =
+        options.value_bits ? options.value_bits : per_heap > std::numeric_limits<uint8_t>::max() ? 16u : 8u;
+    return {value_bits,
             options.remoteness ? bits_for(k * h, "remoteness") : 0};
 }
+
+struct ValueOverflow {};
 
 // The brute-force kernel for one rule shape (ALL: Nim amounts), one choice of
 // stored quantities (REM) and one pair of element types. The choices are made
@@ -121,7 +128,8 @@ struct BruteKernel {
     V* value;
     R* remoteness;
     V terminal;
-    unsigned words;  // of the mex bitset
+    unsigned words;                  // of the mex bitset
+    std::atomic<bool>* overflow;     // set when a value does not fit in V
 
     // Solves ranks [first, first + count) in order; returns the child look-ups.
     uint64_t sweep(uint64_t first, uint64_t count, uint32_t* heaps, uint64_t* seen) const {
@@ -156,6 +164,7 @@ struct BruteKernel {
                     }
                 }
                 std::fill(seen, seen + top + 1, 0);
+                if (mex > std::numeric_limits<V>::max()) overflow->store(true, std::memory_order_relaxed);
                 value[rank] = static_cast<V>(mex);
                 if constexpr (REM) {
                     remoteness[rank] = static_cast<R>(1 + (mex == 0 ? max_rem : min_rem_p));
@@ -177,13 +186,16 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
 
 template <bool ALL, bool REM, class V, class R>
 uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s, const SolveOptions& o) {
-    const unsigned words = static_cast<unsigned>((uint64_t{1} << (sizeof(V) * 8)) / 64);
+    // Children's values fit in V, so the mex bitset needs one bit more.
+    const unsigned words = static_cast<unsigned>((uint64_t{1} << (sizeof(V) * 8)) / 64 + 1);
+    std::atomic<bool> overflow{false};
     BruteKernel<ALL, REM, V, R> kernel{u,
                                        amounts,
                                        s.value.data<V>(),
                                        REM ? s.remoteness.data<R>() : nullptr,
                                        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
-                                       words};
+                                       words,
+                                       &overflow};
     const unsigned j = o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
     const Plan plan = make_plan(u, j);
     tbb::combinable<uint64_t> lookups([] { return uint64_t{0}; });
@@ -204,6 +216,7 @@ uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s, c
             lookups.local() += local;
         });
         if (cancelled(o)) throw Cancelled();
+        if (overflow) throw ValueOverflow();
         for (size_t b = lo; b < hi; ++b) done += plan.blocks[b].count;
         report(o, done, u.size());
     }
@@ -308,11 +321,24 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                                           : tbb::task_arena::automatic);
     arena.execute([&] {
         if (options.method == SolveMethod::brute) {
-            s.value = QuantityArray(u.size(), w.value_bits);
-            if (w.remoteness_bits) s.remoteness = QuantityArray(u.size(), w.remoteness_bits);
             const TakeAmounts amounts(rule, u.max_heap_size());
-            s.child_lookups = amounts.all ? dispatch_brute<true>(u, amounts, s, options)
-                                          : dispatch_brute<false>(u, amounts, s, options);
+            for (unsigned bits = w.value_bits;; bits *= 2) {
+                if (bits > 16) {
+                    throw ResourceError("values of this universe exceed 65535, beyond the 16-bit "
+                                        "limit of the table format; choose smaller heaps");
+                }
+                s.value = QuantityArray();  // free the narrow array before the wide one
+                s.remoteness = QuantityArray();
+                s.value = QuantityArray(u.size(), bits);
+                if (w.remoteness_bits) s.remoteness = QuantityArray(u.size(), w.remoteness_bits);
+                try {
+                    s.child_lookups = amounts.all ? dispatch_brute<true>(u, amounts, s, options)
+                                                  : dispatch_brute<false>(u, amounts, s, options);
+                    break;
+                } catch (const ValueOverflow&) {
+                    // A value above 2^bits - 1: start again with wider values.
+                }
+            }
         } else {
             SolveOptions single_options;
             single_options.remoteness = false;

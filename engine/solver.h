@@ -58,6 +58,9 @@ struct SolveOptions {
     const std::atomic<bool>* cancel = nullptr;
     // Top heaps that define a block of positions swept in sequence (0: choose).
     unsigned block_heaps = 0;
+    // Width values start at (8 or 16; 0: choose). A solve that meets a value
+    // too wide for it starts again with 16 bits.
+    unsigned value_bits = 0;
 };
 
 // A solved universe, held in memory.

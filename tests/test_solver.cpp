@@ -127,6 +127,15 @@ TEST(Solver, UsesTheSmallestWidths) {
     EXPECT_EQ(big.remoteness.get(Universe(2, 200).rank(Heaps{200, 200})), 400u);
 }
 
+TEST(Solver, WidensValuesThatOutgrowEightBits) {
+    SolveOptions o;
+    o.value_bits = 8;  // as if the first guess were wrong
+    const Solution s = nimtb::engine::solve(Rule::nim(), Universe(1, 300), o);
+    EXPECT_EQ(s.value.bits(), 16u);
+    EXPECT_EQ(s.value.get(300), 300u);
+    EXPECT_EQ(s.max_value, 300u);
+}
+
 TEST(Solver, ReportsProgressToTheEnd) {
     SolveOptions o;
     uint64_t last = 0, calls = 0;

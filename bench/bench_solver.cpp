@@ -1,0 +1,85 @@
+// Solver benchmarks: whole solves, reporting positions/s and child look-ups/s.
+//
+//   build/bench/bench_solver --benchmark_filter=NimMisere   # the K=5 H=63 targets
+//   build/bench/bench_solver --benchmark_filter=Subtract    # brute vs memoized baseline
+#include <benchmark/benchmark.h>
+
+#include "engine/solver.h"
+#include "memoized_solver.h"
+
+namespace {
+
+using nimtb::engine::Convention;
+using nimtb::engine::Rule;
+using nimtb::engine::SolveMethod;
+using nimtb::engine::SolveOptions;
+using nimtb::engine::Universe;
+
+void solve_case(benchmark::State& state, const char* rule_text, Convention c, unsigned k, uint32_t h,
+                bool remoteness, SolveMethod method = SolveMethod::brute) {
+    const Rule rule = Rule::parse(rule_text);
+    const Universe u(k, h);
+    SolveOptions o;
+    o.convention = c;
+    o.remoteness = remoteness;
+    o.method = method;
+    o.threads = static_cast<unsigned>(state.range(0));
+    uint64_t lookups = 0;
+    for (auto _ : state) {
+        const auto s = nimtb::engine::solve(rule, u, o);
+        lookups += s.child_lookups;
+        benchmark::DoNotOptimize(s.p_positions);
+    }
+    state.counters["positions/s"] =
+        benchmark::Counter(double(u.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
+    state.counters["lookups/s"] = benchmark::Counter(double(lookups), benchmark::Counter::kIsRate);
+    state.counters["threads"] = double(o.threads);
+}
+
+void NimMisereK5H63(benchmark::State& s) { solve_case(s, "nim", Convention::misere, 5, 63, true); }
+void NimMisereK5H63ValuesOnly(benchmark::State& s) {
+    solve_case(s, "nim", Convention::misere, 5, 63, false);
+}
+void SubtractNormalK6H40ValuesOnly(benchmark::State& s) {
+    solve_case(s, "subtract:1,3,4", Convention::normal, 6, 40, false);
+}
+void SubtractNormalK6H40(benchmark::State& s) {
+    solve_case(s, "subtract:1,3,4", Convention::normal, 6, 40, true);
+}
+void NimNormalK5H63SpragueGrundy(benchmark::State& s) {
+    solve_case(s, "nim", Convention::normal, 5, 63, false, SolveMethod::sprague_grundy);
+}
+
+// The baseline: plain memoized recursion, one thread, values only.
+void SubtractNormalK6H40Memoized(benchmark::State& state) {
+    const Universe u(6, 40);
+    for (auto _ : state) {
+        nimtb::bench::MemoizedSolver m(Rule::parse("subtract:1,3,4"), Convention::normal);
+        benchmark::DoNotOptimize(m.solve_all(u));
+    }
+    state.counters["positions/s"] =
+        benchmark::Counter(double(u.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+// Small cases keep the benchmarks honest in ctest without taking its time.
+void SmallNimMisere(benchmark::State& s) { solve_case(s, "nim", Convention::misere, 4, 20, true); }
+void SmallSubtractMemoized(benchmark::State& state) {
+    const Universe u(4, 20);
+    for (auto _ : state) {
+        nimtb::bench::MemoizedSolver m(Rule::parse("subtract:1,3,4"), Convention::normal);
+        benchmark::DoNotOptimize(m.solve_all(u));
+    }
+}
+
+}  // namespace
+
+BENCHMARK(NimMisereK5H63)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(NimMisereK5H63ValuesOnly)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(NimNormalK5H63SpragueGrundy)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SubtractNormalK6H40ValuesOnly)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SubtractNormalK6H40)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SubtractNormalK6H40Memoized)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SmallNimMisere)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SmallSubtractMemoized)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+BENCHMARK_MAIN();
