@@ -1,0 +1,188 @@
+#include "engine/verify.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "engine/moves.h"
+#include "engine/solver.h"
+
+namespace nimtb::engine {
+
+bool VerifyReport::ok() const {
+    return std::all_of(checks.begin(), checks.end(), [](const Check& c) { return !c.is_theorem || c.passed(); });
+}
+
+namespace {
+
+uint64_t tokens(const Heaps& h) {
+    uint64_t t = 0;
+    for (uint32_t a : h) t += a;
+    return t;
+}
+
+// Records one test of a check, keeping the smallest counterexamples.
+void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint32_t stored, uint32_t expected) {
+    ++c.tested;
+    if (held) {
+        ++c.held;
+        return;
+    }
+    Counterexample ex{Heaps(), stored, expected};
+    for (unsigned i = 0; i < k; ++i) {
+        if (sorted[i]) ex.heaps.push_back(sorted[i]);
+    }
+    auto& list = c.counterexamples;
+    // Ranks arrive in increasing order, so ties in tokens keep the earlier rank.
+    auto pos = std::upper_bound(list.begin(), list.end(), ex, [](const Counterexample& a, const Counterexample& b) {
+        return tokens(a.heaps) < tokens(b.heaps);
+    });
+    if (pos - list.begin() < static_cast<long>(MAX_COUNTEREXAMPLES)) {
+        list.insert(pos, ex);
+        if (list.size() > MAX_COUNTEREXAMPLES) list.pop_back();
+    }
+}
+
+// Bouton's misère rule on nim-heaps g: P exactly when every g <= 1 and the
+// number of 1s is odd, or some g >= 2 and the XOR is 0.
+bool misere_nim_p(const uint32_t* g, unsigned k) {
+    uint32_t x = 0, ones = 0;
+    bool big = false;
+    for (unsigned i = 0; i < k; ++i) {
+        x ^= g[i];
+        ones += g[i] == 1;
+        big |= g[i] >= 2;
+    }
+    return big ? x == 0 : ones % 2 == 1;
+}
+
+SingleHeaps single_heap_values(TableSource& table, const Universe& u) {
+    SingleHeaps s;
+    Heaps h(u.max_heaps(), 0);
+    for (uint32_t a = 0; a <= u.max_heap_size(); ++a) {
+        h.back() = a;
+        s.values.push_back(table.value(u.rank(h)));
+    }
+    // The shortest period, then the shortest preperiod, seen twice in full.
+    const uint32_t n = static_cast<uint32_t>(s.values.size());
+    for (uint32_t period = 1; period * 2 <= n && !s.periodic; ++period) {
+        for (uint32_t pre = 0; pre + 2 * period <= n; ++pre) {
+            bool holds = true;
+            for (uint32_t i = pre; i + period < n && holds; ++i) holds = s.values[i] == s.values[i + period];
+            if (holds) {
+                s.periodic = true;
+                s.period = period;
+                s.preperiod = pre;
+                break;
+            }
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, TableSource& table,
+                    const std::function<void(uint64_t, uint64_t)>& progress) {
+    VerifyReport report;
+    report.positions = u.size();
+    const unsigned k = u.max_heaps();
+    const bool normal = convention == Convention::normal;
+    const bool is_nim = rule.allows_all_up_to(u.max_heap_size());
+
+    auto check = [](const char* name, const char* description, bool applies, bool theorem) {
+        Check c;
+        c.name = name;
+        c.description = description;
+        c.applies = applies;
+        c.is_theorem = theorem;
+        return c;
+    };
+    report.checks = {
+        check("consistency",
+              "every value is the mex of its children's values and every remoteness meets its definition", true,
+              true),
+        check("sprague-grundy", "value = XOR of the values of its single heaps", normal, true),
+        check("bouton", "value = XOR of the heap sizes (Nim)", normal && is_nim, true),
+        check("misere-nim",
+              "P exactly when all heaps <= 1 and their number is odd, or some heap >= 2 and the XOR is 0",
+              !normal && is_nim, true),
+        check("misere-rule-on-values",
+              "the misere-Nim rule applied to the heaps' normal-play values predicts the outcome (a finding, "
+              "not a theorem)",
+              !normal && !is_nim, false),
+    };
+    Check& consistency = report.checks[0];
+    Check& sg = report.checks[1];
+    Check& bouton = report.checks[2];
+    Check& misere = report.checks[3];
+    Check& misere_values = report.checks[4];
+
+    report.single_heaps = single_heap_values(table, u);
+    std::vector<uint32_t> normal_single;
+    if (misere_values.applies) {
+        // The normal-play values of single heaps, solved here by brute force.
+        SolveOptions o;
+        o.remoteness = false;
+        o.threads = 1;
+        const Solution s = solve(rule, Universe(1, u.max_heap_size()), o);
+        for (uint32_t a = 0; a <= u.max_heap_size(); ++a) normal_single.push_back(s.value.get(a));
+    }
+    const std::vector<uint32_t>& single = report.single_heaps.values;
+
+    const MoveGenerator gen(rule, u);
+    std::vector<Move> moves;
+    Heaps heaps(k, 0);
+    std::vector<uint32_t> g(k);
+    const bool rem = table.has_remoteness();
+    const uint64_t report_every = std::max<uint64_t>(u.size() / 100, 1 << 16);
+    for (uint64_t rank = 0; rank < u.size(); ++rank, u.next(heaps)) {
+        const uint32_t v = table.value(rank);
+        ++report.value_histogram[v];
+        report.p_positions += v == 0;
+        const uint32_t r = rem ? table.remoteness(rank) : 0;
+        if (rem) ++report.remoteness_histogram[r];
+
+        // 1. Consistency with the definitions, from the stored children.
+        gen.moves(heaps, moves);
+        std::vector<bool> seen(moves.size() + 2, false);
+        uint32_t max_all = 0, min_p = UINT32_MAX;
+        for (const Move& m : moves) {
+            const uint32_t cv = table.value(m.child_rank);
+            if (cv < seen.size()) seen[cv] = true;
+            if (rem) {
+                const uint32_t cr = table.remoteness(m.child_rank);
+                max_all = std::max(max_all, cr);
+                if (cv == 0) min_p = std::min(min_p, cr);
+            }
+        }
+        uint32_t mex = 0;
+        while (seen[mex]) ++mex;
+        const uint32_t want_v = moves.empty() ? (normal ? 0 : 1) : mex;
+        const uint32_t want_r = moves.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
+        const bool consistent = v == want_v && (!rem || r == want_r);
+        record(consistency, consistent, heaps.data(), k, v != want_v ? v : r, v != want_v ? want_v : want_r);
+
+        // 2-5. The theorems and the finding.
+        uint32_t x = 0, xs = 0;
+        for (unsigned i = 0; i < k; ++i) {
+            x ^= single[heaps[i]];
+            xs ^= heaps[i];
+        }
+        if (sg.applies) record(sg, v == x, heaps.data(), k, v, x);
+        if (bouton.applies) record(bouton, v == xs, heaps.data(), k, v, xs);
+        if (misere.applies) {
+            const bool p = misere_nim_p(heaps.data(), k);
+            record(misere, (v == 0) == p, heaps.data(), k, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (misere_values.applies) {
+            for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
+            const bool p = misere_nim_p(g.data(), k);
+            record(misere_values, (v == 0) == p, heaps.data(), k, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (progress && rank % report_every == 0) progress(rank, u.size());
+    }
+    if (progress) progress(u.size(), u.size());
+    return report;
+}
+
+}  // namespace nimtb::engine

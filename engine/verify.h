@@ -1,0 +1,73 @@
+#pragma once
+// Checking a solved table against its own definition and against theorems.
+//
+// The table is read through TableSource, position by position in rank order,
+// so a table larger than memory verifies as long as its source streams.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/rules.h"
+#include "engine/universe.h"
+
+namespace nimtb::engine {
+
+// Read access to a table's quantities by rank.
+class TableSource {
+public:
+    virtual ~TableSource() = default;
+    virtual uint32_t value(uint64_t rank) = 0;
+    virtual bool has_remoteness() const = 0;
+    virtual uint32_t remoteness(uint64_t rank) = 0;
+};
+
+// A position where a check did not hold.
+struct Counterexample {
+    Heaps heaps;  // sorted, without empty heaps
+    uint32_t stored = 0;
+    uint32_t expected = 0;
+};
+
+// One check over the whole table.
+struct Check {
+    std::string name;
+    std::string description;
+    bool applies = false;     // false: not meaningful for this rule/convention
+    bool is_theorem = true;   // a failing theorem is a failure; otherwise a finding
+    uint64_t tested = 0;
+    uint64_t held = 0;
+    std::vector<Counterexample> counterexamples;  // the smallest ones (by tokens, then rank)
+    bool passed() const { return !applies || held == tested; }
+};
+
+struct SingleHeaps {
+    std::vector<uint32_t> values;  // value of one heap of h tokens, h = 0..H
+    bool periodic = false;         // a period seen at least twice within H
+    uint32_t preperiod = 0;
+    uint32_t period = 0;
+};
+
+struct VerifyReport {
+    uint64_t positions = 0;
+    uint64_t p_positions = 0;
+    std::map<uint32_t, uint64_t> value_histogram;
+    std::map<uint32_t, uint64_t> remoteness_histogram;
+    std::vector<Check> checks;  // consistency, sprague-grundy, bouton, misere-nim, misere-rule-on-values
+    SingleHeaps single_heaps;
+    // True when every applicable theorem and the consistency check held.
+    bool ok() const;
+};
+
+// How many counterexamples each check keeps.
+inline constexpr size_t MAX_COUNTEREXAMPLES = 5;
+
+// Verifies the table of `rule` and `convention` over `universe`; calls
+// progress(done, total) now and then. Never throws for a mismatch: mismatches
+// are in the report.
+VerifyReport verify(const Rule& rule, Convention convention, const Universe& universe, TableSource& table,
+                    const std::function<void(uint64_t, uint64_t)>& progress = {});
+
+}  // namespace nimtb::engine

@@ -1,0 +1,113 @@
+#include "io/hdf5_handle.h"
+
+#include <vector>
+
+namespace nimtb::io {
+
+void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+std::string hdf5_error_message() {
+    std::string message;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_UPWARD,
+        [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+            // Walking upward, entry 0 is the innermost: the real cause.
+            if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+            return 0;
+        },
+        &message);
+    H5Eclear2(H5E_DEFAULT);
+    return message;
+}
+
+Handle checked(hid_t id, Handle::Closer close, const std::string& what) {
+    if (id < 0) {
+        const std::string why = hdf5_error_message();
+        throw TableError(what + (why.empty() ? "" : ": " + why));
+    }
+    return Handle(id, close);
+}
+
+void check(herr_t status, const std::string& what) {
+    if (status < 0) {
+        const std::string why = hdf5_error_message();
+        throw TableError(what + (why.empty() ? "" : ": " + why));
+    }
+}
+
+void write_string_attribute(hid_t object, const char* name, const std::string& value) {
+    // Variable-length UTF-8, so that h5py hands users a str, not bytes.
+    Handle type = checked(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+    check(H5Tset_size(type.get(), H5T_VARIABLE), "string type");
+    check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "string type");
+    Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
+    Handle attr = checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                          H5Aclose, std::string("attribute ") + name);
+    const char* text = value.c_str();
+    check(H5Awrite(attr.get(), type.get(), &text), std::string("attribute ") + name);
+}
+
+void write_u64_attribute(hid_t object, const char* name, uint64_t value) {
+    Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
+    Handle attr = checked(H5Acreate2(object, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                          H5Aclose, std::string("attribute ") + name);
+    check(H5Awrite(attr.get(), H5T_NATIVE_UINT64, &value), std::string("attribute ") + name);
+}
+
+namespace {
+
+std::optional<Handle> open_attribute(hid_t object, const char* name, const std::string& where) {
+    const htri_t exists = H5Aexists(object, name);
+    check(exists, where + ": attribute " + name);
+    if (!exists) return std::nullopt;
+    return checked(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, where + ": attribute " + name);
+}
+
+}  // namespace
+
+std::optional<std::string> read_string_attribute(hid_t object, const char* name, const std::string& where) {
+    auto attr = open_attribute(object, name, where);
+    if (!attr) return std::nullopt;
+    const std::string what = where + ": attribute '" + name + "'";
+    Handle type = checked(H5Aget_type(attr->get()), H5Tclose, what);
+    if (H5Tget_class(type.get()) != H5T_STRING) throw TableError(what + " is not a string");
+    Handle space = checked(H5Aget_space(attr->get()), H5Sclose, what);
+    if (H5Sget_simple_extent_npoints(space.get()) != 1) throw TableError(what + " is not a single string");
+    if (H5Tis_variable_str(type.get()) > 0) {
+        Handle mem = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
+        check(H5Tset_size(mem.get(), H5T_VARIABLE), what);
+        char* text = nullptr;
+        check(H5Aread(attr->get(), mem.get(), &text), what);
+        std::string out = text ? text : "";
+        H5free_memory(text);
+        return out;
+    }
+    const size_t size = H5Tget_size(type.get());
+    if (size == 0 || size > (1 << 20)) throw TableError(what + " has an unreasonable size");
+    std::vector<char> buf(size + 1, '\0');
+    Handle mem = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
+    check(H5Tset_size(mem.get(), size + 1), what);
+    check(H5Aread(attr->get(), mem.get(), buf.data()), what);
+    return std::string(buf.data());
+}
+
+std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name, const std::string& where) {
+    auto attr = open_attribute(object, name, where);
+    if (!attr) return std::nullopt;
+    const std::string what = where + ": attribute '" + name + "'";
+    Handle type = checked(H5Aget_type(attr->get()), H5Tclose, what);
+    if (H5Tget_class(type.get()) != H5T_INTEGER) throw TableError(what + " is not an integer");
+    Handle space = checked(H5Aget_space(attr->get()), H5Sclose, what);
+    if (H5Sget_simple_extent_npoints(space.get()) != 1) throw TableError(what + " is not a single integer");
+    if (H5Tget_sign(type.get()) == H5T_SGN_2) {
+        int64_t v = 0;
+        check(H5Aread(attr->get(), H5T_NATIVE_INT64, &v), what);
+        if (v < 0) throw TableError(what + " is negative");
+        return static_cast<uint64_t>(v);
+    }
+    uint64_t v = 0;
+    check(H5Aread(attr->get(), H5T_NATIVE_UINT64, &v), what);
+    return v;
+}
+
+}  // namespace nimtb::io

@@ -1,0 +1,74 @@
+#pragma once
+// Small RAII and error helpers over the HDF5 C library, for io/ only.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace nimtb::io {
+
+// Any failure to read or write a table. The message names the file and, where
+// there is one, the dataset or attribute.
+class TableError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Turns off HDF5's printing of error stacks to stderr; nimtb reports errors
+// itself, in one line. Idempotent.
+void quiet_hdf5();
+
+// The innermost message of HDF5's current error stack ("" if none), e.g.
+// "data error detected by Fletcher32 checksum".
+std::string hdf5_error_message();
+
+// Owns one hid_t and closes it with the matching H5?close.
+class Handle {
+public:
+    using Closer = herr_t (*)(hid_t);
+    Handle() = default;
+    Handle(hid_t id, Closer closer) : id_(id), close_(closer) {}
+    ~Handle() { reset(); }
+    Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+    Handle& operator=(Handle&& o) noexcept {
+        if (this != &o) {
+            reset();
+            id_ = o.id_;
+            close_ = o.close_;
+            o.id_ = H5I_INVALID_HID;
+        }
+        return *this;
+    }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+
+    hid_t get() const { return id_; }
+    bool valid() const { return id_ >= 0; }
+    // Closes now and reports whether HDF5 succeeded (a file close flushes).
+    bool close() {
+        if (id_ < 0) return true;
+        const herr_t status = close_(id_);
+        id_ = H5I_INVALID_HID;
+        return status >= 0;
+    }
+    void reset() { close(); }
+
+private:
+    hid_t id_ = H5I_INVALID_HID;
+    Closer close_ = nullptr;
+};
+
+// Wraps an id just returned by HDF5; throws TableError(`what`: HDF5's reason) if negative.
+Handle checked(hid_t id, Handle::Closer close, const std::string& what);
+void check(herr_t status, const std::string& what);
+
+void write_string_attribute(hid_t object, const char* name, const std::string& value);
+void write_u64_attribute(hid_t object, const char* name, uint64_t value);
+// Reads an attribute; nullopt if it is missing; throws if it has another type.
+std::optional<std::string> read_string_attribute(hid_t object, const char* name, const std::string& where);
+std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name, const std::string& where);
+
+}  // namespace nimtb::io

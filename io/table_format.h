@@ -1,0 +1,43 @@
+#pragma once
+// Table format v1 (DESIGN.md): names, compression choices and what a table
+// says about itself.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/rules.h"
+
+namespace nimtb::io {
+
+inline constexpr const char* FORMAT_NAME = "nimtb-table";
+inline constexpr uint64_t FORMAT_VERSION = 1;
+inline constexpr const char* INDEX_NAME = "colex-multiset-v1";
+inline constexpr const char* VALUE_DATASET = "value";
+inline constexpr const char* REMOTENESS_DATASET = "remoteness";
+
+// deflate: HDF5's built-in zlib filter, readable everywhere (the default).
+// zstd: Blosc with its zstd codec (filter 32001, hdf5-filter-plugin-blosc-serial).
+// lz4: the LZ4 filter (32004, hdf5-filter-plugin). none: checksummed only.
+enum class Compression { deflate, zstd, lz4, none, other };
+Compression parse_compression(std::string_view text);  // throws engine::InputError
+const char* to_string(Compression c);
+
+// What `nimtb info` shows.
+struct TableInfo {
+    std::string path;
+    std::string rules;  // canonical text
+    engine::Convention convention = engine::Convention::normal;
+    unsigned max_heaps = 0;
+    uint32_t max_heap_size = 0;
+    uint64_t positions = 0;
+    std::string generator;
+    std::string method;              // "brute", "sprague-grundy", or "" when not recorded
+    unsigned value_bits = 0;
+    unsigned remoteness_bits = 0;    // 0: the table has no remoteness
+    Compression compression = Compression::none;
+    uint64_t chunk_elements = 0;
+    uint64_t file_bytes = 0;
+};
+
+}  // namespace nimtb::io

@@ -1,0 +1,221 @@
+#include "io/table_reader.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace nimtb::io {
+
+// One dataset with a small cache of decoded chunks, most recent first.
+struct TableReader::Dataset {
+    static constexpr size_t CACHE_CHUNKS = 8;
+    Handle handle;
+    Handle file_space;
+    std::string what;
+    uint64_t size = 0;
+    uint64_t chunk = 0;
+    std::list<std::pair<uint64_t, std::vector<uint16_t>>> cache;
+
+    // Reads chunk `index` whole: HDF5 decompresses and checks only that chunk.
+    void read_chunk(uint64_t index, std::vector<uint16_t>& out) {
+        const hsize_t start = index * chunk, count = std::min(chunk, size - index * chunk);
+        out.resize(count);
+        Handle mem = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
+        check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), what);
+        check(H5Dread(handle.get(), H5T_NATIVE_UINT16, mem.get(), file_space.get(), H5P_DEFAULT, out.data()),
+              what + ": cannot read positions " + std::to_string(start) + " to " + std::to_string(start + count - 1) +
+                  " (the file is damaged)");
+    }
+
+    const std::vector<uint16_t>& cached_chunk(uint64_t index) {
+        for (auto it = cache.begin(); it != cache.end(); ++it) {
+            if (it->first == index) {
+                cache.splice(cache.begin(), cache, it);
+                return cache.front().second;
+            }
+        }
+        std::vector<uint16_t> data;
+        if (cache.size() >= CACHE_CHUNKS) {
+            data = std::move(cache.back().second);
+            cache.pop_back();
+        }
+        read_chunk(index, data);
+        cache.emplace_front(index, std::move(data));
+        return cache.front().second;
+    }
+};
+
+namespace {
+
+Compression compression_of(hid_t dcpl) {
+    const int n = H5Pget_nfilters(dcpl);
+    Compression c = Compression::none;
+    for (int i = 0; i < n; ++i) {
+        unsigned flags = 0;
+        size_t cd_count = 0;
+        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &cd_count, nullptr, 0,
+                                               nullptr, nullptr);
+        if (id == H5Z_FILTER_DEFLATE) c = Compression::deflate;
+        else if (id == 32001) c = Compression::zstd;
+        else if (id == 32004) c = Compression::lz4;
+        else if (id != H5Z_FILTER_FLETCHER32 && id != H5Z_FILTER_SHUFFLE) c = Compression::other;
+    }
+    return c;
+}
+
+}  // namespace
+
+TableReader::TableReader(const std::string& path) {
+    quiet_hdf5();
+    namespace fs = std::filesystem;
+    info_.path = path;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) throw TableError(path + ": no such file");
+    if (fs::is_directory(path, ec)) throw TableError(path + ": is a folder, not a table");
+    info_.file_bytes = fs::file_size(path, ec);
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        throw TableError(path + ": not an HDF5 file, so not a nimtb table");
+    }
+    file_ = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+                    path + ": cannot open (truncated or damaged)");
+    const hid_t root = file_.get();
+    const std::string where = path;
+
+    // 1. Identity and version.
+    auto format = read_string_attribute(root, "format", where);
+    if (!format || *format != FORMAT_NAME) {
+        throw TableError(path + ": not a nimtb table (its 'format' attribute is " +
+                         (format ? "'" + *format + "'" : std::string("missing")) + ", expected '" + FORMAT_NAME + "')");
+    }
+    auto require_u64 = [&](const char* name) {
+        auto v = read_u64_attribute(root, name, where);
+        if (!v) throw TableError(path + ": attribute '" + name + "' is missing");
+        return *v;
+    };
+    auto require_string = [&](const char* name) {
+        auto v = read_string_attribute(root, name, where);
+        if (!v) throw TableError(path + ": attribute '" + name + "' is missing");
+        return *v;
+    };
+    const uint64_t version = require_u64("format_version");
+    if (version != FORMAT_VERSION) {
+        throw TableError(path + ": table format version " + std::to_string(version) +
+                         (version > FORMAT_VERSION ? " is newer than this nimtb reads (version 1); update nimtb"
+                                                   : " is not one this nimtb reads (version 1)"));
+    }
+    const std::string index = require_string("index");
+    if (index != INDEX_NAME) {
+        throw TableError(path + ": unknown index '" + index + "', expected '" + INDEX_NAME + "'");
+    }
+
+    // 2. The game and the universe.
+    try {
+        rule_ = engine::Rule::parse(require_string("rules"));
+        info_.convention = engine::parse_convention(require_string("convention"));
+        const uint64_t k = require_u64("max_heaps"), h = require_u64("max_heap_size");
+        if (k > engine::Universe::MAX_HEAPS || h > engine::Universe::MAX_HEAP_SIZE) {
+            throw engine::InputError("max_heaps " + std::to_string(k) + " or max_heap_size " + std::to_string(h) +
+                                     " out of range");
+        }
+        universe_ = std::make_unique<engine::Universe>(static_cast<unsigned>(k), static_cast<uint32_t>(h));
+    } catch (const engine::InputError& e) {
+        throw TableError(path + ": bad attribute: " + e.what());
+    }
+    info_.rules = rule_.canonical();
+    info_.max_heaps = universe_->max_heaps();
+    info_.max_heap_size = universe_->max_heap_size();
+    info_.positions = require_u64("positions");
+    if (info_.positions != universe_->size()) {
+        throw TableError(path + ": attribute 'positions' is " + std::to_string(info_.positions) + " but " +
+                         universe_->describe() + " makes " + std::to_string(universe_->size()));
+    }
+    info_.generator = require_string("generator");
+    info_.method = read_string_attribute(root, "method", where).value_or("");
+
+    // 3. The datasets: present, one-dimensional, the right length, unsigned 8 or 16 bits.
+    auto open_dataset = [&](const char* name, bool required) -> std::unique_ptr<Dataset> {
+        const std::string what = path + ": dataset /" + name;
+        const htri_t exists = H5Lexists(root, name, H5P_DEFAULT);
+        if (exists <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            if (required) throw TableError(what + " is missing");
+            return nullptr;
+        }
+        auto d = std::make_unique<Dataset>();
+        d->what = what;
+        d->handle = checked(H5Dopen2(root, name, H5P_DEFAULT), H5Dclose, what + ": cannot open");
+        Handle type = checked(H5Dget_type(d->handle.get()), H5Tclose, what);
+        const size_t width = H5Tget_size(type.get());
+        if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_sign(type.get()) != H5T_SGN_NONE ||
+            (width != 1 && width != 2)) {
+            throw TableError(what + " has the wrong element type: expected unsigned 8- or 16-bit integers");
+        }
+        d->file_space = checked(H5Dget_space(d->handle.get()), H5Sclose, what);
+        hsize_t dims = 0;
+        if (H5Sget_simple_extent_ndims(d->file_space.get()) != 1 ||
+            H5Sget_simple_extent_dims(d->file_space.get(), &dims, nullptr) != 1) {
+            throw TableError(what + " is not one-dimensional");
+        }
+        if (dims != info_.positions) {
+            throw TableError(what + " holds " + std::to_string(dims) + " entries, expected " +
+                             std::to_string(info_.positions));
+        }
+        d->size = dims;
+        Handle dcpl = checked(H5Dget_create_plist(d->handle.get()), H5Pclose, what);
+        hsize_t chunk = 0;
+        d->chunk = H5Pget_layout(dcpl.get()) == H5D_CHUNKED && H5Pget_chunk(dcpl.get(), 1, &chunk) == 1 && chunk > 0
+                       ? chunk
+                       : std::min<uint64_t>(dims, uint64_t{1} << 18);
+        if (name == std::string(VALUE_DATASET)) {
+            info_.value_bits = static_cast<unsigned>(width * 8);
+            info_.compression = compression_of(dcpl.get());
+            info_.chunk_elements = d->chunk;
+        } else {
+            info_.remoteness_bits = static_cast<unsigned>(width * 8);
+        }
+        return d;
+    };
+    value_ = open_dataset(VALUE_DATASET, true);
+    remoteness_ = open_dataset(REMOTENESS_DATASET, false);
+}
+
+TableReader::~TableReader() = default;
+TableReader::TableReader(TableReader&&) noexcept = default;
+TableReader& TableReader::operator=(TableReader&&) noexcept = default;
+
+uint32_t TableReader::lookup(Dataset& d, uint64_t rank) {
+    if (rank >= d.size) throw TableError(d.what + ": rank " + std::to_string(rank) + " is outside the table");
+    return d.cached_chunk(rank / d.chunk)[rank % d.chunk];
+}
+
+uint32_t TableReader::value(uint64_t rank) { return lookup(*value_, rank); }
+
+uint32_t TableReader::remoteness(uint64_t rank) {
+    if (!remoteness_) throw TableError(info_.path + ": the table has no remoteness (solved with --no-remoteness)");
+    return lookup(*remoteness_, rank);
+}
+
+void TableReader::for_each_chunk(
+    const std::function<void(uint64_t, std::span<const uint16_t>, std::span<const uint16_t>)>& visit) {
+    std::vector<uint16_t> values, rem;
+    const uint64_t chunk = value_->chunk;
+    for (uint64_t index = 0; index * chunk < value_->size; ++index) {
+        value_->read_chunk(index, values);
+        if (remoteness_) {
+            // Both datasets were written with the same chunk length by nimtb;
+            // read the matching slice whatever a foreign writer chose.
+            const hsize_t start = index * chunk, count = values.size();
+            rem.resize(count);
+            Handle mem = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, remoteness_->what);
+            check(H5Sselect_hyperslab(remoteness_->file_space.get(), H5S_SELECT_SET, &start, nullptr, &count,
+                                      nullptr),
+                  remoteness_->what);
+            check(H5Dread(remoteness_->handle.get(), H5T_NATIVE_UINT16, mem.get(), remoteness_->file_space.get(),
+                          H5P_DEFAULT, rem.data()),
+                  remoteness_->what + ": cannot read (the file is damaged)");
+        }
+        visit(index * chunk, values, remoteness_ ? std::span<const uint16_t>(rem) : std::span<const uint16_t>());
+    }
+}
+
+}  // namespace nimtb::io

@@ -1,0 +1,61 @@
+#pragma once
+// Reading a table: opened with every check of format v1, then point look-ups
+// that decompress only the chunk they need, and whole-table streaming.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/rules.h"
+#include "engine/universe.h"
+#include "io/hdf5_handle.h"
+#include "io/table_format.h"
+
+namespace nimtb::io {
+
+// A table opened for reading. Not thread-safe: give each thread its own.
+class TableReader {
+public:
+    // Opens and checks `path`: format name and version, every attribute, the
+    // index, the datasets' lengths and element types. Throws TableError naming
+    // the file and what is wrong.
+    explicit TableReader(const std::string& path);
+    ~TableReader();
+    TableReader(TableReader&&) noexcept;
+    TableReader& operator=(TableReader&&) noexcept;
+
+    const TableInfo& info() const { return info_; }
+    const engine::Rule& rule() const { return rule_; }
+    const engine::Universe& universe() const { return *universe_; }
+    bool has_remoteness() const { return info_.remoteness_bits != 0; }
+
+    // The value / remoteness at a rank in [0, positions). Reads and caches the
+    // one chunk that holds it. Throws TableError on a damaged chunk.
+    uint32_t value(uint64_t rank);
+    uint32_t remoteness(uint64_t rank);
+
+    // Calls visit(first_rank, values, remoteness) for consecutive slices of the
+    // table in rank order, one chunk at a time; `remoteness` is empty when the
+    // table has none. Memory stays at a few chunks whatever the table's size.
+    void for_each_chunk(const std::function<void(uint64_t, std::span<const uint16_t>,
+                                                 std::span<const uint16_t>)>& visit);
+
+private:
+    struct Dataset;
+    uint32_t lookup(Dataset& d, uint64_t rank);
+
+    TableInfo info_;
+    engine::Rule rule_ = engine::Rule::nim();
+    std::unique_ptr<engine::Universe> universe_;
+    Handle file_;
+    std::unique_ptr<Dataset> value_;
+    std::unique_ptr<Dataset> remoteness_;
+};
+
+}  // namespace nimtb::io

@@ -1,0 +1,286 @@
+#include "io/table_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <oneapi/tbb/parallel_pipeline.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <vector>
+
+#include "engine/version.h"
+#include "io/hdf5_handle.h"
+
+namespace nimtb::io {
+namespace {
+
+constexpr H5Z_filter_t BLOSC_FILTER = 32001;
+constexpr H5Z_filter_t LZ4_FILTER = 32004;
+constexpr unsigned BLOSC_ZSTD = 5;  // Blosc's code for its zstd codec
+
+// HDF5's Fletcher-32 (H5_checksum_fletcher32): 16-bit big-endian words, sums
+// folded every 360 words; an odd last byte counts as a high byte.
+uint32_t fletcher32(const uint8_t* data, size_t bytes) {
+    size_t words = bytes / 2;
+    uint32_t sum1 = 0, sum2 = 0;
+    while (words) {
+        size_t n = std::min<size_t>(words, 360);
+        words -= n;
+        for (; n; --n, data += 2) {
+            sum1 += (uint32_t{data[0]} << 8) | data[1];
+            sum2 += sum1;
+        }
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    if (bytes % 2) {
+        sum1 += uint32_t{*data} << 8;
+        sum2 += sum1;
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    return (sum2 << 16) | sum1;
+}
+
+bool cancelled(const WriteOptions& o) { return o.cancel && o.cancel->load(); }
+
+unsigned bits_needed(uint32_t max) { return max <= 0xff ? 8 : 16; }
+
+// Elements [first, first + count) of `a` in the file's width, padded with
+// zeros to a whole chunk (HDF5 stores edge chunks whole).
+void chunk_bytes(const engine::QuantityArray& a, unsigned file_bits, uint64_t first, uint64_t count,
+                 uint64_t chunk, std::vector<uint8_t>& out) {
+    out.assign(chunk * (file_bits / 8), 0);
+    if (a.bits() == file_bits) {
+        std::memcpy(out.data(), static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8),
+                    count * (a.bits() / 8));
+    } else if (file_bits == 8) {  // narrowing: every value was checked to fit
+        const uint16_t* src = a.data<uint16_t>() + first;
+        for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(src[i]);
+    } else {
+        const uint8_t* src = a.data<uint8_t>() + first;
+        for (uint64_t i = 0; i < count; ++i) {
+            const uint16_t v = src[i];
+            std::memcpy(&out[2 * i], &v, 2);  // x86 and HDF5 file type are both little-endian
+        }
+    }
+}
+
+void set_filters(hid_t dcpl, Compression c, int level) {
+    switch (c) {
+        case Compression::deflate: check(H5Pset_deflate(dcpl, static_cast<unsigned>(level)), "deflate filter"); break;
+        case Compression::zstd: {
+            const unsigned cd[7] = {0, 0, 0, 0, static_cast<unsigned>(level), 0, BLOSC_ZSTD};
+            check(H5Pset_filter(dcpl, BLOSC_FILTER, H5Z_FLAG_MANDATORY, 7, cd), "blosc/zstd filter");
+            break;
+        }
+        case Compression::lz4: check(H5Pset_filter(dcpl, LZ4_FILTER, H5Z_FLAG_MANDATORY, 0, nullptr), "lz4 filter"); break;
+        case Compression::none:
+        case Compression::other: break;
+    }
+    // Last in the pipeline, so the checksum covers the bytes on disk.
+    check(H5Pset_fletcher32(dcpl), "Fletcher-32 filter");
+}
+
+// Deflate chunks compressed in parallel by zlib and written in order with
+// H5Dwrite_chunk: HDF5 itself would compress them one by one on one core.
+// The bytes are exactly what HDF5's deflate and Fletcher-32 filters produce.
+void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk,
+                          const WriteOptions& o, const std::string& what) {
+    const uint64_t n = a.size();
+    const uint64_t chunks = (n + chunk - 1) / chunk;
+    struct Packet {
+        uint64_t index = 0;
+        std::vector<uint8_t> bytes;
+    };
+    uint64_t next = 0;
+    std::atomic<bool> failed{false};
+    std::string error;
+    tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
+    arena.execute([&] {
+        tbb::parallel_pipeline(
+            static_cast<size_t>(2 * arena.max_concurrency() + 2),
+            tbb::make_filter<void, uint64_t>(tbb::filter_mode::serial_in_order,
+                                             [&](tbb::flow_control& fc) -> uint64_t {
+                                                 if (next == chunks || failed || cancelled(o)) {
+                                                     fc.stop();
+                                                     return 0;
+                                                 }
+                                                 return next++;
+                                             }) &
+                tbb::make_filter<uint64_t, Packet>(
+                    tbb::filter_mode::parallel,
+                    [&](uint64_t index) {
+                        Packet p;
+                        p.index = index;
+                        std::vector<uint8_t> raw;
+                        const uint64_t first = index * chunk;
+                        chunk_bytes(a, file_bits, first, std::min(chunk, n - first), chunk, raw);
+                        uLongf size = compressBound(static_cast<uLong>(raw.size()));
+                        p.bytes.resize(size + 4);
+                        if (compress2(p.bytes.data(), &size, raw.data(), static_cast<uLong>(raw.size()), o.level) !=
+                            Z_OK) {
+                            failed = true;
+                            return p;
+                        }
+                        const uint32_t sum = fletcher32(p.bytes.data(), size);
+                        std::memcpy(p.bytes.data() + size, &sum, 4);  // little-endian, as HDF5 stores it
+                        p.bytes.resize(size + 4);
+                        return p;
+                    }) &
+                tbb::make_filter<Packet, void>(tbb::filter_mode::serial_in_order, [&](const Packet& p) {
+                    if (failed) return;
+                    const hsize_t offset = p.index * chunk;
+                    if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, p.bytes.size(), p.bytes.data()) < 0) {
+                        error = hdf5_error_message();
+                        failed = true;
+                    }
+                }));
+    });
+    if (failed) throw TableError(what + ": cannot write" + (error.empty() ? "" : ": " + error));
+    if (cancelled(o)) throw engine::Cancelled();
+}
+
+// Through HDF5's own filter pipeline (plug-in filters), a few chunks per call
+// so that cancellation is noticed.
+void write_filtered(hid_t dataset, const engine::QuantityArray& a, uint64_t chunk, const WriteOptions& o,
+                    const std::string& what) {
+    const uint64_t n = a.size();
+    const uint64_t step = chunk * 8;
+    Handle file_space = checked(H5Dget_space(dataset), H5Sclose, what);
+    const hid_t mem_type = a.bits() == 8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16;
+    for (uint64_t first = 0; first < n; first += step) {
+        if (cancelled(o)) throw engine::Cancelled();
+        const hsize_t start = first, count = std::min(step, n - first);
+        Handle mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
+        check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), what);
+        check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT,
+                       static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8)),
+              what + ": cannot write");
+    }
+}
+
+void write_dataset(hid_t file, const char* name, const engine::QuantityArray& a, uint32_t max,
+                   const WriteOptions& o, const std::string& path) {
+    const std::string what = path + ": dataset /" + name;
+    const unsigned file_bits = bits_needed(max);
+    const hsize_t dims = a.size();
+    const hsize_t chunk = std::min<uint64_t>(CHUNK_ELEMENTS, a.size());
+    Handle space = checked(H5Screate_simple(1, &dims, nullptr), H5Sclose, what);
+    Handle dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+    check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);
+    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
+    set_filters(dcpl.get(), o.compression, o.level);
+    Handle dataset = checked(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE, space.get(),
+                                        H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                             H5Dclose, what + ": cannot create");
+    if (o.compression == Compression::deflate) {
+        write_deflate_direct(dataset.get(), a, file_bits, chunk, o, what);
+    } else {
+        write_filtered(dataset.get(), a, chunk, o, what);
+    }
+    if (!dataset.close()) throw TableError(what + ": cannot write: " + hdf5_error_message());
+}
+
+void sync_path(const std::string& path, bool directory) {
+    const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0) return;
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0 && !directory) throw TableError(path + ": cannot sync to disk: " + std::strerror(errno));
+}
+
+// Removes the temporary file unless the write completed.
+struct TemporaryFile {
+    std::string path;
+    bool keep = false;
+    ~TemporaryFile() {
+        if (!keep) std::remove(path.c_str());
+    }
+};
+
+}  // namespace
+
+bool compression_available(Compression c, std::string* why) {
+    quiet_hdf5();
+    H5Z_filter_t id = H5Z_FILTER_DEFLATE;
+    const char* package = "libhdf5-103-1";
+    if (c == Compression::zstd) {
+        id = BLOSC_FILTER;
+        package = "hdf5-filter-plugin-blosc-serial";
+    } else if (c == Compression::lz4) {
+        id = LZ4_FILTER;
+        package = "hdf5-filter-plugin";
+    } else if (c == Compression::none) {
+        return true;
+    }
+    const htri_t ok = H5Zfilter_avail(id);
+    H5Eclear2(H5E_DEFAULT);
+    if (ok > 0) return true;
+    if (why) {
+        *why = std::string("the ") + to_string(c) + " filter plug-in is not installed; install the Debian package " +
+               package + " (apt-get install " + package + ")";
+    }
+    return false;
+}
+
+void write_table(const std::string& path, const engine::Solution& s, const WriteOptions& o) {
+    quiet_hdf5();
+    namespace fs = std::filesystem;
+    std::string why;
+    if (!compression_available(o.compression, &why)) throw TableError(why);
+    std::error_code ec;
+    if (fs::exists(path, ec) && !o.overwrite) {
+        throw TableError(path + " already exists; choose another output or overwrite it with --force");
+    }
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+        throw TableError(path + ": folder " + parent.string() + " does not exist");
+    }
+
+    // 1. Everything goes to a temporary file beside the final one.
+    TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
+    {
+        Handle file = checked(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                              tmp.path + ": cannot create");
+        const hid_t root = file.get();
+        write_string_attribute(root, "format", FORMAT_NAME);
+        write_u64_attribute(root, "format_version", FORMAT_VERSION);
+        write_string_attribute(root, "rules", s.rule.canonical());
+        write_string_attribute(root, "convention", engine::to_string(s.convention));
+        write_u64_attribute(root, "max_heaps", s.max_heaps);
+        write_u64_attribute(root, "max_heap_size", s.max_heap_size);
+        write_u64_attribute(root, "positions", s.positions);
+        write_string_attribute(root, "index", INDEX_NAME);
+        write_string_attribute(root, "generator", std::string("nimtb ") + VERSION);
+        write_string_attribute(root, "method", engine::to_string(s.method));
+
+        // 2. The datasets, in the narrowest width that holds them.
+        write_dataset(root, VALUE_DATASET, s.value, s.max_value, o, path);
+        if (!s.remoteness.empty()) write_dataset(root, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, path);
+
+        // 3. Flush and close: a full disk shows up here at the latest.
+        if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0 || !file.close()) {
+            throw TableError(tmp.path + ": cannot finish writing: " + hdf5_error_message());
+        }
+    }
+    if (cancelled(o)) throw engine::Cancelled();
+
+    // 4. Synced bytes first, then the name: a file under the final name is whole.
+    sync_path(tmp.path, false);
+    if (std::rename(tmp.path.c_str(), path.c_str()) != 0) {
+        throw TableError(path + ": cannot rename the finished table into place: " + std::strerror(errno));
+    }
+    tmp.keep = true;
+    sync_path(parent.empty() ? "." : parent.string(), true);
+}
+
+}  // namespace nimtb::io

@@ -1,0 +1,40 @@
+#pragma once
+// Writing a solved universe as a table (format v1).
+
+#include <atomic>
+#include <string>
+
+#include "engine/solver.h"
+#include "io/table_format.h"
+
+namespace nimtb::io {
+
+struct WriteOptions {
+    Compression compression = Compression::deflate;
+    int level = 6;             // deflate 1-9, zstd 1-9 (Blosc's scale)
+    bool overwrite = false;    // replace an existing table at the path
+    unsigned threads = 0;      // compression threads for deflate; 0: every core
+    // Set from any thread (a SIGINT handler) to abandon the write: the
+    // temporary file is removed and engine::Cancelled thrown.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// Elements per chunk. One chunk is what a point look-up reads and
+// decompresses: 256 Ki elements (256 KiB of 8-bit values) inflate in about a
+// millisecond, while deflate's 32 KiB window means larger chunks would gain
+// next to nothing in ratio; zstd gains a little from larger chunks, not enough
+// to make every look-up slower.
+inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
+
+// Writes `solution` to `path`: first to a temporary file in the same folder,
+// flushed and synced, then renamed. On any failure, or cancellation, nothing
+// is left under either name. Refuses an existing `path` unless overwrite.
+// Values are stored in 8 bits when they fit, else 16; likewise remoteness.
+// Throws TableError, engine::Cancelled.
+void write_table(const std::string& path, const engine::Solution& solution, const WriteOptions& options);
+
+// Whether the filter behind `c` can be used here; if not, `why` names the
+// Debian package that provides it.
+bool compression_available(Compression c, std::string* why);
+
+}  // namespace nimtb::io
