@@ -1,3 +1,83 @@
-#include <cstdio>
+// nimtb: the command line. It only parses, calls the libraries and prints;
+// the work lives in engine/ and io/.
+#include <fmt/core.h>
+
+#include <iostream>
+#include <map>
+
+#include "apps/cli.h"
 #include "engine/version.h"
-int main() { std::printf("nimtb %s\n", nimtb::VERSION); }
+#include "io/hdf5_handle.h"
+
+namespace {
+
+constexpr const char* USAGE = R"(usage: nimtb COMMAND [OPTIONS]
+
+An endgame tablebase for impartial heap games (Nim and its relatives).
+
+commands:
+  solve     solve every position of a universe and write a table
+  info      describe a table
+  query     who wins a position, its value, remoteness and every move
+  dump      list positions of a table (all, P-positions, small ones)
+  verify    check a table against its definition and the theorems
+
+  nimtb COMMAND --help   shows the options of a command, with examples.
+  nimtb --version        prints the version.
+
+rules: nim | subtract:LIST | allbut:LIST, LIST like 1,3,4 or 1-3,7
+positions: heap sizes like "3 4 5" or 3,4,5
+
+exit codes: 0 success; 1 failure (including a verification that found a
+mismatch, a missing or damaged table, an interrupted solve); 2 bad usage.
+
+examples:
+  nimtb solve --preset default
+  nimtb query tables/nim-normal-k3-h15.h5 "3 4 5"
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace nimtb;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << USAGE;
+        return apps::EXIT_USAGE;
+    }
+    const std::string command = args.front();
+    args.erase(args.begin());
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::cout << USAGE;
+        return apps::EXIT_OK;
+    }
+    if (command == "--version") {
+        std::cout << "nimtb " << VERSION << "\n";
+        return apps::EXIT_OK;
+    }
+    static const std::map<std::string, int (*)(const std::vector<std::string>&)> commands = {
+        {"solve", apps::cmd_solve}, {"info", apps::cmd_info},     {"query", apps::cmd_query},
+        {"dump", apps::cmd_dump},   {"verify", apps::cmd_verify},
+    };
+    const auto it = commands.find(command);
+    try {
+        if (it == commands.end()) throw apps::UsageError("unknown command '" + command + "'");
+        return it->second(args);
+    } catch (const apps::UsageError& e) {
+        fmt::print(stderr, "nimtb: error: {}\nusage: nimtb {} [OPTIONS]; see 'nimtb {}--help'\n", e.what(),
+                   it == commands.end() ? "COMMAND" : command, it == commands.end() ? "" : command + " ");
+        return apps::EXIT_USAGE;
+    } catch (const engine::InputError& e) {
+        fmt::print(stderr, "nimtb: error: {}\n", e.what());
+        return apps::EXIT_USAGE;
+    } catch (const engine::Cancelled&) {
+        fmt::print(stderr, "nimtb: error: interrupted; nothing was written\n");
+        return apps::EXIT_FAILURE_;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "nimtb: error: out of memory\n");
+        return apps::EXIT_FAILURE_;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "nimtb: error: {}\n", e.what());
+        return apps::EXIT_FAILURE_;
+    }
+}

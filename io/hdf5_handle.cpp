@@ -76,6 +76,7 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name,
     if (H5Tis_variable_str(type.get()) > 0) {
         Handle mem = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
         check(H5Tset_size(mem.get(), H5T_VARIABLE), what);
+        check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), what);  // HDF5 converts no charsets
         char* text = nullptr;
         check(H5Aread(attr->get(), mem.get(), &text), what);
         std::string out = text ? text : "";
@@ -87,6 +88,7 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name,
     std::vector<char> buf(size + 1, '\0');
     Handle mem = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
     check(H5Tset_size(mem.get(), size + 1), what);
+    check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), what);
     check(H5Aread(attr->get(), mem.get(), buf.data()), what);
     return std::string(buf.data());
 }

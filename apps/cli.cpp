@@ -1,0 +1,96 @@
+#include "apps/cli.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+
+namespace nimtb::apps {
+
+std::optional<po::variables_map> parse_arguments(const std::string& command, const std::vector<std::string>& args,
+                                                 const po::options_description& options,
+                                                 const po::positional_options_description& positional,
+                                                 const std::string& synopsis, const std::string& examples) {
+    po::options_description all(options);
+    all.add_options()("help,h", "print this help and exit");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+        if (vm.count("help")) {
+            std::cout << "usage: nimtb " << command << " " << synopsis << "\n\n" << all << "\n" << examples;
+            return std::nullopt;
+        }
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError(e.what());
+    }
+    return vm;
+}
+
+std::atomic<bool>& interrupted() {
+    static std::atomic<bool> flag{false};
+    return flag;
+}
+
+namespace {
+extern "C" void on_signal(int) { interrupted().store(true); }
+}  // namespace
+
+void install_interrupt_handler() {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+std::string human_count(double n) {
+    if (n >= 1e9) return fmt::format("{:.1f}G", n / 1e9);
+    if (n >= 1e6) return fmt::format("{:.1f}M", n / 1e6);
+    if (n >= 1e3) return fmt::format("{:.1f}k", n / 1e3);
+    return fmt::format("{:.0f}", n);
+}
+
+ProgressBar::ProgressBar(std::string label, bool enabled)
+    : label_(std::move(label)), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+void ProgressBar::update(uint64_t done, uint64_t total) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (drawn_ && now - last_ < std::chrono::milliseconds(100) && done < total) return;
+    last_ = now;
+    drawn_ = true;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const double fraction = total ? double(done) / double(total) : 1.0;
+    const double rate = seconds > 0 ? double(done) / seconds : 0;
+    std::string left = "--";
+    if (rate > 0 && done < total) left = fmt::format("{:.0f}s", double(total - done) / rate);
+    constexpr int WIDTH = 30;
+    const int filled = static_cast<int>(fraction * WIDTH);
+    fmt::print(stderr, "\r{} [{}{}] {:5.1f}%  {}/s  left {}   ", label_, std::string(filled, '#'),
+               std::string(WIDTH - filled, '.'), 100 * fraction, human_count(rate), left);
+    std::fflush(stderr);
+}
+
+void ProgressBar::finish() {
+    if (enabled_ && drawn_) {
+        fmt::print(stderr, "\n");
+        drawn_ = false;
+    }
+}
+
+std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k, unsigned h) {
+    std::string name = rule.canonical();
+    for (char& ch : name) {
+        if (ch == ':') ch = '-';
+        if (ch == ',') ch = '_';
+    }
+    return fmt::format("tables/{}-{}-k{}-h{}.h5", name, engine::to_string(c), k, h);
+}
+
+}  // namespace nimtb::apps

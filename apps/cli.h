@@ -1,0 +1,87 @@
+#pragma once
+// What the subcommands share: usage errors, option parsing, progress on
+// stderr, Ctrl-C, and the exit codes.
+
+#include <boost/program_options.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/solver.h"
+#include "engine/verify.h"
+#include "io/probe.h"
+
+namespace nimtb::apps {
+
+namespace po = boost::program_options;
+
+// Exit codes, documented in `nimtb --help`.
+inline constexpr int EXIT_OK = 0;
+inline constexpr int EXIT_FAILURE_ = 1;  // a failure, including a verification that found a mismatch
+inline constexpr int EXIT_USAGE = 2;
+
+// Bad usage: a wrong option, argument or value. main prints it with a usage hint.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A subcommand's arguments parsed against its options. Returns nullopt after
+// printing help to stdout when --help was given. Throws UsageError.
+std::optional<po::variables_map> parse_arguments(const std::string& command, const std::vector<std::string>& args,
+                                                 const po::options_description& options,
+                                                 const po::positional_options_description& positional,
+                                                 const std::string& synopsis, const std::string& examples);
+
+// Set by SIGINT/SIGTERM. A signal handler can only reach a global; this flag
+// is the one piece of process state nimtb keeps outside an object.
+std::atomic<bool>& interrupted();
+void install_interrupt_handler();
+
+// A one-line progress bar on stderr: percent, rate, time left. Drawn only
+// when enabled (stderr is a terminal, or --progress), at most ten times a second.
+class ProgressBar {
+public:
+    ProgressBar(std::string label, bool enabled);
+    ~ProgressBar();
+    void update(uint64_t done, uint64_t total);
+    void finish();
+
+private:
+    std::string label_;
+    bool enabled_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+bool stderr_is_terminal();
+
+// The io reader seen as the engine's TableSource.
+class ReaderSource : public engine::TableSource {
+public:
+    explicit ReaderSource(io::TableReader& reader) : reader_(reader) {}
+    uint32_t value(uint64_t rank) override { return reader_.value(rank); }
+    bool has_remoteness() const override { return reader_.has_remoteness(); }
+    uint32_t remoteness(uint64_t rank) override { return reader_.remoteness(rank); }
+
+private:
+    io::TableReader& reader_;
+};
+
+// tables/<rule>-<convention>-k<K>-h<H>.h5, with the rule made safe for a file name.
+std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k, unsigned h);
+
+// "1.2M", "340k", "12".
+std::string human_count(double n);
+
+int cmd_solve(const std::vector<std::string>& args);
+int cmd_info(const std::vector<std::string>& args);
+int cmd_query(const std::vector<std::string>& args);
+int cmd_dump(const std::vector<std::string>& args);
+int cmd_verify(const std::vector<std::string>& args);
+
+}  // namespace nimtb::apps

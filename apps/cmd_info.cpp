@@ -1,0 +1,62 @@
+#include <fmt/core.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "apps/cli.h"
+
+namespace nimtb::apps {
+
+int cmd_info(const std::vector<std::string>& args) {
+    po::options_description opts("options");
+    opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
+        "json", "print JSON instead of text");
+    po::positional_options_description pos;
+    pos.add("table", 1);
+    const auto vm = parse_arguments("info", args, opts, pos, "TABLE [--json]",
+                                    "examples:\n  nimtb info tables/nim-normal-k3-h15.h5\n  nimtb info t.h5 --json\n");
+    if (!vm) return EXIT_OK;
+    io::TableReader table((*vm)["table"].as<std::string>());
+    const io::TableInfo& i = table.info();
+    if (vm->count("json")) {
+        nlohmann::json j = {
+            {"path", i.path},
+            {"rules", i.rules},
+            {"convention", engine::to_string(i.convention)},
+            {"max_heaps", i.max_heaps},
+            {"max_heap_size", i.max_heap_size},
+            {"positions", i.positions},
+            {"index", io::INDEX_NAME},
+            {"format_version", io::FORMAT_VERSION},
+            {"quantities", {{"value", i.value_bits}}},
+            {"compression", io::to_string(i.compression)},
+            {"chunk_elements", i.chunk_elements},
+            {"file_bytes", i.file_bytes},
+            {"generator", i.generator},
+            {"method", i.method},
+        };
+        if (i.remoteness_bits) j["quantities"]["remoteness"] = i.remoteness_bits;
+        std::cout << j.dump(2) << "\n";
+        return EXIT_OK;
+    }
+    std::cout << fmt::format(
+        "table        {}\n"
+        "rules        {}\n"
+        "convention   {}\n"
+        "universe     {} (K = {}, H = {})\n"
+        "positions    {}\n"
+        "stored       value ({} bits){}\n"
+        "method       {}\n"
+        "compression  {}, chunks of {} positions, Fletcher-32 checksums\n"
+        "file size    {}\n"
+        "generator    {}\n"
+        "format       nimtb-table v{}, index {}\n",
+        i.path, i.rules, engine::to_string(i.convention), table.universe().describe(), i.max_heaps, i.max_heap_size,
+        i.positions, i.value_bits,
+        i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits) : std::string(", no remoteness"),
+        i.method.empty() ? "not recorded" : i.method, io::to_string(i.compression), i.chunk_elements,
+        engine::format_bytes(i.file_bytes), i.generator, io::FORMAT_VERSION, io::INDEX_NAME);
+    return EXIT_OK;
+}
+
+}  // namespace nimtb::apps

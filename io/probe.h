@@ -1,0 +1,55 @@
+#pragma once
+// The tablebase prober: open a table, probe a position, rank its moves.
+// Used by `query`, `dump` and `play`. Not thread-safe (one TableReader).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/moves.h"
+#include "io/table_reader.h"
+
+namespace nimtb::io {
+
+struct ProbedMove {
+    unsigned heap = 0;           // 1-based, in the order the position was given
+    uint32_t heap_size = 0;
+    uint32_t amount = 0;
+    engine::Heaps result;        // the position after the move, same heap order
+    uint64_t child_rank = 0;
+    uint32_t value = 0;          // of the resulting position
+    std::optional<uint32_t> remoteness;
+    bool winning() const { return value == 0; }  // leaves the opponent a P-position
+};
+
+struct ProbeResult {
+    engine::Heaps heaps;         // as given (empty heaps kept)
+    uint64_t rank = 0;
+    uint32_t value = 0;
+    std::optional<uint32_t> remoteness;
+    bool to_move_wins() const { return value != 0; }
+    // Every move, best first: winning moves by fastest win, then losing moves
+    // by slowest loss; ties by heap, then amount.
+    std::vector<ProbedMove> moves;
+};
+
+class Prober {
+public:
+    explicit Prober(const std::string& path);  // throws TableError
+
+    TableReader& table() { return table_; }
+    const engine::Rule& rule() const { return table_.rule(); }
+    const engine::Universe& universe() const { return table_.universe(); }
+
+    // Probes heaps in any order; throws engine::InputError (naming the table's
+    // limits) for a position outside the table, TableError for a damaged file.
+    ProbeResult probe(const engine::Heaps& heaps);
+    // The moves of perfect play from `heaps` to the end of the game.
+    std::vector<ProbedMove> principal_line(const engine::Heaps& heaps);
+
+private:
+    TableReader table_;
+    engine::MoveGenerator moves_;
+};
+
+}  // namespace nimtb::io
