@@ -1,0 +1,284 @@
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/solver.h"
+#include "io/hdf5_handle.h"
+#include "io/probe.h"
+#include "io/table_reader.h"
+#include "io/table_writer.h"
+
+namespace fs = std::filesystem;
+using nimtb::engine::Convention;
+using nimtb::engine::Rule;
+using nimtb::engine::Solution;
+using nimtb::engine::Universe;
+using nimtb::io::Compression;
+using nimtb::io::TableError;
+using nimtb::io::TableReader;
+
+namespace {
+
+class TableFiles : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("nimtb-test-io-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    fs::path dir_;
+};
+
+Solution solve(const char* rule, Convention c, unsigned k, uint32_t h, bool remoteness = true) {
+    nimtb::engine::SolveOptions o;
+    o.convention = c;
+    o.remoteness = remoteness;
+    return nimtb::engine::solve(Rule::parse(rule), Universe(k, h), o);
+}
+
+void expect_same(const Solution& s, TableReader& t) {
+    ASSERT_EQ(t.info().positions, s.positions);
+    for (uint64_t r = 0; r < s.positions; ++r) {
+        ASSERT_EQ(t.value(r), s.value.get(r)) << r;
+        if (!s.remoteness.empty()) {
+            ASSERT_EQ(t.remoteness(r), s.remoteness.get(r)) << r;
+        }
+    }
+    // Streaming gives the same.
+    uint64_t seen = 0;
+    t.for_each_chunk([&](uint64_t first, std::span<const uint16_t> v, std::span<const uint16_t> rem) {
+        ASSERT_EQ(first, seen);
+        for (size_t i = 0; i < v.size(); ++i) {
+            ASSERT_EQ(v[i], s.value.get(first + i));
+            if (!s.remoteness.empty()) {
+                ASSERT_EQ(rem[i], s.remoteness.get(first + i));
+            }
+        }
+        seen += v.size();
+    });
+    EXPECT_EQ(seen, s.positions);
+}
+
+// Byte offset and size of chunk 0 of a dataset, for damaging it on purpose.
+std::pair<uint64_t, uint64_t> first_chunk(const std::string& file, const char* dataset) {
+    hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
+    const hsize_t offset[1] = {0};
+    unsigned mask = 0;
+    haddr_t addr = 0;
+    hsize_t size = 0;
+    H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size);
+    H5Dclose(d);
+    H5Fclose(f);
+    return {addr, size};
+}
+
+void expect_refused(const std::string& file, const std::string& fragment) {
+    try {
+        TableReader t(file);
+        for (uint64_t r = 0; r < t.info().positions; ++r) t.value(r);
+        ADD_FAILURE() << "read " << file;
+    } catch (const TableError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(fragment), std::string::npos) << m;
+        EXPECT_NE(m.find(file), std::string::npos) << m;
+    }
+}
+
+}  // namespace
+
+TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
+    const Solution small = solve("subtract:1,3,4", Convention::misere, 4, 12);
+    nimtb::io::write_table(path("a.h5"), small, {});
+    TableReader a(path("a.h5"));
+    EXPECT_EQ(a.info().value_bits, 8u);
+    EXPECT_EQ(a.info().remoteness_bits, 8u);
+    EXPECT_EQ(a.info().rules, "subtract:1,3,4");
+    EXPECT_EQ(a.info().convention, Convention::misere);
+    expect_same(small, a);
+
+    // 16-bit remoteness, more than one chunk.
+    const Solution wide = solve("nim", Convention::normal, 2, 800);
+    nimtb::io::write_table(path("b.h5"), wide, {});
+    TableReader b(path("b.h5"));
+    EXPECT_EQ(b.info().remoteness_bits, 16u);
+    EXPECT_GT(b.info().positions, nimtb::io::CHUNK_ELEMENTS);
+    expect_same(wide, b);
+
+    // 16-bit values.
+    const Solution values16 = solve("nim", Convention::normal, 1, 300, false);
+    nimtb::io::write_table(path("c.h5"), values16, {});
+    TableReader c(path("c.h5"));
+    EXPECT_EQ(c.info().value_bits, 16u);
+    EXPECT_FALSE(c.has_remoteness());
+    EXPECT_THROW(c.remoteness(0), TableError);
+    expect_same(values16, c);
+}
+
+TEST_F(TableFiles, EveryCompressionRoundTrips) {
+    const Solution s = solve("nim", Convention::misere, 3, 90);  // > 1 chunk
+    for (Compression c : {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
+        std::string why;
+        ASSERT_TRUE(nimtb::io::compression_available(c, &why)) << why;
+        nimtb::io::WriteOptions o;
+        o.compression = c;
+        const std::string file = path(std::string(nimtb::io::to_string(c)) + ".h5");
+        nimtb::io::write_table(file, s, o);
+        TableReader t(file);
+        EXPECT_EQ(t.info().compression, c);
+        expect_same(s, t);
+    }
+}
+
+TEST_F(TableFiles, NeverOverwritesUnlessAsked) {
+    const Solution s = solve("nim", Convention::normal, 2, 5);
+    nimtb::io::write_table(path("t.h5"), s, {});
+    EXPECT_THROW(nimtb::io::write_table(path("t.h5"), s, {}), TableError);
+    nimtb::io::WriteOptions o;
+    o.overwrite = true;
+    EXPECT_NO_THROW(nimtb::io::write_table(path("t.h5"), s, o));
+}
+
+TEST_F(TableFiles, AnInterruptedWriteLeavesNothingBehind) {
+    const Solution s = solve("nim", Convention::normal, 3, 90);
+    for (Compression c : {Compression::deflate, Compression::zstd}) {
+        std::atomic<bool> stop{true};
+        nimtb::io::WriteOptions o;
+        o.compression = c;
+        o.cancel = &stop;
+        EXPECT_THROW(nimtb::io::write_table(path("t.h5"), s, o), nimtb::engine::Cancelled);
+        EXPECT_TRUE(fs::is_empty(dir_)) << fs::directory_iterator(dir_)->path();
+    }
+}
+
+TEST_F(TableFiles, AFailedWriteLeavesNothingBehind) {
+    const Solution s = solve("nim", Convention::normal, 3, 20);
+    EXPECT_THROW(nimtb::io::write_table(path("no/such/folder/t.h5"), s, {}), TableError);
+    EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(TableFiles, RefusesMissingAndForeignFiles) {
+    expect_refused(path("missing.h5"), "no such file");
+    {
+        std::ofstream(path("text.h5")) << "not a table\n";
+    }
+    expect_refused(path("text.h5"), "not an HDF5 file");
+    hid_t f = H5Fcreate(path("foreign.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    H5Fclose(f);
+    expect_refused(path("foreign.h5"), "not a nimtb table");
+}
+
+// Opens a good table for writing and changes one thing about it.
+class Damage : public TableFiles {
+protected:
+    std::string make() {
+        const std::string file = path("t.h5");
+        nimtb::io::write_table(file, solve("nim", Convention::normal, 3, 20), {});
+        return file;
+    }
+    void set_u64(const std::string& file, const char* name, uint64_t v) {
+        hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        H5Adelete(f, name);
+        nimtb::io::write_u64_attribute(f, name, v);
+        H5Fclose(f);
+    }
+    void set_string(const std::string& file, const char* name, const std::string& v) {
+        hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        H5Adelete(f, name);
+        nimtb::io::write_string_attribute(f, name, v);
+        H5Fclose(f);
+    }
+};
+
+TEST_F(Damage, NewerFormatVersion) {
+    const std::string f = make();
+    set_u64(f, "format_version", 2);
+    expect_refused(f, "version 2 is newer");
+}
+
+TEST_F(Damage, BadAttributes) {
+    std::string f = make();
+    set_string(f, "index", "lex-v9");
+    expect_refused(f, "unknown index 'lex-v9'");
+    fs::remove(f);
+    f = make();
+    set_u64(f, "positions", 5);
+    expect_refused(f, "attribute 'positions' is 5");
+    fs::remove(f);
+    f = make();
+    set_string(f, "rules", "wythoff");
+    expect_refused(f, "unknown rule");
+    fs::remove(f);
+    f = make();
+    set_string(f, "convention", "sideways");
+    expect_refused(f, "unknown convention");
+    fs::remove(f);
+    f = make();
+    hid_t h = H5Fopen(f.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Adelete(h, "max_heaps");
+    H5Fclose(h);
+    expect_refused(f, "attribute 'max_heaps' is missing");
+}
+
+TEST_F(Damage, WrongDatasetLengthAndType) {
+    std::string f = make();
+    set_u64(f, "max_heap_size", 21);
+    set_u64(f, "positions", 2024);
+    expect_refused(f, "dataset /value holds 1771 entries, expected 2024");
+    fs::remove(f);
+    f = make();
+    hid_t h = H5Fopen(f.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(h, "value", H5P_DEFAULT);
+    hsize_t n = 1771;
+    hid_t space = H5Screate_simple(1, &n, nullptr);
+    hid_t d = H5Dcreate2(h, "value", H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Fclose(h);
+    expect_refused(f, "wrong element type");
+}
+
+TEST_F(Damage, FlippedBytesInsideAChunkFailTheChecksum) {
+    const std::string f = make();
+    const auto [addr, size] = first_chunk(f, "value");
+    ASSERT_GT(size, 8u);
+    std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekg(static_cast<std::streamoff>(addr + size / 2));
+    char byte = 0;
+    io.read(&byte, 1);
+    byte = static_cast<char>(byte ^ 0x5a);
+    io.seekp(static_cast<std::streamoff>(addr + size / 2));
+    io.write(&byte, 1);
+    io.close();
+    expect_refused(f, "the file is damaged");
+}
+
+TEST_F(Damage, TruncatedFile) {
+    const std::string f = make();
+    fs::resize_file(f, fs::file_size(f) / 2);
+    expect_refused(f, f);
+}
+
+TEST_F(TableFiles, ProbeOrdersMovesBestFirst) {
+    nimtb::io::write_table(path("t.h5"), solve("nim", Convention::normal, 3, 7), {});
+    nimtb::io::Prober p(path("t.h5"));
+    const auto r = p.probe({3, 4, 5});
+    EXPECT_EQ(r.rank, 48u);
+    EXPECT_EQ(r.value, 2u);
+    EXPECT_EQ(*r.remoteness, 11u);
+    ASSERT_EQ(r.moves.size(), 12u);
+    EXPECT_EQ(r.moves[0].heap, 1u);
+    EXPECT_EQ(r.moves[0].amount, 2u);
+    EXPECT_EQ(r.moves[0].result, (nimtb::engine::Heaps{1, 4, 5}));
+    EXPECT_TRUE(r.moves[0].winning());
+    for (size_t i = 2; i < r.moves.size(); ++i) EXPECT_GE(*r.moves[i - 1].remoteness, *r.moves[i].remoteness);
+    EXPECT_EQ(p.principal_line({3, 4, 5}).size(), 11u);
+    EXPECT_THROW(p.probe({8}), nimtb::engine::InputError);
+    EXPECT_THROW(p.probe({1, 1, 1, 1}), nimtb::engine::InputError);
+}
