@@ -47,4 +47,10 @@ cmake --build build -j"$(nproc)" >&2
 if [[ "$MODE" == test ]]; then
     exec ctest --test-dir build --output-on-failure -j"$(nproc)"
 fi
+# The main job: solve the default preset (once) and answer a query from it.
 ./build/apps/nimtb --version
+table=tables/nim-normal-k3-h15.h5
+if [[ ! -f "$table" ]]; then
+    ./build/apps/nimtb solve --preset default
+fi
+./build/apps/nimtb query "$table" "3 4 5"

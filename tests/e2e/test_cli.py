@@ -1,0 +1,270 @@
+"""End-to-end tests: the real nimtb binary on real files, the way a user runs it.
+
+Run by ctest (one entry per TestCase class) with Debian's /usr/bin/python3, which
+has h5py. NIMTB names the binary.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+NIMTB = os.environ.get("NIMTB", "build/apps/nimtb")
+
+
+def run(*args, stdin=None, cwd=None):
+    p = subprocess.run([NIMTB, *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+class Workdir(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="nimtb-e2e-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def solve(self, *args, name="t.h5"):
+        code, out, err = run("solve", *args, "-o", self.path(name), "--quiet")
+        self.assertEqual(code, 0, err)
+        return self.path(name)
+
+    def assert_error(self, code, err, expected_code, fragment):
+        self.assertEqual(code, expected_code, err)
+        self.assertIn(fragment, err)
+        self.assertTrue(err.startswith("nimtb: error: "), err)
+        self.assertNotIn("Traceback", err)
+
+
+class Solve(Workdir):
+    def test_default_output_name_and_summary(self):
+        code, out, err = run("solve", "--rules", "subtract:3,1,4", "--heaps", "3", "--max-heap", "10", cwd=self.dir)
+        self.assertEqual(code, 0, err)
+        self.assertTrue(os.path.exists(self.path("tables/subtract-1_3_4-normal-k3-h10.h5")))
+        for word in ["positions    286", "P-positions", "largest value", "largest remoteness", "solve time",
+                     "file size"]:
+            self.assertIn(word, out)
+
+    def test_refuses_to_overwrite_without_force(self):
+        t = self.solve("--rules", "nim", "--heaps", "2", "--max-heap", "5")
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "-o", t)
+        self.assert_error(code, err, 1, "already exists")
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "-o", t, "--force", "-q")
+        self.assertEqual(code, 0, err)
+
+    def test_presets(self):
+        code, out, err = run("solve", "--list-presets")
+        self.assertEqual(code, 0)
+        for name in ["bouton-3x15", "nim-4x20", "nim-4x20-misere", "matches-40", "nim-5x63-misere"]:
+            self.assertIn(name, out)
+        code, out, err = run("solve", "--preset", "matches-40", "-o", self.path("m.h5"), "-q")
+        self.assertEqual(code, 0, err)
+        code, out, err = run("info", self.path("m.h5"), "--json")
+        info = json.loads(out)
+        self.assertEqual((info["rules"], info["max_heaps"], info["max_heap_size"]), ("subtract:1-3", 1, 40))
+        code, out, err = run("solve", "--preset", "nosuch")
+        self.assert_error(code, err, 2, "unknown preset 'nosuch'")
+
+    def test_bad_usage_exits_2(self):
+        for args, fragment in [
+            (["--rules", "wythoff", "--heaps", "2", "--max-heap", "5"], "unknown rule 'wythoff'"),
+            (["--rules", "subtract:", "--heaps", "2", "--max-heap", "5"], "empty subtract list"),
+            (["--rules", "subtract:5-2", "--heaps", "2", "--max-heap", "5"], "reversed range"),
+            (["--rules", "nim", "--max-heap", "5"], "missing --heaps"),
+            (["--rules", "nim", "--heaps", "2", "--max-heap", "5", "--compression", "rar"], "unknown compression"),
+            (["--rules", "nim", "--heaps", "40", "--max-heap", "1000"], "more than 2^64 positions"),
+            (["--rules", "nim", "--heaps", "two", "--max-heap", "5"], "heaps"),
+            (["--bogus"], "unrecognised option"),
+            (["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "5", "--method", "sprague-grundy"],
+             "normal play only"),
+        ]:
+            code, out, err = run("solve", *args, "-o", self.path("x.h5"))
+            self.assert_error(code, err, 2, fragment)
+            self.assertFalse(os.path.exists(self.path("x.h5")))
+
+    def test_too_big_for_memory_exits_1(self):
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "6", "--max-heap", "1000", "-o", self.path("x.h5"))
+        self.assert_error(code, err, 1, "of memory, but only")
+
+    def test_ctrl_c_leaves_no_table(self):
+        p = subprocess.Popen([NIMTB, "solve", "--rules", "nim", "--heaps", "6", "--max-heap", "60", "-o",
+                              self.path("big.h5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("interrupted", err)
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_sprague_grundy_method_and_no_remoteness(self):
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7", "--method", "sprague-grundy")
+        code, out, err = run("info", t, "--json")
+        info = json.loads(out)
+        self.assertEqual(info["method"], "sprague-grundy")
+        self.assertNotIn("remoteness", info["quantities"])
+        code, out, err = run("query", t, "3 4 5", "--json")
+        self.assertEqual(json.loads(out)["remoteness"], None)
+
+
+class Query(Workdir):
+    def setUp(self):
+        super().setUp()
+        self.t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7")
+
+    def test_answer_with_every_move_best_first(self):
+        code, out, err = run("query", self.t, "3 4 5", "--json")
+        self.assertEqual(code, 0, err)
+        q = json.loads(out)
+        self.assertEqual((q["rank"], q["value"], q["remoteness"], q["to_move_wins"]), (48, 2, 11, True))
+        self.assertEqual(len(q["moves"]), 12)
+        best = q["moves"][0]
+        self.assertEqual((best["heap"], best["take"], best["result"], best["wins"]), (1, 2, [1, 4, 5], True))
+        code, out, err = run("query", self.t, "5,3,4")
+        self.assertIn("wins (N-position)", out)
+        self.assertIn("remoteness  11", out)
+
+    def test_line(self):
+        code, out, err = run("query", self.t, "3 4 5", "--line", "--json")
+        line = json.loads(out)["line"]
+        self.assertEqual(len(line), 11)
+        self.assertEqual(line[-1]["result"], [0, 0, 0])
+
+    def test_batch_from_stdin(self):
+        code, out, err = run("query", self.t, "-", "--json", stdin="1 1 1\n3 4 5\n\n1 2 3\n")
+        self.assertEqual(code, 0, err)
+        answers = [json.loads(l) for l in out.splitlines()]
+        self.assertEqual([a["value"] for a in answers], [1, 2, 0, 0])
+        code, out, err = run("query", self.t, "-", stdin="1 1 1\n9 9\n1 2 3\n")
+        self.assertEqual(code, 2)
+        self.assertIn("line 2", err)
+        self.assertEqual(out.count("position    "), 2)
+
+    def test_refusals(self):
+        for pos, fragment in [("3 8", "heap 2 has 8 tokens"), ("1 2 3 4", "at most 3 heaps of at most 7 tokens"),
+                              ("3 -4", "heap 2 ('-4') is negative"), ("3 x", "heap 2 ('x') is not a number")]:
+            code, out, err = run("query", self.t, pos)
+            self.assert_error(code, err, 2, fragment)
+            self.assertEqual(out, "")
+
+    def test_missing_foreign_and_damaged_files(self):
+        code, out, err = run("query", self.path("none.h5"), "1")
+        self.assert_error(code, err, 1, "no such file")
+        with open(self.path("foreign.h5"), "w") as f:
+            f.write("hello")
+        code, out, err = run("info", self.path("foreign.h5"))
+        self.assert_error(code, err, 1, "not an HDF5 file")
+        import h5py
+        with h5py.File(self.path("other.h5"), "w") as f:
+            f["x"] = [1, 2, 3]
+        code, out, err = run("verify", self.path("other.h5"))
+        self.assert_error(code, err, 1, "not a nimtb table")
+        with open(self.t, "r+b") as f:
+            f.truncate(os.path.getsize(self.t) // 2)
+        code, out, err = run("query", self.t, "3 4 5")
+        self.assert_error(code, err, 1, self.t)
+
+
+class Formats(Workdir):
+    def test_h5py_reads_the_worked_examples(self):
+        cases = [("nim", [], 7, 48, 2, 11), ("nim", [], 7, 3, 1, 3), ("nim", ["--misere"], 7, 48, 2, 10),
+                 ("nim", ["--misere"], 7, 3, 0, 3), ("nim", ["--misere"], 7, 0, 1, 0),
+                 ("subtract:1,3,4", [], 10, 89, 0, 8), ("subtract:1,3,4", ["--misere"], 10, 89, 1, 8)]
+        import h5py
+        for i, (rule, extra, h, rank, value, remoteness) in enumerate(cases):
+            t = self.solve("--rules", rule, *extra, "--heaps", "3", "--max-heap", str(h), name=f"w{i}.h5")
+            with h5py.File(t, "r") as f:
+                self.assertEqual(f.attrs["format"], "nimtb-table")
+                self.assertEqual(f.attrs["format_version"], 1)
+                self.assertEqual(f.attrs["index"], "colex-multiset-v1")
+                self.assertEqual(f.attrs["positions"], len(f["value"]))
+                self.assertTrue(f["value"].fletcher32)
+                self.assertEqual((int(f["value"][rank]), int(f["remoteness"][rank])), (value, remoteness), rule)
+
+    def test_h5dump_reads_a_table(self):
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7")
+        p = subprocess.run(["h5dump", "-d", "/value", "-s", "48", "-c", "1", t], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("(48): 2", p.stdout)
+
+    def test_every_compression(self):
+        for c in ["deflate", "zstd", "lz4", "none"]:
+            t = self.solve("--rules", "nim", "--misere", "--heaps", "3", "--max-heap", "9", "-c", c, name=c + ".h5")
+            code, out, err = run("info", t, "--json")
+            self.assertEqual(json.loads(out)["compression"], c)
+            code, out, err = run("query", t, "1 1 1", "--json")
+            self.assertEqual(json.loads(out)["value"], 0)
+
+
+class Dump(Workdir):
+    def test_p_positions_of_small_nim(self):
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7")
+        code, out, err = run("dump", t, "--p-only", "--max-total", "6", "--csv")
+        self.assertEqual(code, 0, err)
+        rows = out.splitlines()
+        self.assertEqual(rows[0], "position,value,remoteness,winning_move")
+        self.assertEqual([r.split(",")[0] for r in rows[1:]], ["(empty)", "1 1", "2 2", "1 2 3", "3 3"])
+        code, out, err = run("dump", t, "--max-total", "2")
+        self.assertIn("take 1 from 1 -> (empty)", out)
+
+
+class Verify(Workdir):
+    def test_theorems_hold(self):
+        for rule, extra in [("nim", []), ("nim", ["--misere"]), ("subtract:1,3,4", []), ("allbut:2", [])]:
+            t = self.solve("--rules", rule, *extra, "--heaps", "3", "--max-heap", "12", name="v.h5")
+            code, out, err = run("verify", t, "--json")
+            self.assertEqual(code, 0, out + err)
+            report = json.loads(out)
+            self.assertTrue(report["ok"])
+            os.remove(t)
+
+    def test_misere_finding_and_periods(self):
+        t = self.solve("--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "20")
+        code, out, err = run("verify", t, "--json")
+        self.assertEqual(code, 0, err)
+        report = json.loads(out)
+        finding = [c for c in report["checks"] if c["name"] == "misere-rule-on-values"][0]
+        self.assertTrue(finding["applies"])
+        self.assertFalse(finding["theorem"])
+        code, out, err = run("verify", self.solve("--rules", "subtract:1,3,4", "--heaps", "1", "--max-heap", "30",
+                                                  name="s.h5"), "--json")
+        single = json.loads(out)["single_heaps"]
+        self.assertEqual(single["values"][:8], [0, 1, 0, 1, 2, 3, 2, 0])
+        self.assertEqual((single["period"], single["preperiod"]), (7, 0))
+
+    def test_a_wrong_table_is_a_mismatch(self):
+        import h5py
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7", "-c", "none")
+        with h5py.File(t, "r+") as f:
+            v = f["value"][:]
+            v[48] = 3
+            f["value"][:] = v
+        code, out, err = run("verify", t)
+        self.assertEqual(code, 1)
+        self.assertIn("FAILS", out)
+        self.assertIn("3 4 5", out)
+
+
+class Help(unittest.TestCase):
+    def test_help_and_exit_codes(self):
+        code, out, err = run("--help")
+        self.assertEqual(code, 0)
+        self.assertIn("exit codes", out)
+        for cmd in ["solve", "info", "query", "dump", "verify"]:
+            code, out, err = run(cmd, "--help")
+            self.assertEqual(code, 0)
+            self.assertIn("examples:", out)
+        code, out, err = run("frobnicate")
+        self.assertEqual(code, 2)
+        self.assertIn("unknown command", err)
+        code, out, err = run()
+        self.assertEqual(code, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
