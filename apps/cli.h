@@ -83,5 +83,6 @@ int cmd_info(const std::vector<std::string>& args);
 int cmd_query(const std::vector<std::string>& args);
 int cmd_dump(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
+int cmd_play(const std::vector<std::string>& args);
 
 }  // namespace nimtb::apps

@@ -21,6 +21,7 @@ commands:
   query     who wins a position, its value, remoteness and every move
   dump      list positions of a table (all, P-positions, small ones)
   verify    check a table against its definition and the theorems
+  play      play a game against the perfect computer (or a gentler one, or a person)
 
   nimtb COMMAND --help   shows the options of a command, with examples.
   nimtb --version        prints the version.
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
     }
     static const std::map<std::string, int (*)(const std::vector<std::string>&)> commands = {
         {"solve", apps::cmd_solve}, {"info", apps::cmd_info},     {"query", apps::cmd_query},
-        {"dump", apps::cmd_dump},   {"verify", apps::cmd_verify},
+        {"dump", apps::cmd_dump},   {"verify", apps::cmd_verify}, {"play", apps::cmd_play},
     };
     const auto it = commands.find(command);
     try {

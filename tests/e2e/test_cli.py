@@ -255,7 +255,7 @@ class Help(unittest.TestCase):
         code, out, err = run("--help")
         self.assertEqual(code, 0)
         self.assertIn("exit codes", out)
-        for cmd in ["solve", "info", "query", "dump", "verify"]:
+        for cmd in ["solve", "info", "query", "dump", "verify", "play"]:
             code, out, err = run(cmd, "--help")
             self.assertEqual(code, 0)
             self.assertIn("examples:", out)

@@ -1,0 +1,145 @@
+#include "play/players.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/hdf5_handle.h"
+
+namespace nimtb::play {
+
+Level parse_level(std::string_view text) {
+    if (text == "perfect") return Level::perfect;
+    if (text == "medium") return Level::medium;
+    if (text == "easy") return Level::easy;
+    if (text == "random") return Level::random;
+    if (text == "learning") return Level::learning;
+    throw engine::InputError("unknown level '" + std::string(text) +
+                             "': expected perfect, medium, easy, random or learning");
+}
+
+const char* to_string(Level level) {
+    switch (level) {
+        case Level::perfect: return "perfect";
+        case Level::medium: return "medium";
+        case Level::easy: return "easy";
+        case Level::random: return "random";
+        case Level::learning: return "learning";
+    }
+    return "perfect";
+}
+
+double blunder_chance(Level level) {
+    switch (level) {
+        case Level::perfect: return 0.0;
+        case Level::medium: return 0.2;
+        case Level::easy: return 0.5;
+        default: return 1.0;
+    }
+}
+
+namespace {
+
+size_t uniform(std::mt19937_64& rng, size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); }
+
+class TablePlayer : public Player {
+public:
+    TablePlayer(Level level, engine::Convention convention) : level_(level), convention_(convention) {}
+
+    const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) override {
+        const auto& moves = probe.moves;
+        if (level_ == Level::random) {
+            // Random, except a move that ends the game with a win at once:
+            // in normal play, one that leaves no move to the opponent.
+            if (convention_ == engine::Convention::normal) {
+                for (const auto& m : moves) {
+                    if (m.winning() && m.remoteness && *m.remoteness == 0) return m;
+                }
+            }
+            return moves[uniform(rng, moves.size())];
+        }
+        if (std::bernoulli_distribution(blunder_chance(level_))(rng)) return moves[uniform(rng, moves.size())];
+        return moves.front();  // the fastest win, or the slowest loss
+    }
+
+private:
+    Level level_;
+    engine::Convention convention_;
+};
+
+std::string key_of(const engine::Heaps& heaps) {
+    engine::Heaps sorted = heaps;
+    std::sort(sorted.begin(), sorted.end());
+    return engine::format_heaps(sorted);
+}
+
+}  // namespace
+
+std::unique_ptr<Player> make_table_player(Level level, engine::Convention convention) {
+    return std::make_unique<TablePlayer>(level, convention);
+}
+
+MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
+    if (path_.empty() || !std::filesystem::exists(path_)) return;
+    std::ifstream in(path_);
+    try {
+        const nlohmann::json j = nlohmann::json::parse(in);
+        for (const auto& [position, moves] : j.at("bags").items()) {
+            auto& bag = bags_[position];
+            for (const auto& m : moves) {
+                bag[{m.at("heap").get<uint32_t>(), m.at("take").get<uint32_t>()}] =
+                    std::max<uint32_t>(1, m.at("counters").get<uint32_t>());
+            }
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw io::TableError(path_ + ": not a learning file of nimtb (" + e.what() + ")");
+    }
+}
+
+const io::ProbedMove& MatchboxLearner::choose(const io::ProbeResult& probe, std::mt19937_64& rng) {
+    const std::string key = key_of(probe.heaps);
+    auto& bag = bags_[key];
+    std::vector<uint32_t> weights;
+    for (const auto& m : probe.moves) {
+        auto [it, fresh] = bag.try_emplace({m.heap_size, m.amount}, 1u);
+        weights.push_back(it->second);
+    }
+    const size_t i = std::discrete_distribution<size_t>(weights.begin(), weights.end())(rng);
+    drawn_.push_back({key, {probe.moves[i].heap_size, probe.moves[i].amount}});
+    return probe.moves[i];
+}
+
+void MatchboxLearner::game_over(bool won) {
+    for (const auto& [key, move] : drawn_) {
+        uint32_t& counters = bags_[key][move];
+        if (won) {
+            ++counters;
+        } else if (counters > 1) {
+            --counters;
+        }
+    }
+    drawn_.clear();
+    save();
+}
+
+void MatchboxLearner::save() const {
+    if (path_.empty()) return;
+    nlohmann::json j = {{"format", "nimtb-matchboxes"}, {"bags", nlohmann::json::object()}};
+    for (const auto& [position, bag] : bags_) {
+        auto& moves = j["bags"][position] = nlohmann::json::array();
+        for (const auto& [move, counters] : bag) {
+            moves.push_back({{"heap", move.first}, {"take", move.second}, {"counters", counters}});
+        }
+    }
+    // Written aside and renamed, like tables: an interrupted save keeps the old bags.
+    const std::string tmp = path_ + ".tmp";
+    {
+        std::ofstream out(tmp);
+        out << j.dump(1) << "\n";
+        if (!out) throw io::TableError(path_ + ": cannot save the learner's bags");
+    }
+    std::filesystem::rename(tmp, path_);
+}
+
+}  // namespace nimtb::play

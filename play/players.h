@@ -1,0 +1,57 @@
+#pragma once
+// Computer players for `nimtb play`: the table's perfect play, weakened
+// levels, and a matchbox learner that improves from its games.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "io/probe.h"
+
+namespace nimtb::play {
+
+enum class Level { perfect, medium, easy, random, learning };
+Level parse_level(std::string_view text);  // throws engine::InputError
+const char* to_string(Level level);
+// The chance that a weakened level plays a random legal move instead of the best one.
+double blunder_chance(Level level);
+
+// Chooses moves for one side. `probe` has every legal move, best first.
+class Player {
+public:
+    virtual ~Player() = default;
+    virtual const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) = 0;
+    // Told once per game, after it ends.
+    virtual void game_over(bool /*won*/) {}
+};
+
+// perfect, medium, easy and random: all from the table.
+std::unique_ptr<Player> make_table_player(Level level, engine::Convention convention);
+
+// The matchbox learner. Each position has a bag of counters, one per legal
+// move at first; a move is a counter drawn at random. After a won game each
+// drawn counter gets a copy; after a lost game the drawn counters are removed,
+// keeping at least one of each move. The bags live in a JSON file between runs.
+class MatchboxLearner : public Player {
+public:
+    // Loads the bags from `path` if it exists ("" keeps them in memory only).
+    explicit MatchboxLearner(std::string path);
+    const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) override;
+    void game_over(bool won) override;  // updates and saves the bags
+    size_t positions_known() const { return bags_.size(); }
+
+private:
+    using MoveKey = std::pair<uint32_t, uint32_t>;  // heap size, amount: independent of heap order
+    void save() const;
+
+    std::string path_;
+    std::map<std::string, std::map<MoveKey, uint32_t>> bags_;
+    std::vector<std::pair<std::string, MoveKey>> drawn_;
+};
+
+}  // namespace nimtb::play

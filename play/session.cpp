@@ -1,0 +1,318 @@
+#include "play/session.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <istream>
+#include <ostream>
+
+namespace nimtb::play {
+
+const char* to_string(State state) {
+    switch (state) {
+        case State::setup: return "setup";
+        case State::human_turn: return "human-turn";
+        case State::computer_turn: return "computer-turn";
+        case State::game_over: return "game-over";
+        case State::finished: return "finished";
+    }
+    return "?";
+}
+
+engine::Heaps layout(const std::string& name, std::mt19937_64& rng) {
+    if (name == "classic") return {3, 4, 5};
+    if (name == "marienbad") return {1, 3, 5, 7};  // the film's game, usually played misere
+    if (name == "matches") return {21};            // one heap of 21 matches (take 1-3)
+    if (name == "pyramid") return {1, 2, 3, 4, 5};
+    if (name == "fibonacci") return {2, 3, 5, 8};
+    if (name == "random") {
+        const int heaps = std::uniform_int_distribution<int>(2, 4)(rng);
+        engine::Heaps h;
+        for (int i = 0; i < heaps; ++i) h.push_back(std::uniform_int_distribution<uint32_t>(1, 20)(rng));
+        return h;
+    }
+    throw engine::InputError("unknown layout '" + name + "': expected " + layout_names());
+}
+
+std::string layout_names() { return "classic (3 4 5), marienbad (1 3 5 7), matches (21), pyramid (1-5), fibonacci (2 3 5 8) or random"; }
+
+Session::Session(io::Prober& prober, SessionOptions options, std::istream& in, std::ostream& out)
+    : prober_(prober), options_(std::move(options)), in_(in), out_(out), rng_(options_.seed) {
+    const engine::Convention c = prober_.table().info().convention;
+    for (int i = 0; i < 2; ++i) {
+        const Side& s = options_.sides[i];
+        if (s.human) continue;
+        if (s.level == Level::learning) {
+            players_[i] = std::make_unique<MatchboxLearner>(options_.learning_file);
+        } else {
+            players_[i] = make_table_player(s.level, c);
+        }
+    }
+}
+
+Session::~Session() = default;
+
+SessionSummary Session::run() {
+    while (state_ != State::finished) {
+        switch (state_) {
+            case State::setup: setup(); break;
+            case State::human_turn: human_turn(); break;
+            case State::computer_turn: computer_turn(); break;
+            case State::game_over: game_over(); break;
+            case State::finished: break;
+        }
+    }
+    return summary_;
+}
+
+void Session::transition(State next) {
+    if (options_.trace) out_ << "[trace] " << to_string(state_) << " -> " << to_string(next) << "\n";
+    state_ = next;
+}
+
+bool Session::read_line(std::string& line) {
+    if (!std::getline(in_, line)) return false;
+    const size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
+    line = a == std::string::npos ? "" : line.substr(a, b - a + 1);
+    std::transform(line.begin(), line.end(), line.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    return true;
+}
+
+// The state after a move (or at the start): game over when no move is left.
+static State next_state(io::Prober& prober, const engine::Heaps& heaps, const Side& side) {
+    if (prober.probe(heaps).moves.empty()) return State::game_over;
+    return side.human ? State::human_turn : State::computer_turn;
+}
+
+void Session::setup() {
+    const engine::Universe& u = prober_.universe();
+    if (options_.start) {
+        heaps_ = *options_.start;
+    } else if (options_.layout == "random") {
+        // Like the source games, but within the table's limits.
+        const unsigned most = std::max(2u, std::min(4u, u.max_heaps()));
+        const int count = std::uniform_int_distribution<int>(std::min(2u, u.max_heaps()), most)(rng_);
+        heaps_.clear();
+        for (int i = 0; i < count; ++i) {
+            heaps_.push_back(std::uniform_int_distribution<uint32_t>(1, std::min(20u, std::max(1u, u.max_heap_size())))(rng_));
+        }
+    } else {
+        heaps_ = layout(options_.layout, rng_);
+    }
+    const io::ProbeResult r = prober_.probe(heaps_);  // throws InputError outside the table
+    if (r.moves.empty()) throw engine::InputError("the start " + engine::format_heaps(heaps_) + " has no move");
+    to_move_ = 0;
+    moves_made_ = 0;
+    history_.clear();
+    start_text_ = fmt::format("{} ({})", engine::format_heaps(heaps_), r.to_move_wins() ? "N" : "P");
+    if (!options_.brief) {
+        const bool normal = prober_.table().info().convention == engine::Convention::normal;
+        out_ << fmt::format("\nnew game: {} {}; {} play: whoever makes the last move {}\n", prober_.rule().canonical(),
+                            normal ? "normal" : "misere", normal ? "normal" : "misere", normal ? "wins" : "loses");
+        out_ << fmt::format("{} against {}; {} first\n", options_.sides[0].name, options_.sides[1].name,
+                            options_.sides[0].name == "you" ? "you move" : options_.sides[0].name + " moves");
+    }
+    transition(next_state(prober_, heaps_, options_.sides[0]));
+}
+
+void Session::draw_board() const {
+    // At most 40 tokens drawn a row; a bigger heap shows "..." and its size.
+    constexpr uint32_t DRAWN = 40;
+    const uint32_t widest = std::min(DRAWN, *std::max_element(heaps_.begin(), heaps_.end()));
+    std::string board;
+    for (size_t i = 0; i < heaps_.size(); ++i) {
+        std::string tokens;
+        for (uint32_t t = 0; t < std::min(heaps_[i], DRAWN); ++t) tokens += "o ";
+        if (heaps_[i] > DRAWN) tokens += "... ";
+        board += fmt::format("  heap {:>2} | {:<{}} ({})\n", i + 1, tokens, 2 * widest + 4, heaps_[i]);
+    }
+    out_ << board;
+}
+
+std::string Session::help() const {
+    std::string allowed;
+    switch (prober_.rule().kind()) {
+        case engine::RuleKind::nim: allowed = "any number of tokens"; break;
+        case engine::RuleKind::subtract: allowed = "an amount in " + prober_.rule().canonical().substr(9); break;
+        case engine::RuleKind::allbut: allowed = "any amount except " + prober_.rule().canonical().substr(7); break;
+    }
+    return "Type a move as HEAP AMOUNT: '2 3' takes 3 tokens from heap 2. A move takes " + allowed +
+           " from one heap.\nCommands: hint (the best move and why), undo (take back your last move), help, quit.\n";
+}
+
+std::string Session::hint(const io::ProbeResult& r) const {
+    const io::ProbedMove& best = r.moves.front();
+    const bool normal = prober_.table().info().convention == engine::Convention::normal;
+    const bool nim = prober_.rule().allows_all_up_to(prober_.universe().max_heap_size());
+    std::string text;
+    if (!r.to_move_wins()) {
+        text = fmt::format(
+            "hint: this is a P-position (value 0): every move loses against perfect play.\n"
+            "      The slowest loss takes {} from heap {}, leaving {}.\n",
+            best.amount, best.heap, engine::format_heaps(best.result));
+        return text;
+    }
+    text = fmt::format("hint: take {} from heap {}, leaving {}: a P-position (value 0). Whatever your opponent\n"
+                       "      does from there, you can move back to a P-position{}.\n",
+                       best.amount, best.heap, engine::format_heaps(best.result),
+                       best.remoteness ? fmt::format("; you win in {} more moves", *best.remoteness + 1) : "");
+    if (nim) {
+        uint32_t x = 0;
+        std::string terms, bits;
+        unsigned width = 1;
+        for (uint32_t h : r.heaps) width = std::max(width, static_cast<unsigned>(std::bit_width(h)));
+        for (uint32_t h : r.heaps) {
+            if (!h) continue;
+            x ^= h;
+            terms += (terms.empty() ? "" : " ^ ") + std::to_string(h);
+            bits += (bits.empty() ? "" : " ^ ") + fmt::format("{:0{}b}", h, width);
+        }
+        const uint32_t from = best.heap_size;
+        if (normal || std::any_of(best.result.begin(), best.result.end(), [](uint32_t h) { return h >= 2; })) {
+            text += fmt::format("      Nim: the XOR of the heaps is {} = {} ({} = {:0{}b} in binary).\n", terms, x, bits, x,
+                                width);
+            text += fmt::format("      Heap {} has {} = {:0{}b}; {} XOR {} = {}, so take {} and the XOR becomes 0.\n", best.heap,
+                                from, from, width, from, x, from ^ x, best.amount);
+        }
+        if (!normal) {
+            text += "      Misere Nim: play as in Nim, except at the end: when your move would leave only\n"
+                    "      heaps of 1, leave an odd number of them.\n";
+        }
+    }
+    return text;
+}
+
+std::string Session::refuse(const std::string& word_heap, const std::string& word_amount, unsigned* heap,
+                            uint32_t* amount) const {
+    auto number = [](const std::string& w, uint32_t* v) {
+        auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), *v);
+        return ec == std::errc() && end == w.data() + w.size();
+    };
+    uint32_t h = 0, a = 0;
+    if (!number(word_heap, &h) || !number(word_amount, &a)) {
+        return "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
+    }
+    if (h < 1 || h > heaps_.size()) return fmt::format("there is no heap {}: heaps are numbered 1 to {}", h, heaps_.size());
+    if (heaps_[h - 1] == 0) return fmt::format("heap {} is empty", h);
+    if (a == 0) return "take at least one token";
+    if (a > heaps_[h - 1]) {
+        return fmt::format("heap {} has only {} token{}", h, heaps_[h - 1], heaps_[h - 1] == 1 ? "" : "s");
+    }
+    if (!prober_.rule().allows(a)) {
+        std::string ok;
+        for (uint32_t s : prober_.rule().amounts_up_to(heaps_[h - 1])) ok += (ok.empty() ? "" : ", ") + std::to_string(s);
+        return fmt::format("the rule {} does not allow taking {}; from heap {} you may take {}", prober_.rule().canonical(),
+                           a, h, ok.empty() ? "nothing" : ok);
+    }
+    *heap = h;
+    *amount = a;
+    return "";
+}
+
+void Session::human_turn() {
+    const Side& side = options_.sides[to_move_];
+    draw_board();
+    out_ << fmt::format("{} to move (heap and amount, or hint, undo, help, quit): ", side.name);
+    out_.flush();
+    std::string line;
+    if (!read_line(line) || line == "quit" || line == "q" || line == "exit") {
+        out_ << "\nbye\n";
+        quit_ = true;
+        transition(State::finished);
+        return;
+    }
+    out_ << "\n";
+    if (line == "help" || line == "?") {
+        out_ << help();
+        return;
+    }
+    if (line == "hint") {
+        out_ << hint(prober_.probe(heaps_));
+        return;
+    }
+    if (line == "undo") {
+        if (history_.empty()) {
+            out_ << "nothing to undo\n";
+            return;
+        }
+        // Back to the last position where a person was to move.
+        do {
+            heaps_ = history_.back().heaps;
+            to_move_ = history_.back().mover;
+            history_.pop_back();
+            --moves_made_;
+        } while (!options_.sides[to_move_].human && !history_.empty());
+        out_ << "undone\n";
+        transition(next_state(prober_, heaps_, options_.sides[to_move_]));
+        return;
+    }
+    std::string words[3];
+    size_t n = 0;
+    for (size_t i = 0; i < line.size() && n < 3;) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == ',' || line[i] == '\t')) ++i;
+        size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != ',' && line[j] != '\t') ++j;
+        if (j > i) words[n++] = line.substr(i, j - i);
+        i = j;
+    }
+    unsigned heap = 0;
+    uint32_t amount = 0;
+    const std::string why = n == 2 ? refuse(words[0], words[1], &heap, &amount)
+                                   : "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
+    if (!why.empty()) {
+        out_ << "not a move: " << why << "\n";
+        return;
+    }
+    apply(to_move_, heap, amount);
+}
+
+void Session::computer_turn() {
+    const io::ProbeResult r = prober_.probe(heaps_);
+    const io::ProbedMove& m = players_[to_move_]->choose(r, rng_);
+    if (!options_.brief) {
+        out_ << fmt::format("{} takes {} from heap {}\n", options_.sides[to_move_].name, m.amount, m.heap);
+    }
+    apply(to_move_, m.heap, m.amount);
+}
+
+void Session::apply(int mover, unsigned heap, uint32_t amount) {
+    history_.push_back({heaps_, mover});
+    heaps_[heap - 1] -= amount;
+    ++moves_made_;
+    to_move_ = 1 - mover;
+    transition(next_state(prober_, heaps_, options_.sides[to_move_]));
+}
+
+void Session::game_over() {
+    // The player to move has no move: in normal play they lose, in misere they win.
+    const bool normal = prober_.table().info().convention == engine::Convention::normal;
+    const int winner = normal ? 1 - to_move_ : to_move_;
+    ++summary_.games;
+    ++summary_.wins[winner];
+    summary_.winners.push_back(winner);
+    for (int i = 0; i < 2; ++i) {
+        if (players_[i]) players_[i]->game_over(i == winner);
+    }
+    if (options_.brief) {
+        out_ << fmt::format("game {}: start {}, winner {} ({}) in {} moves\n", summary_.games, start_text_, winner + 1,
+                            options_.sides[winner].name, moves_made_);
+    } else {
+        draw_board();
+        const std::string& name = options_.sides[winner].name;
+        out_ << fmt::format("game over: {} after {} moves\n", name == "you" ? "you win" : name + " wins", moves_made_);
+    }
+    if (options_.games) {
+        transition(summary_.games < options_.games ? State::setup : State::finished);
+        return;
+    }
+    out_ << "play again? [y/n] ";
+    out_.flush();
+    std::string line;
+    const bool again = read_line(line) && (line == "y" || line == "yes");
+    out_ << "\n";
+    transition(again ? State::setup : State::finished);
+}
+
+}  // namespace nimtb::play

@@ -1,0 +1,90 @@
+#pragma once
+// A playing session: games of one table between people and computer players,
+// driven as an explicit state machine (setup, a person's turn, the computer's
+// turn, game over) over text streams, so a terminal and a test pipe are alike.
+
+#include <array>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "io/probe.h"
+#include "play/players.h"
+
+namespace nimtb::play {
+
+enum class State { setup, human_turn, computer_turn, game_over, finished };
+const char* to_string(State state);
+
+struct Side {
+    bool human = true;
+    Level level = Level::perfect;
+    std::string name;  // "you", "player 2", "computer (perfect)"
+};
+
+// Starting layouts by name; `random` is 2-4 heaps of 1-20 tokens.
+engine::Heaps layout(const std::string& name, std::mt19937_64& rng);
+std::string layout_names();
+
+struct SessionOptions {
+    std::array<Side, 2> sides;       // sides[0] moves first
+    std::optional<engine::Heaps> start;
+    std::string layout = "classic";  // when no start is given
+    uint64_t seed = 0;
+    bool trace = false;              // print each state transition
+    unsigned games = 0;              // play this many games without asking; 0: ask "play again?"
+    bool brief = false;              // one line per game (with games > 0)
+    std::string learning_file;       // the matchbox learner's bags ("" in memory)
+};
+
+struct SessionSummary {
+    unsigned games = 0;
+    std::array<unsigned, 2> wins{};
+    std::vector<int> winners;        // 0 or 1, per game
+};
+
+class Session {
+public:
+    Session(io::Prober& prober, SessionOptions options, std::istream& in, std::ostream& out);
+    ~Session();
+    // Plays until the person quits, input ends, or `games` are played.
+    SessionSummary run();
+
+private:
+    struct Turn {
+        engine::Heaps heaps;
+        int mover;
+    };
+    void transition(State next);
+    void setup();
+    void human_turn();
+    void computer_turn();
+    void game_over();
+    void apply(int mover, unsigned heap, uint32_t amount);
+    void draw_board() const;
+    std::string hint(const io::ProbeResult& r) const;
+    std::string help() const;
+    bool read_line(std::string& line);
+    std::string refuse(const std::string& word_heap, const std::string& word_amount, unsigned* heap,
+                       uint32_t* amount) const;
+
+    io::Prober& prober_;
+    SessionOptions options_;
+    std::istream& in_;
+    std::ostream& out_;
+    std::mt19937_64 rng_;
+    std::array<std::unique_ptr<Player>, 2> players_;
+    State state_ = State::setup;
+    engine::Heaps heaps_;
+    int to_move_ = 0;
+    unsigned moves_made_ = 0;
+    std::vector<Turn> history_;
+    SessionSummary summary_;
+    bool quit_ = false;
+    std::string start_text_;
+};
+
+}  // namespace nimtb::play
