@@ -131,6 +131,9 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
 
     const MoveGenerator gen(rule, u);
     std::vector<Move> moves;
+    std::vector<uint64_t> children;
+    std::vector<uint32_t> child_values, child_remoteness;
+    std::vector<uint8_t> seen;
     Heaps heaps(k, 0);
     std::vector<uint32_t> g(k);
     const bool rem = table.has_remoteness();
@@ -144,15 +147,17 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
 
         // 1. Consistency with the definitions, from the stored children.
         gen.moves(heaps, moves);
-        std::vector<bool> seen(moves.size() + 2, false);
+        children.clear();
+        for (const Move& m : moves) children.push_back(m.child_rank);
+        table.fetch(children, child_values, rem ? &child_remoteness : nullptr);
+        seen.assign(moves.size() + 2, 0);
         uint32_t max_all = 0, min_p = UINT32_MAX;
-        for (const Move& m : moves) {
-            const uint32_t cv = table.value(m.child_rank);
-            if (cv < seen.size()) seen[cv] = true;
+        for (size_t i = 0; i < children.size(); ++i) {
+            const uint32_t cv = child_values[i];
+            if (cv < seen.size()) seen[cv] = 1;
             if (rem) {
-                const uint32_t cr = table.remoteness(m.child_rank);
-                max_all = std::max(max_all, cr);
-                if (cv == 0) min_p = std::min(min_p, cr);
+                max_all = std::max(max_all, child_remoteness[i]);
+                if (cv == 0) min_p = std::min(min_p, child_remoteness[i]);
             }
         }
         uint32_t mex = 0;

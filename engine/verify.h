@@ -22,6 +22,10 @@ public:
     virtual uint32_t value(uint64_t rank) = 0;
     virtual bool has_remoteness() const = 0;
     virtual uint32_t remoteness(uint64_t rank) = 0;
+    // Values (and remoteness, unless null) of many ranks at once: one call
+    // per position instead of one per child.
+    virtual void fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
+                       std::vector<uint32_t>* remoteness) = 0;
 };
 
 // A position where a check did not hold.

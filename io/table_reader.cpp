@@ -5,15 +5,30 @@
 
 namespace nimtb::io {
 
-// One dataset with a small cache of decoded chunks, most recent first.
+// One dataset with a cache of decoded chunks: a chunk-to-slot index for O(1)
+// hits, least recently used slot evicted on a miss (a miss costs a
+// decompression, so the scan over slots is noise).
 struct TableReader::Dataset {
-    static constexpr size_t CACHE_CHUNKS = 8;
+    struct Slot {
+        uint64_t chunk = UINT64_MAX;
+        uint64_t used = 0;
+        std::vector<uint16_t> data;
+    };
     Handle handle;
     Handle file_space;
     std::string what;
     uint64_t size = 0;
     uint64_t chunk = 0;
-    std::list<std::pair<uint64_t, std::vector<uint16_t>>> cache;
+    std::vector<Slot> slots;
+    std::vector<int32_t> slot_of;  // per chunk; -1 when not cached
+    uint64_t clock = 0;
+
+    void set_cache(uint64_t bytes) {
+        const uint64_t chunks = (size + chunk - 1) / chunk;
+        const uint64_t n = std::clamp<uint64_t>(bytes / (chunk * sizeof(uint16_t)), 1, chunks);
+        slots.assign(n, Slot());
+        slot_of.assign(chunks, -1);
+    }
 
     // Reads chunk `index` whole: HDF5 decompresses and checks only that chunk.
     void read_chunk(uint64_t index, std::vector<uint16_t>& out) {
@@ -26,21 +41,24 @@ struct TableReader::Dataset {
                   " (the file is damaged)");
     }
 
-    const std::vector<uint16_t>& cached_chunk(uint64_t index) {
-        for (auto it = cache.begin(); it != cache.end(); ++it) {
-            if (it->first == index) {
-                cache.splice(cache.begin(), cache, it);
-                return cache.front().second;
+    uint16_t get(uint64_t rank) {
+        const uint64_t index = rank / chunk;
+        int32_t s = slot_of[index];
+        if (s < 0) {
+            s = 0;
+            for (size_t i = 1; i < slots.size(); ++i) {
+                if (slots[i].used < slots[static_cast<size_t>(s)].used) s = static_cast<int32_t>(i);
             }
+            Slot& victim = slots[static_cast<size_t>(s)];
+            if (victim.chunk != UINT64_MAX) slot_of[victim.chunk] = -1;
+            victim.chunk = UINT64_MAX;
+            read_chunk(index, victim.data);
+            victim.chunk = index;
+            slot_of[index] = s;
         }
-        std::vector<uint16_t> data;
-        if (cache.size() >= CACHE_CHUNKS) {
-            data = std::move(cache.back().second);
-            cache.pop_back();
-        }
-        read_chunk(index, data);
-        cache.emplace_front(index, std::move(data));
-        return cache.front().second;
+        Slot& slot = slots[static_cast<size_t>(s)];
+        slot.used = ++clock;
+        return slot.data[rank - index * chunk];
     }
 };
 
@@ -177,6 +195,7 @@ TableReader::TableReader(const std::string& path) {
     };
     value_ = open_dataset(VALUE_DATASET, true);
     remoteness_ = open_dataset(REMOTENESS_DATASET, false);
+    set_cache_bytes(DEFAULT_CACHE_BYTES);
 }
 
 TableReader::~TableReader() = default;
@@ -185,7 +204,12 @@ TableReader& TableReader::operator=(TableReader&&) noexcept = default;
 
 uint32_t TableReader::lookup(Dataset& d, uint64_t rank) {
     if (rank >= d.size) throw TableError(d.what + ": rank " + std::to_string(rank) + " is outside the table");
-    return d.cached_chunk(rank / d.chunk)[rank % d.chunk];
+    return d.get(rank);
+}
+
+void TableReader::set_cache_bytes(uint64_t bytes) {
+    value_->set_cache(remoteness_ ? bytes / 2 : bytes);
+    if (remoteness_) remoteness_->set_cache(bytes / 2);
 }
 
 uint32_t TableReader::value(uint64_t rank) { return lookup(*value_, rank); }

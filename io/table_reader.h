@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <list>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +33,12 @@ public:
     const engine::Rule& rule() const { return rule_; }
     const engine::Universe& universe() const { return *universe_; }
     bool has_remoteness() const { return info_.remoteness_bits != 0; }
+
+    // Decoded chunks kept in memory, for both datasets together. Point
+    // queries need a few chunks; a pass that follows children (verify) wants
+    // the whole table, or as much of it as memory allows.
+    static constexpr uint64_t DEFAULT_CACHE_BYTES = uint64_t{8} << 20;
+    void set_cache_bytes(uint64_t bytes);
 
     // The value / remoteness at a rank in [0, positions). Reads and caches the
     // one chunk that holds it. Throws TableError on a damaged chunk.
