@@ -1,5 +1,6 @@
 #include "io/hdf5_handle.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace nimtb::io {
@@ -17,6 +18,13 @@ std::string hdf5_error_message() {
         },
         &message);
     H5Eclear2(H5E_DEFAULT);
+    // A system error comes as several lines of fields; keep its words only.
+    const std::string marker = "error message = '";
+    if (const size_t at = message.find(marker); at != std::string::npos) {
+        const size_t end = message.find('\'', at + marker.size());
+        return message.substr(at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
+    }
+    std::replace(message.begin(), message.end(), '\n', ' ');
     return message;
 }
 

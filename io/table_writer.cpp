@@ -168,8 +168,17 @@ void write_filtered(hid_t dataset, const engine::QuantityArray& a, uint64_t chun
     }
 }
 
+// After a failed write (a full disk above all), HDF5 cannot close a file
+// whose cached data it cannot flush, and then crashes at exit. Emptying the
+// temporary file first gives the flush room; the file is removed afterwards.
+void release_space(const std::string& tmp_path) {
+    if (::truncate(tmp_path.c_str(), 0) != 0) {
+        // Nothing more to do: the error being reported is the real one.
+    }
+}
+
 void write_dataset(hid_t file, const char* name, const engine::QuantityArray& a, uint32_t max,
-                   const WriteOptions& o, const std::string& path) {
+                   const WriteOptions& o, const std::string& path, const std::string& tmp_path) {
     const std::string what = path + ": dataset /" + name;
     const unsigned file_bits = bits_needed(max);
     const hsize_t dims = a.size();
@@ -182,12 +191,21 @@ void write_dataset(hid_t file, const char* name, const engine::QuantityArray& a,
     Handle dataset = checked(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE, space.get(),
                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                              H5Dclose, what + ": cannot create");
-    if (o.compression == Compression::deflate) {
-        write_deflate_direct(dataset.get(), a, file_bits, chunk, o, what);
-    } else {
-        write_filtered(dataset.get(), a, chunk, o, what);
+    try {
+        if (o.compression == Compression::deflate) {
+            write_deflate_direct(dataset.get(), a, file_bits, chunk, o, what);
+        } else {
+            write_filtered(dataset.get(), a, chunk, o, what);
+        }
+    } catch (...) {
+        release_space(tmp_path);
+        throw;
     }
-    if (!dataset.close()) throw TableError(what + ": cannot write: " + hdf5_error_message());
+    if (!dataset.close()) {
+        const std::string why = hdf5_error_message();
+        release_space(tmp_path);
+        throw TableError(what + ": cannot write: " + why);
+    }
 }
 
 void sync_path(const std::string& path, bool directory) {
@@ -248,9 +266,9 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
 
     // 1. Everything goes to a temporary file beside the final one.
     TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
-    {
-        Handle file = checked(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                              tmp.path + ": cannot create");
+    Handle file = checked(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                          tmp.path + ": cannot create");
+    try {
         const hid_t root = file.get();
         write_string_attribute(root, "format", FORMAT_NAME);
         write_u64_attribute(root, "format_version", FORMAT_VERSION);
@@ -264,13 +282,19 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
         write_string_attribute(root, "method", engine::to_string(s.method));
 
         // 2. The datasets, in the narrowest width that holds them.
-        write_dataset(root, VALUE_DATASET, s.value, s.max_value, o, path);
-        if (!s.remoteness.empty()) write_dataset(root, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, path);
+        write_dataset(root, VALUE_DATASET, s.value, s.max_value, o, path, tmp.path);
+        if (!s.remoteness.empty()) {
+            write_dataset(root, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, path, tmp.path);
+        }
 
         // 3. Flush and close: a full disk shows up here at the latest.
         if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0 || !file.close()) {
             throw TableError(tmp.path + ": cannot finish writing: " + hdf5_error_message());
         }
+    } catch (...) {
+        release_space(tmp.path);
+        file.close();
+        throw;
     }
     if (cancelled(o)) throw engine::Cancelled();
 

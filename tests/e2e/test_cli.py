@@ -112,6 +112,30 @@ class Solve(Workdir):
         self.assertEqual(json.loads(out)["remoteness"], None)
 
 
+class FullDisk(Workdir):
+    """A write that meets a full disk fails cleanly and leaves nothing behind."""
+
+    def setUp(self):
+        super().setUp()
+        self.disk = self.path("disk")
+        os.mkdir(self.disk)
+        if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", self.disk],
+                                               capture_output=True).returncode != 0:
+            self.skipTest("needs root to mount a small tmpfs")
+
+    def tearDown(self):
+        subprocess.run(["umount", self.disk], capture_output=True)
+        super().tearDown()
+
+    def test_full_disk(self):
+        for c in ["none", "deflate", "zstd"]:
+            code, out, err = run("solve", "--rules", "nim", "--heaps", "4", "--max-heap", "60", "-c", c, "-o",
+                                 os.path.join(self.disk, "t.h5"))
+            self.assert_error(code, err, 1, "No space left on device")
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertEqual(os.listdir(self.disk), [])
+
+
 class Query(Workdir):
     def setUp(self):
         super().setUp()
