@@ -16,7 +16,7 @@ using nimtb::engine::SolveOptions;
 using nimtb::engine::Universe;
 
 void solve_case(benchmark::State& state, const char* rule_text, Convention c, unsigned k, uint32_t h,
-                bool remoteness, SolveMethod method = SolveMethod::brute) {
+                bool remoteness, SolveMethod method = SolveMethod::brute, unsigned block_heaps = 0) {
     const Rule rule = Rule::parse(rule_text);
     const Universe u(k, h);
     SolveOptions o;
@@ -24,6 +24,7 @@ void solve_case(benchmark::State& state, const char* rule_text, Convention c, un
     o.remoteness = remoteness;
     o.method = method;
     o.threads = static_cast<unsigned>(state.range(0));
+    o.block_heaps = block_heaps;
     uint64_t lookups = 0;
     for (auto _ : state) {
         const auto s = nimtb::engine::solve(rule, u, o);
@@ -37,6 +38,10 @@ void solve_case(benchmark::State& state, const char* rule_text, Convention c, un
 }
 
 void NimMisereK5H63(benchmark::State& s) { solve_case(s, "nim", Convention::misere, 5, 63, true); }
+// How the solve order's block shape (top heaps per block) affects speed.
+void NimMisereK5H63Blocks(benchmark::State& s) {
+    solve_case(s, "nim", Convention::misere, 5, 63, true, SolveMethod::brute, static_cast<unsigned>(s.range(1)));
+}
 void NimMisereK5H63ValuesOnly(benchmark::State& s) {
     solve_case(s, "nim", Convention::misere, 5, 63, false);
 }
@@ -74,6 +79,7 @@ void SmallSubtractMemoized(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(NimMisereK5H63)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(NimMisereK5H63Blocks)->Args({2, 2})->Args({2, 3})->Args({2, 4})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(NimMisereK5H63ValuesOnly)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(NimNormalK5H63SpragueGrundy)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SubtractNormalK6H40ValuesOnly)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
