@@ -8,17 +8,19 @@
 
 namespace nimtb::apps {
 
-std::optional<po::variables_map> parse_arguments(const std::string& command, const std::vector<std::string>& args,
-                                                 const po::options_description& options,
-                                                 const po::positional_options_description& positional,
-                                                 const std::string& synopsis, const std::string& examples) {
+std::optional<po::variables_map> parse_arguments(
+    const std::string& command, const std::vector<std::string>& args,
+    const po::options_description& options, const po::positional_options_description& positional,
+    const std::string& synopsis, const std::string& examples) {
     po::options_description all(options);
     all.add_options()("help,h", "print this help and exit");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
         if (vm.count("help")) {
-            std::cout << "usage: nimtb " << command << " " << synopsis << "\n\n" << all << "\n" << examples;
+            std::cout << "usage: nimtb " << command << " " << synopsis << "\n\n"
+                      << all << "\n"
+                      << examples;
             return std::nullopt;
         }
         po::notify(vm);
@@ -34,7 +36,9 @@ std::atomic<bool>& interrupted() {
 }
 
 namespace {
-extern "C" void on_signal(int) { interrupted().store(true); }
+extern "C" void on_signal(int) {
+    interrupted().store(true);
+}
 }  // namespace
 
 void install_interrupt_handler() {
@@ -45,7 +49,9 @@ void install_interrupt_handler() {
     sigaction(SIGTERM, &sa, nullptr);
 }
 
-bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+bool stderr_is_terminal() {
+    return isatty(STDERR_FILENO) == 1;
+}
 
 std::string human_count(double n) {
     if (n >= 1e9) return fmt::format("{:.1f}G", n / 1e9);
@@ -55,9 +61,14 @@ std::string human_count(double n) {
 }
 
 ProgressBar::ProgressBar(std::string label, bool enabled)
-    : label_(std::move(label)), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : label_(std::move(label)),
+      enabled_(enabled),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+    finish();
+}
 
 void ProgressBar::update(uint64_t done, uint64_t total) {
     if (!enabled_) return;
@@ -84,7 +95,8 @@ void ProgressBar::finish() {
     }
 }
 
-std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k, unsigned h) {
+std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k,
+                               unsigned h) {
     std::string name = rule.canonical();
     for (char& ch : name) {
         if (ch == ':') ch = '-';

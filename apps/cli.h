@@ -2,9 +2,8 @@
 // What the subcommands share: usage errors, option parsing, progress on
 // stderr, Ctrl-C, and the exit codes.
 
-#include <boost/program_options.hpp>
-
 #include <atomic>
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <optional>
 #include <stdexcept>
@@ -21,21 +20,22 @@ namespace po = boost::program_options;
 
 // Exit codes, documented in `nimtb --help`.
 inline constexpr int EXIT_OK = 0;
-inline constexpr int EXIT_FAILURE_ = 1;  // a failure, including a verification that found a mismatch
+inline constexpr int EXIT_FAILURE_ =
+    1;  // a failure, including a verification that found a mismatch
 inline constexpr int EXIT_USAGE = 2;
 
 // Bad usage: a wrong option, argument or value. main prints it with a usage hint.
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 // A subcommand's arguments parsed against its options. Returns nullopt after
 // printing help to stdout when --help was given. Throws UsageError.
-std::optional<po::variables_map> parse_arguments(const std::string& command, const std::vector<std::string>& args,
-                                                 const po::options_description& options,
-                                                 const po::positional_options_description& positional,
-                                                 const std::string& synopsis, const std::string& examples);
+std::optional<po::variables_map> parse_arguments(
+    const std::string& command, const std::vector<std::string>& args,
+    const po::options_description& options, const po::positional_options_description& positional,
+    const std::string& synopsis, const std::string& examples);
 
 // Set by SIGINT/SIGTERM. A signal handler can only reach a global; this flag
 // is the one piece of process state nimtb keeps outside an object.
@@ -45,13 +45,13 @@ void install_interrupt_handler();
 // A one-line progress bar on stderr: percent, rate, time left. Drawn only
 // when enabled (stderr is a terminal, or --progress), at most ten times a second.
 class ProgressBar {
-public:
+  public:
     ProgressBar(std::string label, bool enabled);
     ~ProgressBar();
     void update(uint64_t done, uint64_t total);
     void finish();
 
-private:
+  private:
     std::string label_;
     bool enabled_;
     bool drawn_ = false;
@@ -62,7 +62,7 @@ bool stderr_is_terminal();
 
 // The io reader seen as the engine's TableSource.
 class ReaderSource : public engine::TableSource {
-public:
+  public:
     explicit ReaderSource(io::TableReader& reader) : reader_(reader) {}
     uint32_t value(uint64_t rank) override { return reader_.value(rank); }
     bool has_remoteness() const override { return reader_.has_remoteness(); }
@@ -76,12 +76,13 @@ public:
         for (size_t i = 0; i < ranks.size(); ++i) (*remoteness)[i] = reader_.remoteness(ranks[i]);
     }
 
-private:
+  private:
     io::TableReader& reader_;
 };
 
 // tables/<rule>-<convention>-k<K>-h<H>.h5, with the rule made safe for a file name.
-std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k, unsigned h);
+std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k,
+                               unsigned h);
 
 // "1.2M", "340k", "12".
 std::string human_count(double n);

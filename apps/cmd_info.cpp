@@ -13,8 +13,9 @@ int cmd_info(const std::vector<std::string>& args) {
         "json", "print JSON instead of text");
     po::positional_options_description pos;
     pos.add("table", 1);
-    const auto vm = parse_arguments("info", args, opts, pos, "TABLE [--json]",
-                                    "examples:\n  nimtb info tables/nim-normal-k3-h15.h5\n  nimtb info t.h5 --json\n");
+    const auto vm = parse_arguments(
+        "info", args, opts, pos, "TABLE [--json]",
+        "examples:\n  nimtb info tables/nim-normal-k3-h15.h5\n  nimtb info t.h5 --json\n");
     if (!vm) return EXIT_OK;
     io::TableReader table((*vm)["table"].as<std::string>());
     const io::TableInfo& i = table.info();
@@ -51,11 +52,13 @@ int cmd_info(const std::vector<std::string>& args) {
         "file size    {}\n"
         "generator    {}\n"
         "format       nimtb-table v{}, index {}\n",
-        i.path, i.rules, engine::to_string(i.convention), table.universe().describe(), i.max_heaps, i.max_heap_size,
-        i.positions, i.value_bits,
-        i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits) : std::string(", no remoteness"),
-        i.method.empty() ? "not recorded" : i.method, io::to_string(i.compression), i.chunk_elements,
-        engine::format_bytes(i.file_bytes), i.generator, io::FORMAT_VERSION, io::INDEX_NAME);
+        i.path, i.rules, engine::to_string(i.convention), table.universe().describe(), i.max_heaps,
+        i.max_heap_size, i.positions, i.value_bits,
+        i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits)
+                          : std::string(", no remoteness"),
+        i.method.empty() ? "not recorded" : i.method, io::to_string(i.compression),
+        i.chunk_elements, engine::format_bytes(i.file_bytes), i.generator, io::FORMAT_VERSION,
+        io::INDEX_NAME);
     return EXIT_OK;
 }
 

@@ -29,7 +29,8 @@ constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
 
 // The table for a game without a TABLE argument: the smallest matching one
 // under tables/, or one solved now, or an error naming the solve to run.
-std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, unsigned k, unsigned h) {
+std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, unsigned k,
+                                unsigned h) {
     namespace fs = std::filesystem;
     std::string best;
     uint64_t best_size = UINT64_MAX;
@@ -44,8 +45,8 @@ std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, 
             try {
                 io::TableReader t(f.string());
                 const auto& i = t.info();
-                if (i.rules == rule.canonical() && i.convention == c && i.max_heaps >= k && i.max_heap_size >= h &&
-                    i.positions < best_size) {
+                if (i.rules == rule.canonical() && i.convention == c && i.max_heaps >= k &&
+                    i.max_heap_size >= h && i.positions < best_size) {
                     best = f.string();
                     best_size = i.positions;
                 }
@@ -63,11 +64,14 @@ std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, 
                     c == engine::Convention::misere ? " --misere" : "", k, h);
     const engine::Universe u(k, h);
     if (u.size() > SOLVE_ON_THE_SPOT) {
-        throw std::runtime_error("no table under tables/ holds this game; make one with: " + command);
+        throw std::runtime_error("no table under tables/ holds this game; make one with: " +
+                                 command);
     }
     const std::string path = default_table_path(rule, c, k, h);
-    fmt::print(stderr, "nimtb: no table under tables/ holds this game; solving one now ({} positions) -> {}\n",
-               u.size(), path);
+    fmt::print(
+        stderr,
+        "nimtb: no table under tables/ holds this game; solving one now ({} positions) -> {}\n",
+        u.size(), path);
     engine::SolveOptions so;
     so.convention = c;
     fs::create_directories("tables");
@@ -79,21 +83,23 @@ std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, 
 
 int cmd_play(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()
-        ("table", po::value<std::string>(), "play from this table (rules and convention come from it)")
-        ("rules,r", po::value<std::string>()->default_value("nim"), "the rule, without a TABLE")
-        ("misere", "misere play, without a TABLE")
-        ("start,s", po::value<std::string>(), "the starting heaps, e.g. \"3 4 5\"")
-        ("layout,l", po::value<std::string>()->default_value("classic"), "a named start (see below)")
-        ("first", po::value<std::string>()->default_value("me"), "who moves first: me or computer")
-        ("opponent", po::value<std::string>()->default_value("computer"), "computer or human")
-        ("watch", "computer against computer")
-        ("level", po::value<std::string>()->default_value("perfect"),
-         "the computer's level; with --watch LEVEL1,LEVEL2 for the two sides")
-        ("seed", po::value<uint64_t>(), "seed of the random choices (default: a fresh one)")
-        ("games", po::value<unsigned>()->default_value(0), "play this many games without asking (0: ask)")
-        ("learning-file", po::value<std::string>(), "where the learning level keeps its bags")
-        ("trace", "print each transition of the game's state machine");
+    opts.add_options()("table", po::value<std::string>(),
+                       "play from this table (rules and convention come from it)")(
+        "rules,r", po::value<std::string>()->default_value("nim"), "the rule, without a TABLE")(
+        "misere", "misere play, without a TABLE")("start,s", po::value<std::string>(),
+                                                  "the starting heaps, e.g. \"3 4 5\"")(
+        "layout,l", po::value<std::string>()->default_value("classic"),
+        "a named start (see below)")("first", po::value<std::string>()->default_value("me"),
+                                     "who moves first: me or computer")(
+        "opponent", po::value<std::string>()->default_value("computer"), "computer or human")(
+        "watch", "computer against computer")(
+        "level", po::value<std::string>()->default_value("perfect"),
+        "the computer's level; with --watch LEVEL1,LEVEL2 for the two sides")(
+        "seed", po::value<uint64_t>(), "seed of the random choices (default: a fresh one)")(
+        "games", po::value<unsigned>()->default_value(0),
+        "play this many games without asking (0: ask)")("learning-file", po::value<std::string>(),
+                                                        "where the learning level keeps its bags")(
+        "trace", "print each transition of the game's state machine");
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
@@ -107,13 +113,17 @@ int cmd_play(const std::vector<std::string>& args) {
     const std::string levels = (*vm)["level"].as<std::string>();
     const size_t comma = levels.find(',');
     const play::Level l1 = play::parse_level(levels.substr(0, comma));
-    const play::Level l2 = comma == std::string::npos ? l1 : play::parse_level(levels.substr(comma + 1));
-    const std::string opponent = (*vm)["opponent"].as<std::string>(), first = (*vm)["first"].as<std::string>();
-    if (opponent != "computer" && opponent != "human") throw UsageError("--opponent is computer or human");
+    const play::Level l2 =
+        comma == std::string::npos ? l1 : play::parse_level(levels.substr(comma + 1));
+    const std::string opponent = (*vm)["opponent"].as<std::string>(),
+                      first = (*vm)["first"].as<std::string>();
+    if (opponent != "computer" && opponent != "human")
+        throw UsageError("--opponent is computer or human");
     if (first != "me" && first != "computer") throw UsageError("--first is me or computer");
 
     // 2. The start, and the table that holds it.
-    std::mt19937_64 seeder(vm->count("seed") ? (*vm)["seed"].as<uint64_t>() : std::random_device{}());
+    std::mt19937_64 seeder(vm->count("seed") ? (*vm)["seed"].as<uint64_t>()
+                                             : std::random_device{}());
     play::SessionOptions so;
     so.seed = seeder();
     so.layout = (*vm)["layout"].as<std::string>();
@@ -123,12 +133,14 @@ int cmd_play(const std::vector<std::string>& args) {
         so.start = engine::parse_heaps((*vm)["start"].as<std::string>());
         need = *so.start;
     } else {
-        need = so.layout == "random" ? engine::Heaps{20, 20, 20, 20} : play::layout(so.layout, seeder);
+        need =
+            so.layout == "random" ? engine::Heaps{20, 20, 20, 20} : play::layout(so.layout, seeder);
     }
     std::string table;
     if (vm->count("table")) {
         if (!(*vm)["rules"].defaulted() || vm->count("misere")) {
-            throw UsageError("the rules and convention come from the table; leave out --rules and --misere");
+            throw UsageError(
+                "the rules and convention come from the table; leave out --rules and --misere");
         }
         table = (*vm)["table"].as<std::string>();
     } else {
@@ -138,8 +150,9 @@ int cmd_play(const std::vector<std::string>& args) {
             if (a) ++k;
             h = std::max(h, a);
         }
-        table = find_or_solve_table(rule, vm->count("misere") ? engine::Convention::misere : engine::Convention::normal,
-                                    std::max(k, 1u), h);
+        table = find_or_solve_table(
+            rule, vm->count("misere") ? engine::Convention::misere : engine::Convention::normal,
+            std::max(k, 1u), h);
     }
     io::Prober prober(table);
 
@@ -160,18 +173,20 @@ int cmd_play(const std::vector<std::string>& args) {
     so.trace = vm->count("trace") > 0;
     if (vm->count("learning-file")) so.learning_file = (*vm)["learning-file"].as<std::string>();
     if (!vm->count("learning-file")) {
-        std::string name = default_table_path(prober.rule(), prober.table().info().convention, 0, 0);
+        std::string name =
+            default_table_path(prober.rule(), prober.table().info().convention, 0, 0);
         name = name.substr(7, name.find("-k0") - 7);  // tables/<rule>-<convention>
         so.learning_file = "tables/learning-" + name + ".json";
-        if (l1 == play::Level::learning || l2 == play::Level::learning) std::filesystem::create_directories("tables");
+        if (l1 == play::Level::learning || l2 == play::Level::learning)
+            std::filesystem::create_directories("tables");
     }
 
     // 3. Play. Bags and tables are flushed as they go; Ctrl-C just ends the process.
     play::Session session(prober, so, std::cin, std::cout);
     const play::SessionSummary s = session.run();
     if (s.games > 1) {
-        std::string out = fmt::format("played {} games: {} won {}, {} won {}\n", s.games, so.sides[0].name, s.wins[0],
-                                      so.sides[1].name, s.wins[1]);
+        std::string out = fmt::format("played {} games: {} won {}, {} won {}\n", s.games,
+                                      so.sides[0].name, s.wins[0], so.sides[1].name, s.wins[1]);
         out += fmt::format("wins of {} per 100 games:", so.sides[0].name);
         for (size_t b = 0; b < s.winners.size(); b += 100) {
             const size_t e = std::min(s.winners.size(), b + 100);

@@ -18,7 +18,9 @@ The position is heap sizes separated by spaces or commas; '-' reads one
 position per line from stdin and answers each in order.
 )";
 
-std::string heaps_text(const engine::Heaps& h) { return engine::format_heaps(h); }
+std::string heaps_text(const engine::Heaps& h) {
+    return engine::format_heaps(h);
+}
 
 nlohmann::json heaps_json(const engine::Heaps& h) {
     nlohmann::json j = nlohmann::json::array();
@@ -27,21 +29,26 @@ nlohmann::json heaps_json(const engine::Heaps& h) {
 }
 
 nlohmann::json move_json(const io::ProbedMove& m) {
-    nlohmann::json j = {{"heap", m.heap},          {"heap_size", m.heap_size}, {"take", m.amount},
-                        {"result", heaps_json(m.result)}, {"value", m.value},  {"wins", m.winning()}};
+    nlohmann::json j = {{"heap", m.heap},   {"heap_size", m.heap_size},
+                        {"take", m.amount}, {"result", heaps_json(m.result)},
+                        {"value", m.value}, {"wins", m.winning()}};
     j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
     return j;
 }
 
-std::string remoteness_text(const std::optional<uint32_t>& r) { return r ? std::to_string(*r) : "-"; }
+std::string remoteness_text(const std::optional<uint32_t>& r) {
+    return r ? std::to_string(*r) : "-";
+}
 
 void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line) {
     const io::ProbeResult r = prober.probe(heaps);
     std::vector<io::ProbedMove> pv;
     if (line) pv = prober.principal_line(heaps);
     if (json) {
-        nlohmann::json j = {{"position", heaps_json(r.heaps)}, {"rank", r.rank},
-                            {"to_move_wins", r.to_move_wins()}, {"value", r.value}};
+        nlohmann::json j = {{"position", heaps_json(r.heaps)},
+                            {"rank", r.rank},
+                            {"to_move_wins", r.to_move_wins()},
+                            {"value", r.value}};
         j["remoteness"] = r.remoteness ? nlohmann::json(*r.remoteness) : nlohmann::json(nullptr);
         j["moves"] = nlohmann::json::array();
         for (const auto& m : r.moves) j["moves"].push_back(move_json(m));
@@ -53,29 +60,35 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
         return;
     }
     std::string out = fmt::format("position    {}\n", heaps_text(r.heaps));
-    out += fmt::format("to move     {}\n", r.moves.empty() ? (r.to_move_wins() ? "wins: no move is left"
-                                                                              : "loses: no move is left")
-                                           : r.to_move_wins() ? "wins (N-position)" : "loses (P-position)");
+    out += fmt::format("to move     {}\n",
+                       r.moves.empty()
+                           ? (r.to_move_wins() ? "wins: no move is left" : "loses: no move is left")
+                       : r.to_move_wins() ? "wins (N-position)"
+                                          : "loses (P-position)");
     out += fmt::format("value       {}\n", r.value);
-    if (r.remoteness) out += fmt::format("remoteness  {} (moves to the end with best play)\n", *r.remoteness);
+    if (r.remoteness)
+        out += fmt::format("remoteness  {} (moves to the end with best play)\n", *r.remoteness);
     if (!r.moves.empty()) {
-        out += fmt::format("moves, best first:\n  {:>4}  {:>4}  {:<20} {:>5}  {:>10}\n", "heap", "take", "leaves",
-                           "value", "remoteness");
+        out += fmt::format("moves, best first:\n  {:>4}  {:>4}  {:<20} {:>5}  {:>10}\n", "heap",
+                           "take", "leaves", "value", "remoteness");
         for (const auto& m : r.moves) {
-            out += fmt::format("  {:>4}  {:>4}  {:<20} {:>5}  {:>10}  {}\n", m.heap, m.amount, heaps_text(m.result),
-                               m.value, remoteness_text(m.remoteness), m.winning() ? "wins" : "loses");
+            out += fmt::format("  {:>4}  {:>4}  {:<20} {:>5}  {:>10}  {}\n", m.heap, m.amount,
+                               heaps_text(m.result), m.value, remoteness_text(m.remoteness),
+                               m.winning() ? "wins" : "loses");
         }
     }
     if (line) {
         out += "perfect play from here:\n";
         engine::Heaps current = heaps;
         for (size_t i = 0; i < pv.size(); ++i) {
-            out += fmt::format("  {:>3}. {} takes {} from heap {} -> {}\n", i + 1, i % 2 ? "second" : "first ",
-                               pv[i].amount, pv[i].heap, heaps_text(pv[i].result));
+            out += fmt::format("  {:>3}. {} takes {} from heap {} -> {}\n", i + 1,
+                               i % 2 ? "second" : "first ", pv[i].amount, pv[i].heap,
+                               heaps_text(pv[i].result));
         }
         const bool first_moves_last = pv.size() % 2 == 1;
         const bool normal = prober.table().info().convention == engine::Convention::normal;
-        out += fmt::format("  the {} player wins\n", (first_moves_last == normal) ? "first" : "second");
+        out += fmt::format("  the {} player wins\n",
+                           (first_moves_last == normal) ? "first" : "second");
     }
     std::cout << out;
 }
@@ -84,14 +97,15 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
 
 int cmd_query(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()
-        ("table", po::value<std::string>()->required(), "the table file")
-        ("position", po::value<std::string>()->required(), "heap sizes, e.g. \"3 4 5\" or 3,4,5; '-' for stdin")
-        ("json", "print JSON (one object per position)")
-        ("line", "also print the whole game from here under perfect play");
+    opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
+        "position", po::value<std::string>()->required(),
+        "heap sizes, e.g. \"3 4 5\" or 3,4,5; '-' for stdin")(
+        "json", "print JSON (one object per position)")(
+        "line", "also print the whole game from here under perfect play");
     po::positional_options_description pos;
     pos.add("table", 1).add("position", 1);
-    const auto vm = parse_arguments("query", args, opts, pos, "TABLE POSITION|- [--json] [--line]", EXAMPLES);
+    const auto vm =
+        parse_arguments("query", args, opts, pos, "TABLE POSITION|- [--json] [--line]", EXAMPLES);
     if (!vm) return EXIT_OK;
     io::Prober prober((*vm)["table"].as<std::string>());
     const bool json = vm->count("json") > 0, line = vm->count("line") > 0;

@@ -24,13 +24,15 @@ Ctrl-C stops the solve and leaves no table behind.
 )";
 
 int list_presets() {
-    fmt::print("{:<18} {:<15} {:<7} {:>2} {:>4} {:>14}  {}\n", "name", "rules", "conv", "K", "H", "positions",
-               "description");
+    fmt::print("{:<18} {:<15} {:<7} {:>2} {:>4} {:>14}  {}\n", "name", "rules", "conv", "K", "H",
+               "positions", "description");
     for (const Preset& p : presets()) {
-        fmt::print("{:<18} {:<15} {:<7} {:>2} {:>4} {:>14}  {}\n", p.name, p.rules, p.convention, p.max_heaps,
-                   p.max_heap_size, engine::binomial(p.max_heap_size + p.max_heaps, p.max_heaps), p.description);
+        fmt::print("{:<18} {:<15} {:<7} {:>2} {:>4} {:>14}  {}\n", p.name, p.rules, p.convention,
+                   p.max_heaps, p.max_heap_size,
+                   engine::binomial(p.max_heap_size + p.max_heaps, p.max_heaps), p.description);
     }
-    fmt::print("\nThe first, {}, is the default: nimtb solve --preset default\n", presets().front().name);
+    fmt::print("\nThe first, {}, is the default: nimtb solve --preset default\n",
+               presets().front().name);
     return EXIT_OK;
 }
 
@@ -38,25 +40,28 @@ int list_presets() {
 
 int cmd_solve(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()
-        ("rules,r", po::value<std::string>(), "the rule: nim, subtract:LIST or allbut:LIST")
-        ("misere", "misere play: whoever takes the last token loses (default: normal play)")
-        ("heaps,k", po::value<unsigned>(), "K: at most this many heaps")
-        ("max-heap,H", po::value<unsigned>(), "H: at most this many tokens in a heap")
-        ("preset,p", po::value<std::string>(), "solve a table of the catalogue (see --list-presets)")
-        ("list-presets", "list the catalogue of standard tables and exit")
-        ("output,o", po::value<std::string>(), "where to write the table")
-        ("threads,t", po::value<unsigned>()->default_value(0), "worker threads; 0: every core")
-        ("compression,c", po::value<std::string>()->default_value("deflate"), "deflate, zstd, lz4 or none")
-        ("level", po::value<int>()->default_value(6), "compression level, 1-9")
-        ("method,m", po::value<std::string>()->default_value("brute"),
-         "brute (from the rules alone) or sprague-grundy (normal play, values only, by the theorem)")
-        ("no-remoteness", "store values only (half the memory and file)")
-        ("force,f", "overwrite an existing table")
-        ("progress", "draw the progress bar even when stderr is not a terminal")
-        ("quiet,q", "no progress bar and no summary");
-    const auto vm = parse_arguments("solve", args, opts, {},
-                                    "--rules RULE [--misere] --heaps K --max-heap H [-o FILE] [options]", EXAMPLES);
+    opts.add_options()("rules,r", po::value<std::string>(),
+                       "the rule: nim, subtract:LIST or allbut:LIST")(
+        "misere", "misere play: whoever takes the last token loses (default: normal play)")(
+        "heaps,k", po::value<unsigned>(), "K: at most this many heaps")(
+        "max-heap,H", po::value<unsigned>(), "H: at most this many tokens in a heap")(
+        "preset,p", po::value<std::string>(),
+        "solve a table of the catalogue (see --list-presets)")(
+        "list-presets", "list the catalogue of standard tables and exit")(
+        "output,o", po::value<std::string>(), "where to write the table")(
+        "threads,t", po::value<unsigned>()->default_value(0), "worker threads; 0: every core")(
+        "compression,c", po::value<std::string>()->default_value("deflate"),
+        "deflate, zstd, lz4 or none")("level", po::value<int>()->default_value(6),
+                                      "compression level, 1-9")(
+        "method,m", po::value<std::string>()->default_value("brute"),
+        "brute (from the rules alone) or sprague-grundy (normal play, values only, by the "
+        "theorem)")("no-remoteness", "store values only (half the memory and file)")(
+        "force,f", "overwrite an existing table")(
+        "progress", "draw the progress bar even when stderr is not a terminal")(
+        "quiet,q", "no progress bar and no summary");
+    const auto vm = parse_arguments(
+        "solve", args, opts, {},
+        "--rules RULE [--misere] --heaps K --max-heap H [-o FILE] [options]", EXAMPLES);
     if (!vm) return EXIT_OK;
     if (vm->count("list-presets")) return list_presets();
 
@@ -64,7 +69,8 @@ int cmd_solve(const std::vector<std::string>& args) {
     std::string rule_text, convention_text = vm->count("misere") ? "misere" : "normal";
     unsigned k = 0, h = 0;
     if (vm->count("preset")) {
-        if (vm->count("rules") || vm->count("heaps") || vm->count("max-heap") || vm->count("misere")) {
+        if (vm->count("rules") || vm->count("heaps") || vm->count("max-heap") ||
+            vm->count("misere")) {
             throw UsageError("--preset names the rules, convention and limits; give it alone");
         }
         const Preset& p = find_preset((*vm)["preset"].as<std::string>());
@@ -98,19 +104,22 @@ int cmd_solve(const std::vector<std::string>& args) {
 
     // 2. Refuse early what would fail late: an existing table, a missing plug-in.
     if (std::filesystem::exists(path) && !wo.overwrite) {
-        throw std::runtime_error(path + " already exists; choose another output with -o or overwrite it with --force");
+        throw std::runtime_error(
+            path + " already exists; choose another output with -o or overwrite it with --force");
     }
     std::string why;
     if (!io::compression_available(wo.compression, &why)) throw std::runtime_error(why);
-    if (!vm->count("output")) std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    if (!vm->count("output"))
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
 
     // 3. Solve, with progress and Ctrl-C.
     install_interrupt_handler();
     so.cancel = &interrupted();
     wo.cancel = &interrupted();
     const bool quiet = vm->count("quiet") > 0;
-    ProgressBar bar(fmt::format("solving {} {}", rule.canonical(), engine::to_string(so.convention)),
-                    !quiet && (stderr_is_terminal() || vm->count("progress")));
+    ProgressBar bar(
+        fmt::format("solving {} {}", rule.canonical(), engine::to_string(so.convention)),
+        !quiet && (stderr_is_terminal() || vm->count("progress")));
     so.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
     const auto t0 = std::chrono::steady_clock::now();
     const engine::Solution s = engine::solve(rule, universe, so);
@@ -126,8 +135,9 @@ int cmd_solve(const std::vector<std::string>& args) {
         const double solve_s = std::chrono::duration<double>(t1 - t0).count();
         const double write_s = std::chrono::duration<double>(t2 - t1).count();
         const uint64_t file = std::filesystem::file_size(path);
-        const uint64_t raw = s.positions * ((s.max_value > 255 ? 2 : 1) +
-                                            (s.remoteness.empty() ? 0 : (s.max_remoteness > 255 ? 2 : 1)));
+        const uint64_t raw =
+            s.positions * ((s.max_value > 255 ? 2 : 1) +
+                           (s.remoteness.empty() ? 0 : (s.max_remoteness > 255 ? 2 : 1)));
         std::cout << fmt::format(
             "table        {}\n"
             "game         {} {}, {}\n"
@@ -140,10 +150,11 @@ int cmd_solve(const std::vector<std::string>& args) {
             "write time   {:.2f} s ({})\n"
             "file size    {} (compression ratio {:.1f}x)\n",
             path, rule.canonical(), engine::to_string(so.convention), universe.describe(),
-            engine::to_string(so.method), s.positions, s.p_positions, 100.0 * double(s.p_positions) / double(s.positions),
-            s.max_value, s.remoteness.empty() ? std::string("not stored") : std::to_string(s.max_remoteness), solve_s,
-            human_count(double(s.positions) / std::max(solve_s, 1e-9)), write_s, io::to_string(wo.compression),
-            engine::format_bytes(file), double(raw) / double(file));
+            engine::to_string(so.method), s.positions, s.p_positions,
+            100.0 * double(s.p_positions) / double(s.positions), s.max_value,
+            s.remoteness.empty() ? std::string("not stored") : std::to_string(s.max_remoteness),
+            solve_s, human_count(double(s.positions) / std::max(solve_s, 1e-9)), write_s,
+            io::to_string(wo.compression), engine::format_bytes(file), double(raw) / double(file));
     }
     return EXIT_OK;
 }

@@ -8,7 +8,9 @@
 namespace nimtb::apps {
 namespace {
 
-std::string heaps_text(const engine::Heaps& h) { return engine::format_heaps(h); }
+std::string heaps_text(const engine::Heaps& h) {
+    return engine::format_heaps(h);
+}
 
 nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& info) {
     nlohmann::json j = {{"table", info.path},
@@ -19,12 +21,14 @@ nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& i
                         {"ok", r.ok()}};
     j["checks"] = nlohmann::json::array();
     for (const auto& c : r.checks) {
-        nlohmann::json cj = {{"name", c.name},      {"description", c.description}, {"applies", c.applies},
-                             {"theorem", c.is_theorem}, {"tested", c.tested},       {"held", c.held},
+        nlohmann::json cj = {{"name", c.name},       {"description", c.description},
+                             {"applies", c.applies}, {"theorem", c.is_theorem},
+                             {"tested", c.tested},   {"held", c.held},
                              {"passed", c.passed()}};
         cj["counterexamples"] = nlohmann::json::array();
         for (const auto& e : c.counterexamples) {
-            cj["counterexamples"].push_back({{"position", e.heaps}, {"stored", e.stored}, {"expected", e.expected}});
+            cj["counterexamples"].push_back(
+                {{"position", e.heaps}, {"stored", e.stored}, {"expected", e.expected}});
         }
         j["checks"].push_back(cj);
     }
@@ -44,25 +48,32 @@ nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& i
 }
 
 void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
-    std::string out = fmt::format("table        {}\ngame         {} {}, K = {}, H = {}\n", info.path, info.rules,
-                                  engine::to_string(info.convention), info.max_heaps, info.max_heap_size);
+    std::string out =
+        fmt::format("table        {}\ngame         {} {}, K = {}, H = {}\n", info.path, info.rules,
+                    engine::to_string(info.convention), info.max_heaps, info.max_heap_size);
     out += fmt::format("positions    {}\nP-positions  {}\n\n", r.positions, r.p_positions);
     for (const auto& c : r.checks) {
         if (!c.applies) continue;
-        const char* verdict = c.passed() ? "holds" : c.is_theorem ? "FAILS" : "does not always hold";
-        out += fmt::format("{:<22} {} on {} of {} positions ({:.2f}%)\n  {}\n", c.name, verdict, c.held, c.tested,
-                           c.tested ? 100.0 * double(c.held) / double(c.tested) : 100.0, c.description);
+        const char* verdict = c.passed()     ? "holds"
+                              : c.is_theorem ? "FAILS"
+                                             : "does not always hold";
+        out += fmt::format(
+            "{:<22} {} on {} of {} positions ({:.2f}%)\n  {}\n", c.name, verdict, c.held, c.tested,
+            c.tested ? 100.0 * double(c.held) / double(c.tested) : 100.0, c.description);
         if (!c.counterexamples.empty()) {
             out += "  smallest counterexamples:\n";
             for (const auto& e : c.counterexamples) {
-                out += fmt::format("    {:<20} stored {} expected {}\n", heaps_text(e.heaps), e.stored, e.expected);
+                out += fmt::format("    {:<20} stored {} expected {}\n", heaps_text(e.heaps),
+                                   e.stored, e.expected);
             }
         }
     }
     const auto& s = r.single_heaps;
     out += "\nsingle heaps, value of a heap of 0, 1, 2, ... tokens:\n  ";
-    for (size_t i = 0; i < s.values.size(); ++i) out += fmt::format("{}{}", i ? " " : "", s.values[i]);
-    out += s.periodic ? fmt::format("\n  periodic within H: preperiod {}, period {}\n", s.preperiod, s.period)
+    for (size_t i = 0; i < s.values.size(); ++i)
+        out += fmt::format("{}{}", i ? " " : "", s.values[i]);
+    out += s.periodic ? fmt::format("\n  periodic within H: preperiod {}, period {}\n", s.preperiod,
+                                    s.period)
                       : std::string("\n  no period seen twice within H\n");
     out += "  (a table shows only what lies within H; a period may change beyond it)\n";
     out += "\nvalues:     ";
@@ -72,7 +83,7 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
         for (const auto& [v, n] : r.remoteness_histogram) out += fmt::format(" {}:{}", v, n);
     }
     out += fmt::format("\n\nverdict: {}\n", r.ok() ? "OK, every theorem that applies holds"
-                                                  : "MISMATCH, see the counterexamples above");
+                                                   : "MISMATCH, see the counterexamples above");
     std::cout << out;
 }
 
@@ -81,7 +92,8 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
 int cmd_verify(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
-        "json", "print the report as JSON")("progress", "draw a progress bar even when stderr is not a terminal");
+        "json", "print the report as JSON")(
+        "progress", "draw a progress bar even when stderr is not a terminal");
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
@@ -95,7 +107,8 @@ int cmd_verify(const std::vector<std::string>& args) {
     io::TableReader table((*vm)["table"].as<std::string>());
     // Children lie anywhere below their parent: keep as much of the table
     // decoded as a quarter of the free memory allows (the whole of most tables).
-    table.set_cache_bytes(std::max<uint64_t>(engine::available_memory() / 4, io::TableReader::DEFAULT_CACHE_BYTES));
+    table.set_cache_bytes(
+        std::max<uint64_t>(engine::available_memory() / 4, io::TableReader::DEFAULT_CACHE_BYTES));
     ReaderSource source(table);
     ProgressBar bar("verifying", stderr_is_terminal() || vm->count("progress"));
     const engine::VerifyReport r =

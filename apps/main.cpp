@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
         if (it == commands.end()) throw apps::UsageError("unknown command '" + command + "'");
         return it->second(args);
     } catch (const apps::UsageError& e) {
-        fmt::print(stderr, "nimtb: error: {}\nusage: nimtb {} [OPTIONS]; see 'nimtb {}--help'\n", e.what(),
-                   it == commands.end() ? "COMMAND" : command, it == commands.end() ? "" : command + " ");
+        fmt::print(stderr, "nimtb: error: {}\nusage: nimtb {} [OPTIONS]; see 'nimtb {}--help'\n",
+                   e.what(), it == commands.end() ? "COMMAND" : command,
+                   it == commands.end() ? "" : command + " ");
         return apps::EXIT_USAGE;
     } catch (const engine::InputError& e) {
         fmt::print(stderr, "nimtb: error: {}\n", e.what());

@@ -44,7 +44,8 @@ const Preset& find_preset(const std::string& name) {
     }
     std::string names;
     for (const Preset& p : presets()) names += (names.empty() ? "" : ", ") + p.name;
-    throw UsageError("unknown preset '" + name + "': expected one of " + names + " (see --list-presets)");
+    throw UsageError("unknown preset '" + name + "': expected one of " + names +
+                     " (see --list-presets)");
 }
 
 }  // namespace nimtb::apps

@@ -15,8 +15,9 @@ using nimtb::engine::SolveMethod;
 using nimtb::engine::SolveOptions;
 using nimtb::engine::Universe;
 
-void solve_case(benchmark::State& state, const char* rule_text, Convention c, unsigned k, uint32_t h,
-                bool remoteness, SolveMethod method = SolveMethod::brute, unsigned block_heaps = 0) {
+void solve_case(benchmark::State& state, const char* rule_text, Convention c, unsigned k,
+                uint32_t h, bool remoteness, SolveMethod method = SolveMethod::brute,
+                unsigned block_heaps = 0) {
     const Rule rule = Rule::parse(rule_text);
     const Universe u(k, h);
     SolveOptions o;
@@ -31,16 +32,19 @@ void solve_case(benchmark::State& state, const char* rule_text, Convention c, un
         lookups += s.child_lookups;
         benchmark::DoNotOptimize(s.p_positions);
     }
-    state.counters["positions/s"] =
-        benchmark::Counter(double(u.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
+    state.counters["positions/s"] = benchmark::Counter(
+        double(u.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["lookups/s"] = benchmark::Counter(double(lookups), benchmark::Counter::kIsRate);
     state.counters["threads"] = double(o.threads);
 }
 
-void NimMisereK5H63(benchmark::State& s) { solve_case(s, "nim", Convention::misere, 5, 63, true); }
+void NimMisereK5H63(benchmark::State& s) {
+    solve_case(s, "nim", Convention::misere, 5, 63, true);
+}
 // How the solve order's block shape (top heaps per block) affects speed.
 void NimMisereK5H63Blocks(benchmark::State& s) {
-    solve_case(s, "nim", Convention::misere, 5, 63, true, SolveMethod::brute, static_cast<unsigned>(s.range(1)));
+    solve_case(s, "nim", Convention::misere, 5, 63, true, SolveMethod::brute,
+               static_cast<unsigned>(s.range(1)));
 }
 void NimMisereK5H63ValuesOnly(benchmark::State& s) {
     solve_case(s, "nim", Convention::misere, 5, 63, false);
@@ -62,12 +66,14 @@ void SubtractNormalK6H40Memoized(benchmark::State& state) {
         nimtb::bench::MemoizedSolver m(Rule::parse("subtract:1,3,4"), Convention::normal);
         benchmark::DoNotOptimize(m.solve_all(u));
     }
-    state.counters["positions/s"] =
-        benchmark::Counter(double(u.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
+    state.counters["positions/s"] = benchmark::Counter(
+        double(u.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 // Small cases keep the benchmarks honest in ctest without taking its time.
-void SmallNimMisere(benchmark::State& s) { solve_case(s, "nim", Convention::misere, 4, 20, true); }
+void SmallNimMisere(benchmark::State& s) {
+    solve_case(s, "nim", Convention::misere, 4, 20, true);
+}
 void SmallSubtractMemoized(benchmark::State& state) {
     const Universe u(4, 20);
     for (auto _ : state) {
@@ -79,10 +85,19 @@ void SmallSubtractMemoized(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(NimMisereK5H63)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(NimMisereK5H63Blocks)->Args({2, 2})->Args({2, 3})->Args({2, 4})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(NimMisereK5H63Blocks)
+    ->Args({2, 2})
+    ->Args({2, 3})
+    ->Args({2, 4})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(NimMisereK5H63ValuesOnly)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(NimNormalK5H63SpragueGrundy)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(SubtractNormalK6H40ValuesOnly)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SubtractNormalK6H40ValuesOnly)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(SubtractNormalK6H40)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SubtractNormalK6H40Memoized)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SmallNimMisere)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

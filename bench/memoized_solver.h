@@ -15,7 +15,7 @@
 namespace nimtb::bench {
 
 class MemoizedSolver {
-public:
+  public:
     MemoizedSolver(engine::Rule rule, engine::Convention convention)
         : rule_(std::move(rule)), convention_(convention) {}
     // The value of a position (any heap order).
@@ -23,7 +23,7 @@ public:
     // Solves every position of a universe; returns the number of P-positions.
     uint64_t solve_all(const engine::Universe& u);
 
-private:
+  private:
     struct Hash {
         size_t operator()(const engine::Heaps& h) const;
     };

@@ -16,7 +16,8 @@ LargeBuffer::LargeBuffer(size_t bytes) : bytes_(bytes) {
         bytes_ = 0;
         throw std::bad_alloc();
     }
-    if (bytes >= (size_t{2} << 20)) madvise(p, bytes, MADV_HUGEPAGE);  // advisory; failure is harmless
+    if (bytes >= (size_t{2} << 20))
+        madvise(p, bytes, MADV_HUGEPAGE);  // advisory; failure is harmless
     data_ = p;
 }
 

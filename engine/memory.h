@@ -11,7 +11,7 @@ namespace nimtb::engine {
 // or more ask for transparent huge pages: the solver's child look-ups roam over
 // the whole array, and with THP in `madvise` mode only a request gets them.
 class LargeBuffer {
-public:
+  public:
     LargeBuffer() = default;
     explicit LargeBuffer(size_t bytes);
     ~LargeBuffer();
@@ -24,7 +24,7 @@ public:
     size_t bytes() const { return bytes_; }
     bool empty() const { return bytes_ == 0; }
 
-private:
+  private:
     void* data_ = nullptr;
     size_t bytes_ = 0;
 };

@@ -72,7 +72,7 @@ inline void for_each_take_child(const Universe& u, const TakeAmounts& amounts, c
 // Every move of a position (sorted, padded heaps of the universe), in the
 // order: heaps ascending, amounts ascending.
 class MoveGenerator {
-public:
+  public:
     MoveGenerator(const Rule& rule, const Universe& universe)
         : universe_(universe), amounts_(rule, universe.max_heap_size()) {}
 
@@ -86,7 +86,7 @@ public:
     const TakeAmounts& amounts() const { return amounts_; }
     const Universe& universe() const { return universe_; }
 
-private:
+  private:
     const Universe& universe_;
     TakeAmounts amounts_;
 };

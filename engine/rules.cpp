@@ -61,7 +61,8 @@ std::vector<AmountRange> parse_list(std::string_view list, std::string_view kind
         if (item.empty()) {
             throw InputError("empty item in the " + std::string(kind) +
                              " list: write numbers or ranges separated by single commas, "
-                             "as in " + std::string(kind) + ":1,3,4");
+                             "as in " +
+                             std::string(kind) + ":1,3,4");
         }
         size_t dash = item.find('-', 1);  // a leading '-' is a negative number
         if (dash == std::string_view::npos) {
@@ -100,7 +101,8 @@ Rule Rule::parse(std::string_view text) {
     std::string kind(trim(t.substr(0, colon)));
     std::transform(kind.begin(), kind.end(), kind.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    std::string_view list = colon == std::string_view::npos ? std::string_view() : t.substr(colon + 1);
+    std::string_view list =
+        colon == std::string_view::npos ? std::string_view() : t.substr(colon + 1);
 
     if (kind == "nim") {
         if (colon != std::string_view::npos) {
@@ -160,9 +162,12 @@ bool Rule::listed(uint32_t amount) const {
 bool Rule::allows(uint32_t amount) const {
     if (amount == 0) return false;
     switch (kind_) {
-        case RuleKind::nim: return true;
-        case RuleKind::subtract: return listed(amount);
-        case RuleKind::allbut: return !listed(amount);
+        case RuleKind::nim:
+            return true;
+        case RuleKind::subtract:
+            return listed(amount);
+        case RuleKind::allbut:
+            return !listed(amount);
     }
     return false;
 }
@@ -185,10 +190,13 @@ std::vector<uint32_t> Rule::amounts_up_to(uint32_t max_amount) const {
 
 bool Rule::allows_all_up_to(uint32_t max_amount) const {
     switch (kind_) {
-        case RuleKind::nim: return true;
+        case RuleKind::nim:
+            return true;
         case RuleKind::subtract:
-            return max_amount == 0 || (ranges_.front().first == 1 && ranges_.front().last >= max_amount);
-        case RuleKind::allbut: return ranges_.front().first > max_amount;
+            return max_amount == 0 ||
+                   (ranges_.front().first == 1 && ranges_.front().last >= max_amount);
+        case RuleKind::allbut:
+            return ranges_.front().first > max_amount;
     }
     return false;
 }

@@ -23,7 +23,7 @@ namespace nimtb::engine {
 // Thrown for any malformed user input (rule text, position, convention, universe
 // limits). The message says what was wrong and what a right one looks like.
 class InputError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 
@@ -43,7 +43,7 @@ struct AmountRange {
 };
 
 class Rule {
-public:
+  public:
     // The largest amount a list may name; larger ones are refused so that a
     // typo cannot ask for an absurd rule.
     static constexpr uint32_t MAX_AMOUNT = 1'000'000'000;
@@ -66,8 +66,9 @@ public:
 
     bool operator==(const Rule&) const = default;
 
-private:
-    Rule(RuleKind kind, std::vector<AmountRange> ranges) : kind_(kind), ranges_(std::move(ranges)) {}
+  private:
+    Rule(RuleKind kind, std::vector<AmountRange> ranges)
+        : kind_(kind), ranges_(std::move(ranges)) {}
     bool listed(uint32_t amount) const;
 
     RuleKind kind_;

@@ -25,7 +25,8 @@ const char* to_string(SolveMethod method) {
 SolveMethod parse_method(std::string_view text) {
     if (text == "brute") return SolveMethod::brute;
     if (text == "sprague-grundy" || text == "sg") return SolveMethod::sprague_grundy;
-    throw InputError("unknown method '" + std::string(text) + "': expected brute or sprague-grundy");
+    throw InputError("unknown method '" + std::string(text) +
+                     "': expected brute or sprague-grundy");
 }
 
 namespace {
@@ -85,7 +86,8 @@ Plan make_plan(const Universe& u, unsigned j) {
 unsigned bits_for(uint64_t bound, const char* what) {
     if (bound <= std::numeric_limits<uint8_t>::max()) return 8;
     if (bound <= std::numeric_limits<uint16_t>::max()) return 16;
-    throw ResourceError(std::string(what) + " of this universe could reach " + std::to_string(bound) +
+    throw ResourceError(std::string(what) + " of this universe could reach " +
+                        std::to_string(bound) +
                         ", beyond the 16-bit limit of the table format; choose fewer heaps or "
                         "smaller ones");
 }
@@ -109,10 +111,10 @@ Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) 
         return {bits_for(std::bit_ceil(h + 1) - 1, "values"), 0};
     }
     const uint64_t per_heap = rule.amounts_up_to(static_cast<uint32_t>(h)).size();
-    const unsigned value_bits =
-        options.value_bits ? options.value_bits : per_heap > std::numeric_limits<uint8_t>::max() ? 16u : 8u;
-    return {value_bits,
-            options.remoteness ? bits_for(k * h, "remoteness") : 0};
+    const unsigned value_bits = options.value_bits ? options.value_bits
+                                : per_heap > std::numeric_limits<uint8_t>::max() ? 16u
+                                                                                 : 8u;
+    return {value_bits, options.remoteness ? bits_for(k * h, "remoteness") : 0};
 }
 
 struct ValueOverflow {};
@@ -128,8 +130,8 @@ struct BruteKernel {
     V* value;
     R* remoteness;
     V terminal;
-    unsigned words;                  // of the mex bitset
-    std::atomic<bool>* overflow;     // set when a value does not fit in V
+    unsigned words;               // of the mex bitset
+    std::atomic<bool>* overflow;  // set when a value does not fit in V
 
     // Solves ranks [first, first + count) in order; returns the child look-ups.
     uint64_t sweep(uint64_t first, uint64_t count, uint32_t* heaps, uint64_t* seen) const {
@@ -164,7 +166,8 @@ struct BruteKernel {
                     }
                 }
                 std::fill(seen, seen + top + 1, 0);
-                if (mex > std::numeric_limits<V>::max()) overflow->store(true, std::memory_order_relaxed);
+                if (mex > std::numeric_limits<V>::max())
+                    overflow->store(true, std::memory_order_relaxed);
                 value[rank] = static_cast<V>(mex);
                 if constexpr (REM) {
                     remoteness[rank] = static_cast<R>(1 + (mex == 0 ? max_rem : min_rem_p));
@@ -185,7 +188,8 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
 }
 
 template <bool ALL, bool REM, class V, class R>
-uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s, const SolveOptions& o) {
+uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s,
+                   const SolveOptions& o) {
     // Children's values fit in V, so the mex bitset needs one bit more.
     const unsigned words = static_cast<unsigned>((uint64_t{1} << (sizeof(V) * 8)) / 64 + 1);
     std::atomic<bool> overflow{false};
@@ -196,7 +200,8 @@ uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s, c
                                        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
                                        words,
                                        &overflow};
-    const unsigned j = o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
+    const unsigned j =
+        o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
     const Plan plan = make_plan(u, j);
     tbb::combinable<uint64_t> lookups([] { return uint64_t{0}; });
     uint64_t done = 0;
@@ -205,16 +210,18 @@ uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s, c
         const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
         // Blocks differ in size by orders of magnitude; the default
         // auto_partitioner splits further when threads run idle.
-        tbb::parallel_for(tbb::blocked_range<size_t>(lo, hi), [&](const tbb::blocked_range<size_t>& r) {
-            std::vector<uint32_t> heaps(u.max_heaps());
-            std::vector<uint64_t> seen(kernel.words, 0);
-            uint64_t local = 0;
-            for (size_t b = r.begin(); b != r.end(); ++b) {
-                if (cancelled(o)) return;
-                local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count, heaps.data(), seen.data());
-            }
-            lookups.local() += local;
-        });
+        tbb::parallel_for(tbb::blocked_range<size_t>(lo, hi),
+                          [&](const tbb::blocked_range<size_t>& r) {
+                              std::vector<uint32_t> heaps(u.max_heaps());
+                              std::vector<uint64_t> seen(kernel.words, 0);
+                              uint64_t local = 0;
+                              for (size_t b = r.begin(); b != r.end(); ++b) {
+                                  if (cancelled(o)) return;
+                                  local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count,
+                                                        heaps.data(), seen.data());
+                              }
+                              lookups.local() += local;
+                          });
         if (cancelled(o)) throw Cancelled();
         if (overflow) throw ValueOverflow();
         for (size_t b = lo; b < hi; ++b) done += plan.blocks[b].count;
@@ -224,7 +231,8 @@ uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s, c
 }
 
 template <bool ALL>
-uint64_t dispatch_brute(const Universe& u, const TakeAmounts& a, Solution& s, const SolveOptions& o) {
+uint64_t dispatch_brute(const Universe& u, const TakeAmounts& a, Solution& s,
+                        const SolveOptions& o) {
     const bool v8 = s.value.bits() == 8;
     if (s.remoteness.empty()) {
         return v8 ? run_brute<ALL, false, uint8_t, uint8_t>(u, a, s, o)
@@ -279,7 +287,8 @@ Stats statistics(const Solution& s) {
                 const uint32_t v = s.value.get(i);
                 acc.p += v == 0;
                 acc.max_value = std::max(acc.max_value, v);
-                if (!s.remoteness.empty()) acc.max_remoteness = std::max(acc.max_remoteness, s.remoteness.get(i));
+                if (!s.remoteness.empty())
+                    acc.max_remoteness = std::max(acc.max_remoteness, s.remoteness.get(i));
             }
             return acc;
         },
@@ -301,7 +310,8 @@ uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
     if (options.method == SolveMethod::sprague_grundy && options.convention != Convention::normal) {
         throw InputError(
-            "the sprague-grundy method holds for normal play only; use the brute method for misere");
+            "the sprague-grundy method holds for normal play only; use the brute method for "
+            "misere");
     }
     // 1. Check that the arrays fit before allocating them.
     const Widths w = widths(rule, u, options);
@@ -324,8 +334,9 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
             const TakeAmounts amounts(rule, u.max_heap_size());
             for (unsigned bits = w.value_bits;; bits *= 2) {
                 if (bits > 16) {
-                    throw ResourceError("values of this universe exceed 65535, beyond the 16-bit "
-                                        "limit of the table format; choose smaller heaps");
+                    throw ResourceError(
+                        "values of this universe exceed 65535, beyond the 16-bit "
+                        "limit of the table format; choose smaller heaps");
                 }
                 s.value = QuantityArray();  // free the narrow array before the wide one
                 s.remoteness = QuantityArray();
@@ -348,7 +359,8 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
             std::vector<uint32_t> g(u.max_heap_size() + 1);
             for (uint32_t a = 0; a <= u.max_heap_size(); ++a) g[a] = single.value.get(a);
             const uint32_t max_g = *std::max_element(g.begin(), g.end());
-            s.value = QuantityArray(u.size(), bits_for(std::bit_ceil(uint64_t{max_g} + 1) - 1, "values"));
+            s.value =
+                QuantityArray(u.size(), bits_for(std::bit_ceil(uint64_t{max_g} + 1) - 1, "values"));
             if (s.value.bits() == 8) {
                 run_sprague_grundy<uint8_t>(u, g, s, options);
             } else {

@@ -19,7 +19,7 @@ namespace nimtb::engine {
 
 // One array of unsigned 8- or 16-bit integers, one per position, by rank.
 class QuantityArray {
-public:
+  public:
     QuantityArray() = default;
     QuantityArray(uint64_t size, unsigned bits);
 
@@ -31,11 +31,13 @@ public:
                           : static_cast<const uint16_t*>(buffer_.data())[rank];
     }
     template <class T>
-    T* data() const { return static_cast<T*>(buffer_.data()); }
+    T* data() const {
+        return static_cast<T*>(buffer_.data());
+    }
     const void* raw() const { return buffer_.data(); }
     size_t bytes() const { return buffer_.bytes(); }
 
-private:
+  private:
     LargeBuffer buffer_;
     uint64_t size_ = 0;
     unsigned bits_ = 8;
@@ -80,14 +82,14 @@ struct Solution {
 };
 
 class Cancelled : public std::runtime_error {
-public:
+  public:
     Cancelled() : std::runtime_error("interrupted") {}
 };
 
 // Thrown when a universe cannot be solved in the memory available or its
 // values could exceed 16 bits.
 class ResourceError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -15,7 +15,8 @@ uint64_t binomial(uint64_t n, uint64_t k) {
     // result * (n - k + i) / i stays an integer at every step: it is C(n-k+i, i).
     for (uint64_t i = 1; i <= k; ++i) {
         result = result * (n - k + i) / i;
-        if (result > std::numeric_limits<uint64_t>::max()) return std::numeric_limits<uint64_t>::max();
+        if (result > std::numeric_limits<uint64_t>::max())
+            return std::numeric_limits<uint64_t>::max();
     }
     return static_cast<uint64_t>(result);
 }
@@ -24,7 +25,9 @@ Heaps parse_heaps(std::string_view text) {
     Heaps heaps;
     size_t i = 0;
     unsigned index = 0;
-    auto is_sep = [](char c) { return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r'; };
+    auto is_sep = [](char c) {
+        return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r';
+    };
     while (i < text.size()) {
         if (is_sep(text[i])) {
             ++i;
@@ -36,8 +39,9 @@ Heaps parse_heaps(std::string_view text) {
         ++index;
         std::string where = "heap " + std::to_string(index) + " ('" + std::string(word) + "')";
         if (word.front() == '-') {
-            throw InputError(where + " is negative: heap sizes are whole numbers 0 or more, "
-                                     "as in '3 4 5'");
+            throw InputError(where +
+                             " is negative: heap sizes are whole numbers 0 or more, "
+                             "as in '3 4 5'");
         }
         uint64_t value = 0;
         auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
@@ -45,8 +49,9 @@ Heaps parse_heaps(std::string_view text) {
             throw InputError(where + " is too large");
         }
         if (ec != std::errc() || end != word.data() + word.size()) {
-            throw InputError(where + " is not a number: write heap sizes separated by spaces "
-                                     "or commas, as in '3 4 5'");
+            throw InputError(where +
+                             " is not a number: write heap sizes separated by spaces "
+                             "or commas, as in '3 4 5'");
         }
         heaps.push_back(static_cast<uint32_t>(value));
         i = j;
@@ -66,8 +71,8 @@ std::string format_heaps(std::span<const uint32_t> heaps) {
 
 Universe::Universe(unsigned max_heaps, uint32_t max_heap_size) : k_(max_heaps), h_(max_heap_size) {
     if (k_ < 1 || k_ > MAX_HEAPS) {
-        throw InputError("number of heaps " + std::to_string(k_) + " is out of range: expected 1 to " +
-                         std::to_string(MAX_HEAPS));
+        throw InputError("number of heaps " + std::to_string(k_) +
+                         " is out of range: expected 1 to " + std::to_string(MAX_HEAPS));
     }
     if (h_ > MAX_HEAP_SIZE) {
         throw InputError("largest heap " + std::to_string(h_) + " is out of range: expected 0 to " +
@@ -75,13 +80,14 @@ Universe::Universe(unsigned max_heaps, uint32_t max_heap_size) : k_(max_heaps), 
     }
     size_ = binomial(uint64_t{h_} + k_, k_);
     if (size_ == std::numeric_limits<uint64_t>::max()) {
-        throw InputError("a universe of " + std::to_string(k_) + " heaps of at most " +
-                         std::to_string(h_) +
-                         " tokens has more than 2^64 positions; choose fewer heaps or smaller ones");
+        throw InputError(
+            "a universe of " + std::to_string(k_) + " heaps of at most " + std::to_string(h_) +
+            " tokens has more than 2^64 positions; choose fewer heaps or smaller ones");
     }
     terms_.resize(size_t(k_) * (h_ + 1));
     for (unsigned i = 0; i < k_; ++i) {
-        for (uint32_t a = 0; a <= h_; ++a) terms_[size_t(i) * (h_ + 1) + a] = binomial(a + i, i + 1);
+        for (uint32_t a = 0; a <= h_; ++a)
+            terms_[size_t(i) * (h_ + 1) + a] = binomial(a + i, i + 1);
     }
 }
 
@@ -101,8 +107,8 @@ Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
         sorted.push_back(heaps[i]);
         if (sorted.size() > k_) {
             throw InputError("heap " + std::to_string(i + 1) + " is non-empty heap number " +
-                             std::to_string(sorted.size()) + ", more than this table's limit: " +
-                             describe());
+                             std::to_string(sorted.size()) +
+                             ", more than this table's limit: " + describe());
         }
     }
     sorted.resize(k_, 0);

@@ -31,7 +31,7 @@ Heaps parse_heaps(std::string_view text);
 std::string format_heaps(std::span<const uint32_t> heaps);
 
 class Universe {
-public:
+  public:
     static constexpr unsigned MAX_HEAPS = 64;
     static constexpr uint32_t MAX_HEAP_SIZE = 1'000'000;
 
@@ -64,7 +64,7 @@ public:
 
     std::string describe() const;  // "at most K heaps of at most H tokens"
 
-private:
+  private:
     unsigned k_;
     uint32_t h_;
     uint64_t size_;

@@ -9,7 +9,8 @@
 namespace nimtb::engine {
 
 bool VerifyReport::ok() const {
-    return std::all_of(checks.begin(), checks.end(), [](const Check& c) { return !c.is_theorem || c.passed(); });
+    return std::all_of(checks.begin(), checks.end(),
+                       [](const Check& c) { return !c.is_theorem || c.passed(); });
 }
 
 namespace {
@@ -21,7 +22,8 @@ uint64_t tokens(const Heaps& h) {
 }
 
 // Records one test of a check, keeping the smallest counterexamples.
-void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint32_t stored, uint32_t expected) {
+void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint32_t stored,
+            uint32_t expected) {
     ++c.tested;
     if (held) {
         ++c.held;
@@ -33,9 +35,10 @@ void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint32_t st
     }
     auto& list = c.counterexamples;
     // Ranks arrive in increasing order, so ties in tokens keep the earlier rank.
-    auto pos = std::upper_bound(list.begin(), list.end(), ex, [](const Counterexample& a, const Counterexample& b) {
-        return tokens(a.heaps) < tokens(b.heaps);
-    });
+    auto pos = std::upper_bound(list.begin(), list.end(), ex,
+                                [](const Counterexample& a, const Counterexample& b) {
+                                    return tokens(a.heaps) < tokens(b.heaps);
+                                });
     if (pos - list.begin() < static_cast<long>(MAX_COUNTEREXAMPLES)) {
         list.insert(pos, ex);
         if (list.size() > MAX_COUNTEREXAMPLES) list.pop_back();
@@ -67,7 +70,8 @@ SingleHeaps single_heap_values(TableSource& table, const Universe& u) {
     for (uint32_t period = 1; period * 2 <= n && !s.periodic; ++period) {
         for (uint32_t pre = 0; pre + 2 * period <= n; ++pre) {
             bool holds = true;
-            for (uint32_t i = pre; i + period < n && holds; ++i) holds = s.values[i] == s.values[i + period];
+            for (uint32_t i = pre; i + period < n && holds; ++i)
+                holds = s.values[i] == s.values[i + period];
             if (holds) {
                 s.periodic = true;
                 s.period = period;
@@ -99,15 +103,18 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     };
     report.checks = {
         check("consistency",
-              "every value is the mex of its children's values and every remoteness meets its definition", true,
-              true),
+              "every value is the mex of its children's values and every remoteness meets its "
+              "definition",
+              true, true),
         check("sprague-grundy", "value = XOR of the values of its single heaps", normal, true),
         check("bouton", "value = XOR of the heap sizes (Nim)", normal && is_nim, true),
         check("misere-nim",
-              "P exactly when all heaps <= 1 and their number is odd, or some heap >= 2 and the XOR is 0",
+              "P exactly when all heaps <= 1 and their number is odd, or some heap >= 2 and the "
+              "XOR is 0",
               !normal && is_nim, true),
         check("misere-rule-on-values",
-              "the misere-Nim rule applied to the heaps' normal-play values predicts the outcome (a finding, "
+              "the misere-Nim rule applied to the heaps' normal-play values predicts the outcome "
+              "(a finding, "
               "not a theorem)",
               !normal && !is_nim, false),
     };
@@ -165,7 +172,8 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
         const uint32_t want_v = moves.empty() ? (normal ? 0 : 1) : mex;
         const uint32_t want_r = moves.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
         const bool consistent = v == want_v && (!rem || r == want_r);
-        record(consistency, consistent, heaps.data(), k, v != want_v ? v : r, v != want_v ? want_v : want_r);
+        record(consistency, consistent, heaps.data(), k, v != want_v ? v : r,
+               v != want_v ? want_v : want_r);
 
         // 2-5. The theorems and the finding.
         uint32_t x = 0, xs = 0;

@@ -17,7 +17,7 @@ namespace nimtb::engine {
 
 // Read access to a table's quantities by rank.
 class TableSource {
-public:
+  public:
     virtual ~TableSource() = default;
     virtual uint32_t value(uint64_t rank) = 0;
     virtual bool has_remoteness() const = 0;
@@ -39,8 +39,8 @@ struct Counterexample {
 struct Check {
     std::string name;
     std::string description;
-    bool applies = false;     // false: not meaningful for this rule/convention
-    bool is_theorem = true;   // a failing theorem is a failure; otherwise a finding
+    bool applies = false;    // false: not meaningful for this rule/convention
+    bool is_theorem = true;  // a failing theorem is a failure; otherwise a finding
     uint64_t tested = 0;
     uint64_t held = 0;
     std::vector<Counterexample> counterexamples;  // the smallest ones (by tokens, then rank)
@@ -59,7 +59,8 @@ struct VerifyReport {
     uint64_t p_positions = 0;
     std::map<uint32_t, uint64_t> value_histogram;
     std::map<uint32_t, uint64_t> remoteness_histogram;
-    std::vector<Check> checks;  // consistency, sprague-grundy, bouton, misere-nim, misere-rule-on-values
+    std::vector<Check>
+        checks;  // consistency, sprague-grundy, bouton, misere-nim, misere-rule-on-values
     SingleHeaps single_heaps;
     // True when every applicable theorem and the consistency check held.
     bool ok() const;
@@ -71,7 +72,8 @@ inline constexpr size_t MAX_COUNTEREXAMPLES = 5;
 // Verifies the table of `rule` and `convention` over `universe`; calls
 // progress(done, total) now and then. Never throws for a mismatch: mismatches
 // are in the report.
-VerifyReport verify(const Rule& rule, Convention convention, const Universe& universe, TableSource& table,
+VerifyReport verify(const Rule& rule, Convention convention, const Universe& universe,
+                    TableSource& table,
                     const std::function<void(uint64_t, uint64_t)>& progress = {});
 
 }  // namespace nimtb::engine

@@ -5,7 +5,9 @@
 
 namespace nimtb::io {
 
-void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void quiet_hdf5() {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 std::string hdf5_error_message() {
     std::string message;
@@ -22,7 +24,9 @@ std::string hdf5_error_message() {
     const std::string marker = "error message = '";
     if (const size_t at = message.find(marker); at != std::string::npos) {
         const size_t end = message.find('\'', at + marker.size());
-        return message.substr(at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
+        return message.substr(at + marker.size(), end == std::string::npos
+                                                      ? std::string::npos
+                                                      : end - at - marker.size());
     }
     std::replace(message.begin(), message.end(), '\n', ' ');
     return message;
@@ -49,16 +53,18 @@ void write_string_attribute(hid_t object, const char* name, const std::string& v
     check(H5Tset_size(type.get(), H5T_VARIABLE), "string type");
     check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "string type");
     Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
-    Handle attr = checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                          H5Aclose, std::string("attribute ") + name);
+    Handle attr =
+        checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                H5Aclose, std::string("attribute ") + name);
     const char* text = value.c_str();
     check(H5Awrite(attr.get(), type.get(), &text), std::string("attribute ") + name);
 }
 
 void write_u64_attribute(hid_t object, const char* name, uint64_t value) {
     Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
-    Handle attr = checked(H5Acreate2(object, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                          H5Aclose, std::string("attribute ") + name);
+    Handle attr =
+        checked(H5Acreate2(object, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                H5Aclose, std::string("attribute ") + name);
     check(H5Awrite(attr.get(), H5T_NATIVE_UINT64, &value), std::string("attribute ") + name);
 }
 
@@ -73,14 +79,16 @@ std::optional<Handle> open_attribute(hid_t object, const char* name, const std::
 
 }  // namespace
 
-std::optional<std::string> read_string_attribute(hid_t object, const char* name, const std::string& where) {
+std::optional<std::string> read_string_attribute(hid_t object, const char* name,
+                                                 const std::string& where) {
     auto attr = open_attribute(object, name, where);
     if (!attr) return std::nullopt;
     const std::string what = where + ": attribute '" + name + "'";
     Handle type = checked(H5Aget_type(attr->get()), H5Tclose, what);
     if (H5Tget_class(type.get()) != H5T_STRING) throw TableError(what + " is not a string");
     Handle space = checked(H5Aget_space(attr->get()), H5Sclose, what);
-    if (H5Sget_simple_extent_npoints(space.get()) != 1) throw TableError(what + " is not a single string");
+    if (H5Sget_simple_extent_npoints(space.get()) != 1)
+        throw TableError(what + " is not a single string");
     if (H5Tis_variable_str(type.get()) > 0) {
         Handle mem = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
         check(H5Tset_size(mem.get(), H5T_VARIABLE), what);
@@ -101,14 +109,16 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name,
     return std::string(buf.data());
 }
 
-std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name, const std::string& where) {
+std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name,
+                                           const std::string& where) {
     auto attr = open_attribute(object, name, where);
     if (!attr) return std::nullopt;
     const std::string what = where + ": attribute '" + name + "'";
     Handle type = checked(H5Aget_type(attr->get()), H5Tclose, what);
     if (H5Tget_class(type.get()) != H5T_INTEGER) throw TableError(what + " is not an integer");
     Handle space = checked(H5Aget_space(attr->get()), H5Sclose, what);
-    if (H5Sget_simple_extent_npoints(space.get()) != 1) throw TableError(what + " is not a single integer");
+    if (H5Sget_simple_extent_npoints(space.get()) != 1)
+        throw TableError(what + " is not a single integer");
     if (H5Tget_sign(type.get()) == H5T_SGN_2) {
         int64_t v = 0;
         check(H5Aread(attr->get(), H5T_NATIVE_INT64, &v), what);

@@ -13,7 +13,7 @@ namespace nimtb::io {
 // Any failure to read or write a table. The message names the file and, where
 // there is one, the dataset or attribute.
 class TableError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -27,7 +27,7 @@ std::string hdf5_error_message();
 
 // Owns one hid_t and closes it with the matching H5?close.
 class Handle {
-public:
+  public:
     using Closer = herr_t (*)(hid_t);
     Handle() = default;
     Handle(hid_t id, Closer closer) : id_(id), close_(closer) {}
@@ -56,7 +56,7 @@ public:
     }
     void reset() { close(); }
 
-private:
+  private:
     hid_t id_ = H5I_INVALID_HID;
     Closer close_ = nullptr;
 };
@@ -68,7 +68,9 @@ void check(herr_t status, const std::string& what);
 void write_string_attribute(hid_t object, const char* name, const std::string& value);
 void write_u64_attribute(hid_t object, const char* name, uint64_t value);
 // Reads an attribute; nullopt if it is missing; throws if it has another type.
-std::optional<std::string> read_string_attribute(hid_t object, const char* name, const std::string& where);
-std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name, const std::string& where);
+std::optional<std::string> read_string_attribute(hid_t object, const char* name,
+                                                 const std::string& where);
+std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name,
+                                           const std::string& where);
 
 }  // namespace nimtb::io

@@ -16,7 +16,8 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
     if (table_.has_remoteness()) r.remoteness = table_.remoteness(r.rank);
     for (const engine::Move& m : moves_.moves(sorted)) {
         ProbedMove p;
-        const auto it = std::find(heaps.begin(), heaps.end(), m.heap_size);  // the first heap of that size
+        const auto it =
+            std::find(heaps.begin(), heaps.end(), m.heap_size);  // the first heap of that size
         p.heap = static_cast<unsigned>(it - heaps.begin()) + 1;
         p.heap_size = m.heap_size;
         p.amount = m.amount;

@@ -12,18 +12,18 @@
 namespace nimtb::io {
 
 struct ProbedMove {
-    unsigned heap = 0;           // 1-based, in the order the position was given
+    unsigned heap = 0;  // 1-based, in the order the position was given
     uint32_t heap_size = 0;
     uint32_t amount = 0;
-    engine::Heaps result;        // the position after the move, same heap order
+    engine::Heaps result;  // the position after the move, same heap order
     uint64_t child_rank = 0;
-    uint32_t value = 0;          // of the resulting position
+    uint32_t value = 0;  // of the resulting position
     std::optional<uint32_t> remoteness;
     bool winning() const { return value == 0; }  // leaves the opponent a P-position
 };
 
 struct ProbeResult {
-    engine::Heaps heaps;         // as given (empty heaps kept)
+    engine::Heaps heaps;  // as given (empty heaps kept)
     uint64_t rank = 0;
     uint32_t value = 0;
     std::optional<uint32_t> remoteness;
@@ -34,7 +34,7 @@ struct ProbeResult {
 };
 
 class Prober {
-public:
+  public:
     explicit Prober(const std::string& path);  // throws TableError
 
     TableReader& table() { return table_; }
@@ -47,7 +47,7 @@ public:
     // The moves of perfect play from `heaps` to the end of the game.
     std::vector<ProbedMove> principal_line(const engine::Heaps& heaps);
 
-private:
+  private:
     TableReader table_;
     engine::MoveGenerator moves_;
 };

@@ -15,11 +15,16 @@ Compression parse_compression(std::string_view text) {
 
 const char* to_string(Compression c) {
     switch (c) {
-        case Compression::deflate: return "deflate";
-        case Compression::zstd: return "zstd";
-        case Compression::lz4: return "lz4";
-        case Compression::none: return "none";
-        case Compression::other: return "other";
+        case Compression::deflate:
+            return "deflate";
+        case Compression::zstd:
+            return "zstd";
+        case Compression::lz4:
+            return "lz4";
+        case Compression::none:
+            return "none";
+        case Compression::other:
+            return "other";
     }
     return "other";
 }

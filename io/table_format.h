@@ -32,9 +32,9 @@ struct TableInfo {
     uint32_t max_heap_size = 0;
     uint64_t positions = 0;
     std::string generator;
-    std::string method;              // "brute", "sprague-grundy", or "" when not recorded
+    std::string method;  // "brute", "sprague-grundy", or "" when not recorded
     unsigned value_bits = 0;
-    unsigned remoteness_bits = 0;    // 0: the table has no remoteness
+    unsigned remoteness_bits = 0;  // 0: the table has no remoteness
     Compression compression = Compression::none;
     uint64_t chunk_elements = 0;
     uint64_t file_bytes = 0;

@@ -35,10 +35,13 @@ struct TableReader::Dataset {
         const hsize_t start = index * chunk, count = std::min(chunk, size - index * chunk);
         out.resize(count);
         Handle mem = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
-        check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), what);
-        check(H5Dread(handle.get(), H5T_NATIVE_UINT16, mem.get(), file_space.get(), H5P_DEFAULT, out.data()),
-              what + ": cannot read positions " + std::to_string(start) + " to " + std::to_string(start + count - 1) +
-                  " (the file is damaged)");
+        check(
+            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr),
+            what);
+        check(H5Dread(handle.get(), H5T_NATIVE_UINT16, mem.get(), file_space.get(), H5P_DEFAULT,
+                      out.data()),
+              what + ": cannot read positions " + std::to_string(start) + " to " +
+                  std::to_string(start + count - 1) + " (the file is damaged)");
     }
 
     uint16_t get(uint64_t rank) {
@@ -70,12 +73,16 @@ Compression compression_of(hid_t dcpl) {
     for (int i = 0; i < n; ++i) {
         unsigned flags = 0;
         size_t cd_count = 0;
-        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &cd_count, nullptr, 0,
-                                               nullptr, nullptr);
-        if (id == H5Z_FILTER_DEFLATE) c = Compression::deflate;
-        else if (id == 32001) c = Compression::zstd;
-        else if (id == 32004) c = Compression::lz4;
-        else if (id != H5Z_FILTER_FLETCHER32 && id != H5Z_FILTER_SHUFFLE) c = Compression::other;
+        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &cd_count,
+                                               nullptr, 0, nullptr, nullptr);
+        if (id == H5Z_FILTER_DEFLATE)
+            c = Compression::deflate;
+        else if (id == 32001)
+            c = Compression::zstd;
+        else if (id == 32004)
+            c = Compression::lz4;
+        else if (id != H5Z_FILTER_FLETCHER32 && id != H5Z_FILTER_SHUFFLE)
+            c = Compression::other;
     }
     return c;
 }
@@ -103,7 +110,8 @@ TableReader::TableReader(const std::string& path) {
     auto format = read_string_attribute(root, "format", where);
     if (!format || *format != FORMAT_NAME) {
         throw TableError(path + ": not a nimtb table (its 'format' attribute is " +
-                         (format ? "'" + *format + "'" : std::string("missing")) + ", expected '" + FORMAT_NAME + "')");
+                         (format ? "'" + *format + "'" : std::string("missing")) + ", expected '" +
+                         FORMAT_NAME + "')");
     }
     auto require_u64 = [&](const char* name) {
         auto v = read_u64_attribute(root, name, where);
@@ -118,8 +126,9 @@ TableReader::TableReader(const std::string& path) {
     const uint64_t version = require_u64("format_version");
     if (version != FORMAT_VERSION) {
         throw TableError(path + ": table format version " + std::to_string(version) +
-                         (version > FORMAT_VERSION ? " is newer than this nimtb reads (version 1); update nimtb"
-                                                   : " is not one this nimtb reads (version 1)"));
+                         (version > FORMAT_VERSION
+                              ? " is newer than this nimtb reads (version 1); update nimtb"
+                              : " is not one this nimtb reads (version 1)"));
     }
     const std::string index = require_string("index");
     if (index != INDEX_NAME) {
@@ -132,10 +141,11 @@ TableReader::TableReader(const std::string& path) {
         info_.convention = engine::parse_convention(require_string("convention"));
         const uint64_t k = require_u64("max_heaps"), h = require_u64("max_heap_size");
         if (k > engine::Universe::MAX_HEAPS || h > engine::Universe::MAX_HEAP_SIZE) {
-            throw engine::InputError("max_heaps " + std::to_string(k) + " or max_heap_size " + std::to_string(h) +
-                                     " out of range");
+            throw engine::InputError("max_heaps " + std::to_string(k) + " or max_heap_size " +
+                                     std::to_string(h) + " out of range");
         }
-        universe_ = std::make_unique<engine::Universe>(static_cast<unsigned>(k), static_cast<uint32_t>(h));
+        universe_ =
+            std::make_unique<engine::Universe>(static_cast<unsigned>(k), static_cast<uint32_t>(h));
     } catch (const engine::InputError& e) {
         throw TableError(path + ": bad attribute: " + e.what());
     }
@@ -144,8 +154,9 @@ TableReader::TableReader(const std::string& path) {
     info_.max_heap_size = universe_->max_heap_size();
     info_.positions = require_u64("positions");
     if (info_.positions != universe_->size()) {
-        throw TableError(path + ": attribute 'positions' is " + std::to_string(info_.positions) + " but " +
-                         universe_->describe() + " makes " + std::to_string(universe_->size()));
+        throw TableError(path + ": attribute 'positions' is " + std::to_string(info_.positions) +
+                         " but " + universe_->describe() + " makes " +
+                         std::to_string(universe_->size()));
     }
     info_.generator = require_string("generator");
     info_.method = read_string_attribute(root, "method", where).value_or("");
@@ -166,7 +177,8 @@ TableReader::TableReader(const std::string& path) {
         const size_t width = H5Tget_size(type.get());
         if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_sign(type.get()) != H5T_SGN_NONE ||
             (width != 1 && width != 2)) {
-            throw TableError(what + " has the wrong element type: expected unsigned 8- or 16-bit integers");
+            throw TableError(
+                what + " has the wrong element type: expected unsigned 8- or 16-bit integers");
         }
         d->file_space = checked(H5Dget_space(d->handle.get()), H5Sclose, what);
         hsize_t dims = 0;
@@ -181,7 +193,8 @@ TableReader::TableReader(const std::string& path) {
         d->size = dims;
         Handle dcpl = checked(H5Dget_create_plist(d->handle.get()), H5Pclose, what);
         hsize_t chunk = 0;
-        d->chunk = H5Pget_layout(dcpl.get()) == H5D_CHUNKED && H5Pget_chunk(dcpl.get(), 1, &chunk) == 1 && chunk > 0
+        d->chunk = H5Pget_layout(dcpl.get()) == H5D_CHUNKED &&
+                           H5Pget_chunk(dcpl.get(), 1, &chunk) == 1 && chunk > 0
                        ? chunk
                        : std::min<uint64_t>(dims, uint64_t{1} << 18);
         if (name == std::string(VALUE_DATASET)) {
@@ -203,7 +216,8 @@ TableReader::TableReader(TableReader&&) noexcept = default;
 TableReader& TableReader::operator=(TableReader&&) noexcept = default;
 
 uint32_t TableReader::lookup(Dataset& d, uint64_t rank) {
-    if (rank >= d.size) throw TableError(d.what + ": rank " + std::to_string(rank) + " is outside the table");
+    if (rank >= d.size)
+        throw TableError(d.what + ": rank " + std::to_string(rank) + " is outside the table");
     return d.get(rank);
 }
 
@@ -212,15 +226,19 @@ void TableReader::set_cache_bytes(uint64_t bytes) {
     if (remoteness_) remoteness_->set_cache(bytes / 2);
 }
 
-uint32_t TableReader::value(uint64_t rank) { return lookup(*value_, rank); }
+uint32_t TableReader::value(uint64_t rank) {
+    return lookup(*value_, rank);
+}
 
 uint32_t TableReader::remoteness(uint64_t rank) {
-    if (!remoteness_) throw TableError(info_.path + ": the table has no remoteness (solved with --no-remoteness)");
+    if (!remoteness_)
+        throw TableError(info_.path +
+                         ": the table has no remoteness (solved with --no-remoteness)");
     return lookup(*remoteness_, rank);
 }
 
-void TableReader::for_each_chunk(
-    const std::function<void(uint64_t, std::span<const uint16_t>, std::span<const uint16_t>)>& visit) {
+void TableReader::for_each_chunk(const std::function<void(uint64_t, std::span<const uint16_t>,
+                                                          std::span<const uint16_t>)>& visit) {
     std::vector<uint16_t> values, rem;
     const uint64_t chunk = value_->chunk;
     for (uint64_t index = 0; index * chunk < value_->size; ++index) {
@@ -231,14 +249,15 @@ void TableReader::for_each_chunk(
             const hsize_t start = index * chunk, count = values.size();
             rem.resize(count);
             Handle mem = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, remoteness_->what);
-            check(H5Sselect_hyperslab(remoteness_->file_space.get(), H5S_SELECT_SET, &start, nullptr, &count,
-                                      nullptr),
+            check(H5Sselect_hyperslab(remoteness_->file_space.get(), H5S_SELECT_SET, &start,
+                                      nullptr, &count, nullptr),
                   remoteness_->what);
-            check(H5Dread(remoteness_->handle.get(), H5T_NATIVE_UINT16, mem.get(), remoteness_->file_space.get(),
-                          H5P_DEFAULT, rem.data()),
+            check(H5Dread(remoteness_->handle.get(), H5T_NATIVE_UINT16, mem.get(),
+                          remoteness_->file_space.get(), H5P_DEFAULT, rem.data()),
                   remoteness_->what + ": cannot read (the file is damaged)");
         }
-        visit(index * chunk, values, remoteness_ ? std::span<const uint16_t>(rem) : std::span<const uint16_t>());
+        visit(index * chunk, values,
+              remoteness_ ? std::span<const uint16_t>(rem) : std::span<const uint16_t>());
     }
 }
 

@@ -20,7 +20,7 @@ namespace nimtb::io {
 
 // A table opened for reading. Not thread-safe: give each thread its own.
 class TableReader {
-public:
+  public:
     // Opens and checks `path`: format name and version, every attribute, the
     // index, the datasets' lengths and element types. Throws TableError naming
     // the file and what is wrong.
@@ -51,7 +51,7 @@ public:
     void for_each_chunk(const std::function<void(uint64_t, std::span<const uint16_t>,
                                                  std::span<const uint16_t>)>& visit);
 
-private:
+  private:
     struct Dataset;
     uint32_t lookup(Dataset& d, uint64_t rank);
 

@@ -1,11 +1,10 @@
 #include "io/table_writer.h"
 
 #include <fcntl.h>
-#include <unistd.h>
-#include <zlib.h>
-
 #include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/task_arena.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -50,9 +49,13 @@ uint32_t fletcher32(const uint8_t* data, size_t bytes) {
     return (sum2 << 16) | sum1;
 }
 
-bool cancelled(const WriteOptions& o) { return o.cancel && o.cancel->load(); }
+bool cancelled(const WriteOptions& o) {
+    return o.cancel && o.cancel->load();
+}
 
-unsigned bits_needed(uint32_t max) { return max <= 0xff ? 8 : 16; }
+unsigned bits_needed(uint32_t max) {
+    return max <= 0xff ? 8 : 16;
+}
 
 // Elements [first, first + count) of `a` in the file's width, padded with
 // zeros to a whole chunk (HDF5 stores edge chunks whole).
@@ -76,15 +79,21 @@ void chunk_bytes(const engine::QuantityArray& a, unsigned file_bits, uint64_t fi
 
 void set_filters(hid_t dcpl, Compression c, int level) {
     switch (c) {
-        case Compression::deflate: check(H5Pset_deflate(dcpl, static_cast<unsigned>(level)), "deflate filter"); break;
+        case Compression::deflate:
+            check(H5Pset_deflate(dcpl, static_cast<unsigned>(level)), "deflate filter");
+            break;
         case Compression::zstd: {
             const unsigned cd[7] = {0, 0, 0, 0, static_cast<unsigned>(level), 0, BLOSC_ZSTD};
-            check(H5Pset_filter(dcpl, BLOSC_FILTER, H5Z_FLAG_MANDATORY, 7, cd), "blosc/zstd filter");
+            check(H5Pset_filter(dcpl, BLOSC_FILTER, H5Z_FLAG_MANDATORY, 7, cd),
+                  "blosc/zstd filter");
             break;
         }
-        case Compression::lz4: check(H5Pset_filter(dcpl, LZ4_FILTER, H5Z_FLAG_MANDATORY, 0, nullptr), "lz4 filter"); break;
+        case Compression::lz4:
+            check(H5Pset_filter(dcpl, LZ4_FILTER, H5Z_FLAG_MANDATORY, 0, nullptr), "lz4 filter");
+            break;
         case Compression::none:
-        case Compression::other: break;
+        case Compression::other:
+            break;
     }
     // Last in the pipeline, so the checksum covers the bytes on disk.
     check(H5Pset_fletcher32(dcpl), "Fletcher-32 filter");
@@ -93,8 +102,8 @@ void set_filters(hid_t dcpl, Compression c, int level) {
 // Deflate chunks compressed in parallel by zlib and written in order with
 // H5Dwrite_chunk: HDF5 itself would compress them one by one on one core.
 // The bytes are exactly what HDF5's deflate and Fletcher-32 filters produce.
-void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk,
-                          const WriteOptions& o, const std::string& what) {
+void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits,
+                          uint64_t chunk, const WriteOptions& o, const std::string& what) {
     const uint64_t n = a.size();
     const uint64_t chunks = (n + chunk - 1) / chunk;
     struct Packet {
@@ -126,24 +135,27 @@ void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigne
                         chunk_bytes(a, file_bits, first, std::min(chunk, n - first), chunk, raw);
                         uLongf size = compressBound(static_cast<uLong>(raw.size()));
                         p.bytes.resize(size + 4);
-                        if (compress2(p.bytes.data(), &size, raw.data(), static_cast<uLong>(raw.size()), o.level) !=
-                            Z_OK) {
+                        if (compress2(p.bytes.data(), &size, raw.data(),
+                                      static_cast<uLong>(raw.size()), o.level) != Z_OK) {
                             failed = true;
                             return p;
                         }
                         const uint32_t sum = fletcher32(p.bytes.data(), size);
-                        std::memcpy(p.bytes.data() + size, &sum, 4);  // little-endian, as HDF5 stores it
+                        std::memcpy(p.bytes.data() + size, &sum,
+                                    4);  // little-endian, as HDF5 stores it
                         p.bytes.resize(size + 4);
                         return p;
                     }) &
-                tbb::make_filter<Packet, void>(tbb::filter_mode::serial_in_order, [&](const Packet& p) {
-                    if (failed) return;
-                    const hsize_t offset = p.index * chunk;
-                    if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, p.bytes.size(), p.bytes.data()) < 0) {
-                        error = hdf5_error_message();
-                        failed = true;
-                    }
-                }));
+                tbb::make_filter<Packet, void>(
+                    tbb::filter_mode::serial_in_order, [&](const Packet& p) {
+                        if (failed) return;
+                        const hsize_t offset = p.index * chunk;
+                        if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, p.bytes.size(),
+                                           p.bytes.data()) < 0) {
+                            error = hdf5_error_message();
+                            failed = true;
+                        }
+                    }));
     });
     if (failed) throw TableError(what + ": cannot write" + (error.empty() ? "" : ": " + error));
     if (cancelled(o)) throw engine::Cancelled();
@@ -151,8 +163,8 @@ void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigne
 
 // Through HDF5's own filter pipeline (plug-in filters), a few chunks per call
 // so that cancellation is noticed.
-void write_filtered(hid_t dataset, const engine::QuantityArray& a, uint64_t chunk, const WriteOptions& o,
-                    const std::string& what) {
+void write_filtered(hid_t dataset, const engine::QuantityArray& a, uint64_t chunk,
+                    const WriteOptions& o, const std::string& what) {
     const uint64_t n = a.size();
     const uint64_t step = chunk * 8;
     Handle file_space = checked(H5Dget_space(dataset), H5Sclose, what);
@@ -161,7 +173,9 @@ void write_filtered(hid_t dataset, const engine::QuantityArray& a, uint64_t chun
         if (cancelled(o)) throw engine::Cancelled();
         const hsize_t start = first, count = std::min(step, n - first);
         Handle mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
-        check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), what);
+        check(
+            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr),
+            what);
         check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT,
                        static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8)),
               what + ": cannot write");
@@ -188,8 +202,8 @@ void write_dataset(hid_t file, const char* name, const engine::QuantityArray& a,
     check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);
     check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
     set_filters(dcpl.get(), o.compression, o.level);
-    Handle dataset = checked(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE, space.get(),
-                                        H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+    Handle dataset = checked(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE,
+                                        space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                              H5Dclose, what + ": cannot create");
     try {
         if (o.compression == Compression::deflate) {
@@ -213,7 +227,8 @@ void sync_path(const std::string& path, bool directory) {
     if (fd < 0) return;
     const int rc = ::fsync(fd);
     ::close(fd);
-    if (rc != 0 && !directory) throw TableError(path + ": cannot sync to disk: " + std::strerror(errno));
+    if (rc != 0 && !directory)
+        throw TableError(path + ": cannot sync to disk: " + std::strerror(errno));
 }
 
 // Removes the temporary file unless the write completed.
@@ -244,8 +259,9 @@ bool compression_available(Compression c, std::string* why) {
     H5Eclear2(H5E_DEFAULT);
     if (ok > 0) return true;
     if (why) {
-        *why = std::string("the ") + to_string(c) + " filter plug-in is not installed; install the Debian package " +
-               package + " (apt-get install " + package + ")";
+        *why = std::string("the ") + to_string(c) +
+               " filter plug-in is not installed; install the Debian package " + package +
+               " (apt-get install " + package + ")";
     }
     return false;
 }
@@ -257,7 +273,8 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
     if (!compression_available(o.compression, &why)) throw TableError(why);
     std::error_code ec;
     if (fs::exists(path, ec) && !o.overwrite) {
-        throw TableError(path + " already exists; choose another output or overwrite it with --force");
+        throw TableError(path +
+                         " already exists; choose another output or overwrite it with --force");
     }
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
@@ -266,8 +283,8 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
 
     // 1. Everything goes to a temporary file beside the final one.
     TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
-    Handle file = checked(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                          tmp.path + ": cannot create");
+    Handle file = checked(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                          H5Fclose, tmp.path + ": cannot create");
     try {
         const hid_t root = file.get();
         write_string_attribute(root, "format", FORMAT_NAME);
@@ -284,7 +301,8 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
         // 2. The datasets, in the narrowest width that holds them.
         write_dataset(root, VALUE_DATASET, s.value, s.max_value, o, path, tmp.path);
         if (!s.remoteness.empty()) {
-            write_dataset(root, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, path, tmp.path);
+            write_dataset(root, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, path,
+                          tmp.path);
         }
 
         // 3. Flush and close: a full disk shows up here at the latest.
@@ -301,7 +319,8 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
     // 4. Synced bytes first, then the name: a file under the final name is whole.
     sync_path(tmp.path, false);
     if (std::rename(tmp.path.c_str(), path.c_str()) != 0) {
-        throw TableError(path + ": cannot rename the finished table into place: " + std::strerror(errno));
+        throw TableError(path +
+                         ": cannot rename the finished table into place: " + std::strerror(errno));
     }
     tmp.keep = true;
     sync_path(parent.empty() ? "." : parent.string(), true);

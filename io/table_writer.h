@@ -11,9 +11,9 @@ namespace nimtb::io {
 
 struct WriteOptions {
     Compression compression = Compression::deflate;
-    int level = 6;             // deflate 1-9, zstd 1-9 (Blosc's scale)
-    bool overwrite = false;    // replace an existing table at the path
-    unsigned threads = 0;      // compression threads for deflate; 0: every core
+    int level = 6;           // deflate 1-9, zstd 1-9 (Blosc's scale)
+    bool overwrite = false;  // replace an existing table at the path
+    unsigned threads = 0;    // compression threads for deflate; 0: every core
     // Set from any thread (a SIGINT handler) to abandon the write: the
     // temporary file is removed and engine::Cancelled thrown.
     const std::atomic<bool>* cancel = nullptr;
@@ -31,7 +31,8 @@ inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
 // is left under either name. Refuses an existing `path` unless overwrite.
 // Values are stored in 8 bits when they fit, else 16; likewise remoteness.
 // Throws TableError, engine::Cancelled.
-void write_table(const std::string& path, const engine::Solution& solution, const WriteOptions& options);
+void write_table(const std::string& path, const engine::Solution& solution,
+                 const WriteOptions& options);
 
 // Whether the filter behind `c` can be used here; if not, `why` names the
 // Debian package that provides it.

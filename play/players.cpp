@@ -21,31 +21,43 @@ Level parse_level(std::string_view text) {
 
 const char* to_string(Level level) {
     switch (level) {
-        case Level::perfect: return "perfect";
-        case Level::medium: return "medium";
-        case Level::easy: return "easy";
-        case Level::random: return "random";
-        case Level::learning: return "learning";
+        case Level::perfect:
+            return "perfect";
+        case Level::medium:
+            return "medium";
+        case Level::easy:
+            return "easy";
+        case Level::random:
+            return "random";
+        case Level::learning:
+            return "learning";
     }
     return "perfect";
 }
 
 double blunder_chance(Level level) {
     switch (level) {
-        case Level::perfect: return 0.0;
-        case Level::medium: return 0.2;
-        case Level::easy: return 0.5;
-        default: return 1.0;
+        case Level::perfect:
+            return 0.0;
+        case Level::medium:
+            return 0.2;
+        case Level::easy:
+            return 0.5;
+        default:
+            return 1.0;
     }
 }
 
 namespace {
 
-size_t uniform(std::mt19937_64& rng, size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); }
+size_t uniform(std::mt19937_64& rng, size_t n) {
+    return std::uniform_int_distribution<size_t>(0, n - 1)(rng);
+}
 
 class TablePlayer : public Player {
-public:
-    TablePlayer(Level level, engine::Convention convention) : level_(level), convention_(convention) {}
+  public:
+    TablePlayer(Level level, engine::Convention convention)
+        : level_(level), convention_(convention) {}
 
     const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) override {
         const auto& moves = probe.moves;
@@ -59,11 +71,12 @@ public:
             }
             return moves[uniform(rng, moves.size())];
         }
-        if (std::bernoulli_distribution(blunder_chance(level_))(rng)) return moves[uniform(rng, moves.size())];
+        if (std::bernoulli_distribution(blunder_chance(level_))(rng))
+            return moves[uniform(rng, moves.size())];
         return moves.front();  // the fastest win, or the slowest loss
     }
 
-private:
+  private:
     Level level_;
     engine::Convention convention_;
 };

@@ -23,7 +23,7 @@ double blunder_chance(Level level);
 
 // Chooses moves for one side. `probe` has every legal move, best first.
 class Player {
-public:
+  public:
     virtual ~Player() = default;
     virtual const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) = 0;
     // Told once per game, after it ends.
@@ -38,14 +38,14 @@ std::unique_ptr<Player> make_table_player(Level level, engine::Convention conven
 // drawn counter gets a copy; after a lost game the drawn counters are removed,
 // keeping at least one of each move. The bags live in a JSON file between runs.
 class MatchboxLearner : public Player {
-public:
+  public:
     // Loads the bags from `path` if it exists ("" keeps them in memory only).
     explicit MatchboxLearner(std::string path);
     const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) override;
     void game_over(bool won) override;  // updates and saves the bags
     size_t positions_known() const { return bags_.size(); }
 
-private:
+  private:
     using MoveKey = std::pair<uint32_t, uint32_t>;  // heap size, amount: independent of heap order
     void save() const;
 

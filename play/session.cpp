@@ -12,11 +12,16 @@ namespace nimtb::play {
 
 const char* to_string(State state) {
     switch (state) {
-        case State::setup: return "setup";
-        case State::human_turn: return "human-turn";
-        case State::computer_turn: return "computer-turn";
-        case State::game_over: return "game-over";
-        case State::finished: return "finished";
+        case State::setup:
+            return "setup";
+        case State::human_turn:
+            return "human-turn";
+        case State::computer_turn:
+            return "computer-turn";
+        case State::game_over:
+            return "game-over";
+        case State::finished:
+            return "finished";
     }
     return "?";
 }
@@ -30,13 +35,17 @@ engine::Heaps layout(const std::string& name, std::mt19937_64& rng) {
     if (name == "random") {
         const int heaps = std::uniform_int_distribution<int>(2, 4)(rng);
         engine::Heaps h;
-        for (int i = 0; i < heaps; ++i) h.push_back(std::uniform_int_distribution<uint32_t>(1, 20)(rng));
+        for (int i = 0; i < heaps; ++i)
+            h.push_back(std::uniform_int_distribution<uint32_t>(1, 20)(rng));
         return h;
     }
     throw engine::InputError("unknown layout '" + name + "': expected " + layout_names());
 }
 
-std::string layout_names() { return "classic (3 4 5), marienbad (1 3 5 7), matches (21), pyramid (1-5), fibonacci (2 3 5 8) or random"; }
+std::string layout_names() {
+    return "classic (3 4 5), marienbad (1 3 5 7), matches (21), pyramid (1-5), fibonacci (2 3 5 8) "
+           "or random";
+}
 
 Session::Session(io::Prober& prober, SessionOptions options, std::istream& in, std::ostream& out)
     : prober_(prober), options_(std::move(options)), in_(in), out_(out), rng_(options_.seed) {
@@ -57,18 +66,28 @@ Session::~Session() = default;
 SessionSummary Session::run() {
     while (state_ != State::finished) {
         switch (state_) {
-            case State::setup: setup(); break;
-            case State::human_turn: human_turn(); break;
-            case State::computer_turn: computer_turn(); break;
-            case State::game_over: game_over(); break;
-            case State::finished: break;
+            case State::setup:
+                setup();
+                break;
+            case State::human_turn:
+                human_turn();
+                break;
+            case State::computer_turn:
+                computer_turn();
+                break;
+            case State::game_over:
+                game_over();
+                break;
+            case State::finished:
+                break;
         }
     }
     return summary_;
 }
 
 void Session::transition(State next) {
-    if (options_.trace) out_ << "[trace] " << to_string(state_) << " -> " << to_string(next) << "\n";
+    if (options_.trace)
+        out_ << "[trace] " << to_string(state_) << " -> " << to_string(next) << "\n";
     state_ = next;
 }
 
@@ -76,7 +95,8 @@ bool Session::read_line(std::string& line) {
     if (!std::getline(in_, line)) return false;
     const size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
     line = a == std::string::npos ? "" : line.substr(a, b - a + 1);
-    std::transform(line.begin(), line.end(), line.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    std::transform(line.begin(), line.end(), line.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
     return true;
 }
 
@@ -93,26 +113,32 @@ void Session::setup() {
     } else if (options_.layout == "random") {
         // Like the source games, but within the table's limits.
         const unsigned most = std::max(2u, std::min(4u, u.max_heaps()));
-        const int count = std::uniform_int_distribution<int>(std::min(2u, u.max_heaps()), most)(rng_);
+        const int count =
+            std::uniform_int_distribution<int>(std::min(2u, u.max_heaps()), most)(rng_);
         heaps_.clear();
         for (int i = 0; i < count; ++i) {
-            heaps_.push_back(std::uniform_int_distribution<uint32_t>(1, std::min(20u, std::max(1u, u.max_heap_size())))(rng_));
+            heaps_.push_back(std::uniform_int_distribution<uint32_t>(
+                1, std::min(20u, std::max(1u, u.max_heap_size())))(rng_));
         }
     } else {
         heaps_ = layout(options_.layout, rng_);
     }
     const io::ProbeResult r = prober_.probe(heaps_);  // throws InputError outside the table
-    if (r.moves.empty()) throw engine::InputError("the start " + engine::format_heaps(heaps_) + " has no move");
+    if (r.moves.empty())
+        throw engine::InputError("the start " + engine::format_heaps(heaps_) + " has no move");
     to_move_ = 0;
     moves_made_ = 0;
     history_.clear();
-    start_text_ = fmt::format("{} ({})", engine::format_heaps(heaps_), r.to_move_wins() ? "N" : "P");
+    start_text_ =
+        fmt::format("{} ({})", engine::format_heaps(heaps_), r.to_move_wins() ? "N" : "P");
     if (!options_.brief) {
         const bool normal = prober_.table().info().convention == engine::Convention::normal;
-        out_ << fmt::format("\nnew game: {} {}; {} play: whoever makes the last move {}\n", prober_.rule().canonical(),
-                            normal ? "normal" : "misere", normal ? "normal" : "misere", normal ? "wins" : "loses");
-        out_ << fmt::format("{} against {}; {} first\n", options_.sides[0].name, options_.sides[1].name,
-                            options_.sides[0].name == "you" ? "you move" : options_.sides[0].name + " moves");
+        out_ << fmt::format("\nnew game: {} {}; {} play: whoever makes the last move {}\n",
+                            prober_.rule().canonical(), normal ? "normal" : "misere",
+                            normal ? "normal" : "misere", normal ? "wins" : "loses");
+        out_ << fmt::format(
+            "{} against {}; {} first\n", options_.sides[0].name, options_.sides[1].name,
+            options_.sides[0].name == "you" ? "you move" : options_.sides[0].name + " moves");
     }
     transition(next_state(prober_, heaps_, options_.sides[0]));
 }
@@ -126,7 +152,8 @@ void Session::draw_board() const {
         std::string tokens;
         for (uint32_t t = 0; t < std::min(heaps_[i], DRAWN); ++t) tokens += "o ";
         if (heaps_[i] > DRAWN) tokens += "... ";
-        board += fmt::format("  heap {:>2} | {:<{}} ({})\n", i + 1, tokens, 2 * widest + 4, heaps_[i]);
+        board +=
+            fmt::format("  heap {:>2} | {:<{}} ({})\n", i + 1, tokens, 2 * widest + 4, heaps_[i]);
     }
     out_ << board;
 }
@@ -134,12 +161,19 @@ void Session::draw_board() const {
 std::string Session::help() const {
     std::string allowed;
     switch (prober_.rule().kind()) {
-        case engine::RuleKind::nim: allowed = "any number of tokens"; break;
-        case engine::RuleKind::subtract: allowed = "an amount in " + prober_.rule().canonical().substr(9); break;
-        case engine::RuleKind::allbut: allowed = "any amount except " + prober_.rule().canonical().substr(7); break;
+        case engine::RuleKind::nim:
+            allowed = "any number of tokens";
+            break;
+        case engine::RuleKind::subtract:
+            allowed = "an amount in " + prober_.rule().canonical().substr(9);
+            break;
+        case engine::RuleKind::allbut:
+            allowed = "any amount except " + prober_.rule().canonical().substr(7);
+            break;
     }
     return "Type a move as HEAP AMOUNT: '2 3' takes 3 tokens from heap 2. A move takes " + allowed +
-           " from one heap.\nCommands: hint (the best move and why), undo (take back your last move), help, quit.\n";
+           " from one heap.\nCommands: hint (the best move and why), undo (take back your last "
+           "move), help, quit.\n";
 }
 
 std::string Session::hint(const io::ProbeResult& r) const {
@@ -154,15 +188,17 @@ std::string Session::hint(const io::ProbeResult& r) const {
             best.amount, best.heap, engine::format_heaps(best.result));
         return text;
     }
-    text = fmt::format("hint: take {} from heap {}, leaving {}: a P-position (value 0). Whatever your opponent\n"
-                       "      does from there, you can move back to a P-position{}.\n",
-                       best.amount, best.heap, engine::format_heaps(best.result),
-                       best.remoteness ? fmt::format("; you win in {} more moves", *best.remoteness + 1) : "");
+    text = fmt::format(
+        "hint: take {} from heap {}, leaving {}: a P-position (value 0). Whatever your opponent\n"
+        "      does from there, you can move back to a P-position{}.\n",
+        best.amount, best.heap, engine::format_heaps(best.result),
+        best.remoteness ? fmt::format("; you win in {} more moves", *best.remoteness + 1) : "");
     if (nim) {
         uint32_t x = 0;
         std::string terms, bits;
         unsigned width = 1;
-        for (uint32_t h : r.heaps) width = std::max(width, static_cast<unsigned>(std::bit_width(h)));
+        for (uint32_t h : r.heaps)
+            width = std::max(width, static_cast<unsigned>(std::bit_width(h)));
         for (uint32_t h : r.heaps) {
             if (!h) continue;
             x ^= h;
@@ -170,22 +206,28 @@ std::string Session::hint(const io::ProbeResult& r) const {
             bits += (bits.empty() ? "" : " ^ ") + fmt::format("{:0{}b}", h, width);
         }
         const uint32_t from = best.heap_size;
-        if (normal || std::any_of(best.result.begin(), best.result.end(), [](uint32_t h) { return h >= 2; })) {
-            text += fmt::format("      Nim: the XOR of the heaps is {} = {} ({} = {:0{}b} in binary).\n", terms, x, bits, x,
-                                width);
-            text += fmt::format("      Heap {} has {} = {:0{}b}; {} XOR {} = {}, so take {} and the XOR becomes 0.\n", best.heap,
-                                from, from, width, from, x, from ^ x, best.amount);
+        if (normal || std::any_of(best.result.begin(), best.result.end(),
+                                  [](uint32_t h) { return h >= 2; })) {
+            text += fmt::format(
+                "      Nim: the XOR of the heaps is {} = {} ({} = {:0{}b} in binary).\n", terms, x,
+                bits, x, width);
+            text += fmt::format(
+                "      Heap {} has {} = {:0{}b}; {} XOR {} = {}, so take {} and the XOR becomes "
+                "0.\n",
+                best.heap, from, from, width, from, x, from ^ x, best.amount);
         }
         if (!normal) {
-            text += "      Misere Nim: play as in Nim, except at the end: when your move would leave only\n"
-                    "      heaps of 1, leave an odd number of them.\n";
+            text +=
+                "      Misere Nim: play as in Nim, except at the end: when your move would leave "
+                "only\n"
+                "      heaps of 1, leave an odd number of them.\n";
         }
     }
     return text;
 }
 
-std::string Session::refuse(const std::string& word_heap, const std::string& word_amount, unsigned* heap,
-                            uint32_t* amount) const {
+std::string Session::refuse(const std::string& word_heap, const std::string& word_amount,
+                            unsigned* heap, uint32_t* amount) const {
     auto number = [](const std::string& w, uint32_t* v) {
         auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), *v);
         return ec == std::errc() && end == w.data() + w.size();
@@ -194,17 +236,20 @@ std::string Session::refuse(const std::string& word_heap, const std::string& wor
     if (!number(word_heap, &h) || !number(word_amount, &a)) {
         return "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
     }
-    if (h < 1 || h > heaps_.size()) return fmt::format("there is no heap {}: heaps are numbered 1 to {}", h, heaps_.size());
+    if (h < 1 || h > heaps_.size())
+        return fmt::format("there is no heap {}: heaps are numbered 1 to {}", h, heaps_.size());
     if (heaps_[h - 1] == 0) return fmt::format("heap {} is empty", h);
     if (a == 0) return "take at least one token";
     if (a > heaps_[h - 1]) {
-        return fmt::format("heap {} has only {} token{}", h, heaps_[h - 1], heaps_[h - 1] == 1 ? "" : "s");
+        return fmt::format("heap {} has only {} token{}", h, heaps_[h - 1],
+                           heaps_[h - 1] == 1 ? "" : "s");
     }
     if (!prober_.rule().allows(a)) {
         std::string ok;
-        for (uint32_t s : prober_.rule().amounts_up_to(heaps_[h - 1])) ok += (ok.empty() ? "" : ", ") + std::to_string(s);
-        return fmt::format("the rule {} does not allow taking {}; from heap {} you may take {}", prober_.rule().canonical(),
-                           a, h, ok.empty() ? "nothing" : ok);
+        for (uint32_t s : prober_.rule().amounts_up_to(heaps_[h - 1]))
+            ok += (ok.empty() ? "" : ", ") + std::to_string(s);
+        return fmt::format("the rule {} does not allow taking {}; from heap {} you may take {}",
+                           prober_.rule().canonical(), a, h, ok.empty() ? "nothing" : ok);
     }
     *heap = h;
     *amount = a;
@@ -259,8 +304,9 @@ void Session::human_turn() {
     }
     unsigned heap = 0;
     uint32_t amount = 0;
-    const std::string why = n == 2 ? refuse(words[0], words[1], &heap, &amount)
-                                   : "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
+    const std::string why =
+        n == 2 ? refuse(words[0], words[1], &heap, &amount)
+               : "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
     if (!why.empty()) {
         out_ << "not a move: " << why << "\n";
         return;
@@ -272,7 +318,8 @@ void Session::computer_turn() {
     const io::ProbeResult r = prober_.probe(heaps_);
     const io::ProbedMove& m = players_[to_move_]->choose(r, rng_);
     if (!options_.brief) {
-        out_ << fmt::format("{} takes {} from heap {}\n", options_.sides[to_move_].name, m.amount, m.heap);
+        out_ << fmt::format("{} takes {} from heap {}\n", options_.sides[to_move_].name, m.amount,
+                            m.heap);
     }
     apply(to_move_, m.heap, m.amount);
 }
@@ -296,12 +343,13 @@ void Session::game_over() {
         if (players_[i]) players_[i]->game_over(i == winner);
     }
     if (options_.brief) {
-        out_ << fmt::format("game {}: start {}, winner {} ({}) in {} moves\n", summary_.games, start_text_, winner + 1,
-                            options_.sides[winner].name, moves_made_);
+        out_ << fmt::format("game {}: start {}, winner {} ({}) in {} moves\n", summary_.games,
+                            start_text_, winner + 1, options_.sides[winner].name, moves_made_);
     } else {
         draw_board();
         const std::string& name = options_.sides[winner].name;
-        out_ << fmt::format("game over: {} after {} moves\n", name == "you" ? "you win" : name + " wins", moves_made_);
+        out_ << fmt::format("game over: {} after {} moves\n",
+                            name == "you" ? "you win" : name + " wins", moves_made_);
     }
     if (options_.games) {
         transition(summary_.games < options_.games ? State::setup : State::finished);

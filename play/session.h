@@ -30,30 +30,30 @@ engine::Heaps layout(const std::string& name, std::mt19937_64& rng);
 std::string layout_names();
 
 struct SessionOptions {
-    std::array<Side, 2> sides;       // sides[0] moves first
+    std::array<Side, 2> sides;  // sides[0] moves first
     std::optional<engine::Heaps> start;
     std::string layout = "classic";  // when no start is given
     uint64_t seed = 0;
-    bool trace = false;              // print each state transition
-    unsigned games = 0;              // play this many games without asking; 0: ask "play again?"
-    bool brief = false;              // one line per game (with games > 0)
-    std::string learning_file;       // the matchbox learner's bags ("" in memory)
+    bool trace = false;         // print each state transition
+    unsigned games = 0;         // play this many games without asking; 0: ask "play again?"
+    bool brief = false;         // one line per game (with games > 0)
+    std::string learning_file;  // the matchbox learner's bags ("" in memory)
 };
 
 struct SessionSummary {
     unsigned games = 0;
     std::array<unsigned, 2> wins{};
-    std::vector<int> winners;        // 0 or 1, per game
+    std::vector<int> winners;  // 0 or 1, per game
 };
 
 class Session {
-public:
+  public:
     Session(io::Prober& prober, SessionOptions options, std::istream& in, std::ostream& out);
     ~Session();
     // Plays until the person quits, input ends, or `games` are played.
     SessionSummary run();
 
-private:
+  private:
     struct Turn {
         engine::Heaps heaps;
         int mover;

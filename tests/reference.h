@@ -25,12 +25,12 @@ struct ReferenceResult {
 
 // Value and remoteness by the definitions in DESIGN.md, by memoized recursion.
 class ReferenceSolver {
-public:
+  public:
     ReferenceSolver(engine::Rule rule, engine::Convention convention)
         : rule_(std::move(rule)), convention_(convention) {}
     ReferenceResult solve(Heaps heaps);
 
-private:
+  private:
     engine::Rule rule_;
     engine::Convention convention_;
     std::map<Heaps, ReferenceResult> memo_;

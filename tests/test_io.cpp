@@ -23,10 +23,11 @@ using nimtb::io::TableReader;
 namespace {
 
 class TableFiles : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("nimtb-test-io-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() /
+               ("nimtb-test-io-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -52,16 +53,17 @@ void expect_same(const Solution& s, TableReader& t) {
     }
     // Streaming gives the same.
     uint64_t seen = 0;
-    t.for_each_chunk([&](uint64_t first, std::span<const uint16_t> v, std::span<const uint16_t> rem) {
-        ASSERT_EQ(first, seen);
-        for (size_t i = 0; i < v.size(); ++i) {
-            ASSERT_EQ(v[i], s.value.get(first + i));
-            if (!s.remoteness.empty()) {
-                ASSERT_EQ(rem[i], s.remoteness.get(first + i));
+    t.for_each_chunk(
+        [&](uint64_t first, std::span<const uint16_t> v, std::span<const uint16_t> rem) {
+            ASSERT_EQ(first, seen);
+            for (size_t i = 0; i < v.size(); ++i) {
+                ASSERT_EQ(v[i], s.value.get(first + i));
+                if (!s.remoteness.empty()) {
+                    ASSERT_EQ(rem[i], s.remoteness.get(first + i));
+                }
             }
-        }
-        seen += v.size();
-    });
+            seen += v.size();
+        });
     EXPECT_EQ(seen, s.positions);
 }
 
@@ -123,7 +125,8 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
 
 TEST_F(TableFiles, EveryCompressionRoundTrips) {
     const Solution s = solve("nim", Convention::misere, 3, 90);  // > 1 chunk
-    for (Compression c : {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
+    for (Compression c :
+         {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
         std::string why;
         ASSERT_TRUE(nimtb::io::compression_available(c, &why)) << why;
         nimtb::io::WriteOptions o;
@@ -165,9 +168,7 @@ TEST_F(TableFiles, AFailedWriteLeavesNothingBehind) {
 
 TEST_F(TableFiles, RefusesMissingAndForeignFiles) {
     expect_refused(path("missing.h5"), "no such file");
-    {
-        std::ofstream(path("text.h5")) << "not a table\n";
-    }
+    { std::ofstream(path("text.h5")) << "not a table\n"; }
     expect_refused(path("text.h5"), "not an HDF5 file");
     hid_t f = H5Fcreate(path("foreign.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     H5Fclose(f);
@@ -176,7 +177,7 @@ TEST_F(TableFiles, RefusesMissingAndForeignFiles) {
 
 // Opens a good table for writing and changes one thing about it.
 class Damage : public TableFiles {
-protected:
+  protected:
     std::string make() {
         const std::string file = path("t.h5");
         nimtb::io::write_table(file, solve("nim", Convention::normal, 3, 20), {});
@@ -277,7 +278,8 @@ TEST_F(TableFiles, ProbeOrdersMovesBestFirst) {
     EXPECT_EQ(r.moves[0].amount, 2u);
     EXPECT_EQ(r.moves[0].result, (nimtb::engine::Heaps{1, 4, 5}));
     EXPECT_TRUE(r.moves[0].winning());
-    for (size_t i = 2; i < r.moves.size(); ++i) EXPECT_GE(*r.moves[i - 1].remoteness, *r.moves[i].remoteness);
+    for (size_t i = 2; i < r.moves.size(); ++i)
+        EXPECT_GE(*r.moves[i - 1].remoteness, *r.moves[i].remoteness);
     EXPECT_EQ(p.principal_line({3, 4, 5}).size(), 11u);
     EXPECT_THROW(p.probe({8}), nimtb::engine::InputError);
     EXPECT_THROW(p.probe({1, 1, 1, 1}), nimtb::engine::InputError);

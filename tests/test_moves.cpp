@@ -19,7 +19,8 @@ void expect_moves_match_reference(const char* rule_text, unsigned k, uint32_t h)
     Heaps heaps(k, 0);
     do {
         std::set<uint64_t> expected;
-        for (const Heaps& child : nimtb::test::reference_children(rule, heaps)) expected.insert(u.rank(child));
+        for (const Heaps& child : nimtb::test::reference_children(rule, heaps))
+            expected.insert(u.rank(child));
         const auto moves = gen.moves(heaps);
         std::set<uint64_t> got;
         for (const auto& m : moves) {
@@ -49,9 +50,13 @@ TEST(Moves, SubtractionGameMatchesReference) {
     expect_moves_match_reference("subtract:1,3,4", 2, 15);
 }
 
-TEST(Moves, MatchesGameMatchesReference) { expect_moves_match_reference("subtract:1-3", 4, 8); }
+TEST(Moves, MatchesGameMatchesReference) {
+    expect_moves_match_reference("subtract:1-3", 4, 8);
+}
 
-TEST(Moves, AllButMatchesReference) { expect_moves_match_reference("allbut:2", 4, 8); }
+TEST(Moves, AllButMatchesReference) {
+    expect_moves_match_reference("allbut:2", 4, 8);
+}
 
 TEST(Moves, EqualHeapsGiveEachChildOnce) {
     const Universe u(2, 5);

@@ -83,7 +83,9 @@ TEST(Rules, RefusesZeroAndNegativeAmounts) {
     expect_refused("allbut:1,-3", "cannot be negative");
 }
 
-TEST(Rules, RefusesReversedRange) { expect_refused("subtract:5-2", "reversed range '5-2'"); }
+TEST(Rules, RefusesReversedRange) {
+    expect_refused("subtract:5-2", "reversed range '5-2'");
+}
 
 TEST(Rules, RefusesNonNumbersAndTrailingJunk) {
     expect_refused("subtract:a", "not a number");

@@ -8,9 +8,9 @@
 using nimtb::engine::Convention;
 using nimtb::engine::Heaps;
 using nimtb::engine::Rule;
+using nimtb::engine::Solution;
 using nimtb::engine::SolveMethod;
 using nimtb::engine::SolveOptions;
-using nimtb::engine::Solution;
 using nimtb::engine::Universe;
 
 namespace {

@@ -60,7 +60,8 @@ TEST(Universe, RefusesCountsBeyond64Bits) {
         Universe(40, 1000);
         FAIL() << "accepted";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("more than 2^64 positions"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("more than 2^64 positions"), std::string::npos)
+            << e.what();
     }
     EXPECT_THROW(Universe(0, 5), InputError);
     EXPECT_THROW(Universe(65, 1), InputError);
