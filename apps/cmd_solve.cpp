@@ -150,8 +150,12 @@ int cmd_solve(const std::vector<std::string>& args) {
             "write time   {:.2f} s ({})\n"
             "file size    {} (compression ratio {:.1f}x)\n",
             path, rule.canonical(), engine::to_string(so.convention), universe.describe(),
-            engine::to_string(so.method), s.positions, s.p_positions,
-            100.0 * double(s.p_positions) / double(s.positions), s.max_value,
+            so.method == engine::SolveMethod::brute
+                ? std::string("brute force from the rules")
+                : std::string(
+                      "sprague-grundy (theorem-based: XOR of single-heap values; values only)"),
+            s.positions, s.p_positions, 100.0 * double(s.p_positions) / double(s.positions),
+            s.max_value,
             s.remoteness.empty() ? std::string("not stored") : std::to_string(s.max_remoteness),
             solve_s, human_count(double(s.positions) / std::max(solve_s, 1e-9)), write_s,
             io::to_string(wo.compression), engine::format_bytes(file), double(raw) / double(file));
