@@ -24,10 +24,25 @@ std::optional<po::variables_map> parse_arguments(
             return std::nullopt;
         }
         po::notify(vm);
+    } catch (const po::required_option& e) {
+        // Positional arguments are options to Boost; name them as the synopsis does.
+        std::string name = e.get_option_name();
+        if (name.rfind("--", 0) == 0) name = name.substr(2);
+        for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        throw UsageError("missing " + name + ": nimtb " + command + " " + synopsis);
     } catch (const po::error& e) {
         throw UsageError(e.what());
     }
     return vm;
+}
+
+unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t max) {
+    const int64_t v = vm[name].as<int64_t>();
+    if (v < 0 || uint64_t(v) > max) {
+        throw UsageError(std::string("--") + name + " must be a whole number from 0 to " +
+                         std::to_string(max) + ", not " + std::to_string(v));
+    }
+    return static_cast<unsigned>(v);
 }
 
 std::atomic<bool>& interrupted() {

@@ -37,6 +37,10 @@ std::optional<po::variables_map> parse_arguments(
     const po::options_description& options, const po::positional_options_description& positional,
     const std::string& synopsis, const std::string& examples);
 
+// An integer option read as int64_t, checked to lie in [0, max]: Boost would
+// otherwise turn "-1" into a huge unsigned number.
+unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t max);
+
 // Set by SIGINT/SIGTERM. A signal handler can only reach a global; this flag
 // is the one piece of process state nimtb keeps outside an object.
 std::atomic<bool>& interrupted();

@@ -10,7 +10,7 @@ int cmd_dump(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
         "p-only", "only P-positions (the player to move loses)")(
-        "max-total", po::value<uint64_t>(), "only positions with at most N tokens in all")(
+        "max-total", po::value<int64_t>(), "only positions with at most N tokens in all")(
         "csv", "comma-separated values with a header line");
     po::positional_options_description pos;
     pos.add("table", 1);
@@ -24,7 +24,7 @@ int cmd_dump(const std::vector<std::string>& args) {
     const engine::Universe& u = prober.universe();
     const bool p_only = vm->count("p-only") > 0, csv = vm->count("csv") > 0;
     const bool has_max = vm->count("max-total") > 0;
-    const uint64_t max_total = has_max ? (*vm)["max-total"].as<uint64_t>() : 0;
+    const uint64_t max_total = has_max ? whole_number(*vm, "max-total", UINT32_MAX) : 0;
     const bool rem = prober.table().has_remoteness();
 
     if (csv) {

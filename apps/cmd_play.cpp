@@ -96,7 +96,7 @@ int cmd_play(const std::vector<std::string>& args) {
         "level", po::value<std::string>()->default_value("perfect"),
         "the computer's level; with --watch LEVEL1,LEVEL2 for the two sides")(
         "seed", po::value<uint64_t>(), "seed of the random choices (default: a fresh one)")(
-        "games", po::value<unsigned>()->default_value(0),
+        "games", po::value<int64_t>()->default_value(0),
         "play this many games without asking (0: ask)")("learning-file", po::value<std::string>(),
                                                         "where the learning level keeps its bags")(
         "trace", "print each transition of the game's state machine");
@@ -108,6 +108,8 @@ int cmd_play(const std::vector<std::string>& args) {
         "[--opponent computer|human] [--watch] [--level L] [--seed N] [--trace]",
         std::string(EXAMPLES) + play::layout_names() + "\n");
     if (!vm) return EXIT_OK;
+
+    play::SessionOptions so;
 
     // 1. Who plays (checked before any table is looked for or solved).
     const std::string levels = (*vm)["level"].as<std::string>();
@@ -121,10 +123,11 @@ int cmd_play(const std::vector<std::string>& args) {
         throw UsageError("--opponent is computer or human");
     if (first != "me" && first != "computer") throw UsageError("--first is me or computer");
 
+    so.games = whole_number(*vm, "games", 1'000'000'000);
+
     // 2. The start, and the table that holds it.
     std::mt19937_64 seeder(vm->count("seed") ? (*vm)["seed"].as<uint64_t>()
                                              : std::random_device{}());
-    play::SessionOptions so;
     so.seed = seeder();
     so.layout = (*vm)["layout"].as<std::string>();
     engine::Heaps need;
@@ -168,7 +171,6 @@ int cmd_play(const std::vector<std::string>& args) {
         so.sides = first == "me" ? std::array<play::Side, 2>{person, computer}
                                  : std::array<play::Side, 2>{computer, person};
     }
-    so.games = (*vm)["games"].as<unsigned>();
     so.brief = vm->count("watch") && so.games > 0;
     so.trace = vm->count("trace") > 0;
     if (vm->count("learning-file")) so.learning_file = (*vm)["learning-file"].as<std::string>();

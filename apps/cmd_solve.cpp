@@ -43,13 +43,13 @@ int cmd_solve(const std::vector<std::string>& args) {
     opts.add_options()("rules,r", po::value<std::string>(),
                        "the rule: nim, subtract:LIST or allbut:LIST")(
         "misere", "misere play: whoever takes the last token loses (default: normal play)")(
-        "heaps,k", po::value<unsigned>(), "K: at most this many heaps")(
-        "max-heap,H", po::value<unsigned>(), "H: at most this many tokens in a heap")(
+        "heaps,k", po::value<int64_t>(), "K: at most this many heaps")(
+        "max-heap,H", po::value<int64_t>(), "H: at most this many tokens in a heap")(
         "preset,p", po::value<std::string>(),
         "solve a table of the catalogue (see --list-presets)")(
         "list-presets", "list the catalogue of standard tables and exit")(
         "output,o", po::value<std::string>(), "where to write the table")(
-        "threads,t", po::value<unsigned>()->default_value(0), "worker threads; 0: every core")(
+        "threads,t", po::value<int64_t>()->default_value(0), "worker threads; 0: every core")(
         "compression,c", po::value<std::string>()->default_value("deflate"),
         "deflate, zstd, lz4 or none")("level", po::value<int>()->default_value(6),
                                       "compression level, 1-9")(
@@ -83,8 +83,8 @@ int cmd_solve(const std::vector<std::string>& args) {
         if (!vm->count("heaps")) throw UsageError("missing --heaps K");
         if (!vm->count("max-heap")) throw UsageError("missing --max-heap H");
         rule_text = (*vm)["rules"].as<std::string>();
-        k = (*vm)["heaps"].as<unsigned>();
-        h = (*vm)["max-heap"].as<unsigned>();
+        k = whole_number(*vm, "heaps", engine::Universe::MAX_HEAPS);
+        h = whole_number(*vm, "max-heap", engine::Universe::MAX_HEAP_SIZE);
     }
     const engine::Rule rule = engine::Rule::parse(rule_text);
     const engine::Universe universe(k, h);
@@ -92,7 +92,7 @@ int cmd_solve(const std::vector<std::string>& args) {
     so.convention = engine::parse_convention(convention_text);
     so.method = engine::parse_method((*vm)["method"].as<std::string>());
     so.remoteness = !vm->count("no-remoteness") && so.method == engine::SolveMethod::brute;
-    so.threads = (*vm)["threads"].as<unsigned>();
+    so.threads = whole_number(*vm, "threads", 1024);
     io::WriteOptions wo;
     wo.compression = io::parse_compression((*vm)["compression"].as<std::string>());
     wo.level = (*vm)["level"].as<int>();
