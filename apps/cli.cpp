@@ -23,6 +23,13 @@ std::optional<po::variables_map> parse_arguments(
                       << examples;
             return std::nullopt;
         }
+        // Missing positional arguments, reported in the order the synopsis gives them.
+        for (unsigned i = 0; i < std::min(positional.max_total_count(), 8u); ++i) {
+            const std::string& name = positional.name_for_position(i);
+            if (!vm.count(name) && all.find(name, false).semantic()->is_required()) {
+                throw po::required_option(name);
+            }
+        }
         po::notify(vm);
     } catch (const po::required_option& e) {
         // Positional arguments are options to Boost; name them as the synopsis does.

@@ -264,7 +264,6 @@ void Session::human_turn() {
     std::string line;
     if (!read_line(line) || line == "quit" || line == "q" || line == "exit") {
         out_ << "\nbye\n";
-        quit_ = true;
         transition(State::finished);
         return;
     }

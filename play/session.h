@@ -83,7 +83,6 @@ class Session {
     unsigned moves_made_ = 0;
     std::vector<Turn> history_;
     SessionSummary summary_;
-    bool quit_ = false;
     std::string start_text_;
 };
 

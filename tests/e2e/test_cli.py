@@ -81,6 +81,7 @@ class Solve(Workdir):
             (["--rules", "nim", "--heaps", "40", "--max-heap", "1000"], "more than 2^64 positions"),
             (["--rules", "nim", "--heaps", "two", "--max-heap", "5"], "heaps"),
             (["--bogus"], "unrecognised option"),
+            (["--rules", "nim", "--heaps", "3", "--max-heap", "-1"], "--max-heap must be a whole number from 0"),
             (["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "5", "--method", "sprague-grundy"],
              "normal play only"),
         ]:
@@ -283,6 +284,9 @@ class Help(unittest.TestCase):
             code, out, err = run(cmd, "--help")
             self.assertEqual(code, 0)
             self.assertIn("examples:", out)
+        code, out, err = run("query")
+        self.assertEqual(code, 2)
+        self.assertIn("missing TABLE", err)
         code, out, err = run("frobnicate")
         self.assertEqual(code, 2)
         self.assertIn("unknown command", err)
