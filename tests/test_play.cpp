@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/solver.h"
+#include "io/table_writer.h"
+#include "play/players.h"
+#include "play/session.h"
+
+namespace fs = std::filesystem;
+using nimtb::engine::Convention;
+
+namespace {
+
+// A solved matches game (one heap of up to 21, take 1-3) in a scratch folder.
+class PlayTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("nimtb-test-play-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+        nimtb::engine::SolveOptions o;
+        table_ = (dir_ / "m.h5").string();
+        nimtb::io::write_table(table_,
+                               nimtb::engine::solve(nimtb::engine::Rule::parse("subtract:1-3"),
+                                                    nimtb::engine::Universe(1, 21), o),
+                               {});
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    fs::path dir_;
+    std::string table_;
+};
+
+}  // namespace
+
+TEST_F(PlayTest, PerfectPlayerTakesTheFastestWin) {
+    nimtb::io::Prober p(table_);
+    std::mt19937_64 rng(1);
+    auto perfect = nimtb::play::make_table_player(nimtb::play::Level::perfect, Convention::normal);
+    const auto r = p.probe({21});
+    const auto& m = perfect->choose(r, rng);
+    EXPECT_EQ(m.amount, 1u);  // 21 -> 20, a multiple of 4
+    EXPECT_TRUE(m.winning());
+}
+
+TEST_F(PlayTest, RandomPlayerFinishesAWinItCan) {
+    nimtb::io::Prober p(table_);
+    std::mt19937_64 rng(1);
+    auto random = nimtb::play::make_table_player(nimtb::play::Level::random, Convention::normal);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(random->choose(p.probe({3}), rng).amount, 3u);
+}
+
+// The counters of position `key` in a saved bags file, by amount taken.
+std::map<uint32_t, uint32_t> counters(const std::string& bags, const std::string& key) {
+    std::ifstream in(bags);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j.at("format"), "nimtb-matchboxes");
+    std::map<uint32_t, uint32_t> out;
+    for (const auto& m : j.at("bags").at(key))
+        out[m.at("take").get<uint32_t>()] = m.at("counters").get<uint32_t>();
+    return out;
+}
+
+TEST_F(PlayTest, MatchboxCountersGrowOnWinsShrinkOnLossesAndPersist) {
+    nimtb::io::Prober p(table_);
+    const std::string bags = (dir_ / "bags.json").string();
+    std::mt19937_64 rng(7);
+    nimtb::play::MatchboxLearner learner(bags);
+    const uint32_t first = learner.choose(p.probe({5}), rng).amount;
+    learner.game_over(true);  // the drawn counter gets a copy
+    std::map<uint32_t, uint32_t> expected = {{1, 1}, {2, 1}, {3, 1}};
+    expected[first] = 2;
+    EXPECT_EQ(counters(bags, "5"), expected);
+
+    for (int game = 0; game < 5; ++game) {
+        const uint32_t drawn = learner.choose(p.probe({5}), rng).amount;
+        learner.game_over(false);  // the drawn counter goes, but one of each move stays
+        expected[drawn] = std::max(1u, expected[drawn] - 1);
+        EXPECT_EQ(counters(bags, "5"), expected);
+    }
+
+    nimtb::play::MatchboxLearner reloaded(bags);
+    EXPECT_EQ(reloaded.positions_known(), 1u);
+}
+
+TEST_F(PlayTest, LearnerRefusesAForeignFile) {
+    const std::string bags = (dir_ / "bags.json").string();
+    std::ofstream(bags) << "not json";
+    EXPECT_THROW(nimtb::play::MatchboxLearner learner(bags), nimtb::io::TableError);
+}
+
+TEST_F(PlayTest, SessionTracesEveryTransition) {
+    nimtb::io::Prober p(table_);
+    nimtb::play::SessionOptions o;
+    o.sides[0] = {true, nimtb::play::Level::perfect, "you"};
+    o.sides[1] = {false, nimtb::play::Level::perfect, "computer (perfect)"};
+    o.start = nimtb::engine::Heaps{4};
+    o.trace = true;
+    std::istringstream in("1 1\nn\n");  // from 4 the person loses whatever they do
+    std::ostringstream out;
+    const auto summary = nimtb::play::Session(p, o, in, out).run();
+    EXPECT_EQ(summary.games, 1u);
+    EXPECT_EQ(summary.wins[1], 1u);
+    for (const char* t : {"setup -> human-turn", "human-turn -> computer-turn",
+                          "computer-turn -> game-over", "game-over -> finished"}) {
+        EXPECT_NE(out.str().find(t), std::string::npos) << t << "\n" << out.str();
+    }
+}
