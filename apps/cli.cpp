@@ -117,14 +117,18 @@ void ProgressBar::finish() {
     }
 }
 
-std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k,
-                               unsigned h) {
+std::string game_stem(const engine::Rule& rule, engine::Convention c) {
     std::string name = rule.canonical();
     for (char& ch : name) {
         if (ch == ':') ch = '-';
         if (ch == ',') ch = '_';
     }
-    return fmt::format("tables/{}-{}-k{}-h{}.h5", name, engine::to_string(c), k, h);
+    return name + "-" + engine::to_string(c);
+}
+
+std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k,
+                               unsigned h) {
+    return fmt::format("tables/{}-k{}-h{}.h5", game_stem(rule, c), k, h);
 }
 
 }  // namespace nimtb::apps

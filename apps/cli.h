@@ -84,7 +84,9 @@ class ReaderSource : public engine::TableSource {
     io::TableReader& reader_;
 };
 
-// tables/<rule>-<convention>-k<K>-h<H>.h5, with the rule made safe for a file name.
+// <rule>-<convention>, with the rule made safe for a file name (subtract-1_3_4-misere).
+std::string game_stem(const engine::Rule& rule, engine::Convention c);
+// tables/<rule>-<convention>-k<K>-h<H>.h5
 std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k,
                                unsigned h);
 

@@ -173,14 +173,14 @@ int cmd_play(const std::vector<std::string>& args) {
     }
     so.brief = vm->count("watch") && so.games > 0;
     so.trace = vm->count("trace") > 0;
-    if (vm->count("learning-file")) so.learning_file = (*vm)["learning-file"].as<std::string>();
-    if (!vm->count("learning-file")) {
-        std::string name =
-            default_table_path(prober.rule(), prober.table().info().convention, 0, 0);
-        name = name.substr(7, name.find("-k0") - 7);  // tables/<rule>-<convention>
-        so.learning_file = "tables/learning-" + name + ".json";
-        if (l1 == play::Level::learning || l2 == play::Level::learning)
+    if (vm->count("learning-file")) {
+        so.learning_file = (*vm)["learning-file"].as<std::string>();
+    } else {
+        so.learning_file = "tables/learning-" +
+                           game_stem(prober.rule(), prober.table().info().convention) + ".json";
+        if (l1 == play::Level::learning || l2 == play::Level::learning) {
             std::filesystem::create_directories("tables");
+        }
     }
 
     // 3. Play. Bags and tables are flushed as they go; Ctrl-C just ends the process.
