@@ -10,6 +10,7 @@
 #include "io/probe.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
+#include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 using nimtb::engine::Convention;
@@ -22,19 +23,7 @@ using nimtb::io::TableReader;
 
 namespace {
 
-class TableFiles : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("nimtb-test-io-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
-};
+class TableFiles : public nimtb::test::ScratchDir {};
 
 Solution solve(const char* rule, Convention c, unsigned k, uint32_t h, bool remoteness = true) {
     nimtb::engine::SolveOptions o;

@@ -11,6 +11,7 @@
 #include "io/table_writer.h"
 #include "play/players.h"
 #include "play/session.h"
+#include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 using nimtb::engine::Convention;
@@ -18,13 +19,10 @@ using nimtb::engine::Convention;
 namespace {
 
 // A solved matches game (one heap of up to 21, take 1-3) in a scratch folder.
-class PlayTest : public ::testing::Test {
+class PlayTest : public nimtb::test::ScratchDir {
   protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("nimtb-test-play-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
+        ScratchDir::SetUp();
         nimtb::engine::SolveOptions o;
         table_ = (dir_ / "m.h5").string();
         nimtb::io::write_table(table_,
@@ -32,8 +30,6 @@ class PlayTest : public ::testing::Test {
                                                     nimtb::engine::Universe(1, 21), o),
                                {});
     }
-    void TearDown() override { fs::remove_all(dir_); }
-    fs::path dir_;
     std::string table_;
 };
 
