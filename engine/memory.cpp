@@ -21,6 +21,19 @@ LargeBuffer::LargeBuffer(size_t bytes) : bytes_(bytes) {
     data_ = p;
 }
 
+void LargeBuffer::grow(size_t bytes) {
+    if (bytes <= bytes_) return;
+    if (!data_) {
+        *this = LargeBuffer(bytes);
+        return;
+    }
+    void* p = mremap(data_, bytes_, bytes, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    if (bytes >= (size_t{2} << 20)) madvise(p, bytes, MADV_HUGEPAGE);
+    data_ = p;
+    bytes_ = bytes;
+}
+
 LargeBuffer::~LargeBuffer() {
     if (data_) munmap(data_, bytes_);
 }

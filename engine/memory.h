@@ -20,6 +20,10 @@ class LargeBuffer {
     LargeBuffer(const LargeBuffer&) = delete;
     LargeBuffer& operator=(const LargeBuffer&) = delete;
 
+    // Grows the block to `bytes`, keeping its contents; the kernel may move
+    // it (mremap) without copying pages. Throws std::bad_alloc.
+    void grow(size_t bytes);
+
     void* data() const { return data_; }
     size_t bytes() const { return bytes_; }
     bool empty() const { return bytes_ == 0; }

@@ -18,6 +18,15 @@ namespace nimtb::engine {
 QuantityArray::QuantityArray(uint64_t size, unsigned bits)
     : buffer_(size * (bits / 8)), size_(size), bits_(bits) {}
 
+void QuantityArray::widen() {
+    if (bits_ == 16) return;
+    buffer_.grow(size_ * 2);
+    const uint8_t* narrow = static_cast<const uint8_t*>(buffer_.data());
+    uint16_t* wide = static_cast<uint16_t*>(buffer_.data());
+    for (uint64_t i = size_; i-- > 0;) wide[i] = narrow[i];
+    bits_ = 16;
+}
+
 const char* to_string(SolveMethod method) {
     return method == SolveMethod::brute ? "brute" : "sprague-grundy";
 }
@@ -98,11 +107,11 @@ struct Widths {
 };
 
 // The widths a solve starts with. Remoteness is at most the length of the
-// longest game, each move taking at least one token, so K*H bounds it and its
-// width is certain. A value is a mex, at most the number of children, but that
-// bound is loose (Nim with 5 heaps of 63 would get 16 bits for values below
-// 64), so values start at 8 bits unless a single heap alone has 256 moves; a
-// solve that meets a larger value starts again at 16 bits (ValueOverflow).
+// longest game, each move taking at least one token, so K*H bounds it; a
+// value is a mex, at most the number of children. Both bounds are loose (Nim
+// misere with 5 heaps of 63 has values below 64 and remoteness up to 252), so
+// both start at 8 bits unless a single heap alone has 256 moves, and the solve
+// widens an array in place when a level meets a larger number.
 Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
     const uint64_t h = u.max_heap_size(), k = u.max_heaps();
     if (options.method == SolveMethod::sprague_grundy) {
@@ -110,14 +119,24 @@ Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) 
         // XOR of values below 2^b stays below 2^b.
         return {bits_for(std::bit_ceil(h + 1) - 1, "values"), 0};
     }
+    if (options.remoteness) bits_for(k * h, "remoteness");  // refuses what 16 bits cannot hold
     const uint64_t per_heap = rule.amounts_up_to(static_cast<uint32_t>(h)).size();
     const unsigned value_bits = options.value_bits ? options.value_bits
                                 : per_heap > std::numeric_limits<uint8_t>::max() ? 16u
                                                                                  : 8u;
-    return {value_bits, options.remoteness ? bits_for(k * h, "remoteness") : 0};
+    return {value_bits, options.remoteness ? 8u : 0u};
 }
 
-struct ValueOverflow {};
+// How far a brute-force pass got: every level below `level` is solved; when
+// `value` or `remoteness` overflowed, level `level` must be solved again with
+// that array widened.
+struct Pass {
+    uint64_t lookups = 0;
+    size_t level = 0;
+    bool value = false;
+    bool remoteness = false;
+    bool complete() const { return !value && !remoteness; }
+};
 
 // The brute-force kernel for one rule shape (ALL: Nim amounts), one choice of
 // stored quantities (REM) and one pair of element types. The choices are made
@@ -130,8 +149,9 @@ struct BruteKernel {
     V* value;
     R* remoteness;
     V terminal;
-    unsigned words;               // of the mex bitset
-    std::atomic<bool>* overflow;  // set when a value does not fit in V
+    unsigned words;                          // of the mex bitset
+    std::atomic<bool>* value_overflow;       // set when a value does not fit in V
+    std::atomic<bool>* remoteness_overflow;  // set when a remoteness does not fit in R
 
     // Solves ranks [first, first + count) in order; returns the child look-ups.
     uint64_t sweep(uint64_t first, uint64_t count, uint32_t* heaps, uint64_t* seen) const {
@@ -166,11 +186,16 @@ struct BruteKernel {
                     }
                 }
                 std::fill(seen, seen + top + 1, 0);
-                if (mex > std::numeric_limits<V>::max())
-                    overflow->store(true, std::memory_order_relaxed);
+                if (mex > std::numeric_limits<V>::max()) {
+                    value_overflow->store(true, std::memory_order_relaxed);
+                }
                 value[rank] = static_cast<V>(mex);
                 if constexpr (REM) {
-                    remoteness[rank] = static_cast<R>(1 + (mex == 0 ? max_rem : min_rem_p));
+                    const uint32_t r = 1 + (mex == 0 ? max_rem : min_rem_p);
+                    if (r > std::numeric_limits<R>::max()) {
+                        remoteness_overflow->store(true, std::memory_order_relaxed);
+                    }
+                    remoteness[rank] = static_cast<R>(r);
                 }
             }
             u.next(heaps);
@@ -187,26 +212,29 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
     if (o.progress) o.progress(done, total);
 }
 
+// Solves the levels of `plan` from `first_level` on, until all are done or a
+// level meets a number too wide for V or R.
 template <bool ALL, bool REM, class V, class R>
-uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s,
-                   const SolveOptions& o) {
+Pass run_brute(const Universe& u, const TakeAmounts& amounts, const Plan& plan, size_t first_level,
+               Solution& s, const SolveOptions& o) {
     // Children's values fit in V, so the mex bitset needs one bit more.
     const unsigned words = static_cast<unsigned>((uint64_t{1} << (sizeof(V) * 8)) / 64 + 1);
-    std::atomic<bool> overflow{false};
-    BruteKernel<ALL, REM, V, R> kernel{u,
-                                       amounts,
-                                       s.value.data<V>(),
-                                       REM ? s.remoteness.data<R>() : nullptr,
-                                       static_cast<V>(o.convention == Convention::misere ? 1 : 0),
-                                       words,
-                                       &overflow};
-    const unsigned j =
-        o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
-    const Plan plan = make_plan(u, j);
+    std::atomic<bool> value_overflow{false}, remoteness_overflow{false};
+    const BruteKernel<ALL, REM, V, R> kernel{
+        u,
+        amounts,
+        s.value.data<V>(),
+        REM ? s.remoteness.data<R>() : nullptr,
+        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+        words,
+        &value_overflow,
+        &remoteness_overflow};
     tbb::combinable<uint64_t> lookups([] { return uint64_t{0}; });
     uint64_t done = 0;
-    report(o, 0, u.size());
-    for (size_t level = 0; level + 1 < plan.level_start.size(); ++level) {
+    for (size_t b = 0; b < plan.level_start[first_level]; ++b) done += plan.blocks[b].count;
+    report(o, done, u.size());
+    Pass pass;
+    for (size_t level = first_level; level + 1 < plan.level_start.size(); ++level) {
         const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
         // Blocks differ in size by orders of magnitude; the default
         // auto_partitioner splits further when threads run idle.
@@ -223,28 +251,62 @@ uint64_t run_brute(const Universe& u, const TakeAmounts& amounts, Solution& s,
                               lookups.local() += local;
                           });
         if (cancelled(o)) throw Cancelled();
-        if (overflow) throw ValueOverflow();
+        if (value_overflow || remoteness_overflow) {
+            pass.level = level;
+            pass.value = value_overflow;
+            pass.remoteness = remoteness_overflow;
+            break;
+        }
         for (size_t b = lo; b < hi; ++b) done += plan.blocks[b].count;
         report(o, done, u.size());
     }
-    return lookups.combine(std::plus<>());
+    pass.lookups = lookups.combine(std::plus<>());
+    return pass;
 }
 
 template <bool ALL>
-uint64_t dispatch_brute(const Universe& u, const TakeAmounts& a, Solution& s,
-                        const SolveOptions& o) {
+Pass dispatch_brute(const Universe& u, const TakeAmounts& a, const Plan& p, size_t level,
+                    Solution& s, const SolveOptions& o) {
     const bool v8 = s.value.bits() == 8;
     if (s.remoteness.empty()) {
-        return v8 ? run_brute<ALL, false, uint8_t, uint8_t>(u, a, s, o)
-                  : run_brute<ALL, false, uint16_t, uint8_t>(u, a, s, o);
+        return v8 ? run_brute<ALL, false, uint8_t, uint8_t>(u, a, p, level, s, o)
+                  : run_brute<ALL, false, uint16_t, uint8_t>(u, a, p, level, s, o);
     }
     const bool r8 = s.remoteness.bits() == 8;
     if (v8) {
-        return r8 ? run_brute<ALL, true, uint8_t, uint8_t>(u, a, s, o)
-                  : run_brute<ALL, true, uint8_t, uint16_t>(u, a, s, o);
+        return r8 ? run_brute<ALL, true, uint8_t, uint8_t>(u, a, p, level, s, o)
+                  : run_brute<ALL, true, uint8_t, uint16_t>(u, a, p, level, s, o);
     }
-    return r8 ? run_brute<ALL, true, uint16_t, uint8_t>(u, a, s, o)
-              : run_brute<ALL, true, uint16_t, uint16_t>(u, a, s, o);
+    return r8 ? run_brute<ALL, true, uint16_t, uint8_t>(u, a, p, level, s, o)
+              : run_brute<ALL, true, uint16_t, uint16_t>(u, a, p, level, s, o);
+}
+
+// Brute force over the whole universe, widening an array and solving a level
+// again whenever the level meets a number too wide for it.
+void solve_brute(const Rule& rule, const Universe& u, unsigned value_bits, unsigned remoteness_bits,
+                 Solution& s, const SolveOptions& o) {
+    const TakeAmounts amounts(rule, u.max_heap_size());
+    const unsigned j =
+        o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
+    const Plan plan = make_plan(u, j);
+    s.value = QuantityArray(u.size(), value_bits);
+    if (remoteness_bits) s.remoteness = QuantityArray(u.size(), remoteness_bits);
+    for (size_t level = 0;;) {
+        const Pass pass = amounts.all ? dispatch_brute<true>(u, amounts, plan, level, s, o)
+                                      : dispatch_brute<false>(u, amounts, plan, level, s, o);
+        s.child_lookups += pass.lookups;
+        if (pass.complete()) return;
+        if (pass.value) {
+            if (s.value.bits() == 16) {
+                throw ResourceError(
+                    "values of this universe exceed 65535, beyond the 16-bit "
+                    "limit of the table format; choose smaller heaps");
+            }
+            s.value.widen();
+        }
+        if (pass.remoteness) s.remoteness.widen();  // K*H < 65536 was checked
+        level = pass.level;
+    }
 }
 
 // Theorem-based values: the XOR of the single heaps' brute-force values.
@@ -302,6 +364,9 @@ Stats statistics(const Solution& s) {
 
 }  // namespace
 
+// The arrays at their starting widths; an array widened during the solve
+// needs its 8 bits more per position then, and a failure to get them is
+// reported as out of memory.
 uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions& options) {
     const Widths w = widths(rule, u, options);
     return u.size() * ((w.value_bits + w.remoteness_bits) / 8);
@@ -331,25 +396,7 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                                           : tbb::task_arena::automatic);
     arena.execute([&] {
         if (options.method == SolveMethod::brute) {
-            const TakeAmounts amounts(rule, u.max_heap_size());
-            for (unsigned bits = w.value_bits;; bits *= 2) {
-                if (bits > 16) {
-                    throw ResourceError(
-                        "values of this universe exceed 65535, beyond the 16-bit "
-                        "limit of the table format; choose smaller heaps");
-                }
-                s.value = QuantityArray();  // free the narrow array before the wide one
-                s.remoteness = QuantityArray();
-                s.value = QuantityArray(u.size(), bits);
-                if (w.remoteness_bits) s.remoteness = QuantityArray(u.size(), w.remoteness_bits);
-                try {
-                    s.child_lookups = amounts.all ? dispatch_brute<true>(u, amounts, s, options)
-                                                  : dispatch_brute<false>(u, amounts, s, options);
-                    break;
-                } catch (const ValueOverflow&) {
-                    // A value above 2^bits - 1: start again with wider values.
-                }
-            }
+            solve_brute(rule, u, w.value_bits, w.remoteness_bits, s, options);
         } else {
             SolveOptions single_options;
             single_options.remoteness = false;

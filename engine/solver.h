@@ -35,6 +35,10 @@ class QuantityArray {
         return static_cast<T*>(buffer_.data());
     }
     const void* raw() const { return buffer_.data(); }
+    // From 8 to 16 bits in place: the block grows, then elements move from
+    // the last to the first, so none is overwritten before it is read. The
+    // peak is the 16-bit array alone.
+    void widen();
     size_t bytes() const { return buffer_.bytes(); }
 
   private:
@@ -60,8 +64,8 @@ struct SolveOptions {
     const std::atomic<bool>* cancel = nullptr;
     // Top heaps that define a block of positions swept in sequence (0: choose).
     unsigned block_heaps = 0;
-    // Width values start at (8 or 16; 0: choose). A solve that meets a value
-    // too wide for it starts again with 16 bits.
+    // Width values start at (8 or 16; 0: choose). Values and remoteness
+    // that outgrow 8 bits are widened to 16 during the solve.
     unsigned value_bits = 0;
 };
 

@@ -57,6 +57,13 @@ TEST(Solver, NimMatchesReference) {
     expect_matches_reference("nim", 6, 5);
 }
 
+TEST(Solver, WideningMidSolveMatchesReference) {
+    // Remoteness passes 255 part-way (150 150 takes 300 moves): the array is
+    // widened in place and the level solved again.
+    expect_matches_reference("nim", 2, 150);
+    expect_matches_reference("subtract:1-3", 2, 200);
+}
+
 TEST(Solver, SubtractionGameMatchesReference) {
     expect_matches_reference("subtract:1,3,4", 3, 14);
     expect_matches_reference("subtract:1,3,4", 5, 7);
