@@ -105,15 +105,25 @@ int cmd_verify(const std::vector<std::string>& args) {
         "the outcome (a finding). Exit 1 when a theorem or the consistency fails.\n");
     if (!vm) return EXIT_OK;
     io::TableReader table((*vm)["table"].as<std::string>());
-    // Children lie anywhere below their parent: keep as much of the table
-    // decoded as a quarter of the free memory allows (the whole of most tables).
-    table.set_cache_bytes(
-        std::max<uint64_t>(engine::available_memory() / 4, io::TableReader::DEFAULT_CACHE_BYTES));
-    ReaderSource source(table);
+    const io::TableInfo& info = table.info();
     ProgressBar bar("verifying", stderr_is_terminal() || vm->count("progress"));
-    const engine::VerifyReport r =
-        engine::verify(table.rule(), table.info().convention, table.universe(), source,
-                       [&](uint64_t done, uint64_t total) { bar.update(done, total); });
+    auto progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+    engine::VerifyReport r;
+    const uint64_t bytes = info.positions * ((info.value_bits + info.remoteness_bits) / 8);
+    const uint64_t available = engine::available_memory();
+    if (available == 0 || bytes <= available / 2) {
+        // The table fits in memory: read it once, verify on every core.
+        engine::QuantityArray values, remoteness;
+        table.read_all(values, remoteness);
+        engine::ArraySource source(values, remoteness);
+        r = engine::verify(table.rule(), info.convention, table.universe(), source, progress);
+    } else {
+        // Larger than memory: stream in rank order, keeping as many decoded
+        // chunks as a quarter of the free memory holds for the children.
+        table.set_cache_bytes(std::max(available / 4, io::TableReader::DEFAULT_CACHE_BYTES));
+        ReaderSource source(table);
+        r = engine::verify(table.rule(), info.convention, table.universe(), source, progress);
+    }
     bar.finish();
     if (vm->count("json")) {
         std::cout << report_json(r, table.info()).dump(2) << "\n";

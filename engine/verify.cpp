@@ -1,5 +1,7 @@
 #include "engine/verify.h"
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
 #include <bit>
 
@@ -13,6 +15,15 @@ bool VerifyReport::ok() const {
                        [](const Check& c) { return !c.is_theorem || c.passed(); });
 }
 
+void ArraySource::fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
+                        std::vector<uint32_t>* remoteness) {
+    values.resize(ranks.size());
+    for (size_t i = 0; i < ranks.size(); ++i) values[i] = values_.get(ranks[i]);
+    if (!remoteness) return;
+    remoteness->resize(ranks.size());
+    for (size_t i = 0; i < ranks.size(); ++i) (*remoteness)[i] = remoteness_.get(ranks[i]);
+}
+
 namespace {
 
 uint64_t tokens(const Heaps& h) {
@@ -22,14 +33,14 @@ uint64_t tokens(const Heaps& h) {
 }
 
 // Records one test of a check, keeping the smallest counterexamples.
-void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint32_t stored,
+void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint64_t rank, uint32_t stored,
             uint32_t expected) {
     ++c.tested;
     if (held) {
         ++c.held;
         return;
     }
-    Counterexample ex{Heaps(), stored, expected};
+    Counterexample ex{Heaps(), rank, stored, expected};
     for (unsigned i = 0; i < k; ++i) {
         if (sorted[i]) ex.heaps.push_back(sorted[i]);
     }
@@ -83,13 +94,115 @@ SingleHeaps single_heap_values(TableSource& table, const Universe& u) {
     return s;
 }
 
+// What every slice of a verification needs, read-only.
+struct Context {
+    const Universe& u;
+    MoveGenerator gen;
+    const std::vector<uint32_t>& single;
+    const std::vector<uint32_t>& normal_single;
+    bool normal;
+};
+
+// Verifies ranks [first, last) into `report` (counts, histograms, checks).
+void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64_t last,
+                  VerifyReport& report) {
+    const Universe& u = ctx.u;
+    const unsigned k = u.max_heaps();
+    const bool normal = ctx.normal;
+    Check& consistency = report.checks[0];
+    Check& sg = report.checks[1];
+    Check& bouton = report.checks[2];
+    Check& misere = report.checks[3];
+    Check& misere_values = report.checks[4];
+    std::vector<Move> moves;
+    std::vector<uint64_t> children;
+    std::vector<uint32_t> child_values, child_remoteness;
+    std::vector<uint8_t> seen;
+    Heaps heaps = u.unrank(first);
+    std::vector<uint32_t> g(k);
+    const bool rem = table.has_remoteness();
+    const std::vector<uint32_t>& single = ctx.single;
+    const std::vector<uint32_t>& normal_single = ctx.normal_single;
+    for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
+        const uint32_t v = table.value(rank);
+        ++report.value_histogram[v];
+        report.p_positions += v == 0;
+        const uint32_t r = rem ? table.remoteness(rank) : 0;
+        if (rem) ++report.remoteness_histogram[r];
+
+        // 1. Consistency with the definitions, from the stored children.
+        ctx.gen.moves(heaps, moves);
+        children.clear();
+        for (const Move& m : moves) children.push_back(m.child_rank);
+        table.fetch(children, child_values, rem ? &child_remoteness : nullptr);
+        seen.assign(moves.size() + 2, 0);
+        uint32_t max_all = 0, min_p = UINT32_MAX;
+        for (size_t i = 0; i < children.size(); ++i) {
+            const uint32_t cv = child_values[i];
+            if (cv < seen.size()) seen[cv] = 1;
+            if (rem) {
+                max_all = std::max(max_all, child_remoteness[i]);
+                if (cv == 0) min_p = std::min(min_p, child_remoteness[i]);
+            }
+        }
+        uint32_t mex = 0;
+        while (seen[mex]) ++mex;
+        const uint32_t want_v = moves.empty() ? (normal ? 0 : 1) : mex;
+        const uint32_t want_r = moves.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
+        const bool consistent = v == want_v && (!rem || r == want_r);
+        record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
+               v != want_v ? want_v : want_r);
+
+        // 2-5. The theorems and the finding.
+        uint32_t x = 0, xs = 0;
+        for (unsigned i = 0; i < k; ++i) {
+            x ^= single[heaps[i]];
+            xs ^= heaps[i];
+        }
+        if (sg.applies) record(sg, v == x, heaps.data(), k, rank, v, x);
+        if (bouton.applies) record(bouton, v == xs, heaps.data(), k, rank, v, xs);
+        if (misere.applies) {
+            const bool p = misere_nim_p(heaps.data(), k);
+            record(misere, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (misere_values.applies) {
+            for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
+            const bool p = misere_nim_p(g.data(), k);
+            record(misere_values, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+    }
+}
+
+// Adds a slice's report to the whole one, keeping the smallest
+// counterexamples by (tokens, rank) whatever the slicing.
+void merge(VerifyReport& into, const VerifyReport& part) {
+    into.p_positions += part.p_positions;
+    for (const auto& [v, n] : part.value_histogram) into.value_histogram[v] += n;
+    for (const auto& [r, n] : part.remoteness_histogram) into.remoteness_histogram[r] += n;
+    for (size_t i = 0; i < into.checks.size(); ++i) {
+        Check& c = into.checks[i];
+        const Check& p = part.checks[i];
+        c.tested += p.tested;
+        c.held += p.held;
+        c.counterexamples.insert(c.counterexamples.end(), p.counterexamples.begin(),
+                                 p.counterexamples.end());
+        std::stable_sort(c.counterexamples.begin(), c.counterexamples.end(),
+                         [](const Counterexample& a, const Counterexample& b) {
+                             const uint64_t ta = tokens(a.heaps), tb = tokens(b.heaps);
+                             return ta != tb ? ta < tb : a.rank < b.rank;
+                         });
+        if (c.counterexamples.size() > MAX_COUNTEREXAMPLES) {
+            c.counterexamples.resize(MAX_COUNTEREXAMPLES);
+        }
+    }
+}
+
 }  // namespace
 
 VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, TableSource& table,
                     const std::function<void(uint64_t, uint64_t)>& progress) {
     VerifyReport report;
     report.positions = u.size();
-    const unsigned k = u.max_heaps();
     const bool normal = convention == Convention::normal;
     const bool is_nim = rule.allows_all_up_to(u.max_heap_size());
 
@@ -118,15 +231,9 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
               "not a theorem)",
               !normal && !is_nim, false),
     };
-    Check& consistency = report.checks[0];
-    Check& sg = report.checks[1];
-    Check& bouton = report.checks[2];
-    Check& misere = report.checks[3];
-    Check& misere_values = report.checks[4];
-
     report.single_heaps = single_heap_values(table, u);
     std::vector<uint32_t> normal_single;
-    if (misere_values.applies) {
+    if (report.checks[4].applies) {
         // The normal-play values of single heaps, solved here by brute force.
         SolveOptions o;
         o.remoteness = false;
@@ -134,67 +241,34 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
         const Solution s = solve(rule, Universe(1, u.max_heap_size()), o);
         for (uint32_t a = 0; a <= u.max_heap_size(); ++a) normal_single.push_back(s.value.get(a));
     }
-    const std::vector<uint32_t>& single = report.single_heaps.values;
-
-    const MoveGenerator gen(rule, u);
-    std::vector<Move> moves;
-    std::vector<uint64_t> children;
-    std::vector<uint32_t> child_values, child_remoteness;
-    std::vector<uint8_t> seen;
-    Heaps heaps(k, 0);
-    std::vector<uint32_t> g(k);
-    const bool rem = table.has_remoteness();
-    const uint64_t report_every = std::max<uint64_t>(u.size() / 100, 1 << 16);
-    for (uint64_t rank = 0; rank < u.size(); ++rank, u.next(heaps)) {
-        const uint32_t v = table.value(rank);
-        ++report.value_histogram[v];
-        report.p_positions += v == 0;
-        const uint32_t r = rem ? table.remoteness(rank) : 0;
-        if (rem) ++report.remoteness_histogram[r];
-
-        // 1. Consistency with the definitions, from the stored children.
-        gen.moves(heaps, moves);
-        children.clear();
-        for (const Move& m : moves) children.push_back(m.child_rank);
-        table.fetch(children, child_values, rem ? &child_remoteness : nullptr);
-        seen.assign(moves.size() + 2, 0);
-        uint32_t max_all = 0, min_p = UINT32_MAX;
-        for (size_t i = 0; i < children.size(); ++i) {
-            const uint32_t cv = child_values[i];
-            if (cv < seen.size()) seen[cv] = 1;
-            if (rem) {
-                max_all = std::max(max_all, child_remoteness[i]);
-                if (cv == 0) min_p = std::min(min_p, child_remoteness[i]);
-            }
+    const Context ctx{u, MoveGenerator(rule, u), report.single_heaps.values, normal_single, normal};
+    if (!table.thread_safe()) {
+        // One pass in rank order: a streaming source reads its chunks in sequence.
+        const uint64_t step = std::max<uint64_t>(u.size() / 100, 1 << 16);
+        for (uint64_t first = 0; first < u.size(); first += step) {
+            const uint64_t last = std::min(u.size(), first + step);
+            verify_range(ctx, table, first, last, report);
+            if (progress) progress(last, u.size());
         }
-        uint32_t mex = 0;
-        while (seen[mex]) ++mex;
-        const uint32_t want_v = moves.empty() ? (normal ? 0 : 1) : mex;
-        const uint32_t want_r = moves.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
-        const bool consistent = v == want_v && (!rem || r == want_r);
-        record(consistency, consistent, heaps.data(), k, v != want_v ? v : r,
-               v != want_v ? want_v : want_r);
-
-        // 2-5. The theorems and the finding.
-        uint32_t x = 0, xs = 0;
-        for (unsigned i = 0; i < k; ++i) {
-            x ^= single[heaps[i]];
-            xs ^= heaps[i];
-        }
-        if (sg.applies) record(sg, v == x, heaps.data(), k, v, x);
-        if (bouton.applies) record(bouton, v == xs, heaps.data(), k, v, xs);
-        if (misere.applies) {
-            const bool p = misere_nim_p(heaps.data(), k);
-            record(misere, (v == 0) == p, heaps.data(), k, v == 0 ? 0 : 1, p ? 0 : 1);
-        }
-        if (misere_values.applies) {
-            for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
-            const bool p = misere_nim_p(g.data(), k);
-            record(misere_values, (v == 0) == p, heaps.data(), k, v == 0 ? 0 : 1, p ? 0 : 1);
-        }
-        if (progress && rank % report_every == 0) progress(rank, u.size());
+        return report;
     }
-    if (progress) progress(u.size(), u.size());
+    // Slices verified in parallel, a batch at a time so that progress is
+    // reported from this thread; merged in slice order.
+    const uint64_t slice = std::max<uint64_t>(u.size() / 1024, 1 << 14);
+    const uint64_t slices = (u.size() + slice - 1) / slice;
+    const uint64_t batch = 16;
+    for (uint64_t b = 0; b < slices; b += batch) {
+        const uint64_t e = std::min(slices, b + batch);
+        std::vector<VerifyReport> parts(e - b);
+        tbb::parallel_for(b, e, [&](uint64_t s) {
+            VerifyReport& part = parts[s - b];
+            part.checks = report.checks;
+            for (Check& c : part.checks) c.tested = c.held = 0;
+            verify_range(ctx, table, s * slice, std::min(u.size(), (s + 1) * slice), part);
+        });
+        for (const VerifyReport& part : parts) merge(report, part);
+        if (progress) progress(std::min(u.size(), e * slice), u.size());
+    }
     return report;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/rules.h"
+#include "engine/solver.h"
 #include "engine/universe.h"
 
 namespace nimtb::engine {
@@ -26,11 +27,31 @@ class TableSource {
     // per position instead of one per child.
     virtual void fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
                        std::vector<uint32_t>* remoteness) = 0;
+    // True when several threads may read at once; verify then runs in parallel.
+    virtual bool thread_safe() const { return false; }
+};
+
+// A table held in memory: read-only, so any number of threads may read it.
+class ArraySource : public TableSource {
+  public:
+    ArraySource(const QuantityArray& values, const QuantityArray& remoteness)
+        : values_(values), remoteness_(remoteness) {}
+    uint32_t value(uint64_t rank) override { return values_.get(rank); }
+    bool has_remoteness() const override { return !remoteness_.empty(); }
+    uint32_t remoteness(uint64_t rank) override { return remoteness_.get(rank); }
+    void fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
+               std::vector<uint32_t>* remoteness) override;
+    bool thread_safe() const override { return true; }
+
+  private:
+    const QuantityArray& values_;
+    const QuantityArray& remoteness_;
 };
 
 // A position where a check did not hold.
 struct Counterexample {
     Heaps heaps;  // sorted, without empty heaps
+    uint64_t rank = 0;
     uint32_t stored = 0;
     uint32_t expected = 0;
 };
@@ -70,8 +91,9 @@ struct VerifyReport {
 inline constexpr size_t MAX_COUNTEREXAMPLES = 5;
 
 // Verifies the table of `rule` and `convention` over `universe`; calls
-// progress(done, total) now and then. Never throws for a mismatch: mismatches
-// are in the report.
+// progress(done, total) now and then, on the calling thread. In parallel when
+// the source is thread-safe; the report is the same either way. Never throws
+// for a mismatch: mismatches are in the report.
 VerifyReport verify(const Rule& rule, Convention convention, const Universe& universe,
                     TableSource& table,
                     const std::function<void(uint64_t, uint64_t)>& progress = {});

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/rules.h"
+#include "engine/solver.h"
 #include "engine/universe.h"
 #include "io/hdf5_handle.h"
 #include "io/table_format.h"
@@ -50,6 +51,10 @@ class TableReader {
     // table has none. Memory stays at a few chunks whatever the table's size.
     void for_each_chunk(const std::function<void(uint64_t, std::span<const uint16_t>,
                                                  std::span<const uint16_t>)>& visit);
+
+    // The whole table in memory, in arrays of the file's widths (remoteness
+    // left empty when the table has none), read chunk by chunk.
+    void read_all(engine::QuantityArray& values, engine::QuantityArray& remoteness);
 
   private:
     struct Dataset;

@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include "engine/verify.h"
+
+using nimtb::engine::ArraySource;
+using nimtb::engine::Convention;
+using nimtb::engine::Rule;
+using nimtb::engine::Universe;
+using nimtb::engine::VerifyReport;
+
+namespace {
+
+// The same arrays, but declared unsafe for threads: verify takes its serial,
+// streaming path.
+class SerialSource : public ArraySource {
+  public:
+    using ArraySource::ArraySource;
+    bool thread_safe() const override { return false; }
+};
+
+nimtb::engine::Solution solve(const char* rule, Convention c, unsigned k, uint32_t h) {
+    nimtb::engine::SolveOptions o;
+    o.convention = c;
+    return nimtb::engine::solve(Rule::parse(rule), Universe(k, h), o);
+}
+
+const nimtb::engine::Check& check(const VerifyReport& r, const std::string& name) {
+    for (const auto& c : r.checks) {
+        if (c.name == name) return c;
+    }
+    throw std::logic_error("no check " + name);
+}
+
+void expect_same(const VerifyReport& a, const VerifyReport& b) {
+    EXPECT_EQ(a.p_positions, b.p_positions);
+    EXPECT_EQ(a.value_histogram, b.value_histogram);
+    EXPECT_EQ(a.remoteness_histogram, b.remoteness_histogram);
+    ASSERT_EQ(a.checks.size(), b.checks.size());
+    for (size_t i = 0; i < a.checks.size(); ++i) {
+        EXPECT_EQ(a.checks[i].tested, b.checks[i].tested) << a.checks[i].name;
+        EXPECT_EQ(a.checks[i].held, b.checks[i].held) << a.checks[i].name;
+        ASSERT_EQ(a.checks[i].counterexamples.size(), b.checks[i].counterexamples.size());
+        for (size_t j = 0; j < a.checks[i].counterexamples.size(); ++j) {
+            EXPECT_EQ(a.checks[i].counterexamples[j].rank, b.checks[i].counterexamples[j].rank);
+        }
+    }
+}
+
+}  // namespace
+
+TEST(Verify, TheoremsHoldOnSolvedTables) {
+    for (Convention c : {Convention::normal, Convention::misere}) {
+        const auto s = solve("nim", c, 4, 12);
+        ArraySource source(s.value, s.remoteness);
+        const VerifyReport r = nimtb::engine::verify(s.rule, c, Universe(4, 12), source);
+        EXPECT_TRUE(r.ok());
+        EXPECT_EQ(check(r, "consistency").held, s.positions);
+        EXPECT_EQ(check(r, c == Convention::normal ? "bouton" : "misere-nim").held, s.positions);
+        EXPECT_EQ(r.p_positions, s.p_positions);
+    }
+}
+
+TEST(Verify, FindsATamperedValueAndTheSmallestCounterexamples) {
+    auto s = solve("nim", Convention::normal, 3, 15);
+    const Universe u(3, 15);
+    const uint64_t rank = u.rank(nimtb::engine::Heaps{3, 4, 5});
+    s.value.data<uint8_t>()[rank] = 3;  // really 2
+    ArraySource source(s.value, s.remoteness);
+    const VerifyReport r = nimtb::engine::verify(s.rule, Convention::normal, u, source);
+    EXPECT_FALSE(r.ok());
+    const auto& bouton = check(r, "bouton");
+    EXPECT_EQ(bouton.tested - bouton.held, 1u);
+    ASSERT_EQ(bouton.counterexamples.size(), 1u);
+    EXPECT_EQ(bouton.counterexamples[0].heaps, (nimtb::engine::Heaps{3, 4, 5}));
+    EXPECT_EQ(bouton.counterexamples[0].stored, 3u);
+    EXPECT_EQ(bouton.counterexamples[0].expected, 2u);
+    // Its parents now see a wrong child too: the consistency check names the
+    // smallest positions first.
+    const auto& consistency = check(r, "consistency");
+    ASSERT_FALSE(consistency.counterexamples.empty());
+    EXPECT_EQ(consistency.counterexamples[0].heaps, (nimtb::engine::Heaps{3, 4, 5}));
+}
+
+TEST(Verify, SerialAndParallelReportsAreIdentical) {
+    auto s = solve("subtract:1,3,4", Convention::misere, 4, 20);
+    for (uint64_t r : {17u, 900u, 5000u}) s.value.data<uint8_t>()[r] ^= 1;  // a few wrong entries
+    const Universe u(4, 20);
+    ArraySource parallel(s.value, s.remoteness);
+    SerialSource serial(s.value, s.remoteness);
+    const VerifyReport a = nimtb::engine::verify(s.rule, Convention::misere, u, parallel);
+    const VerifyReport b = nimtb::engine::verify(s.rule, Convention::misere, u, serial);
+    expect_same(a, b);
+    EXPECT_FALSE(a.ok());
+    EXPECT_TRUE(check(a, "misere-rule-on-values").applies);
+}
+
+TEST(Verify, SingleHeapPeriods) {
+    const auto s = solve("subtract:1,3,4", Convention::normal, 1, 30);
+    ArraySource source(s.value, s.remoteness);
+    const VerifyReport r =
+        nimtb::engine::verify(s.rule, Convention::normal, Universe(1, 30), source);
+    EXPECT_TRUE(r.single_heaps.periodic);
+    EXPECT_EQ(r.single_heaps.period, 7u);
+    EXPECT_EQ(r.single_heaps.preperiod, 0u);
+}
