@@ -9,7 +9,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 
 NIMTB = os.environ.get("NIMTB", "build/apps/nimtb")
@@ -94,13 +93,18 @@ class Solve(Workdir):
         self.assert_error(code, err, 1, "of memory, but only")
 
     def test_ctrl_c_leaves_no_table(self):
-        p = subprocess.Popen([NIMTB, "solve", "--rules", "nim", "--heaps", "6", "--max-heap", "60", "-o",
-                              self.path("big.h5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        p = subprocess.Popen([NIMTB, "solve", "--rules", "nim", "--heaps", "6", "--max-heap", "60", "--progress",
+                              "-o", self.path("big.h5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # Interrupt once the solve has begun (its progress bar is drawn).
+        seen = b""
+        while b"solving" not in seen:
+            byte = p.stderr.read(1)
+            self.assertTrue(byte, "nimtb ended before solving")
+            seen += byte
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        out, err = p.communicate(timeout=120)
         self.assertEqual(p.returncode, 1, err)
-        self.assertIn("interrupted", err)
+        self.assertIn(b"interrupted", err)
         self.assertEqual(os.listdir(self.dir), [])
 
     def test_sprague_grundy_method_and_no_remoteness(self):
