@@ -51,7 +51,8 @@ void WriteZstd(benchmark::State& s) {
     Write(s, nimtb::io::Compression::zstd);
 }
 
-// Look-ups at random ranks; range(0) is the cache in chunks (1: nearly every look-up misses).
+// Look-ups at random ranks; range(0) is nimtb's cache in chunks (1: most look-ups miss it;
+// some of those still hit HDF5's own 1 MiB chunk cache).
 void PointLookups(benchmark::State& state) {
     static const std::string path = [] {
         const std::string p = scratch("-lookup.h5");
