@@ -55,16 +55,33 @@ inline void for_each_take_child(const Universe& u, const TakeAmounts& amounts, c
         if (v == 0 || (i > 0 && a[i - 1] == v)) continue;
         uint64_t base = rank - u.term(i, v);
         unsigned p = i;
-        const size_t n = ALL ? v : list_size;
-        for (size_t m = 0; m < n; ++m) {
-            const uint32_t s = ALL ? static_cast<uint32_t>(m + 1) : list[m];
-            if (!ALL && s > v) break;
-            const uint32_t w = v - s;
-            while (p > 0 && a[p - 1] > w) {
-                base += u.term(p, a[p - 1]) - u.term(p - 1, a[p - 1]);
-                --p;
+        if constexpr (ALL) {
+            // Every w from v-1 down to 0, in runs of constant p: within a run
+            // the children are base + term(p, w), one branch-free loop each.
+            int64_t w = int64_t{v} - 1;
+            while (w >= 0) {
+                while (p > 0 && a[p - 1] > w) {
+                    base += u.term(p, a[p - 1]) - u.term(p - 1, a[p - 1]);
+                    --p;
+                }
+                const int64_t lo = p > 0 ? a[p - 1] : 0;
+                const uint64_t* row = u.term_row(p);
+                for (int64_t x = w; x >= lo; --x) {
+                    visit(v, static_cast<uint32_t>(v - x), base + row[x]);
+                }
+                w = lo - 1;
             }
-            visit(v, s, base + u.term(p, w));
+        } else {
+            for (size_t m = 0; m < list_size; ++m) {
+                const uint32_t s = list[m];
+                if (s > v) break;
+                const uint32_t w = v - s;
+                while (p > 0 && a[p - 1] > w) {
+                    base += u.term(p, a[p - 1]) - u.term(p - 1, a[p - 1]);
+                    --p;
+                }
+                visit(v, s, base + u.term(p, w));
+            }
         }
     }
 }
