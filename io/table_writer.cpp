@@ -76,6 +76,10 @@ void chunk_bytes(const engine::QuantityArray& a, unsigned file_bits, uint64_t fi
     }
 }
 
+// The plug-in filters are optional in the pipeline: Blosc refuses buffers
+// too small to gain from compression (a table of 120 positions), and HDF5
+// then stores that chunk as it is, marked in the chunk's filter mask, which
+// every reader honours. The checksum stays mandatory.
 void set_filters(hid_t dcpl, Compression c, int level) {
     switch (c) {
         case Compression::deflate:
@@ -83,12 +87,11 @@ void set_filters(hid_t dcpl, Compression c, int level) {
             break;
         case Compression::zstd: {
             const unsigned cd[7] = {0, 0, 0, 0, static_cast<unsigned>(level), 0, BLOSC_ZSTD};
-            check(H5Pset_filter(dcpl, BLOSC_FILTER, H5Z_FLAG_MANDATORY, 7, cd),
-                  "blosc/zstd filter");
+            check(H5Pset_filter(dcpl, BLOSC_FILTER, H5Z_FLAG_OPTIONAL, 7, cd), "blosc/zstd filter");
             break;
         }
         case Compression::lz4:
-            check(H5Pset_filter(dcpl, LZ4_FILTER, H5Z_FLAG_MANDATORY, 0, nullptr), "lz4 filter");
+            check(H5Pset_filter(dcpl, LZ4_FILTER, H5Z_FLAG_OPTIONAL, 0, nullptr), "lz4 filter");
             break;
         case Compression::none:
         case Compression::other:

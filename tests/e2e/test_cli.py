@@ -222,12 +222,17 @@ class Formats(Workdir):
         self.assertIn("(48): 2", p.stdout)
 
     def test_every_compression(self):
-        for c in ["deflate", "zstd", "lz4", "none"]:
-            t = self.solve("--rules", "nim", "--misere", "--heaps", "3", "--max-heap", "9", "-c", c, name=c + ".h5")
-            code, out, err = run("info", t, "--json")
-            self.assertEqual(json.loads(out)["compression"], c)
-            code, out, err = run("query", t, "1 1 1", "--json")
-            self.assertEqual(json.loads(out)["value"], 0)
+        import h5py
+        for h in ["7", "30"]:
+            for c in ["deflate", "zstd", "lz4", "none"]:
+                t = self.solve("--rules", "nim", "--misere", "--heaps", "3", "--max-heap", h, "-c", c,
+                               name=c + h + ".h5")
+                code, out, err = run("info", t, "--json")
+                self.assertEqual(json.loads(out)["compression"], c)
+                code, out, err = run("query", t, "1 1 1", "--json")
+                self.assertEqual(json.loads(out)["value"], 0)
+                with h5py.File(t, "r") as f:  # through Debian's plug-ins
+                    self.assertEqual(int(f["value"][3]), 0)
 
 
 class Dump(Workdir):
