@@ -32,7 +32,11 @@ struct TableReader::Dataset {
 
     // Reads chunk `index` whole: HDF5 decompresses and checks only that chunk.
     void read_chunk(uint64_t index, std::vector<uint16_t>& out) {
-        const hsize_t start = index * chunk, count = std::min(chunk, size - index * chunk);
+        read(index * chunk, std::min(chunk, size - index * chunk), out);
+    }
+
+    // Reads entries [start, start + count).
+    void read(hsize_t start, hsize_t count, std::vector<uint16_t>& out) {
         out.resize(count);
         Handle mem = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
         check(
@@ -77,9 +81,9 @@ Compression compression_of(hid_t dcpl) {
                                                nullptr, 0, nullptr, nullptr);
         if (id == H5Z_FILTER_DEFLATE)
             c = Compression::deflate;
-        else if (id == 32001)
+        else if (id == BLOSC_FILTER)
             c = Compression::zstd;
-        else if (id == 32004)
+        else if (id == LZ4_FILTER)
             c = Compression::lz4;
         else if (id != H5Z_FILTER_FLETCHER32 && id != H5Z_FILTER_SHUFFLE)
             c = Compression::other;
@@ -196,7 +200,7 @@ TableReader::TableReader(const std::string& path) {
         d->chunk = H5Pget_layout(dcpl.get()) == H5D_CHUNKED &&
                            H5Pget_chunk(dcpl.get(), 1, &chunk) == 1 && chunk > 0
                        ? chunk
-                       : std::min<uint64_t>(dims, uint64_t{1} << 18);
+                       : std::min<uint64_t>(dims, CHUNK_ELEMENTS);
         if (name == std::string(VALUE_DATASET)) {
             info_.value_bits = static_cast<unsigned>(width * 8);
             info_.compression = compression_of(dcpl.get());
@@ -243,27 +247,13 @@ void TableReader::for_each_chunk(const std::function<void(uint64_t, std::span<co
     const uint64_t chunk = value_->chunk;
     for (uint64_t index = 0; index * chunk < value_->size; ++index) {
         value_->read_chunk(index, values);
-        if (remoteness_) {
-            // Both datasets were written with the same chunk length by nimtb;
-            // read the matching slice whatever a foreign writer chose.
-            const hsize_t start = index * chunk, count = values.size();
-            rem.resize(count);
-            Handle mem = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, remoteness_->what);
-            check(H5Sselect_hyperslab(remoteness_->file_space.get(), H5S_SELECT_SET, &start,
-                                      nullptr, &count, nullptr),
-                  remoteness_->what);
-            check(H5Dread(remoteness_->handle.get(), H5T_NATIVE_UINT16, mem.get(),
-                          remoteness_->file_space.get(), H5P_DEFAULT, rem.data()),
-                  remoteness_->what + ": cannot read (the file is damaged)");
-        }
+        // Both datasets were written with the same chunk length by nimtb;
+        // read the matching slice whatever a foreign writer chose.
+        if (remoteness_) remoteness_->read(index * chunk, values.size(), rem);
         visit(index * chunk, values,
               remoteness_ ? std::span<const uint16_t>(rem) : std::span<const uint16_t>());
     }
 }
-
-}  // namespace nimtb::io
-
-namespace nimtb::io {
 
 void TableReader::read_all(engine::QuantityArray& values, engine::QuantityArray& remoteness) {
     values = engine::QuantityArray(info_.positions, info_.value_bits);

@@ -18,8 +18,6 @@
 namespace nimtb::io {
 namespace {
 
-constexpr H5Z_filter_t BLOSC_FILTER = 32001;
-constexpr H5Z_filter_t LZ4_FILTER = 32004;
 constexpr unsigned BLOSC_ZSTD = 5;  // Blosc's code for its zstd codec
 
 // HDF5's Fletcher-32 (H5_checksum_fletcher32): 16-bit big-endian words, sums

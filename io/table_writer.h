@@ -19,13 +19,6 @@ struct WriteOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-// Elements per chunk. One chunk is what a point look-up reads and
-// decompresses: 256 Ki elements (256 KiB of 8-bit values) inflate in about a
-// millisecond, while deflate's 32 KiB window means larger chunks would gain
-// next to nothing in ratio; zstd gains a little from larger chunks, not enough
-// to make every look-up slower.
-inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
-
 // Writes `solution` to `path`: first to a temporary file in the same folder,
 // flushed and synced, then renamed. On any failure, or cancellation, nothing
 // is left under either name. Refuses an existing `path` unless overwrite.
