@@ -103,14 +103,10 @@ int cmd_solve(const std::vector<std::string>& args) {
                                                  : default_table_path(rule, so.convention, k, h);
 
     // 2. Refuse early what would fail late: an existing table, a missing plug-in.
-    if (std::filesystem::exists(path) && !wo.overwrite) {
-        throw std::runtime_error(
-            path + " already exists; choose another output with -o or overwrite it with --force");
-    }
-    std::string why;
-    if (!io::compression_available(wo.compression, &why)) throw std::runtime_error(why);
-    if (!vm->count("output"))
+    if (!vm->count("output")) {
         std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    }
+    io::check_output(path, wo);
 
     // 3. Solve, with progress and Ctrl-C.
     install_interrupt_handler();

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -59,18 +60,15 @@ unsigned bits_needed(uint32_t max) {
 void chunk_bytes(const engine::QuantityArray& a, unsigned file_bits, uint64_t first, uint64_t count,
                  uint64_t chunk, std::vector<uint8_t>& out) {
     out.assign(chunk * (file_bits / 8), 0);
+    // The file is never wider than the array: an 8-bit array's maximum fits
+    // in 8 bits. x86 and the HDF5 file type are both little-endian.
+    assert(file_bits <= a.bits());
     if (a.bits() == file_bits) {
         std::memcpy(out.data(), static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8),
                     count * (a.bits() / 8));
-    } else if (file_bits == 8) {  // narrowing: every value was checked to fit
+    } else {  // narrowing: every value was checked to fit
         const uint16_t* src = a.data<uint16_t>() + first;
         for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(src[i]);
-    } else {
-        const uint8_t* src = a.data<uint8_t>() + first;
-        for (uint64_t i = 0; i < count; ++i) {
-            const uint16_t v = src[i];
-            std::memcpy(&out[2 * i], &v, 2);  // x86 and HDF5 file type are both little-endian
-        }
     }
 }
 
@@ -266,20 +264,26 @@ bool compression_available(Compression c, std::string* why) {
     return false;
 }
 
-void write_table(const std::string& path, const engine::Solution& s, const WriteOptions& o) {
-    quiet_hdf5();
+void check_output(const std::string& path, const WriteOptions& o) {
     namespace fs = std::filesystem;
     std::string why;
     if (!compression_available(o.compression, &why)) throw TableError(why);
     std::error_code ec;
     if (fs::exists(path, ec) && !o.overwrite) {
         throw TableError(path +
-                         " already exists; choose another output or overwrite it with --force");
+                         " already exists; choose another output with -o or overwrite it with "
+                         "--force");
     }
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
         throw TableError(path + ": folder " + parent.string() + " does not exist");
     }
+}
+
+void write_table(const std::string& path, const engine::Solution& s, const WriteOptions& o) {
+    quiet_hdf5();
+    check_output(path, o);
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
 
     // 1. Everything goes to a temporary file beside the final one.
     TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
