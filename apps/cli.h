@@ -71,14 +71,6 @@ class ReaderSource : public engine::TableSource {
     uint32_t value(uint64_t rank) override { return reader_.value(rank); }
     bool has_remoteness() const override { return reader_.has_remoteness(); }
     uint32_t remoteness(uint64_t rank) override { return reader_.remoteness(rank); }
-    void fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
-               std::vector<uint32_t>* remoteness) override {
-        values.resize(ranks.size());
-        for (size_t i = 0; i < ranks.size(); ++i) values[i] = reader_.value(ranks[i]);
-        if (!remoteness) return;
-        remoteness->resize(ranks.size());
-        for (size_t i = 0; i < ranks.size(); ++i) (*remoteness)[i] = reader_.remoteness(ranks[i]);
-    }
 
   private:
     io::TableReader& reader_;

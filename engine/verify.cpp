@@ -15,15 +15,6 @@ bool VerifyReport::ok() const {
                        [](const Check& c) { return !c.is_theorem || c.passed(); });
 }
 
-void ArraySource::fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
-                        std::vector<uint32_t>* remoteness) {
-    values.resize(ranks.size());
-    for (size_t i = 0; i < ranks.size(); ++i) values[i] = values_.get(ranks[i]);
-    if (!remoteness) return;
-    remoteness->resize(ranks.size());
-    for (size_t i = 0; i < ranks.size(); ++i) (*remoteness)[i] = remoteness_.get(ranks[i]);
-}
-
 namespace {
 
 uint64_t tokens(const Heaps& h) {
@@ -115,8 +106,6 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     Check& misere = report.checks[3];
     Check& misere_values = report.checks[4];
     std::vector<Move> moves;
-    std::vector<uint64_t> children;
-    std::vector<uint32_t> child_values, child_remoteness;
     std::vector<uint8_t> seen;
     Heaps heaps = u.unrank(first);
     std::vector<uint32_t> g(k);
@@ -132,17 +121,15 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
 
         // 1. Consistency with the definitions, from the stored children.
         ctx.gen.moves(heaps, moves);
-        children.clear();
-        for (const Move& m : moves) children.push_back(m.child_rank);
-        table.fetch(children, child_values, rem ? &child_remoteness : nullptr);
         seen.assign(moves.size() + 2, 0);
         uint32_t max_all = 0, min_p = UINT32_MAX;
-        for (size_t i = 0; i < children.size(); ++i) {
-            const uint32_t cv = child_values[i];
+        for (const Move& m : moves) {
+            const uint32_t cv = table.value(m.child_rank);
             if (cv < seen.size()) seen[cv] = 1;
             if (rem) {
-                max_all = std::max(max_all, child_remoteness[i]);
-                if (cv == 0) min_p = std::min(min_p, child_remoteness[i]);
+                const uint32_t cr = table.remoteness(m.child_rank);
+                max_all = std::max(max_all, cr);
+                if (cv == 0) min_p = std::min(min_p, cr);
             }
         }
         uint32_t mex = 0;

@@ -23,10 +23,6 @@ class TableSource {
     virtual uint32_t value(uint64_t rank) = 0;
     virtual bool has_remoteness() const = 0;
     virtual uint32_t remoteness(uint64_t rank) = 0;
-    // Values (and remoteness, unless null) of many ranks at once: one call
-    // per position instead of one per child.
-    virtual void fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
-                       std::vector<uint32_t>* remoteness) = 0;
     // True when several threads may read at once; verify then runs in parallel.
     virtual bool thread_safe() const { return false; }
 };
@@ -39,8 +35,6 @@ class ArraySource : public TableSource {
     uint32_t value(uint64_t rank) override { return values_.get(rank); }
     bool has_remoteness() const override { return !remoteness_.empty(); }
     uint32_t remoteness(uint64_t rank) override { return remoteness_.get(rank); }
-    void fetch(const std::vector<uint64_t>& ranks, std::vector<uint32_t>& values,
-               std::vector<uint32_t>* remoteness) override;
     bool thread_safe() const override { return true; }
 
   private:
