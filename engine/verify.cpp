@@ -23,6 +23,20 @@ uint64_t tokens(const Heaps& h) {
     return t;
 }
 
+// Counterexamples are ordered by tokens, then rank: the same list whatever
+// order or slicing the positions were checked in.
+void keep_smallest(std::vector<Counterexample>& list, const Counterexample& ex) {
+    auto pos = std::upper_bound(list.begin(), list.end(), ex,
+                                [](const Counterexample& a, const Counterexample& b) {
+                                    const uint64_t ta = tokens(a.heaps), tb = tokens(b.heaps);
+                                    return ta != tb ? ta < tb : a.rank < b.rank;
+                                });
+    if (pos - list.begin() < static_cast<long>(MAX_COUNTEREXAMPLES)) {
+        list.insert(pos, ex);
+        if (list.size() > MAX_COUNTEREXAMPLES) list.pop_back();
+    }
+}
+
 // Records one test of a check, keeping the smallest counterexamples.
 void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint64_t rank, uint32_t stored,
             uint32_t expected) {
@@ -35,16 +49,7 @@ void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint64_t ra
     for (unsigned i = 0; i < k; ++i) {
         if (sorted[i]) ex.heaps.push_back(sorted[i]);
     }
-    auto& list = c.counterexamples;
-    // Ranks arrive in increasing order, so ties in tokens keep the earlier rank.
-    auto pos = std::upper_bound(list.begin(), list.end(), ex,
-                                [](const Counterexample& a, const Counterexample& b) {
-                                    return tokens(a.heaps) < tokens(b.heaps);
-                                });
-    if (pos - list.begin() < static_cast<long>(MAX_COUNTEREXAMPLES)) {
-        list.insert(pos, ex);
-        if (list.size() > MAX_COUNTEREXAMPLES) list.pop_back();
-    }
+    keep_smallest(c.counterexamples, ex);
 }
 
 // Bouton's misère rule on nim-heaps g: P exactly when every g <= 1 and the
@@ -160,8 +165,7 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     }
 }
 
-// Adds a slice's report to the whole one, keeping the smallest
-// counterexamples by (tokens, rank) whatever the slicing.
+// Adds a slice's report to the whole one.
 void merge(VerifyReport& into, const VerifyReport& part) {
     into.p_positions += part.p_positions;
     for (const auto& [v, n] : part.value_histogram) into.value_histogram[v] += n;
@@ -171,16 +175,7 @@ void merge(VerifyReport& into, const VerifyReport& part) {
         const Check& p = part.checks[i];
         c.tested += p.tested;
         c.held += p.held;
-        c.counterexamples.insert(c.counterexamples.end(), p.counterexamples.begin(),
-                                 p.counterexamples.end());
-        std::stable_sort(c.counterexamples.begin(), c.counterexamples.end(),
-                         [](const Counterexample& a, const Counterexample& b) {
-                             const uint64_t ta = tokens(a.heaps), tb = tokens(b.heaps);
-                             return ta != tb ? ta < tb : a.rank < b.rank;
-                         });
-        if (c.counterexamples.size() > MAX_COUNTEREXAMPLES) {
-            c.counterexamples.resize(MAX_COUNTEREXAMPLES);
-        }
+        for (const Counterexample& ex : p.counterexamples) keep_smallest(c.counterexamples, ex);
     }
 }
 
