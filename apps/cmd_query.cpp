@@ -18,10 +18,6 @@ The position is heap sizes separated by spaces or commas; '-' reads one
 position per line from stdin and answers each in order.
 )";
 
-std::string heaps_text(const engine::Heaps& h) {
-    return engine::format_heaps(h);
-}
-
 nlohmann::json heaps_json(const engine::Heaps& h) {
     nlohmann::json j = nlohmann::json::array();
     for (uint32_t a : h) j.push_back(a);
@@ -59,7 +55,7 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
         std::cout << j.dump() << "\n";
         return;
     }
-    std::string out = fmt::format("position    {}\n", heaps_text(r.heaps));
+    std::string out = fmt::format("position    {}\n", engine::format_heaps(r.heaps));
     out += fmt::format("to move     {}\n",
                        r.moves.empty()
                            ? (r.to_move_wins() ? "wins: no move is left" : "loses: no move is left")
@@ -73,8 +69,8 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
                            "take", "leaves", "value", "remoteness");
         for (const auto& m : r.moves) {
             out += fmt::format("  {:>4}  {:>4}  {:<20} {:>5}  {:>10}  {}\n", m.heap, m.amount,
-                               heaps_text(m.result), m.value, remoteness_text(m.remoteness),
-                               m.winning() ? "wins" : "loses");
+                               engine::format_heaps(m.result), m.value,
+                               remoteness_text(m.remoteness), m.winning() ? "wins" : "loses");
         }
     }
     if (line) {
@@ -83,7 +79,7 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
         for (size_t i = 0; i < pv.size(); ++i) {
             out += fmt::format("  {:>3}. {} takes {} from heap {} -> {}\n", i + 1,
                                i % 2 ? "second" : "first ", pv[i].amount, pv[i].heap,
-                               heaps_text(pv[i].result));
+                               engine::format_heaps(pv[i].result));
         }
         const bool first_moves_last = pv.size() % 2 == 1;
         const bool normal = prober.table().info().convention == engine::Convention::normal;

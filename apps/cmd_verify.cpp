@@ -8,10 +8,6 @@
 namespace nimtb::apps {
 namespace {
 
-std::string heaps_text(const engine::Heaps& h) {
-    return engine::format_heaps(h);
-}
-
 nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& info) {
     nlohmann::json j = {{"table", info.path},
                         {"rules", info.rules},
@@ -63,8 +59,8 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
         if (!c.counterexamples.empty()) {
             out += "  smallest counterexamples:\n";
             for (const auto& e : c.counterexamples) {
-                out += fmt::format("    {:<20} stored {} expected {}\n", heaps_text(e.heaps),
-                                   e.stored, e.expected);
+                out += fmt::format("    {:<20} stored {} expected {}\n",
+                                   engine::format_heaps(e.heaps), e.stored, e.expected);
             }
         }
     }

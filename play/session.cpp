@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <istream>
 #include <ostream>
 
 namespace nimtb::play {
+
+constexpr const char* MOVE_FORM =
+    "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
 
 const char* to_string(State state) {
     switch (state) {
@@ -226,16 +228,7 @@ std::string Session::hint(const io::ProbeResult& r) const {
     return text;
 }
 
-std::string Session::refuse(const std::string& word_heap, const std::string& word_amount,
-                            unsigned* heap, uint32_t* amount) const {
-    auto number = [](const std::string& w, uint32_t* v) {
-        auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), *v);
-        return ec == std::errc() && end == w.data() + w.size();
-    };
-    uint32_t h = 0, a = 0;
-    if (!number(word_heap, &h) || !number(word_amount, &a)) {
-        return "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
-    }
+std::string Session::refuse(uint32_t h, uint32_t a) const {
     if (h < 1 || h > heaps_.size())
         return fmt::format("there is no heap {}: heaps are numbered 1 to {}", h, heaps_.size());
     if (heaps_[h - 1] == 0) return fmt::format("heap {} is empty", h);
@@ -251,8 +244,6 @@ std::string Session::refuse(const std::string& word_heap, const std::string& wor
         return fmt::format("the rule {} does not allow taking {}; from heap {} you may take {}",
                            prober_.rule().canonical(), a, h, ok.empty() ? "nothing" : ok);
     }
-    *heap = h;
-    *amount = a;
     return "";
 }
 
@@ -292,25 +283,18 @@ void Session::human_turn() {
         transition(next_state(prober_, heaps_, options_.sides[to_move_]));
         return;
     }
-    std::string words[3];
-    size_t n = 0;
-    for (size_t i = 0; i < line.size() && n < 3;) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == ',' || line[i] == '\t')) ++i;
-        size_t j = i;
-        while (j < line.size() && line[j] != ' ' && line[j] != ',' && line[j] != '\t') ++j;
-        if (j > i) words[n++] = line.substr(i, j - i);
-        i = j;
+    // A move is two numbers; anything else gets the form of a move.
+    engine::Heaps numbers;
+    try {
+        numbers = engine::parse_heaps(line);
+    } catch (const engine::InputError&) {
     }
-    unsigned heap = 0;
-    uint32_t amount = 0;
-    const std::string why =
-        n == 2 ? refuse(words[0], words[1], &heap, &amount)
-               : "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
+    const std::string why = numbers.size() == 2 ? refuse(numbers[0], numbers[1]) : MOVE_FORM;
     if (!why.empty()) {
         out_ << "not a move: " << why << "\n";
         return;
     }
-    apply(to_move_, heap, amount);
+    apply(to_move_, numbers[0], numbers[1]);
 }
 
 void Session::computer_turn() {

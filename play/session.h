@@ -68,8 +68,8 @@ class Session {
     std::string hint(const io::ProbeResult& r) const;
     std::string help() const;
     bool read_line(std::string& line);
-    std::string refuse(const std::string& word_heap, const std::string& word_amount, unsigned* heap,
-                       uint32_t* amount) const;
+    // Why heap `h`, amount `a` is not a move here ("" if it is one).
+    std::string refuse(uint32_t h, uint32_t a) const;
 
     io::Prober& prober_;
     SessionOptions options_;
