@@ -102,10 +102,16 @@ bool Session::read_line(std::string& line) {
     return true;
 }
 
-// The state after a move (or at the start): game over when no move is left.
-static State next_state(io::Prober& prober, const engine::Heaps& heaps, const Side& side) {
-    if (prober.probe(heaps).moves.empty()) return State::game_over;
-    return side.human ? State::human_turn : State::computer_turn;
+// Probes the current position, once per position: the turn, the computer's
+// choice and a hint all read it from `position_`. Then moves to the state it
+// calls for: game over when no move is left, else the mover's turn.
+void Session::arrive() {
+    position_ = prober_.probe(heaps_);
+    if (position_.moves.empty()) {
+        transition(State::game_over);
+    } else {
+        transition(options_.sides[to_move_].human ? State::human_turn : State::computer_turn);
+    }
 }
 
 void Session::setup() {
@@ -125,14 +131,14 @@ void Session::setup() {
     } else {
         heaps_ = layout(options_.layout, rng_);
     }
-    const io::ProbeResult r = prober_.probe(heaps_);  // throws InputError outside the table
-    if (r.moves.empty())
+    position_ = prober_.probe(heaps_);  // throws InputError outside the table
+    if (position_.moves.empty())
         throw engine::InputError("the start " + engine::format_heaps(heaps_) + " has no move");
     to_move_ = 0;
     moves_made_ = 0;
     history_.clear();
     start_text_ =
-        fmt::format("{} ({})", engine::format_heaps(heaps_), r.to_move_wins() ? "N" : "P");
+        fmt::format("{} ({})", engine::format_heaps(heaps_), position_.to_move_wins() ? "N" : "P");
     if (!options_.brief) {
         const bool normal = prober_.table().info().convention == engine::Convention::normal;
         out_ << fmt::format("\nnew game: {} {}; {} play: whoever makes the last move {}\n",
@@ -142,7 +148,7 @@ void Session::setup() {
             "{} against {}; {} first\n", options_.sides[0].name, options_.sides[1].name,
             options_.sides[0].name == "you" ? "you move" : options_.sides[0].name + " moves");
     }
-    transition(next_state(prober_, heaps_, options_.sides[0]));
+    transition(options_.sides[0].human ? State::human_turn : State::computer_turn);
 }
 
 void Session::draw_board() const {
@@ -264,7 +270,7 @@ void Session::human_turn() {
         return;
     }
     if (line == "hint") {
-        out_ << hint(prober_.probe(heaps_));
+        out_ << hint(position_);
         return;
     }
     if (line == "undo") {
@@ -280,7 +286,7 @@ void Session::human_turn() {
             --moves_made_;
         } while (!options_.sides[to_move_].human && !history_.empty());
         out_ << "undone\n";
-        transition(next_state(prober_, heaps_, options_.sides[to_move_]));
+        arrive();
         return;
     }
     // A move is two numbers; anything else gets the form of a move.
@@ -298,8 +304,8 @@ void Session::human_turn() {
 }
 
 void Session::computer_turn() {
-    const io::ProbeResult r = prober_.probe(heaps_);
-    const io::ProbedMove& m = players_[to_move_]->choose(r, rng_);
+    const io::ProbedMove m =
+        players_[to_move_]->choose(position_, rng_);  // a copy: apply re-probes
     if (!options_.brief) {
         out_ << fmt::format("{} takes {} from heap {}\n", options_.sides[to_move_].name, m.amount,
                             m.heap);
@@ -312,7 +318,7 @@ void Session::apply(int mover, unsigned heap, uint32_t amount) {
     heaps_[heap - 1] -= amount;
     ++moves_made_;
     to_move_ = 1 - mover;
-    transition(next_state(prober_, heaps_, options_.sides[to_move_]));
+    arrive();
 }
 
 void Session::game_over() {

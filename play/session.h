@@ -59,6 +59,7 @@ class Session {
         int mover;
     };
     void transition(State next);
+    void arrive();
     void setup();
     void human_turn();
     void computer_turn();
@@ -79,6 +80,7 @@ class Session {
     std::array<std::unique_ptr<Player>, 2> players_;
     State state_ = State::setup;
     engine::Heaps heaps_;
+    io::ProbeResult position_;  // the probe of heaps_
     int to_move_ = 0;
     unsigned moves_made_ = 0;
     std::vector<Turn> history_;
