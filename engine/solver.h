@@ -59,7 +59,7 @@ struct SolveOptions {
     uint64_t memory_limit = 0;  // bytes; 0: what the system has available
     // Called on the calling thread with (positions done, total), at least once
     // per solve step and at the end.
-    std::function<void(uint64_t, uint64_t)> progress;
+    std::function<void(uint64_t, uint64_t)> progress = nullptr;
     // Set from any thread to stop the solve; solve() then throws Cancelled.
     const std::atomic<bool>* cancel = nullptr;
     // Top heaps that define a block of positions swept in sequence (0: choose).

@@ -11,6 +11,7 @@
 #include "io/table_reader.h"
 #include "io/table_writer.h"
 #include "scratch_dir.h"
+#include "solve_universe.h"
 
 namespace fs = std::filesystem;
 using nimtb::engine::Convention;
@@ -20,17 +21,11 @@ using nimtb::engine::Universe;
 using nimtb::io::Compression;
 using nimtb::io::TableError;
 using nimtb::io::TableReader;
+using nimtb::test::solve;
 
 namespace {
 
 class TableFiles : public nimtb::test::ScratchDir {};
-
-Solution solve(const char* rule, Convention c, unsigned k, uint32_t h, bool remoteness = true) {
-    nimtb::engine::SolveOptions o;
-    o.convention = c;
-    o.remoteness = remoteness;
-    return nimtb::engine::solve(Rule::parse(rule), Universe(k, h), o);
-}
 
 void expect_same(const Solution& s, TableReader& t) {
     ASSERT_EQ(t.info().positions, s.positions);
@@ -103,7 +98,7 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
     expect_same(wide, b);
 
     // 16-bit values.
-    const Solution values16 = solve("nim", Convention::normal, 1, 300, false);
+    const Solution values16 = solve("nim", Convention::normal, 1, 300, {.remoteness = false});
     nimtb::io::write_table(path("c.h5"), values16, {});
     TableReader c(path("c.h5"));
     EXPECT_EQ(c.info().value_bits, 16u);

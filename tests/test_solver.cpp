@@ -4,6 +4,7 @@
 
 #include "engine/solver.h"
 #include "reference.h"
+#include "solve_universe.h"
 
 using nimtb::engine::Convention;
 using nimtb::engine::Heaps;
@@ -12,17 +13,9 @@ using nimtb::engine::Solution;
 using nimtb::engine::SolveMethod;
 using nimtb::engine::SolveOptions;
 using nimtb::engine::Universe;
+using nimtb::test::solve;
 
 namespace {
-
-Solution solve(const char* rule, Convention c, unsigned k, uint32_t h, unsigned threads = 0,
-               unsigned block_heaps = 0) {
-    SolveOptions o;
-    o.convention = c;
-    o.threads = threads;
-    o.block_heaps = block_heaps;
-    return nimtb::engine::solve(Rule::parse(rule), Universe(k, h), o);
-}
 
 void expect_matches_reference(const char* rule_text, unsigned k, uint32_t h) {
     for (Convention c : {Convention::normal, Convention::misere}) {
@@ -109,17 +102,18 @@ TEST(Solver, WorkedExamplesOfTheDesign) {
 
 TEST(Solver, BitIdenticalForEveryThreadCountAndBlockShape) {
     for (Convention c : {Convention::normal, Convention::misere}) {
-        const Solution one = solve("nim", c, 5, 20, 1);
+        const Solution one = solve("nim", c, 5, 20, {.threads = 1});
         for (unsigned threads : {2u, 3u, 8u}) {
             for (unsigned block_heaps : {0u, 1u, 2u, 3u, 5u}) {
-                const Solution many = solve("nim", c, 5, 20, threads, block_heaps);
+                const Solution many =
+                    solve("nim", c, 5, 20, {.threads = threads, .block_heaps = block_heaps});
                 EXPECT_TRUE(same_bits(one.value, many.value)) << threads << " threads";
                 EXPECT_TRUE(same_bits(one.remoteness, many.remoteness)) << threads << " threads";
             }
         }
     }
-    const Solution one = solve("subtract:1,3,4", Convention::normal, 6, 12, 1);
-    const Solution two = solve("subtract:1,3,4", Convention::normal, 6, 12, 2);
+    const Solution one = solve("subtract:1,3,4", Convention::normal, 6, 12, {.threads = 1});
+    const Solution two = solve("subtract:1,3,4", Convention::normal, 6, 12, {.threads = 2});
     EXPECT_TRUE(same_bits(one.value, two.value));
     EXPECT_TRUE(same_bits(one.remoteness, two.remoteness));
 }

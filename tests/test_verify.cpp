@@ -1,12 +1,14 @@
 #include <gtest/gtest.h>
 
 #include "engine/verify.h"
+#include "solve_universe.h"
 
 using nimtb::engine::ArraySource;
 using nimtb::engine::Convention;
 using nimtb::engine::Rule;
 using nimtb::engine::Universe;
 using nimtb::engine::VerifyReport;
+using nimtb::test::solve;
 
 namespace {
 
@@ -17,12 +19,6 @@ class SerialSource : public ArraySource {
     using ArraySource::ArraySource;
     bool thread_safe() const override { return false; }
 };
-
-nimtb::engine::Solution solve(const char* rule, Convention c, unsigned k, uint32_t h) {
-    nimtb::engine::SolveOptions o;
-    o.convention = c;
-    return nimtb::engine::solve(Rule::parse(rule), Universe(k, h), o);
-}
 
 const nimtb::engine::Check& check(const VerifyReport& r, const std::string& name) {
     for (const auto& c : r.checks) {
