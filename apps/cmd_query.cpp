@@ -116,7 +116,7 @@ int cmd_query(const std::vector<std::string>& args) {
     for (unsigned n = 1; std::getline(std::cin, text); ++n) {
         try {
             answer(prober, engine::parse_heaps(text), json, line);
-        } catch (const engine::InputError& e) {
+        } catch (const nimtb::InputError& e) {
             std::cout.flush();
             fmt::print(stderr, "nimtb: error: line {}: {}\n", n, e.what());
             status = EXIT_USAGE;

@@ -7,7 +7,7 @@
 
 #include "apps/cli.h"
 #include "engine/version.h"
-#include "io/hdf5_handle.h"
+#include "engine/errors.h"
 
 namespace {
 
@@ -69,10 +69,10 @@ int main(int argc, char** argv) {
                    e.what(), it == commands.end() ? "COMMAND" : command,
                    it == commands.end() ? "" : command + " ");
         return apps::EXIT_USAGE;
-    } catch (const engine::InputError& e) {
+    } catch (const nimtb::InputError& e) {
         fmt::print(stderr, "nimtb: error: {}\n", e.what());
         return apps::EXIT_USAGE;
-    } catch (const engine::Cancelled&) {
+    } catch (const nimtb::Cancelled&) {
         fmt::print(stderr, "nimtb: error: interrupted; nothing was written\n");
         return apps::EXIT_FAILURE_;
     } catch (const std::bad_alloc&) {

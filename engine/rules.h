@@ -13,19 +13,13 @@
 // `allbut:` with an empty list is Nim and canonicalises to `nim`.
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace nimtb::engine {
+#include "engine/errors.h"
 
-// Thrown for any malformed user input (rule text, position, convention, universe
-// limits). The message says what was wrong and what a right one looks like.
-class InputError : public std::invalid_argument {
-  public:
-    using std::invalid_argument::invalid_argument;
-};
+namespace nimtb::engine {
 
 enum class RuleKind { nim, subtract, allbut };
 

@@ -9,8 +9,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 
+#include "engine/errors.h"
 #include "engine/memory.h"
 #include "engine/rules.h"
 #include "engine/universe.h"
@@ -83,18 +83,6 @@ struct Solution {
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
     uint64_t child_lookups = 0;  // brute force only
-};
-
-class Cancelled : public std::runtime_error {
-  public:
-    Cancelled() : std::runtime_error("interrupted") {}
-};
-
-// Thrown when a universe cannot be solved in the memory available or its
-// values could exceed 16 bits.
-class ResourceError : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
 };
 
 // Bytes a solve would allocate for its arrays.

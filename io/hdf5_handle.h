@@ -5,17 +5,11 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 
-namespace nimtb::io {
+#include "engine/errors.h"
 
-// Any failure to read or write a table. The message names the file and, where
-// there is one, the dataset or attribute.
-class TableError : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
+namespace nimtb::io {
 
 // Turns off HDF5's printing of error stacks to stderr; nimtb reports errors
 // itself, in one line. Idempotent.

@@ -41,7 +41,7 @@ class Prober {
     const engine::Rule& rule() const { return table_.rule(); }
     const engine::Universe& universe() const { return table_.universe(); }
 
-    // Probes heaps in any order; throws engine::InputError (naming the table's
+    // Probes heaps in any order; throws nimtb::InputError (naming the table's
     // limits) for a position outside the table, TableError for a damaged file.
     ProbeResult probe(const engine::Heaps& heaps);
     // The moves of perfect play from `heaps` to the end of the game.

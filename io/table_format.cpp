@@ -9,7 +9,7 @@ Compression parse_compression(std::string_view text) {
     if (text == "zstd") return Compression::zstd;
     if (text == "lz4") return Compression::lz4;
     if (text == "none") return Compression::none;
-    throw engine::InputError("unknown compression '" + std::string(text) +
+    throw nimtb::InputError("unknown compression '" + std::string(text) +
                              "': expected deflate, zstd, lz4 or none");
 }
 

@@ -31,7 +31,7 @@ inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
 // zstd: Blosc with its zstd codec (filter 32001, hdf5-filter-plugin-blosc-serial).
 // lz4: the LZ4 filter (32004, hdf5-filter-plugin). none: checksummed only.
 enum class Compression { deflate, zstd, lz4, none, other };
-Compression parse_compression(std::string_view text);  // throws engine::InputError
+Compression parse_compression(std::string_view text);  // throws nimtb::InputError
 const char* to_string(Compression c);
 
 // What `nimtb info` shows.

@@ -145,12 +145,12 @@ TableReader::TableReader(const std::string& path) {
         info_.convention = engine::parse_convention(require_string("convention"));
         const uint64_t k = require_u64("max_heaps"), h = require_u64("max_heap_size");
         if (k > engine::Universe::MAX_HEAPS || h > engine::Universe::MAX_HEAP_SIZE) {
-            throw engine::InputError("max_heaps " + std::to_string(k) + " or max_heap_size " +
+            throw nimtb::InputError("max_heaps " + std::to_string(k) + " or max_heap_size " +
                                      std::to_string(h) + " out of range");
         }
         universe_ =
             std::make_unique<engine::Universe>(static_cast<unsigned>(k), static_cast<uint32_t>(h));
-    } catch (const engine::InputError& e) {
+    } catch (const nimtb::InputError& e) {
         throw TableError(path + ": bad attribute: " + e.what());
     }
     info_.rules = rule_.canonical();

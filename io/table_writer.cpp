@@ -156,7 +156,7 @@ void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigne
                     }));
     });
     if (failed) throw TableError(what + ": cannot write" + (error.empty() ? "" : ": " + error));
-    if (cancelled(o)) throw engine::Cancelled();
+    if (cancelled(o)) throw nimtb::Cancelled();
 }
 
 // Through HDF5's own filter pipeline (plug-in filters), a few chunks per call
@@ -168,7 +168,7 @@ void write_filtered(hid_t dataset, const engine::QuantityArray& a, uint64_t chun
     Handle file_space = checked(H5Dget_space(dataset), H5Sclose, what);
     const hid_t mem_type = a.bits() == 8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16;
     for (uint64_t first = 0; first < n; first += step) {
-        if (cancelled(o)) throw engine::Cancelled();
+        if (cancelled(o)) throw nimtb::Cancelled();
         const hsize_t start = first, count = std::min(step, n - first);
         Handle mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
         check(
@@ -318,7 +318,7 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
         file.close();
         throw;
     }
-    if (cancelled(o)) throw engine::Cancelled();
+    if (cancelled(o)) throw nimtb::Cancelled();
 
     // 4. Synced bytes first, then the name: a file under the final name is whole.
     sync_path(tmp.path, false);

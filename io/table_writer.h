@@ -15,7 +15,7 @@ struct WriteOptions {
     bool overwrite = false;  // replace an existing table at the path
     unsigned threads = 0;    // compression threads for deflate; 0: every core
     // Set from any thread (a SIGINT handler) to abandon the write: the
-    // temporary file is removed and engine::Cancelled thrown.
+    // temporary file is removed and nimtb::Cancelled thrown.
     const std::atomic<bool>* cancel = nullptr;
 };
 
@@ -23,7 +23,7 @@ struct WriteOptions {
 // flushed and synced, then renamed. On any failure, or cancellation, nothing
 // is left under either name. Refuses an existing `path` unless overwrite.
 // Values are stored in 8 bits when they fit, else 16; likewise remoteness.
-// Throws TableError, engine::Cancelled.
+// Throws TableError, nimtb::Cancelled.
 void write_table(const std::string& path, const engine::Solution& solution,
                  const WriteOptions& options);
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "io/hdf5_handle.h"
+#include "engine/errors.h"
 
 namespace nimtb::play {
 
@@ -15,7 +15,7 @@ Level parse_level(std::string_view text) {
     if (text == "easy") return Level::easy;
     if (text == "random") return Level::random;
     if (text == "learning") return Level::learning;
-    throw engine::InputError("unknown level '" + std::string(text) +
+    throw nimtb::InputError("unknown level '" + std::string(text) +
                              "': expected perfect, medium, easy, random or learning");
 }
 
@@ -106,7 +106,7 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
             }
         }
     } catch (const nlohmann::json::exception& e) {
-        throw io::TableError(path_ + ": not a learning file of nimtb (" + e.what() + ")");
+        throw nimtb::TableError(path_ + ": not a learning file of nimtb (" + e.what() + ")");
     }
 }
 
@@ -150,7 +150,7 @@ void MatchboxLearner::save() const {
     {
         std::ofstream out(tmp);
         out << j.dump(1) << "\n";
-        if (!out) throw io::TableError(path_ + ": cannot save the learner's bags");
+        if (!out) throw nimtb::TableError(path_ + ": cannot save the learner's bags");
     }
     std::filesystem::rename(tmp, path_);
 }

@@ -16,7 +16,7 @@
 namespace nimtb::play {
 
 enum class Level { perfect, medium, easy, random, learning };
-Level parse_level(std::string_view text);  // throws engine::InputError
+Level parse_level(std::string_view text);  // throws nimtb::InputError
 const char* to_string(Level level);
 // The chance that a weakened level plays a random legal move instead of the best one.
 double blunder_chance(Level level);

@@ -41,7 +41,7 @@ engine::Heaps layout(const std::string& name, std::mt19937_64& rng) {
             h.push_back(std::uniform_int_distribution<uint32_t>(1, 20)(rng));
         return h;
     }
-    throw engine::InputError("unknown layout '" + name + "': expected " + layout_names());
+    throw nimtb::InputError("unknown layout '" + name + "': expected " + layout_names());
 }
 
 std::string layout_names() {
@@ -133,7 +133,7 @@ void Session::setup() {
     }
     position_ = prober_.probe(heaps_);  // throws InputError outside the table
     if (position_.moves.empty())
-        throw engine::InputError("the start " + engine::format_heaps(heaps_) + " has no move");
+        throw nimtb::InputError("the start " + engine::format_heaps(heaps_) + " has no move");
     to_move_ = 0;
     moves_made_ = 0;
     history_.clear();
@@ -293,7 +293,7 @@ void Session::human_turn() {
     engine::Heaps numbers;
     try {
         numbers = engine::parse_heaps(line);
-    } catch (const engine::InputError&) {
+    } catch (const nimtb::InputError&) {
     }
     const std::string why = numbers.size() == 2 ? refuse(numbers[0], numbers[1]) : MOVE_FORM;
     if (!why.empty()) {

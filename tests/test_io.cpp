@@ -19,7 +19,7 @@ using nimtb::engine::Rule;
 using nimtb::engine::Solution;
 using nimtb::engine::Universe;
 using nimtb::io::Compression;
-using nimtb::io::TableError;
+using nimtb::TableError;
 using nimtb::io::TableReader;
 using nimtb::test::solve;
 
@@ -143,7 +143,7 @@ TEST_F(TableFiles, AnInterruptedWriteLeavesNothingBehind) {
         nimtb::io::WriteOptions o;
         o.compression = c;
         o.cancel = &stop;
-        EXPECT_THROW(nimtb::io::write_table(path("t.h5"), s, o), nimtb::engine::Cancelled);
+        EXPECT_THROW(nimtb::io::write_table(path("t.h5"), s, o), nimtb::Cancelled);
         EXPECT_TRUE(fs::is_empty(dir_)) << fs::directory_iterator(dir_)->path();
     }
 }
@@ -269,6 +269,6 @@ TEST_F(TableFiles, ProbeOrdersMovesBestFirst) {
     for (size_t i = 2; i < r.moves.size(); ++i)
         EXPECT_GE(*r.moves[i - 1].remoteness, *r.moves[i].remoteness);
     EXPECT_EQ(p.principal_line({3, 4, 5}).size(), 11u);
-    EXPECT_THROW(p.probe({8}), nimtb::engine::InputError);
-    EXPECT_THROW(p.probe({1, 1, 1, 1}), nimtb::engine::InputError);
+    EXPECT_THROW(p.probe({8}), nimtb::InputError);
+    EXPECT_THROW(p.probe({1, 1, 1, 1}), nimtb::InputError);
 }

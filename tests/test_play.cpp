@@ -88,7 +88,7 @@ TEST_F(PlayTest, MatchboxCountersGrowOnWinsShrinkOnLossesAndPersist) {
 TEST_F(PlayTest, LearnerRefusesAForeignFile) {
     const std::string bags = (dir_ / "bags.json").string();
     std::ofstream(bags) << "not json";
-    EXPECT_THROW(nimtb::play::MatchboxLearner learner(bags), nimtb::io::TableError);
+    EXPECT_THROW(nimtb::play::MatchboxLearner learner(bags), nimtb::TableError);
 }
 
 TEST_F(PlayTest, SessionTracesEveryTransition) {

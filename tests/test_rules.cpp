@@ -3,7 +3,7 @@
 #include "engine/rules.h"
 
 using nimtb::engine::Convention;
-using nimtb::engine::InputError;
+using nimtb::InputError;
 using nimtb::engine::Rule;
 using nimtb::engine::RuleKind;
 

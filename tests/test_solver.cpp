@@ -158,7 +158,7 @@ TEST(Solver, CancelsCleanlyFromAnotherThread) {
     o.progress = [&](uint64_t done, uint64_t) {
         if (done > 0) stop = true;  // as a signal handler or UI thread would
     };
-    EXPECT_THROW(nimtb::engine::solve(Rule::nim(), Universe(4, 30), o), nimtb::engine::Cancelled);
+    EXPECT_THROW(nimtb::engine::solve(Rule::nim(), Universe(4, 30), o), nimtb::Cancelled);
 }
 
 TEST(Solver, RefusesWhatDoesNotFitInMemory) {
@@ -167,7 +167,7 @@ TEST(Solver, RefusesWhatDoesNotFitInMemory) {
     try {
         nimtb::engine::solve(Rule::nim(), Universe(4, 63), o);
         FAIL() << "accepted";
-    } catch (const nimtb::engine::ResourceError& e) {
+    } catch (const nimtb::ResourceError& e) {
         const std::string m = e.what();
         EXPECT_NE(m.find("needs 1.5 MiB"), std::string::npos) << m;
         EXPECT_NE(m.find("only 1.0 MiB"), std::string::npos) << m;
@@ -192,5 +192,5 @@ TEST(Solver, SpragueGrundyMethodRefusesMisere) {
     SolveOptions o;
     o.method = SolveMethod::sprague_grundy;
     o.convention = Convention::misere;
-    EXPECT_THROW(nimtb::engine::solve(Rule::nim(), Universe(3, 7), o), nimtb::engine::InputError);
+    EXPECT_THROW(nimtb::engine::solve(Rule::nim(), Universe(3, 7), o), nimtb::InputError);
 }

@@ -5,7 +5,7 @@
 #include "engine/universe.h"
 
 using nimtb::engine::Heaps;
-using nimtb::engine::InputError;
+using nimtb::InputError;
 using nimtb::engine::Universe;
 
 TEST(Universe, CountIsBinomial) {
