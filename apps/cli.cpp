@@ -75,6 +75,15 @@ bool stderr_is_terminal() {
     return isatty(STDERR_FILENO) == 1;
 }
 
+std::string storage_lines(const io::TableInfo& info) {
+    return fmt::format(
+        "data         {} as arrays, {} stored ({}, compression ratio {:.1f}x)\n"
+        "file size    {}\n",
+        engine::format_bytes(info.data_bytes), engine::format_bytes(info.stored_bytes),
+        io::to_string(info.compression), info.compression_ratio(),
+        engine::format_bytes(info.file_bytes));
+}
+
 std::string human_count(double n) {
     if (n >= 1e9) return fmt::format("{:.1f}G", n / 1e9);
     if (n >= 1e6) return fmt::format("{:.1f}M", n / 1e6);

@@ -33,6 +33,9 @@ int cmd_info(const std::vector<std::string>& args) {
             {"compression", io::to_string(i.compression)},
             {"chunk_elements", i.chunk_elements},
             {"file_bytes", i.file_bytes},
+            {"data_bytes", i.data_bytes},
+            {"stored_bytes", i.stored_bytes},
+            {"compression_ratio", i.compression_ratio()},
             {"generator", i.generator},
             {"method", i.method},
         };
@@ -49,7 +52,7 @@ int cmd_info(const std::vector<std::string>& args) {
         "stored       value ({} bits){}\n"
         "method       {}\n"
         "compression  {}, chunks of {} positions, Fletcher-32 checksums\n"
-        "file size    {}\n"
+        "{}"
         "generator    {}\n"
         "format       nimtb-table v{}, index {}\n",
         i.path, i.rules, engine::to_string(i.convention), table.universe().describe(), i.max_heaps,
@@ -57,7 +60,7 @@ int cmd_info(const std::vector<std::string>& args) {
         i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits)
                           : std::string(", no remoteness"),
         i.method.empty() ? "not recorded" : i.method, io::to_string(i.compression),
-        i.chunk_elements, engine::format_bytes(i.file_bytes), i.generator, io::FORMAT_VERSION,
+        i.chunk_elements, storage_lines(i), i.generator, io::FORMAT_VERSION,
         io::INDEX_NAME);
     return EXIT_OK;
 }

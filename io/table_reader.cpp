@@ -195,6 +195,8 @@ TableReader::TableReader(const std::string& path) {
                              std::to_string(info_.positions));
         }
         d->size = dims;
+        info_.data_bytes += dims * width;
+        info_.stored_bytes += H5Dget_storage_size(d->handle.get());
         Handle dcpl = checked(H5Dget_create_plist(d->handle.get()), H5Pclose, what);
         hsize_t chunk = 0;
         d->chunk = H5Pget_layout(dcpl.get()) == H5D_CHUNKED &&

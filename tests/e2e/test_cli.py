@@ -50,6 +50,33 @@ class Solve(Workdir):
                      "file size"]:
             self.assertIn(word, out)
 
+    def test_storage_figures_small_and_large(self):
+        """solve and info report the data's compression ratio and the file size separately,
+        each as h5py measures them."""
+        import h5py
+        for name, args in [("small.h5", ["--rules", "nim", "--heaps", "2", "--max-heap", "5"]),
+                           ("large.h5", ["--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "60"])]:
+            code, out, err = run("solve", *args, "-o", self.path(name))
+            self.assertEqual(code, 0, err)
+            code, info_text, err = run("info", self.path(name))
+            code, j, err = run("info", self.path(name), "--json")
+            j = json.loads(j)
+            with h5py.File(self.path(name), "r") as f:
+                raw = sum(f[d].size * f[d].dtype.itemsize for d in ("value", "remoteness"))
+                stored = sum(f[d].id.get_storage_size() for d in ("value", "remoteness"))
+            self.assertEqual(j["data_bytes"], raw)
+            self.assertEqual(j["stored_bytes"], stored)
+            self.assertEqual(j["file_bytes"], os.path.getsize(self.path(name)))
+            self.assertAlmostEqual(j["compression_ratio"], raw / stored, places=6)
+            ratio = "compression ratio {:.1f}x".format(raw / stored)
+            for text in (out, info_text):
+                data_line = next(l for l in text.splitlines() if l.startswith("data "))
+                self.assertIn(ratio, data_line)
+                self.assertIn("file size", text)
+            if name == "large.h5":
+                self.assertGreater(raw / stored, 4)  # Nim values compress well
+                self.assertIn("positions/s", out)
+
     def test_refuses_to_overwrite_without_force(self):
         t = self.solve("--rules", "nim", "--heaps", "2", "--max-heap", "5")
         code, out, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "-o", t)
