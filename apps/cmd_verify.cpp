@@ -18,7 +18,7 @@ nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& i
     j["checks"] = nlohmann::json::array();
     for (const auto& c : r.checks) {
         nlohmann::json cj = {{"name", c.name},       {"description", c.description},
-                             {"applies", c.applies}, {"theorem", c.is_theorem},
+                             {"applies", c.applies}, {"basis", engine::to_string(c.basis)},
                              {"tested", c.tested},   {"held", c.held},
                              {"passed", c.passed()}};
         cj["counterexamples"] = nlohmann::json::array();
@@ -28,11 +28,15 @@ nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& i
         }
         j["checks"].push_back(cj);
     }
-    j["single_heaps"] = {{"values", r.single_heaps.values}, {"periodic", r.single_heaps.periodic}};
-    if (r.single_heaps.periodic) {
-        j["single_heaps"]["preperiod"] = r.single_heaps.preperiod;
-        j["single_heaps"]["period"] = r.single_heaps.period;
+    const engine::Periodicity& p = r.single_heaps.period;
+    nlohmann::json pj = {{"basis", engine::to_string(p.basis)}, {"explanation", p.explanation}};
+    if (p.period) {
+        pj["preperiod"] = p.preperiod;
+        pj["period"] = p.period;
+        pj["saltus"] = p.saltus;
     }
+    if (p.needed_max_heap) pj["needed_max_heap"] = *p.needed_max_heap;
+    j["single_heaps"] = {{"values", r.single_heaps.values}, {"period", pj}};
     auto histogram = [](const std::map<uint32_t, uint64_t>& m) {
         nlohmann::json h = nlohmann::json::object();
         for (const auto& [k, v] : m) h[std::to_string(k)] = v;
@@ -43,6 +47,23 @@ nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& i
     return j;
 }
 
+// What a finding rests on, in words.
+const char* basis_text(engine::Basis b) {
+    switch (b) {
+        case engine::Basis::definition:
+            return "the definitions, checked at every position";
+        case engine::Basis::theorem:
+            return "a theorem, checked at every position";
+        case engine::Basis::proof:
+            return "a proof from the table";
+        case engine::Basis::observation:
+            return "an observation within the table, not a theorem";
+        case engine::Basis::none:
+            return "nothing is claimed";
+    }
+    return "?";
+}
+
 void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
     std::string out =
         fmt::format("table        {}\ngame         {} {}, K = {}, H = {}\n", info.path, info.rules,
@@ -50,12 +71,13 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
     out += fmt::format("positions    {}\nP-positions  {}\n\n", r.positions, r.p_positions);
     for (const auto& c : r.checks) {
         if (!c.applies) continue;
-        const char* verdict = c.passed()     ? "holds"
-                              : c.is_theorem ? "FAILS"
-                                             : "does not always hold";
-        out += fmt::format(
-            "{:<22} {} on {} of {} positions ({:.2f}%)\n  {}\n", c.name, verdict, c.held, c.tested,
-            c.tested ? 100.0 * double(c.held) / double(c.tested) : 100.0, c.description);
+        const char* verdict = c.passed()      ? "holds"
+                              : c.must_hold() ? "FAILS"
+                                              : "does not always hold";
+        out += fmt::format("{:<22} {} on {} of {} positions ({:.2f}%)\n  {} ({})\n", c.name,
+                           verdict, c.held, c.tested,
+                           c.tested ? 100.0 * double(c.held) / double(c.tested) : 100.0,
+                           c.description, basis_text(c.basis));
         if (!c.counterexamples.empty()) {
             out += "  smallest counterexamples:\n";
             for (const auto& e : c.counterexamples) {
@@ -68,10 +90,7 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
     out += "\nsingle heaps, value of a heap of 0, 1, 2, ... tokens:\n  ";
     for (size_t i = 0; i < s.values.size(); ++i)
         out += fmt::format("{}{}", i ? " " : "", s.values[i]);
-    out += s.periodic ? fmt::format("\n  periodic within H: preperiod {}, period {}\n", s.preperiod,
-                                    s.period)
-                      : std::string("\n  no period seen twice within H\n");
-    out += "  (a table shows only what lies within H; a period may change beyond it)\n";
+    out += fmt::format("\n  {} ({})\n", s.period.explanation, basis_text(s.period.basis));
     out += "\nvalues:     ";
     for (const auto& [v, n] : r.value_histogram) out += fmt::format(" {}:{}", v, n);
     if (!r.remoteness_histogram.empty()) {
@@ -98,7 +117,11 @@ int cmd_verify(const std::vector<std::string>& args) {
         "Checks every position: consistency with the definitions, Sprague-Grundy and\n"
         "Bouton in normal play, Bouton's misere rule for misere Nim, and for other\n"
         "misere games how often the misere-Nim rule on normal-play values predicts\n"
-        "the outcome (a finding). Exit 1 when a theorem or the consistency fails.\n");
+        "the outcome (an observation). Reports the single-heap period: proven where a\n"
+        "theorem makes a finite window of the table a proof (subtraction games),\n"
+        "observed otherwise, or not claimed where the table is too short.\n"
+        "Each finding says what it rests on: the definitions, a theorem checked,\n"
+        "a proof, or an observation. Exit 1 when a theorem or the consistency fails.\n");
     if (!vm) return EXIT_OK;
     io::TableReader table((*vm)["table"].as<std::string>());
     const io::TableInfo& info = table.info();

@@ -12,7 +12,7 @@ namespace nimtb::engine {
 
 bool VerifyReport::ok() const {
     return std::all_of(checks.begin(), checks.end(),
-                       [](const Check& c) { return !c.is_theorem || c.passed(); });
+                       [](const Check& c) { return !c.must_hold() || c.passed(); });
 }
 
 namespace {
@@ -65,28 +65,14 @@ bool misere_nim_p(const uint32_t* g, unsigned k) {
     return big ? x == 0 : ones % 2 == 1;
 }
 
-SingleHeaps single_heap_values(TableSource& table, const Universe& u) {
+SingleHeaps single_heap_values(TableSource& table, const Universe& u, const Rule& rule) {
     SingleHeaps s;
     Heaps h(u.max_heaps(), 0);
     for (uint32_t a = 0; a <= u.max_heap_size(); ++a) {
         h.back() = a;
         s.values.push_back(table.value(u.rank(h)));
     }
-    // The shortest period, then the shortest preperiod, seen twice in full.
-    const uint32_t n = static_cast<uint32_t>(s.values.size());
-    for (uint32_t period = 1; period * 2 <= n && !s.periodic; ++period) {
-        for (uint32_t pre = 0; pre + 2 * period <= n; ++pre) {
-            bool holds = true;
-            for (uint32_t i = pre; i + period < n && holds; ++i)
-                holds = s.values[i] == s.values[i + period];
-            if (holds) {
-                s.periodic = true;
-                s.period = period;
-                s.preperiod = pre;
-                break;
-            }
-        }
-    }
+    s.period = find_period(rule, s.values);
     return s;
 }
 
@@ -105,11 +91,11 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     const Universe& u = ctx.u;
     const unsigned k = u.max_heaps();
     const bool normal = ctx.normal;
-    Check& consistency = report.checks[0];
-    Check& sg = report.checks[1];
-    Check& bouton = report.checks[2];
-    Check& misere = report.checks[3];
-    Check& misere_values = report.checks[4];
+    Check& consistency = report.check(CheckId::consistency);
+    Check& sg = report.check(CheckId::sprague_grundy);
+    Check& bouton = report.check(CheckId::bouton);
+    Check& misere = report.check(CheckId::misere_nim);
+    Check& misere_values = report.check(CheckId::misere_rule_on_values);
     std::vector<Move> moves;
     std::vector<uint8_t> seen;
     Heaps heaps = u.unrank(first);
@@ -188,34 +174,33 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     const bool normal = convention == Convention::normal;
     const bool is_nim = rule.allows_all_up_to(u.max_heap_size());
 
-    auto check = [](const char* name, const char* description, bool applies, bool theorem) {
+    auto check = [](const char* name, const char* description, bool applies, Basis basis) {
         Check c;
         c.name = name;
         c.description = description;
         c.applies = applies;
-        c.is_theorem = theorem;
+        c.basis = basis;
         return c;
     };
     report.checks = {
         check("consistency",
               "every value is the mex of its children's values and every remoteness meets its "
               "definition",
-              true, true),
-        check("sprague-grundy", "value = XOR of the values of its single heaps", normal, true),
-        check("bouton", "value = XOR of the heap sizes (Nim)", normal && is_nim, true),
+              true, Basis::definition),
+        check("sprague-grundy", "value = XOR of the values of its single heaps", normal, Basis::theorem),
+        check("bouton", "value = XOR of the heap sizes (Nim)", normal && is_nim, Basis::theorem),
         check("misere-nim",
               "P exactly when all heaps <= 1 and their number is odd, or some heap >= 2 and the "
               "XOR is 0",
-              !normal && is_nim, true),
+              !normal && is_nim, Basis::theorem),
         check("misere-rule-on-values",
-              "the misere-Nim rule applied to the heaps' normal-play values predicts the outcome "
-              "(a finding, "
-              "not a theorem)",
-              !normal && !is_nim, false),
+              "the misere-Nim rule applied to the heaps' normal-play values predicts the outcome",
+              !normal && !is_nim, Basis::observation),
     };
-    report.single_heaps = single_heap_values(table, u);
+    static_assert(CHECK_COUNT == 5, "one entry per CheckId, in order");
+    report.single_heaps = single_heap_values(table, u, rule);
     std::vector<uint32_t> normal_single;
-    if (report.checks[4].applies) {
+    if (report.check(CheckId::misere_rule_on_values).applies) {
         // The normal-play values of single heaps, solved here by brute force.
         SolveOptions o;
         o.remoteness = false;

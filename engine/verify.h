@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/periodicity.h"
 #include "engine/rules.h"
 #include "engine/solver.h"
 #include "engine/universe.h"
@@ -54,19 +55,30 @@ struct Counterexample {
 struct Check {
     std::string name;
     std::string description;
-    bool applies = false;    // false: not meaningful for this rule/convention
-    bool is_theorem = true;  // a failing theorem is a failure; otherwise a finding
+    bool applies = false;  // false: not meaningful for this rule/convention
+    // definition or theorem: a position where it does not hold is a failure;
+    // observation: a finding about the table, which may hold or not.
+    Basis basis = Basis::theorem;
     uint64_t tested = 0;
     uint64_t held = 0;
     std::vector<Counterexample> counterexamples;  // the smallest ones (by tokens, then rank)
     bool passed() const { return !applies || held == tested; }
+    bool must_hold() const { return basis != Basis::observation; }
 };
+
+// The checks of a report, by name.
+enum class CheckId : size_t {
+    consistency,            // definition: every value a mex, every remoteness as defined
+    sprague_grundy,         // theorem: value = XOR of single-heap values (normal play)
+    bouton,                 // theorem: Nim's value = XOR of heap sizes
+    misere_nim,             // theorem: Bouton's misere rule for Nim
+    misere_rule_on_values,  // observation: the misere-Nim rule on normal-play values
+};
+inline constexpr size_t CHECK_COUNT = 5;
 
 struct SingleHeaps {
     std::vector<uint32_t> values;  // value of one heap of h tokens, h = 0..H
-    bool periodic = false;         // a period seen at least twice within H
-    uint32_t preperiod = 0;
-    uint32_t period = 0;
+    Periodicity period;
 };
 
 struct VerifyReport {
@@ -74,9 +86,10 @@ struct VerifyReport {
     uint64_t p_positions = 0;
     std::map<uint32_t, uint64_t> value_histogram;
     std::map<uint32_t, uint64_t> remoteness_histogram;
-    std::vector<Check>
-        checks;  // consistency, sprague-grundy, bouton, misere-nim, misere-rule-on-values
+    std::vector<Check> checks;  // in CheckId order
     SingleHeaps single_heaps;
+    Check& check(CheckId id) { return checks[static_cast<size_t>(id)]; }
+    const Check& check(CheckId id) const { return checks[static_cast<size_t>(id)]; }
     // True when every applicable theorem and the consistency check held.
     bool ok() const;
 };

@@ -89,13 +89,3 @@ TEST(Verify, SerialAndParallelReportsAreIdentical) {
     EXPECT_FALSE(a.ok());
     EXPECT_TRUE(check(a, "misere-rule-on-values").applies);
 }
-
-TEST(Verify, SingleHeapPeriods) {
-    const auto s = solve("subtract:1,3,4", Convention::normal, 1, 30);
-    ArraySource source(s.value, s.remoteness);
-    const VerifyReport r =
-        nimtb::engine::verify(s.rule, Convention::normal, Universe(1, 30), source);
-    EXPECT_TRUE(r.single_heaps.periodic);
-    EXPECT_EQ(r.single_heaps.period, 7u);
-    EXPECT_EQ(r.single_heaps.preperiod, 0u);
-}

@@ -291,12 +291,21 @@ class Verify(Workdir):
         report = json.loads(out)
         finding = [c for c in report["checks"] if c["name"] == "misere-rule-on-values"][0]
         self.assertTrue(finding["applies"])
-        self.assertFalse(finding["theorem"])
+        self.assertEqual(finding["basis"], "observation")
         code, out, err = run("verify", self.solve("--rules", "subtract:1,3,4", "--heaps", "1", "--max-heap", "30",
                                                   name="s.h5"), "--json")
         single = json.loads(out)["single_heaps"]
         self.assertEqual(single["values"][:8], [0, 1, 0, 1, 2, 3, 2, 0])
-        self.assertEqual((single["period"], single["preperiod"]), (7, 0))
+        period = single["period"]
+        self.assertEqual((period["basis"], period["period"], period["preperiod"]), ("proof", 7, 0))
+        # Too short a table to prove subtract:2,5,7's period 22: nothing claimed, and the text says why.
+        t = self.solve("--rules", "subtract:2,5,7", "--heaps", "1", "--max-heap", "20", name="s257.h5")
+        code, out, err = run("verify", t, "--json")
+        period = json.loads(out)["single_heaps"]["period"]
+        self.assertEqual(period["basis"], "none")
+        self.assertNotIn("period", period)
+        code, out, err = run("verify", t)
+        self.assertIn("no period proven for H <= 20", out)
 
     def test_a_wrong_table_is_a_mismatch(self):
         import h5py

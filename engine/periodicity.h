@@ -1,0 +1,52 @@
+#pragma once
+// The single-heap sequence of a rule — g(0), g(1), ..., g(H) — and what can
+// be said of its period from a finite table.
+//
+// A period is a claim about every heap size, so it is reported as proven
+// only where a theorem turns a finite window of the table into a statement
+// for all n; elsewhere it is an observation within the table, or nothing.
+//
+// - subtract:S (finite S, either convention): for n >= max(S) every amount of
+//   S is a move, so g(n) is the same function of the max(S) values before it.
+//   If g(n) = g(n+p) for every n in [n0, n0 + max(S)), induction carries the
+//   equality to every n >= n0. The smallest such (n0, p) is the sequence's
+//   preperiod and period: the smallest true period has the smallest window.
+// - nim and allbut:LIST: arithmetic-periodic, g(n+p) = g(n) + s. Reported
+//   as observed within the table.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "engine/rules.h"
+
+namespace nimtb::engine {
+
+// What a finding in a report rests on.
+enum class Basis {
+    definition,   // the table checked against the definitions of value and remoteness
+    theorem,      // a theorem's prediction checked position by position
+    proof,        // a statement about every n, proved from a finite window of the table
+    observation,  // seen within the table; says nothing beyond it
+    none,         // nothing can be claimed from this table
+};
+const char* to_string(Basis basis);
+
+struct Periodicity {
+    Basis basis = Basis::none;  // proof, observation or none
+    uint32_t preperiod = 0;
+    uint32_t period = 0;  // 0 when no period is claimed
+    uint32_t saltus = 0;  // g(n + period) = g(n) + saltus for n >= preperiod; 0: plain period
+    // For a rule with a window proof, when nothing is proven: the largest heap
+    // a table would need for the proof of the best candidate seen (or of the
+    // smallest period still possible).
+    std::optional<uint64_t> needed_max_heap;
+    std::string explanation;  // one or two sentences: the claim and what it rests on
+};
+
+// The period of `values` = g(0..H), the single-heap values of `rule` in
+// `convention` as a table holds them.
+Periodicity find_period(const Rule& rule, std::span<const uint32_t> values);
+
+}  // namespace nimtb::engine
