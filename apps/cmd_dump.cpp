@@ -52,8 +52,7 @@ int cmd_dump(const std::vector<std::string>& args) {
             const io::ProbeResult r = prober.probe(shown);
             if (!r.moves.empty() && r.moves.front().winning()) {
                 const auto& m = r.moves.front();
-                move = fmt::format("take {} from {} -> {}", m.amount, m.heap_size,
-                                   engine::format_heaps(m.result));
+                move = fmt::format("{} -> {}", m.phrase, engine::format_heaps(m.result));
             }
         }
         const std::string rem_text = rem ? std::to_string(prober.table().remoteness(rank)) : "";

@@ -25,9 +25,12 @@ nlohmann::json heaps_json(const engine::Heaps& h) {
 }
 
 nlohmann::json move_json(const io::ProbedMove& m) {
-    nlohmann::json j = {{"heap", m.heap},   {"heap_size", m.heap_size},
-                        {"take", m.amount}, {"result", heaps_json(m.result)},
-                        {"value", m.value}, {"wins", m.winning()}};
+    // "heap" is the 1-based place in the position as given (the "position"
+    // array, empty heaps included); the phrase names the heap by its size.
+    nlohmann::json j = {{"move", m.phrase},   {"heap", m.heap},
+                        {"heap_size", m.heap_size}, {"take", m.amount},
+                        {"result", heaps_json(m.result)}, {"value", m.value},
+                        {"wins", m.winning()}};
     j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
     return j;
 }
@@ -65,21 +68,19 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
     if (r.remoteness)
         out += fmt::format("remoteness  {} (moves to the end with best play)\n", *r.remoteness);
     if (!r.moves.empty()) {
-        out += fmt::format("moves, best first:\n  {:>4}  {:>4}  {:<20} {:>5}  {:>10}\n", "heap",
-                           "take", "leaves", "value", "remoteness");
+        out += fmt::format("moves, best first:\n  {:<22} {:<20} {:>5}  {:>10}\n", "move", "leaves",
+                           "value", "remoteness");
         for (const auto& m : r.moves) {
-            out += fmt::format("  {:>4}  {:>4}  {:<20} {:>5}  {:>10}  {}\n", m.heap, m.amount,
+            out += fmt::format("  {:<22} {:<20} {:>5}  {:>10}  {}\n", m.phrase,
                                engine::format_heaps(m.result), m.value,
                                remoteness_text(m.remoteness), m.winning() ? "wins" : "loses");
         }
     }
     if (line) {
         out += "perfect play from here:\n";
-        engine::Heaps current = heaps;
         for (size_t i = 0; i < pv.size(); ++i) {
-            out += fmt::format("  {:>3}. {} takes {} from heap {} -> {}\n", i + 1,
-                               i % 2 ? "second" : "first ", pv[i].amount, pv[i].heap,
-                               engine::format_heaps(pv[i].result));
+            out += fmt::format("  {:>3}. {}  {} -> {}\n", i + 1, i % 2 ? "second" : "first ",
+                               pv[i].phrase, engine::format_heaps(pv[i].result));
         }
         const bool first_moves_last = pv.size() % 2 == 1;
         const bool normal = prober.table().info().convention == engine::Convention::normal;

@@ -2,6 +2,10 @@
 
 namespace nimtb::engine {
 
+std::string describe_take(uint32_t heap_size, uint32_t amount) {
+    return "take " + std::to_string(amount) + " from the " + std::to_string(heap_size);
+}
+
 void MoveGenerator::moves(std::span<const uint32_t> sorted, std::vector<Move>& out) const {
     out.clear();
     const uint64_t rank = universe_.rank(sorted);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/rules.h"
@@ -85,6 +86,11 @@ inline void for_each_take_child(const Universe& u, const TakeAmounts& amounts, c
         }
     }
 }
+
+// A move in words, naming the heap by its size as a person sees the
+// position: "take 2 from the 5". Among equal heaps any one gives the same
+// position, so the size names the move exactly.
+std::string describe_take(uint32_t heap_size, uint32_t amount);
 
 // Every move of a position (sorted, padded heaps of the universe), in the
 // order: heaps ascending, amounts ascending.

@@ -21,6 +21,7 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
         p.heap = static_cast<unsigned>(it - heaps.begin()) + 1;
         p.heap_size = m.heap_size;
         p.amount = m.amount;
+        p.phrase = engine::describe_take(m.heap_size, m.amount);
         p.result = heaps;
         p.result[p.heap - 1] -= m.amount;
         p.child_rank = m.child_rank;

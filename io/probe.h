@@ -15,6 +15,7 @@ struct ProbedMove {
     unsigned heap = 0;  // 1-based, in the order the position was given
     uint32_t heap_size = 0;
     uint32_t amount = 0;
+    std::string phrase;    // "take 2 from the 5": names the heap by its size
     engine::Heaps result;  // the position after the move, same heap order
     uint64_t child_rank = 0;
     uint32_t value = 0;  // of the resulting position

@@ -11,6 +11,18 @@ namespace nimtb::play {
 
 constexpr const char* MOVE_FORM =
     "type a move as HEAP AMOUNT, e.g. '2 3', or one of hint, undo, help, quit";
+constexpr const char* AMOUNT_FORM =
+    "type the amount to take, e.g. '2', or one of hint, undo, help, quit";
+
+// "1", "1 or 3", "1, 2 or 3".
+std::string or_list(const std::vector<uint32_t>& amounts) {
+    std::string out;
+    for (size_t i = 0; i < amounts.size(); ++i) {
+        if (i) out += i + 1 == amounts.size() ? " or " : ", ";
+        out += std::to_string(amounts[i]);
+    }
+    return out;
+}
 
 const char* to_string(State state) {
     switch (state) {
@@ -179,7 +191,9 @@ std::string Session::help() const {
             allowed = "any amount except " + prober_.rule().canonical().substr(7);
             break;
     }
-    return "Type a move as HEAP AMOUNT: '2 3' takes 3 tokens from heap 2. A move takes " + allowed +
+    return "Type a move as HEAP AMOUNT: '2 3' takes 3 tokens from heap 2; when one heap is "
+           "left, the amount alone will do. A move takes " +
+           allowed +
            " from one heap.\nCommands: hint (the best move and why), undo (take back your last "
            "move), help, quit.\n";
 }
@@ -192,14 +206,14 @@ std::string Session::hint(const io::ProbeResult& r) const {
     if (!r.to_move_wins()) {
         text = fmt::format(
             "hint: this is a P-position (value 0): every move loses against perfect play.\n"
-            "      The slowest loss takes {} from heap {}, leaving {}.\n",
-            best.amount, best.heap, engine::format_heaps(best.result));
+            "      The slowest loss is to {}, leaving {}.\n",
+            named(best), engine::format_heaps(best.result));
         return text;
     }
     text = fmt::format(
-        "hint: take {} from heap {}, leaving {}: a P-position (value 0). Whatever your opponent\n"
+        "hint: {}, leaving {}: a P-position (value 0). Whatever your opponent\n"
         "      does from there, you can move back to a P-position{}.\n",
-        best.amount, best.heap, engine::format_heaps(best.result),
+        named(best), engine::format_heaps(best.result),
         best.remoteness ? fmt::format("; you win in {} more moves", *best.remoteness + 1) : "");
     if (nim) {
         uint32_t x = 0;
@@ -234,21 +248,37 @@ std::string Session::hint(const io::ProbeResult& r) const {
     return text;
 }
 
+std::string Session::named(const io::ProbedMove& m) const {
+    return fmt::format("take {} from heap {} (the {})", m.amount, m.heap, m.heap_size);
+}
+
+std::optional<unsigned> Session::only_heap() const {
+    std::optional<unsigned> only;
+    for (unsigned i = 0; i < heaps_.size(); ++i) {
+        if (heaps_[i] == 0) continue;
+        if (only) return std::nullopt;
+        only = i + 1;
+    }
+    return only;
+}
+
 std::string Session::refuse(uint32_t h, uint32_t a) const {
+    const bool alone = only_heap().has_value();
     if (h < 1 || h > heaps_.size())
         return fmt::format("there is no heap {}: heaps are numbered 1 to {}", h, heaps_.size());
     if (heaps_[h - 1] == 0) return fmt::format("heap {} is empty", h);
-    if (a == 0) return "take at least one token";
+    const std::string heap = alone ? std::string("the heap") : fmt::format("heap {}", h);
+    const std::vector<uint32_t> ok = prober_.rule().amounts_up_to(heaps_[h - 1]);
+    const std::string may =
+        ok.empty() ? std::string("nothing can be taken from it") : "you may take " + or_list(ok);
+    if (a == 0) return "take at least one token; " + may;
     if (a > heaps_[h - 1]) {
-        return fmt::format("heap {} has only {} token{}", h, heaps_[h - 1],
-                           heaps_[h - 1] == 1 ? "" : "s");
+        return fmt::format("{} has only {} token{}; {}", heap, heaps_[h - 1],
+                           heaps_[h - 1] == 1 ? "" : "s", may);
     }
     if (!prober_.rule().allows(a)) {
-        std::string ok;
-        for (uint32_t s : prober_.rule().amounts_up_to(heaps_[h - 1]))
-            ok += (ok.empty() ? "" : ", ") + std::to_string(s);
-        return fmt::format("the rule {} does not allow taking {}; from heap {} you may take {}",
-                           prober_.rule().canonical(), a, h, ok.empty() ? "nothing" : ok);
+        return fmt::format("the rule {} does not allow taking {}; from {} {}",
+                           prober_.rule().canonical(), a, heap, may);
     }
     return "";
 }
@@ -256,7 +286,9 @@ std::string Session::refuse(uint32_t h, uint32_t a) const {
 void Session::human_turn() {
     const Side& side = options_.sides[to_move_];
     draw_board();
-    out_ << fmt::format("{} to move (heap and amount, or hint, undo, help, quit): ", side.name);
+    const std::optional<unsigned> alone = only_heap();
+    out_ << fmt::format("{} to move ({}, or hint, undo, help, quit): ", side.name,
+                        alone ? "an amount" : "heap and amount");
     out_.flush();
     std::string line;
     if (!read_line(line) || line == "quit" || line == "q" || line == "exit") {
@@ -289,13 +321,17 @@ void Session::human_turn() {
         arrive();
         return;
     }
-    // A move is two numbers; anything else gets the form of a move.
+    // A move is two numbers, or one (the amount) when one heap is left;
+    // anything else gets the form of a move.
     engine::Heaps numbers;
     try {
         numbers = engine::parse_heaps(line);
     } catch (const nimtb::InputError&) {
     }
-    const std::string why = numbers.size() == 2 ? refuse(numbers[0], numbers[1]) : MOVE_FORM;
+    if (alone && numbers.size() == 1) numbers.insert(numbers.begin(), *alone);
+    const std::string why = numbers.size() == 2 ? refuse(numbers[0], numbers[1])
+                            : alone             ? AMOUNT_FORM
+                                                : MOVE_FORM;
     if (!why.empty()) {
         out_ << "not a move: " << why << "\n";
         return;
@@ -307,8 +343,8 @@ void Session::computer_turn() {
     const io::ProbedMove m =
         players_[to_move_]->choose(position_, rng_);  // a copy: apply re-probes
     if (!options_.brief) {
-        out_ << fmt::format("{} takes {} from heap {}\n", options_.sides[to_move_].name, m.amount,
-                            m.heap);
+        out_ << fmt::format("{} takes {} from heap {} (the {})\n", options_.sides[to_move_].name,
+                            m.amount, m.heap, m.heap_size);
     }
     apply(to_move_, m.heap, m.amount);
 }

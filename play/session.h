@@ -69,8 +69,14 @@ class Session {
     std::string hint(const io::ProbeResult& r) const;
     std::string help() const;
     bool read_line(std::string& line);
-    // Why heap `h`, amount `a` is not a move here ("" if it is one).
+    // Why heap `h`, amount `a` is not a move here ("" if it is one), with
+    // the amounts that are allowed.
     std::string refuse(uint32_t h, uint32_t a) const;
+    // The 1-based number of the one non-empty heap, if only one is left:
+    // then an amount alone is a move.
+    std::optional<unsigned> only_heap() const;
+    // A move as the board shows it: "take 2 from heap 1 (the 3)".
+    std::string named(const io::ProbedMove& m) const;
 
     io::Prober& prober_;
     SessionOptions options_;

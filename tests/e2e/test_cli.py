@@ -191,6 +191,24 @@ class Query(Workdir):
         self.assertEqual(len(line), 11)
         self.assertEqual(line[-1]["result"], [0, 0, 0])
 
+    def test_line_names_heaps_as_shown(self):
+        # An empty heap in the position: the text names heaps by size, never by a hidden slot.
+        code, out, err = run("query", self.t, "0 3 4", "--line")
+        self.assertEqual(code, 0, err)
+        self.assertIn("position    3 4\n", out)
+        self.assertIn("take 1 from the 4 ", out)
+        self.assertIn("1. first   take 1 from the 4 -> 3 3", out)
+        self.assertNotIn("heap 3", out)
+        code, out, err = run("query", self.t, "0 3 4", "--line", "--json")
+        q = json.loads(out)
+        self.assertEqual(q["position"], [0, 3, 4])
+        best = q["moves"][0]
+        self.assertEqual((best["move"], best["heap"], best["heap_size"], best["result"]),
+                         ("take 1 from the 4", 3, 4, [0, 3, 3]))
+        for m in q["moves"]:
+            self.assertEqual(q["position"][m["heap"] - 1], m["heap_size"])  # "heap" indexes "position"
+        self.assertEqual(q["line"][0]["move"], "take 1 from the 4")
+
     def test_batch_from_stdin(self):
         code, out, err = run("query", self.t, "-", "--json", stdin="1 1 1\n3 4 5\n\n1 2 3\n")
         self.assertEqual(code, 0, err)
@@ -271,7 +289,7 @@ class Dump(Workdir):
         self.assertEqual(rows[0], "position,value,remoteness,winning_move")
         self.assertEqual([r.split(",")[0] for r in rows[1:]], ["(empty)", "1 1", "2 2", "1 2 3", "3 3"])
         code, out, err = run("dump", t, "--max-total", "2")
-        self.assertIn("take 1 from 1 -> (empty)", out)
+        self.assertIn("take 1 from the 1 -> (empty)", out)
 
 
 class Verify(Workdir):

@@ -40,8 +40,8 @@ class Play(Workdir):
                                    stdin="0 1\n1 9\n2 2\nfoo\n1 2 3\n1 0\n1 1\n1 1\n2 1\nquit\n")
         self.assertEqual(code, 0, err)
         self.assertIn("there is no heap 0", out)
-        self.assertIn("heap 1 has only 1 token\n", out)
-        self.assertIn("does not allow taking 2; from heap 2 you may take 1, 3, 4", out)
+        self.assertIn("heap 1 has only 1 token; you may take 1\n", out)
+        self.assertIn("does not allow taking 2; from heap 2 you may take 1, 3 or 4", out)
         self.assertIn("type a move as HEAP AMOUNT", out)
         self.assertIn("take at least one token", out)
         self.assertIn("heap 1 is empty", out)
@@ -50,13 +50,41 @@ class Play(Workdir):
     def test_hint_and_undo(self):
         code, out, err = self.play("--start", "3 4 5", "--seed", "1", stdin="hint\n1 1\nundo\nquit\n")
         self.assertEqual(code, 0, err)
-        self.assertIn("hint: take 2 from heap 1, leaving 1 4 5: a P-position", out)
+        self.assertIn("hint: take 2 from heap 1 (the 3), leaving 1 4 5: a P-position", out)
         self.assertIn("3 ^ 4 ^ 5 = 2", out)
         self.assertIn("computer (perfect) takes", out)
         after_undo = out.split("undone")[1]
         self.assertIn("(3)\n", after_undo.split("to move")[0])
         code, out, err = self.play("--start", "1 2 3", stdin="hint\nquit\n")
         self.assertIn("P-position (value 0): every move loses", out)
+
+    def test_one_heap_takes_an_amount_alone(self):
+        code, out, err = self.play("--rules", "subtract:1-3", "--layout", "matches", "--opponent", "human",
+                                   stdin="1\n99\n4\n0\n3\nquit\n")
+        self.assertEqual(code, 0, err)
+        self.assertIn("player 1 to move (an amount, or hint", out)
+        self.assertIn("(20)\nplayer 2 to move", out)  # '1' took one match
+        self.assertIn("not a move: the heap has only 20 tokens; you may take 1, 2 or 3\n", out)
+        self.assertIn("not a move: the rule subtract:1-3 does not allow taking 4; from the heap you may "
+                      "take 1, 2 or 3\n", out)
+        self.assertIn("not a move: take at least one token; you may take 1, 2 or 3\n", out)
+        self.assertIn("(17)\nplayer 1 to move", out)  # '3' took three
+        self.assertNotIn("HEAP AMOUNT", out)
+        # Near the end the reasons follow the heap: 2 left, so 1 or 2.
+        code, out, err = self.play("--rules", "subtract:1-3", "--start", "2", "--opponent", "human",
+                                   stdin="3\nquit\n")
+        self.assertIn("the heap has only 2 tokens; you may take 1 or 2", out)
+
+    def test_heaps_named_as_shown_with_an_empty_heap(self):
+        # The computer's moves and the hint name the heap by its number on the board and its size.
+        code, out, err = self.play("--start", "0 3 4", "--seed", "1", stdin="hint\n3 1\nquit\n")
+        self.assertEqual(code, 0, err)
+        self.assertIn("heap  1 |", out)
+        self.assertIn("hint: take 1 from heap 3 (the 4), leaving 3 3", out)
+        moves = re.findall(r"computer \(perfect\) takes (\d+) from heap (\d) \(the (\d+)\)", out)
+        self.assertEqual(len(moves), 1)
+        amount, heap, size = map(int, moves[0])
+        self.assertEqual([0, 3, 3][heap - 1], size)  # the board after '3 1' is 0 3 3
 
     def test_a_whole_game_between_people(self):
         code, out, err = self.play("--start", "2 1", "--opponent", "human", "--trace", stdin="1 2\n2 1\nn\n")
