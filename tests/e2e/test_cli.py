@@ -260,6 +260,27 @@ class Formats(Workdir):
                 self.assertTrue(f["value"].fletcher32)
                 self.assertEqual((int(f["value"][rank]), int(f["remoteness"][rank])), (value, remoteness), rule)
 
+    def test_the_format_specs_python_example(self):
+        """docs/FORMAT.md is enough to read a table: its script answers as nimtb query does."""
+        docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "FORMAT.md")
+        with open(docs) as f:
+            text = f.read()
+        script = text.split("```python\n", 1)[1].split("```", 1)[0]
+        with open(self.path("read_table.py"), "w") as f:
+            f.write(script)
+        cases = [(["--rules", "nim", "--heaps", "3", "--max-heap", "7"], ["3 4 5", "5,3,4", "0 1 1 1", ""]),
+                 (["--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "10"], ["2 2 7", "10 9"]),
+                 (["--rules", "allbut:2", "--heaps", "4", "--max-heap", "12", "--no-remoteness"], ["12 3 3 1"])]
+        for n, (args, positions) in enumerate(cases):
+            t = self.solve(*args, name=f"f{n}.h5")
+            for position in positions:
+                p = subprocess.run(["/usr/bin/python3", self.path("read_table.py"), t, position],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                code, out, err = run("query", t, position, "--json")
+                q = json.loads(out)
+                self.assertIn(f"rank {q['rank']}, value {q['value']}, remoteness {q['remoteness']}:", p.stdout)
+
     def test_h5dump_reads_a_table(self):
         t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7")
         p = subprocess.run(["h5dump", "-d", "/value", "-s", "48", "-c", "1", t], capture_output=True, text=True)
