@@ -2,8 +2,6 @@
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/combinable.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "engine/moves.h"
+#include "engine/parallel.h"
 
 namespace nimtb::engine {
 
@@ -238,7 +237,7 @@ Pass run_brute(const Universe& u, const TakeAmounts& amounts, const Plan& plan, 
         const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
         // Blocks differ in size by orders of magnitude; the default
         // auto_partitioner splits further when threads run idle.
-        tbb::parallel_for(tbb::blocked_range<size_t>(lo, hi),
+        sync_parallel_for(tbb::blocked_range<size_t>(lo, hi),
                           [&](const tbb::blocked_range<size_t>& r) {
                               std::vector<uint32_t> heaps(u.max_heaps());
                               std::vector<uint64_t> seen(kernel.words, 0);
@@ -320,7 +319,7 @@ void run_sprague_grundy(const Universe& u, const std::vector<uint32_t>& single, 
     report(o, 0, total);
     for (uint64_t start = 0; start < total; start += slice) {
         const uint64_t end = std::min(total, start + slice);
-        tbb::parallel_for(tbb::blocked_range<uint64_t>(start, end, 1 << 14),
+        sync_parallel_for(tbb::blocked_range<uint64_t>(start, end, 1 << 14),
                           [&](const tbb::blocked_range<uint64_t>& r) {
                               std::vector<uint32_t> heaps(u.max_heaps());
                               u.unrank(r.begin(), heaps.data());
@@ -341,25 +340,29 @@ struct Stats {
     uint32_t max_value = 0, max_remoteness = 0;
 };
 
+// Each slice of 64 Ki positions counts into its own slot; the slots are
+// combined in order afterwards.
 Stats statistics(const Solution& s) {
-    return tbb::parallel_reduce(
-        tbb::blocked_range<uint64_t>(0, s.positions, 1 << 16), Stats{},
-        [&](const tbb::blocked_range<uint64_t>& r, Stats acc) {
-            for (uint64_t i = r.begin(); i != r.end(); ++i) {
-                const uint32_t v = s.value.get(i);
-                acc.p += v == 0;
-                acc.max_value = std::max(acc.max_value, v);
-                if (!s.remoteness.empty())
-                    acc.max_remoteness = std::max(acc.max_remoteness, s.remoteness.get(i));
-            }
-            return acc;
-        },
-        [](Stats a, const Stats& b) {
-            a.p += b.p;
-            a.max_value = std::max(a.max_value, b.max_value);
-            a.max_remoteness = std::max(a.max_remoteness, b.max_remoteness);
-            return a;
-        });
+    constexpr uint64_t SLICE = uint64_t{1} << 16;
+    std::vector<Stats> slices((s.positions + SLICE - 1) / SLICE);
+    sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {
+        Stats& acc = slices[slice];
+        const uint64_t end = std::min(s.positions, (slice + 1) * SLICE);
+        for (uint64_t i = slice * SLICE; i != end; ++i) {
+            const uint32_t v = s.value.get(i);
+            acc.p += v == 0;
+            acc.max_value = std::max(acc.max_value, v);
+            if (!s.remoteness.empty())
+                acc.max_remoteness = std::max(acc.max_remoteness, s.remoteness.get(i));
+        }
+    });
+    Stats total;
+    for (const Stats& part : slices) {
+        total.p += part.p;
+        total.max_value = std::max(total.max_value, part.max_value);
+        total.max_remoteness = std::max(total.max_remoteness, part.max_remoteness);
+    }
+    return total;
 }
 
 }  // namespace

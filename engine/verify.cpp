@@ -1,11 +1,10 @@
 #include "engine/verify.h"
 
-#include <oneapi/tbb/parallel_for.h>
-
 #include <algorithm>
 #include <bit>
 
 #include "engine/moves.h"
+#include "engine/parallel.h"
 #include "engine/solver.h"
 
 namespace nimtb::engine {
@@ -227,7 +226,7 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     for (uint64_t b = 0; b < slices; b += batch) {
         const uint64_t e = std::min(slices, b + batch);
         std::vector<VerifyReport> parts(e - b);
-        tbb::parallel_for(b, e, [&](uint64_t s) {
+        sync_parallel_for(b, e, [&](uint64_t s) {
             VerifyReport& part = parts[s - b];
             part.checks = report.checks;
             for (Check& c : part.checks) c.tested = c.held = 0;

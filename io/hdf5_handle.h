@@ -11,9 +11,11 @@
 
 namespace nimtb::io {
 
-// Turns off HDF5's printing of error stacks to stderr; nimtb reports errors
-// itself, in one line. Idempotent.
-void quiet_hdf5();
+// Called before any other use of HDF5: turns off HDF5's printing of error
+// stacks to stderr (nimtb reports errors itself, in one line) and arranges
+// for the Blosc plug-in's global state to be freed at exit. Idempotent and
+// thread-safe.
+void init_hdf5();
 
 // The innermost message of HDF5's current error stack ("" if none), e.g.
 // "data error detected by Fletcher32 checksum".

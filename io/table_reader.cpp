@@ -94,7 +94,7 @@ Compression compression_of(hid_t dcpl) {
 }  // namespace
 
 TableReader::TableReader(const std::string& path) {
-    quiet_hdf5();
+    init_hdf5();
     namespace fs = std::filesystem;
     info_.path = path;
     std::error_code ec;

@@ -1,7 +1,8 @@
 #include "io/table_writer.h"
 
+#include "engine/parallel.h"
+
 #include <fcntl.h>
-#include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/task_arena.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -100,62 +101,43 @@ void set_filters(hid_t dcpl, Compression c, int level) {
 // Deflate chunks compressed in parallel by zlib and written in order with
 // H5Dwrite_chunk: HDF5 itself would compress them one by one on one core.
 // The bytes are exactly what HDF5's deflate and Fletcher-32 filters produce.
+// A batch of chunks is compressed at a time, each into its own slot, then
+// written in order by this thread (HDF5 is not thread-safe): memory stays at
+// a batch of chunks whatever the table's size.
 void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits,
                           uint64_t chunk, const WriteOptions& o, const std::string& what) {
     const uint64_t n = a.size();
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    struct Packet {
-        uint64_t index = 0;
-        std::vector<uint8_t> bytes;
-    };
-    uint64_t next = 0;
-    std::atomic<bool> failed{false};
-    std::string error;
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
-    arena.execute([&] {
-        tbb::parallel_pipeline(
-            static_cast<size_t>(2 * arena.max_concurrency() + 2),
-            tbb::make_filter<void, uint64_t>(tbb::filter_mode::serial_in_order,
-                                             [&](tbb::flow_control& fc) -> uint64_t {
-                                                 if (next == chunks || failed || cancelled(o)) {
-                                                     fc.stop();
-                                                     return 0;
-                                                 }
-                                                 return next++;
-                                             }) &
-                tbb::make_filter<uint64_t, Packet>(
-                    tbb::filter_mode::parallel,
-                    [&](uint64_t index) {
-                        Packet p;
-                        p.index = index;
-                        std::vector<uint8_t> raw;
-                        const uint64_t first = index * chunk;
-                        chunk_bytes(a, file_bits, first, std::min(chunk, n - first), chunk, raw);
-                        uLongf size = compressBound(static_cast<uLong>(raw.size()));
-                        p.bytes.resize(size + 4);
-                        if (compress2(p.bytes.data(), &size, raw.data(),
-                                      static_cast<uLong>(raw.size()), o.level) != Z_OK) {
-                            failed = true;
-                            return p;
-                        }
-                        const uint32_t sum = fletcher32(p.bytes.data(), size);
-                        std::memcpy(p.bytes.data() + size, &sum,
-                                    4);  // little-endian, as HDF5 stores it
-                        p.bytes.resize(size + 4);
-                        return p;
-                    }) &
-                tbb::make_filter<Packet, void>(
-                    tbb::filter_mode::serial_in_order, [&](const Packet& p) {
-                        if (failed) return;
-                        const hsize_t offset = p.index * chunk;
-                        if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, p.bytes.size(),
-                                           p.bytes.data()) < 0) {
-                            error = hdf5_error_message();
-                            failed = true;
-                        }
-                    }));
-    });
-    if (failed) throw TableError(what + ": cannot write" + (error.empty() ? "" : ": " + error));
+    const uint64_t batch = 4 * static_cast<uint64_t>(arena.max_concurrency());
+    std::vector<std::vector<uint8_t>> packets(batch);
+    std::vector<char> failed(batch);
+    for (uint64_t first = 0; first < chunks && !cancelled(o); first += batch) {
+        const uint64_t count = std::min(batch, chunks - first);
+        arena.execute([&] {
+            engine::sync_parallel_for(uint64_t{0}, count, [&](uint64_t slot) {
+                const uint64_t begin = (first + slot) * chunk;
+                std::vector<uint8_t> raw;
+                chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
+                std::vector<uint8_t>& bytes = packets[slot];
+                uLongf size = compressBound(static_cast<uLong>(raw.size()));
+                bytes.resize(size + 4);
+                failed[slot] = compress2(bytes.data(), &size, raw.data(),
+                                         static_cast<uLong>(raw.size()), o.level) != Z_OK;
+                const uint32_t sum = fletcher32(bytes.data(), size);
+                std::memcpy(bytes.data() + size, &sum, 4);  // little-endian, as HDF5 stores it
+                bytes.resize(size + 4);
+            });
+        });
+        for (uint64_t slot = 0; slot < count; ++slot) {
+            const hsize_t offset = (first + slot) * chunk;
+            if (failed[slot]) throw TableError(what + ": cannot write: zlib failed");
+            if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packets[slot].size(),
+                               packets[slot].data()) < 0) {
+                throw TableError(what + ": cannot write: " + hdf5_error_message());
+            }
+        }
+    }
     if (cancelled(o)) throw nimtb::Cancelled();
 }
 
@@ -241,7 +223,7 @@ struct TemporaryFile {
 }  // namespace
 
 bool compression_available(Compression c, std::string* why) {
-    quiet_hdf5();
+    init_hdf5();
     H5Z_filter_t id = H5Z_FILTER_DEFLATE;
     const char* package = "libhdf5-103-1";
     if (c == Compression::zstd) {
@@ -281,7 +263,7 @@ void check_output(const std::string& path, const WriteOptions& o) {
 }
 
 void write_table(const std::string& path, const engine::Solution& s, const WriteOptions& o) {
-    quiet_hdf5();
+    init_hdf5();
     check_output(path, o);
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
 

@@ -3,14 +3,15 @@
 #
 #   tools/setup.sh run    install what is missing, build, solve the default table, query it
 #   tools/setup.sh test   install what is missing, build, run the whole test suite (ctest)
+#   tools/setup.sh install  only install what is missing
 #
 # Idempotent: packages already installed are not touched and the build is incremental.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 MODE="${1:-}"
-if [[ "$MODE" != run && "$MODE" != test ]]; then
-    echo "usage: tools/setup.sh run|test" >&2
+if [[ "$MODE" != run && "$MODE" != test && "$MODE" != install ]]; then
+    echo "usage: tools/setup.sh run|test|install" >&2
     exit 2
 fi
 
@@ -35,6 +36,10 @@ if ((${#missing[@]})); then
     echo "setup: installing ${missing[*]}" >&2
     $SUDO apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [[ "$MODE" == install ]]; then
+    exit 0
 fi
 
 # 2. Configure once, build incrementally.
