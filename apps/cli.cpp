@@ -135,9 +135,32 @@ std::string game_stem(const engine::Rule& rule, engine::Convention c) {
     return name + "-" + engine::to_string(c);
 }
 
-std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k,
-                               unsigned h) {
-    return fmt::format("tables/{}-k{}-h{}.h5", game_stem(rule, c), k, h);
+std::string default_table_path(const engine::Rule& rule, engine::Convention c,
+                               const engine::Universe& u) {
+    if (u.is_box()) {
+        return fmt::format("tables/{}-k{}-h{}.h5", game_stem(rule, c), u.max_heaps(),
+                           u.max_heap_size());
+    }
+    return fmt::format("tables/{}-n{}{}.h5", game_stem(rule, c), u.max_total(),
+                       u.max_heaps() < u.max_total() ? fmt::format("-k{}", u.max_heaps()) : "");
+}
+
+std::string universe_options(const engine::Universe& u) {
+    if (u.is_box()) return fmt::format("--heaps {} --max-heap {}", u.max_heaps(), u.max_heap_size());
+    return fmt::format("--max-total {}{}", u.max_total(),
+                       u.max_heaps() < u.max_total() ? fmt::format(" --heaps {}", u.max_heaps()) : "");
+}
+
+engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start) {
+    unsigned k = 0;
+    uint32_t h = 0, total = 0;
+    for (uint32_t a : start) {
+        k += a != 0;
+        h = std::max(h, a);
+        total += a;
+    }
+    if (rule.adds_heaps()) return engine::Universe::total_bounded(std::max(total, 1u));
+    return engine::Universe(std::max(k, 1u), h);
 }
 
 }  // namespace nimtb::apps

@@ -78,9 +78,16 @@ class ReaderSource : public engine::TableSource {
 
 // <rule>-<convention>, with the rule made safe for a file name (subtract-1_3_4-misere).
 std::string game_stem(const engine::Rule& rule, engine::Convention c);
-// tables/<rule>-<convention>-k<K>-h<H>.h5
-std::string default_table_path(const engine::Rule& rule, engine::Convention c, unsigned k,
-                               unsigned h);
+// tables/<rule>-<convention>-k<K>-h<H>.h5 for a box,
+// tables/<rule>-<convention>-n<N>[-k<K>].h5 for a total-bounded universe.
+std::string default_table_path(const engine::Rule& rule, engine::Convention c,
+                               const engine::Universe& u);
+// The options of `nimtb solve` that make `u`: "--heaps K --max-heap H" or "--max-total N".
+std::string universe_options(const engine::Universe& u);
+// The smallest universe that holds `start` and the rule's moves from it: a
+// box of its heaps, or for rules that split heaps every position of at most
+// its total.
+engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start);
 
 // "1.2M", "340k", "12".
 std::string human_count(double n);
@@ -95,6 +102,7 @@ int cmd_info(const std::vector<std::string>& args);
 int cmd_query(const std::vector<std::string>& args);
 int cmd_dump(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
+int cmd_sequence(const std::vector<std::string>& args);
 int cmd_play(const std::vector<std::string>& args);
 
 }  // namespace nimtb::apps

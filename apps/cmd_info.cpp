@@ -27,7 +27,8 @@ int cmd_info(const std::vector<std::string>& args) {
             {"max_heaps", i.max_heaps},
             {"max_heap_size", i.max_heap_size},
             {"positions", i.positions},
-            {"index", io::INDEX_NAME},
+            {"index", i.index},
+            {"max_total", i.max_total},
             {"format_version", io::FORMAT_VERSION},
             {"quantities", {{"value", i.value_bits}}},
             {"compression", io::to_string(i.compression)},
@@ -47,7 +48,7 @@ int cmd_info(const std::vector<std::string>& args) {
         "table        {}\n"
         "rules        {}\n"
         "convention   {}\n"
-        "universe     {} (K = {}, H = {})\n"
+        "universe     {}\n"
         "positions    {}\n"
         "stored       value ({} bits){}\n"
         "method       {}\n"
@@ -55,13 +56,15 @@ int cmd_info(const std::vector<std::string>& args) {
         "{}"
         "generator    {}\n"
         "format       nimtb-table v{}, index {}\n",
-        i.path, i.rules, engine::to_string(i.convention), table.universe().describe(), i.max_heaps,
-        i.max_heap_size, i.positions, i.value_bits,
+        i.path, i.rules, engine::to_string(i.convention),
+        table.universe().describe() +
+            (i.max_total ? fmt::format(" (N = {}, K = {})", i.max_total, i.max_heaps)
+                         : fmt::format(" (K = {}, H = {})", i.max_heaps, i.max_heap_size)),
+        i.positions, i.value_bits,
         i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits)
                           : std::string(", no remoteness"),
         i.method.empty() ? "not recorded" : i.method, io::to_string(i.compression),
-        i.chunk_elements, storage_lines(i), i.generator, io::FORMAT_VERSION,
-        io::INDEX_NAME);
+        i.chunk_elements, storage_lines(i), i.generator, io::FORMAT_VERSION, i.index);
     return EXIT_OK;
 }
 

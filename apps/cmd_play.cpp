@@ -27,10 +27,11 @@ Layouts: )";
 // Positions a solve on the spot may have: a second or two of work.
 constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
 
-// The table for a game without a TABLE argument: the smallest matching one
-// under tables/, or one solved now, or an error naming the solve to run.
-std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, unsigned k,
-                                unsigned h) {
+// The table for a game without a TABLE argument: the smallest one under
+// tables/ whose universe holds the start, or one solved now, or an error
+// naming the solve to run.
+std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c,
+                                const engine::Heaps& start) {
     namespace fs = std::filesystem;
     std::string best;
     uint64_t best_size = UINT64_MAX;
@@ -45,8 +46,8 @@ std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, 
             try {
                 io::TableReader t(f.string());
                 const auto& i = t.info();
-                if (i.rules == rule.canonical() && i.convention == c && i.max_heaps >= k &&
-                    i.max_heap_size >= h && i.positions < best_size) {
+                if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size) {
+                    t.universe().normalise(start);  // throws unless the table holds the start
                     best = f.string();
                     best_size = i.positions;
                 }
@@ -59,15 +60,15 @@ std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c, 
         fmt::print(stderr, "nimtb: playing from {}\n", best);
         return best;
     }
+    const engine::Universe u = smallest_universe(rule, start);
     const std::string command =
-        fmt::format("nimtb solve --rules {}{} --heaps {} --max-heap {}", rule.canonical(),
-                    c == engine::Convention::misere ? " --misere" : "", k, h);
-    const engine::Universe u(k, h);
+        fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
+                    c == engine::Convention::misere ? " --misere" : "", universe_options(u));
     if (u.size() > SOLVE_ON_THE_SPOT) {
         throw std::runtime_error("no table under tables/ holds this game; make one with: " +
                                  command);
     }
-    const std::string path = default_table_path(rule, c, k, h);
+    const std::string path = default_table_path(rule, c, u);
     fmt::print(
         stderr,
         "nimtb: no table under tables/ holds this game; solving one now ({} positions) -> {}\n",
@@ -148,14 +149,9 @@ int cmd_play(const std::vector<std::string>& args) {
         table = (*vm)["table"].as<std::string>();
     } else {
         const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-        unsigned k = 0, h = 0;
-        for (uint32_t a : need) {
-            if (a) ++k;
-            h = std::max(h, a);
-        }
         table = find_or_solve_table(
             rule, vm->count("misere") ? engine::Convention::misere : engine::Convention::normal,
-            std::max(k, 1u), h);
+            need);
     }
     io::Prober prober(table);
 

@@ -68,10 +68,12 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
     if (r.remoteness)
         out += fmt::format("remoteness  {} (moves to the end with best play)\n", *r.remoteness);
     if (!r.moves.empty()) {
-        out += fmt::format("moves, best first:\n  {:<22} {:<20} {:>5}  {:>10}\n", "move", "leaves",
-                           "value", "remoteness");
+        size_t width = 22;  // the move column fits the longest phrase
+        for (const auto& m : r.moves) width = std::max(width, m.phrase.size());
+        out += fmt::format("moves, best first:\n  {:<{}} {:<20} {:>5}  {:>10}\n", "move", width,
+                           "leaves", "value", "remoteness");
         for (const auto& m : r.moves) {
-            out += fmt::format("  {:<22} {:<20} {:>5}  {:>10}  {}\n", m.phrase,
+            out += fmt::format("  {:<{}} {:<20} {:>5}  {:>10}  {}\n", m.phrase, width,
                                engine::format_heaps(m.result), m.value,
                                remoteness_text(m.remoteness), m.winning() ? "wins" : "loses");
         }

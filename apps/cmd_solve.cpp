@@ -18,6 +18,14 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb solve --preset matches-40
   nimtb solve --list-presets
   nimtb solve --rules nim --heaps 6 --max-heap 100 --method sprague-grundy --compression zstd
+  nimtb solve --rules octal:0.77 --misere --max-total 40      # misere Kayles
+  nimtb solve --rules wythoff --heaps 2 --max-heap 100
+
+Rules: nim; subtract:LIST and allbut:LIST (LIST: 1,3,4 or 1-3,7); octal:CODE
+(Guy-Smith code, e.g. 0.77 Kayles, 0.07 Dawson's Kayles, 0.137 Dawson's Chess,
+4.7; a code that is a plain subtraction game becomes its subtract: text);
+grundy; lasker; wythoff; moore:K. Rules that split heaps (octal codes with a
+4 bit, grundy, lasker) need --max-total N: a box of K heaps cannot hold a split.
 
 The table goes to tables/<rule>-<convention>-k<K>-h<H>.h5 unless -o is given.
 Ctrl-C stops the solve and leaves no table behind.
@@ -45,6 +53,9 @@ int cmd_solve(const std::vector<std::string>& args) {
         "misere", "misere play: whoever takes the last token loses (default: normal play)")(
         "heaps,k", po::value<int64_t>(), "K: at most this many heaps")(
         "max-heap,H", po::value<int64_t>(), "H: at most this many tokens in a heap")(
+        "max-total,N", po::value<int64_t>(),
+        "N: every position of at most N tokens in all (with --heaps K: on at most K heaps); "
+        "the universe for rules that split heaps")(
         "preset,p", po::value<std::string>(),
         "solve a table of the catalogue (see --list-presets)")(
         "list-presets", "list the catalogue of standard tables and exit")(
@@ -61,16 +72,18 @@ int cmd_solve(const std::vector<std::string>& args) {
         "quiet,q", "no progress bar and no summary");
     const auto vm = parse_arguments(
         "solve", args, opts, {},
-        "--rules RULE [--misere] --heaps K --max-heap H [-o FILE] [options]", EXAMPLES);
+        "--rules RULE [--misere] (--heaps K --max-heap H | --max-total N [--heaps K]) [-o FILE] "
+        "[options]",
+        EXAMPLES);
     if (!vm) return EXIT_OK;
     if (vm->count("list-presets")) return list_presets();
 
     // 1. What to solve.
     std::string rule_text, convention_text = vm->count("misere") ? "misere" : "normal";
-    unsigned k = 0, h = 0;
+    unsigned k = 0, h = 0, n = 0;
     if (vm->count("preset")) {
         if (vm->count("rules") || vm->count("heaps") || vm->count("max-heap") ||
-            vm->count("misere")) {
+            vm->count("max-total") || vm->count("misere")) {
             throw UsageError("--preset names the rules, convention and limits; give it alone");
         }
         const Preset& p = find_preset((*vm)["preset"].as<std::string>());
@@ -80,14 +93,24 @@ int cmd_solve(const std::vector<std::string>& args) {
         h = p.max_heap_size;
     } else {
         if (!vm->count("rules")) throw UsageError("missing --rules (or --preset)");
-        if (!vm->count("heaps")) throw UsageError("missing --heaps K");
-        if (!vm->count("max-heap")) throw UsageError("missing --max-heap H");
         rule_text = (*vm)["rules"].as<std::string>();
-        k = whole_number(*vm, "heaps", engine::Universe::MAX_HEAPS);
-        h = whole_number(*vm, "max-heap", engine::Universe::MAX_HEAP_SIZE);
+        if (vm->count("max-total")) {
+            if (vm->count("max-heap")) {
+                throw UsageError("give --max-heap H (a box) or --max-total N, not both");
+            }
+            n = whole_number(*vm, "max-total", engine::Universe::MAX_TOTAL);
+            if (vm->count("heaps")) k = whole_number(*vm, "heaps", engine::Universe::MAX_TOTAL);
+        } else {
+            if (!vm->count("heaps")) throw UsageError("missing --heaps K (or --max-total N)");
+            if (!vm->count("max-heap")) throw UsageError("missing --max-heap H (or --max-total N)");
+            k = whole_number(*vm, "heaps", engine::Universe::MAX_HEAPS);
+            h = whole_number(*vm, "max-heap", engine::Universe::MAX_HEAP_SIZE);
+        }
     }
     const engine::Rule rule = engine::Rule::parse(rule_text);
-    const engine::Universe universe(k, h);
+    const engine::Universe universe = vm->count("max-total") ? engine::Universe::total_bounded(n, k)
+                                                             : engine::Universe(k, h);
+    engine::check_closed(rule, universe);  // before any work
     engine::SolveOptions so;
     so.convention = engine::parse_convention(convention_text);
     so.method = engine::parse_method((*vm)["method"].as<std::string>());
@@ -100,7 +123,7 @@ int cmd_solve(const std::vector<std::string>& args) {
     wo.overwrite = vm->count("force") > 0;
     wo.threads = so.threads;
     const std::string path = vm->count("output") ? (*vm)["output"].as<std::string>()
-                                                 : default_table_path(rule, so.convention, k, h);
+                                                 : default_table_path(rule, so.convention, universe);
 
     // 2. Refuse early what would fail late: an existing table, a missing plug-in.
     if (!vm->count("output")) {

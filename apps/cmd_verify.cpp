@@ -64,10 +64,10 @@ const char* basis_text(engine::Basis b) {
     return "?";
 }
 
-void print_text(const engine::VerifyReport& r, const io::TableInfo& info) {
-    std::string out =
-        fmt::format("table        {}\ngame         {} {}, K = {}, H = {}\n", info.path, info.rules,
-                    engine::to_string(info.convention), info.max_heaps, info.max_heap_size);
+void print_text(const engine::VerifyReport& r, const io::TableInfo& info,
+                const engine::Universe& u) {
+    std::string out = fmt::format("table        {}\ngame         {} {}, {}\n", info.path, info.rules,
+                                  engine::to_string(info.convention), u.describe());
     out += fmt::format("positions    {}\nP-positions  {}\n\n", r.positions, r.p_positions);
     for (const auto& c : r.checks) {
         if (!c.applies) continue;
@@ -147,7 +147,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     if (vm->count("json")) {
         std::cout << report_json(r, table.info()).dump(2) << "\n";
     } else {
-        print_text(r, table.info());
+        print_text(r, table.info(), table.universe());
     }
     return r.ok() ? EXIT_OK : EXIT_FAILURE_;
 }

@@ -22,11 +22,14 @@ commands:
   dump      list positions of a table (all, P-positions, small ones)
   verify    check a table against its definition and the theorems
   play      play a game against the perfect computer (or a gentler one, or a person)
+  sequence  single-heap values of a rule, to any length, with its proven period
 
   nimtb COMMAND --help   shows the options of a command, with examples.
   nimtb --version        prints the version.
 
-rules: nim | subtract:LIST | allbut:LIST, LIST like 1,3,4 or 1-3,7
+rules: nim | subtract:LIST | allbut:LIST (LIST like 1,3,4 or 1-3,7) | octal:CODE
+       (0.77 Kayles, 0.07 Dawson's Kayles, 0.137 Dawson's Chess) | grundy | lasker |
+       wythoff | moore:K
 positions: heap sizes like "3 4 5" or 3,4,5
 
 exit codes: 0 success; 1 failure (including a verification that found a
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
     static const std::map<std::string, int (*)(const std::vector<std::string>&)> commands = {
         {"solve", apps::cmd_solve}, {"info", apps::cmd_info},     {"query", apps::cmd_query},
         {"dump", apps::cmd_dump},   {"verify", apps::cmd_verify}, {"play", apps::cmd_play},
+        {"sequence", apps::cmd_sequence},
     };
     const auto it = commands.find(command);
     try {

@@ -1,22 +1,100 @@
 #include "engine/moves.h"
 
+#include <unordered_set>
+
 namespace nimtb::engine {
 
-std::string describe_take(uint32_t heap_size, uint32_t amount) {
-    return "take " + std::to_string(amount) + " from the " + std::to_string(heap_size);
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string and_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += i + 1 == items.size() ? " and " : ", ";
+        out += items[i];
+    }
+    return out;
 }
 
-void MoveGenerator::moves(std::span<const uint32_t> sorted, std::vector<Move>& out) const {
-    out.clear();
-    const uint64_t rank = universe_.rank(sorted);
-    auto push = [&](uint32_t heap, uint32_t amount, uint64_t child) {
-        out.push_back({heap, amount, child});
-    };
-    if (amounts_.all) {
-        for_each_take_child<true>(universe_, amounts_, sorted.data(), rank, push);
-    } else {
-        for_each_take_child<false>(universe_, amounts_, sorted.data(), rank, push);
+}  // namespace
+
+std::string describe_move(std::span<const uint32_t> before, std::span<const uint32_t> after) {
+    std::vector<size_t> changed;
+    for (size_t i = 0; i < before.size(); ++i) {
+        if (after[i] != before[i]) changed.push_back(i);
     }
+    auto n = [](uint32_t x) { return std::to_string(x); };
+    if (after.size() == before.size() + 1 && changed.size() == 1) {
+        const uint32_t h = before[changed[0]];
+        const uint32_t x = std::min(after[changed[0]], after.back());
+        const uint32_t y = std::max(after[changed[0]], after.back());
+        if (x + y == h) return "split " + n(h) + " into " + n(x) + " and " + n(y);
+        return "take " + n(h - x - y) + " from the " + n(h) + ", leaving " + n(x) + " and " + n(y);
+    }
+    if (changed.empty()) return "pass";
+    std::vector<std::string> from, each;
+    bool same = true;
+    const uint32_t first = before[changed[0]] - after[changed[0]];
+    for (size_t i : changed) {
+        const uint32_t s = before[i] - after[i];
+        same &= s == first;
+        from.push_back("from the " + n(before[i]));
+        each.push_back(n(s) + " from the " + n(before[i]));
+    }
+    if (same) return "take " + n(first) + " " + and_list(from);
+    return "take " + and_list(each);
+}
+
+uint64_t rank_child(const Universe& u, Heaps& child) {
+    std::sort(child.begin(), child.end());
+    size_t zeros = 0;
+    while (zeros < child.size() && child[zeros] == 0) ++zeros;
+    return u.rank_compact(child.data() + zeros, static_cast<unsigned>(child.size() - zeros));
+}
+
+void check_closed(const Rule& rule, const Universe& u) {
+    if (!rule.adds_heaps()) return;
+    if (u.is_box()) {
+        throw InputError("the rule " + rule.canonical() +
+                         " splits heaps, so a universe of at most K heaps of at most H tokens "
+                         "does not hold its moves; solve it with --max-total N (every position "
+                         "of at most N tokens)");
+    }
+    if (u.max_heaps() < u.max_total()) {
+        throw InputError("the rule " + rule.canonical() + " splits heaps, so a limit of " +
+                         std::to_string(u.max_heaps()) +
+                         " heaps does not hold its moves; give --max-total N without --heaps");
+    }
+}
+
+void MoveGenerator::moves(std::span<const uint32_t> heaps, std::vector<Move>& out) const {
+    out.clear();
+    std::unordered_set<uint64_t> seen;
+    Heaps sorted;
+    for_each_child(rule_, heaps, [&](const Heaps& child) {
+        sorted = child;
+        const uint64_t rank = rank_child(universe_, sorted);
+        if (seen.insert(rank).second) out.push_back({child, rank});
+    });
+}
+
+void MoveGenerator::child_ranks(std::span<const uint32_t> sorted, std::vector<uint64_t>& out) const {
+    out.clear();
+    if (rule_.take_family() && universe_.is_box()) {
+        const uint64_t rank = universe_.rank(sorted);
+        auto push = [&](uint32_t, uint32_t, uint64_t child) { out.push_back(child); };
+        if (amounts_.all) {
+            for_each_take_child<true>(universe_, amounts_, sorted.data(), rank, push);
+        } else {
+            for_each_take_child<false>(universe_, amounts_, sorted.data(), rank, push);
+        }
+        return;
+    }
+    Heaps scratch;
+    for_each_child(rule_, sorted, [&](const Heaps& child) {
+        scratch = child;
+        out.push_back(rank_child(universe_, scratch));
+    });
 }
 
 }  // namespace nimtb::engine

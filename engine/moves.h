@@ -1,16 +1,18 @@
 #pragma once
 // Moves: the children of a whole position under a rule.
 //
-// The rules so far take tokens from one heap, so a child is "lower heap value v
-// to v - s". Children are produced as ranks, computed incrementally from the
-// parent's rank, and each child exactly once: among equal heaps only the first
-// is lowered (5 5 has one child per amount, not two). Distinct (heap value,
-// amount) pairs always give distinct multisets, so no further de-duplication
-// is needed. Rules that touch several heaps at once will add their own
-// generator beside this one; the solver is written against the callback shape,
-// not against the independence of heaps.
+// One contract for every family: for_each_child() calls a visitor with each
+// child of a position, written as the position's heaps after the move. Two
+// generators implement it:
+// - for_each_take_child (take families in a box): children as ranks,
+//   computed incrementally from the parent's rank, each exactly once (among
+//   equal heaps only the first is lowered); the solver's hot loop.
+// - for_each_child (every family, every universe): children as heap lists,
+//   which the caller ranks; a child may come more than once (wythoff from
+//   5 5), which changes neither a mex nor a remoteness.
 
 #include <cstdint>
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,10 +22,10 @@
 
 namespace nimtb::engine {
 
-// One move of a position: take `amount` tokens from a heap of `heap_size`.
+// One move of a position: the heaps after it, in the order the position was
+// given (a split's second part appended), and the child's rank.
 struct Move {
-    uint32_t heap_size;
-    uint32_t amount;
+    Heaps result;
     uint64_t child_rank;
 };
 
@@ -87,31 +89,170 @@ inline void for_each_take_child(const Universe& u, const TakeAmounts& amounts, c
     }
 }
 
-// A move in words, naming the heap by its size as a person sees the
-// position: "take 2 from the 5". Among equal heaps any one gives the same
-// position, so the size names the move exactly.
-std::string describe_take(uint32_t heap_size, uint32_t amount);
+// Calls visit(child) for every move of `heaps` (any order, empty heaps
+// allowed) under `rule`. `child` is the position after the move in the same
+// order, a split's second part appended; it is valid during the call only.
+// Among equal heaps, one-heap moves touch only the first.
+template <class Visit>
+void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& visit);
 
-// Every move of a position (sorted, padded heaps of the universe), in the
-// order: heaps ascending, amounts ascending.
+// A move in words, from the position before and after it (as for_each_child
+// writes them), naming heaps by their sizes as a person sees them: "take 2
+// from the 5", "split 7 into 3 and 4", "take 1 from the 7, leaving 2 and 4",
+// "take 3 from the 5 and from the 8", "take 1 from the 3 and 2 from the 5".
+std::string describe_move(std::span<const uint32_t> before, std::span<const uint32_t> after);
+
+// The rank of a child written as for_each_child writes it: sorts `child` in
+// place and ranks its non-empty heaps. The child must lie in the universe.
+uint64_t rank_child(const Universe& u, Heaps& child);
+
+// Throws InputError when a move of `rule` could leave `u` (a split where all
+// K heaps are used, or a split in a box), naming the universe that fits.
+void check_closed(const Rule& rule, const Universe& u);
+
+// The moves of positions of one universe under one rule.
 class MoveGenerator {
   public:
     MoveGenerator(const Rule& rule, const Universe& universe)
-        : universe_(universe), amounts_(rule, universe.max_heap_size()) {}
+        : rule_(rule), universe_(universe), amounts_(rule, universe.max_heap_size()) {}
 
-    void moves(std::span<const uint32_t> sorted, std::vector<Move>& out) const;
-    std::vector<Move> moves(std::span<const uint32_t> sorted) const {
+    // Every move of `heaps` (any order, in the universe), each child once, in
+    // the order the family generates them.
+    void moves(std::span<const uint32_t> heaps, std::vector<Move>& out) const;
+    std::vector<Move> moves(std::span<const uint32_t> heaps) const {
         std::vector<Move> out;
-        moves(sorted, out);
+        moves(heaps, out);
         return out;
     }
+    // The children's ranks of sorted, padded heaps, a child possibly more
+    // than once: what a check of the definitions needs, fast.
+    void child_ranks(std::span<const uint32_t> sorted, std::vector<uint64_t>& out) const;
 
-    const TakeAmounts& amounts() const { return amounts_; }
+    const Rule& rule() const { return rule_; }
     const Universe& universe() const { return universe_; }
 
   private:
+    Rule rule_;
     const Universe& universe_;
     TakeAmounts amounts_;
 };
+
+// ---- implementation of for_each_child ----
+
+namespace detail {
+
+// Visits child[i] = h - s for every allowed amount s of a take family.
+template <class Visit>
+void take_from(const Rule& rule, Heaps& child, size_t i, uint32_t h, Visit& visit) {
+    for (uint32_t s = 1; s <= h; ++s) {
+        if (!rule.allows(s)) continue;
+        child[i] = h - s;
+        visit(static_cast<const Heaps&>(child));
+    }
+    child[i] = h;
+}
+
+// Visits child[i] = x and a new heap h - x for x = 1 .. (h-1)/2 or h/2
+// (`unequal`: the two parts must differ).
+template <class Visit>
+void split(Heaps& child, size_t i, uint32_t left, uint32_t h, bool unequal, Visit& visit) {
+    const uint32_t last = unequal ? (left - 1) / 2 : left / 2;
+    for (uint32_t x = 1; x <= last; ++x) {
+        child[i] = x;
+        child.push_back(left - x);
+        visit(static_cast<const Heaps&>(child));
+        child.pop_back();
+    }
+    child[i] = h;
+}
+
+// Moore's Nim: positive amounts from heaps chosen[0..], then from heaps
+// after index `from`, while fewer than k are chosen.
+template <class Visit>
+void moore(Heaps& child, std::span<const uint32_t> heaps, size_t from, unsigned left,
+           bool any, Visit& visit) {
+    if (any) visit(static_cast<const Heaps&>(child));
+    if (left == 0) return;
+    for (size_t i = from; i < heaps.size(); ++i) {
+        for (uint32_t s = 1; s <= heaps[i]; ++s) {
+            child[i] = heaps[i] - s;
+            moore(child, heaps, i + 1, left - 1, true, visit);
+        }
+        child[i] = heaps[i];
+    }
+}
+
+}  // namespace detail
+
+template <class Visit>
+void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& visit) {
+    Heaps child(heaps.begin(), heaps.end());
+    child.reserve(heaps.size() + 1);
+    auto first_of_its_size = [&](size_t i) {
+        for (size_t j = 0; j < i; ++j) {
+            if (heaps[j] == heaps[i]) return false;
+        }
+        return true;
+    };
+    if (rule.kind() == RuleKind::moore) {
+        detail::moore(child, heaps, 0, rule.moore_k(), false, visit);
+        return;
+    }
+    for (size_t i = 0; i < heaps.size(); ++i) {
+        const uint32_t h = heaps[i];
+        if (h == 0 || !first_of_its_size(i)) continue;
+        switch (rule.kind()) {
+            case RuleKind::nim:
+            case RuleKind::subtract:
+            case RuleKind::allbut:
+            case RuleKind::wythoff:
+                detail::take_from(rule.kind() == RuleKind::wythoff ? Rule::nim() : rule, child, i, h, visit);
+                break;
+            case RuleKind::lasker:
+                detail::take_from(Rule::nim(), child, i, h, visit);
+                detail::split(child, i, h, h, false, visit);
+                break;
+            case RuleKind::grundy:
+                detail::split(child, i, h, h, true, visit);
+                break;
+            case RuleKind::octal: {
+                const std::vector<uint8_t>& d = rule.octal_digits();
+                if (d[0] & 4) detail::split(child, i, h, h, false, visit);
+                for (uint32_t k = 1; k < d.size() && k <= h; ++k) {
+                    const uint32_t left = h - k;
+                    if (left == 0 && (d[k] & 1)) {
+                        child[i] = 0;
+                        visit(static_cast<const Heaps&>(child));
+                        child[i] = h;
+                    }
+                    if (left >= 1 && (d[k] & 2)) {
+                        child[i] = left;
+                        visit(static_cast<const Heaps&>(child));
+                        child[i] = h;
+                    }
+                    if (left >= 2 && (d[k] & 4)) detail::split(child, i, left, h, false, visit);
+                }
+                break;
+            }
+            case RuleKind::moore:
+                break;
+        }
+    }
+    if (rule.kind() == RuleKind::wythoff) {
+        // The same amount from two heaps (any two, equal ones included).
+        for (size_t i = 0; i < heaps.size(); ++i) {
+            for (size_t j = i + 1; j < heaps.size(); ++j) {
+                if (heaps[i] == 0 || heaps[j] == 0) continue;
+                for (uint32_t s = 1; s <= std::min(heaps[i], heaps[j]); ++s) {
+                    child[i] = heaps[i] - s;
+                    child[j] = heaps[j] - s;
+                    visit(static_cast<const Heaps&>(child));
+                }
+                child[i] = heaps[i];
+                child[j] = heaps[j];
+            }
+        }
+    }
+}
 
 }  // namespace nimtb::engine

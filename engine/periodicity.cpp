@@ -87,12 +87,50 @@ Periodicity subtraction_period(std::span<const uint32_t> g, uint32_t largest) {
     return r;
 }
 
+// Octal games in normal play: the Guy-Smith window described in the header.
+Periodicity octal_period(std::span<const uint32_t> g, uint32_t t) {
+    Periodicity r;
+    const uint64_t max_heap = g.size() - 1;
+    // The window's last n is 2 n0 + p + t - 1, and it reads g(n + p).
+    auto fits = [&](uint64_t n0, uint64_t p) { return 2 * n0 + 2 * p + t - 1 <= max_heap; };
+    for (uint32_t p = 1; fits(0, p); ++p) {
+        for (uint32_t n0 = 0; fits(n0, p); ++n0) {
+            if (!shifts(g, p, 0, n0, 2 * uint64_t{n0} + p + t)) continue;
+            r.basis = Basis::proof;
+            r.preperiod = n0;
+            r.period = p;
+            r.explanation = fmt::format(
+                "period {} from heap {}, proven by the octal periodicity theorem (Guy and Smith): "
+                "at most {} tokens are removed, and g(n) = g(n+{}) for every n from {} to {} "
+                "(2 n0 + p + t - 1) carries to every n >= {}",
+                p, n0, t, p, n0, 2 * uint64_t{n0} + p + t - 1, n0);
+            return r;
+        }
+    }
+    if (const auto c = observed(g, false)) {
+        r.needed_max_heap = 2 * uint64_t{c->preperiod} + 2 * uint64_t{c->period} + t - 1;
+        r.explanation = fmt::format(
+            "no period proven for H <= {}; the table repeats with period {} from heap {}, which "
+            "H >= {} would prove or refute by the octal periodicity theorem",
+            max_heap, c->period, c->preperiod, *r.needed_max_heap);
+    } else {
+        r.explanation = fmt::format(
+            "no period proven for H <= {}, and no repeating pattern seen; by the octal "
+            "periodicity theorem a period p from heap n0 is proven by H >= 2 n0 + 2 p + {}",
+            max_heap, t - 1);
+    }
+    return r;
+}
+
 }  // namespace
 
-Periodicity find_period(const Rule& rule, std::span<const uint32_t> g) {
+Periodicity find_period(const Rule& rule, Convention convention, std::span<const uint32_t> g) {
     if (g.empty()) return {};
     if (rule.kind() == RuleKind::subtract) return subtraction_period(g, rule.ranges().back().last);
-    // nim and allbut: arithmetic-periodic, observed only.
+    if (rule.kind() == RuleKind::octal && convention == Convention::normal) {
+        return octal_period(g, static_cast<uint32_t>(rule.octal_digits().size() - 1));
+    }
+    // Everything else: an arithmetic period, observed only.
     Periodicity r;
     const auto c = observed(g, true);
     if (!c) {

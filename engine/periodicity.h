@@ -11,8 +11,15 @@
 //   If g(n) = g(n+p) for every n in [n0, n0 + max(S)), induction carries the
 //   equality to every n >= n0. The smallest such (n0, p) is the sequence's
 //   preperiod and period: the smallest true period has the smallest window.
-// - nim and allbut:LIST: arithmetic-periodic, g(n+p) = g(n) + s. Reported
-//   as observed within the table.
+// - octal:CODE in normal play: the octal periodicity theorem of Guy and
+//   Smith (1956; Berlekamp, Conway and Guy, Winning Ways, ch. 4; Siegel,
+//   Combinatorial Game Theory, 2013, ch. IV): for a code whose last non-zero
+//   digit is d_t (at most t tokens removed), if g(n + p) = g(n) for every n
+//   with n0 <= n < 2 n0 + p + t, then for every n >= n0. The window grows
+//   with n0, since a split of a large heap may leave a part as small as n0.
+// - every other case (nim, allbut, lasker, grundy, octal in misere play):
+//   the smallest arithmetic period g(n+p) = g(n) + s seen in the table,
+//   reported as an observation within it.
 
 #include <cstdint>
 #include <optional>
@@ -47,6 +54,6 @@ struct Periodicity {
 
 // The period of `values` = g(0..H), the single-heap values of `rule` in
 // `convention` as a table holds them.
-Periodicity find_period(const Rule& rule, std::span<const uint32_t> values);
+Periodicity find_period(const Rule& rule, Convention convention, std::span<const uint32_t> values);
 
 }  // namespace nimtb::engine

@@ -7,8 +7,8 @@ namespace nimtb::engine {
 namespace {
 
 constexpr const char* RULE_FORMS =
-    "expected nim, subtract:LIST or allbut:LIST, where LIST is numbers and ranges such as "
-    "1,3,4 or 1-3,7";
+    "expected nim, subtract:LIST, allbut:LIST (LIST is numbers and ranges such as 1,3,4 or "
+    "1-3,7), octal:CODE (such as octal:0.77), grundy, lasker, wythoff or moore:K";
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -104,12 +104,39 @@ Rule Rule::parse(std::string_view text) {
     std::string_view list =
         colon == std::string_view::npos ? std::string_view() : t.substr(colon + 1);
 
-    if (kind == "nim") {
+    if (kind == "nim" || kind == "grundy" || kind == "lasker" || kind == "wythoff") {
         if (colon != std::string_view::npos) {
-            throw InputError("rule 'nim' takes no list, but got '" + std::string(t) +
-                             "'; write nim, or subtract:LIST for a subtraction game");
+            throw InputError("rule '" + kind + "' takes no list, but got '" + std::string(t) +
+                             "'; write " + kind + (kind == "nim" ? ", or subtract:LIST for a subtraction game" : ""));
         }
-        return Rule::nim();
+        const RuleKind k = kind == "nim"      ? RuleKind::nim
+                           : kind == "grundy" ? RuleKind::grundy
+                           : kind == "lasker" ? RuleKind::lasker
+                                              : RuleKind::wythoff;
+        return Rule(k, {});
+    }
+    if (kind == "octal") {
+        if (colon == std::string_view::npos) {
+            throw InputError("rule 'octal' needs a code after a colon, as in octal:0.77 (Kayles)");
+        }
+        return parse_octal(trim(list));
+    }
+    if (kind == "moore") {
+        if (colon == std::string_view::npos) {
+            throw InputError("rule 'moore' needs k after a colon, as in moore:2 (take from 1 to 2 heaps)");
+        }
+        const std::string_view number = trim(list);
+        unsigned k = 0;
+        auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), k);
+        if (number.empty() || ec != std::errc() || end != number.data() + number.size() || k < 1 ||
+            k > MAX_MOORE_K) {
+            throw InputError("bad k '" + std::string(number) + "' in rule moore:k: k is a whole number from 1 to " +
+                             std::to_string(MAX_MOORE_K) + ", as in moore:2");
+        }
+        if (k == 1) return Rule::nim();
+        Rule r(RuleKind::moore, {});
+        r.moore_k_ = k;
+        return r;
     }
     if (kind == "subtract" || kind == "allbut") {
         if (colon == std::string_view::npos) {
@@ -132,8 +159,88 @@ Rule Rule::parse(std::string_view text) {
     throw InputError("unknown rule '" + std::string(t) + "': " + RULE_FORMS);
 }
 
+Rule Rule::parse_octal(std::string_view code) {
+    auto fail = [&](const std::string& why) {
+        throw InputError("bad octal code '" + std::string(code) + "': " + why +
+                         "; write d0.d1d2... with octal digits, d0 being 0 or 4, as in octal:0.77 "
+                         "(Kayles) or octal:4.7");
+    };
+    const size_t point = code.find('.');
+    if (point == std::string_view::npos) fail("the point is missing");
+    const std::string_view whole = code.substr(0, point), fraction = code.substr(point + 1);
+    if (whole.size() > 1) fail("only one digit may stand before the point");
+    std::vector<uint8_t> digits{0};
+    if (!whole.empty()) {
+        if (whole[0] != '0' && whole[0] != '4') fail("the digit before the point must be 0 or 4");
+        digits[0] = static_cast<uint8_t>(whole[0] - '0');
+    }
+    for (char ch : fraction) {
+        if (ch < '0' || ch > '7') fail(std::string("'") + ch + "' is not an octal digit");
+        digits.push_back(static_cast<uint8_t>(ch - '0'));
+    }
+    while (digits.size() > 1 && digits.back() == 0) digits.pop_back();
+    if (digits.size() > MAX_OCTAL_DIGITS + 1) fail("more than " + std::to_string(MAX_OCTAL_DIGITS) + " digits");
+    if (digits.size() == 1 && digits[0] == 0) fail("it allows no move");
+    // A plain subtraction game: no split, every removal allowed from any heap
+    // of at least k (bits 1 and 2 together) or not at all.
+    const bool subtraction = digits[0] == 0 && std::all_of(digits.begin() + 1, digits.end(),
+                                                           [](uint8_t d) { return d == 0 || d == 3; });
+    if (subtraction) {
+        std::vector<AmountRange> ranges;
+        for (uint32_t k = 1; k < digits.size(); ++k) {
+            if (digits[k] == 3) ranges.push_back({k, k});
+        }
+        return Rule(RuleKind::subtract, normalise(std::move(ranges)));
+    }
+    Rule r(RuleKind::octal, {});
+    r.digits_ = std::move(digits);
+    return r;
+}
+
+bool Rule::take_family() const {
+    return kind_ == RuleKind::nim || kind_ == RuleKind::subtract || kind_ == RuleKind::allbut;
+}
+
+bool Rule::one_heap() const { return kind_ != RuleKind::wythoff && kind_ != RuleKind::moore; }
+
+bool Rule::adds_heaps() const {
+    switch (kind_) {
+        case RuleKind::grundy:
+        case RuleKind::lasker:
+            return true;
+        case RuleKind::octal:
+            return std::any_of(digits_.begin(), digits_.end(), [](uint8_t d) { return d & 4; });
+        default:
+            return false;
+    }
+}
+
+bool Rule::keeps_total() const {
+    return kind_ == RuleKind::grundy || kind_ == RuleKind::lasker ||
+           (kind_ == RuleKind::octal && (digits_[0] & 4));
+}
+
 std::string Rule::canonical() const {
-    if (kind_ == RuleKind::nim) return "nim";
+    switch (kind_) {
+        case RuleKind::nim:
+            return "nim";
+        case RuleKind::grundy:
+            return "grundy";
+        case RuleKind::lasker:
+            return "lasker";
+        case RuleKind::wythoff:
+            return "wythoff";
+        case RuleKind::moore:
+            return "moore:" + std::to_string(moore_k_);
+        case RuleKind::octal: {
+            std::string out = "octal:" + std::to_string(digits_[0]) + ".";
+            for (size_t k = 1; k < digits_.size(); ++k) out += static_cast<char>('0' + digits_[k]);
+            return out;
+        }
+        case RuleKind::subtract:
+        case RuleKind::allbut:
+            break;
+    }
     std::string out = kind_ == RuleKind::subtract ? "subtract:" : "allbut:";
     bool first = true;
     auto add = [&](uint32_t n) {
@@ -168,8 +275,9 @@ bool Rule::allows(uint32_t amount) const {
             return listed(amount);
         case RuleKind::allbut:
             return !listed(amount);
+        default:
+            return false;
     }
-    return false;
 }
 
 std::vector<uint32_t> Rule::amounts_up_to(uint32_t max_amount) const {
@@ -197,8 +305,9 @@ bool Rule::allows_all_up_to(uint32_t max_amount) const {
                    (ranges_.front().first == 1 && ranges_.front().last >= max_amount);
         case RuleKind::allbut:
             return ranges_.front().first > max_amount;
+        default:
+            return false;
     }
-    return false;
 }
 
 }  // namespace nimtb::engine

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <limits>
 #include <vector>
 
 #include "engine/moves.h"
 #include "engine/parallel.h"
+#include "engine/sequence.h"
 
 namespace nimtb::engine {
 
@@ -46,12 +48,18 @@ struct Block {
 };
 
 // The solve order. Group positions by their j largest heaps: each group is a
-// contiguous rank range (its lower K-j heaps range over a smaller universe),
-// and a child either keeps the parent's top-j heaps (same block, smaller rank)
-// or has a strictly smaller sum of top-j heaps (lowering a heap never raises
-// the j largest, and equal sums of componentwise-smaller tuples are equal
-// tuples). So blocks are swept in rank order, one thread each, and all blocks
-// of one top-sum ("level") run in parallel once the lower levels are done.
+// contiguous rank range (its lower K-j heaps range over a smaller set), and
+// a child either keeps the parent's top-j heaps (same block, smaller rank) or
+// lies in a block of a smaller level, the level of top heaps T being
+// (sum of T, then more non-empty heaps in T first):
+// - lowering heaps (every family but splits) never raises any of the j
+//   largest, and equal sums of componentwise-smaller tuples are equal tuples;
+// - a split of h into x + y <= h: any j heaps of the child sum to at most some
+//   j heaps of the parent (put h back for x, y), with equality only when the
+//   top j stay the same, or when x + y = h both enter the top j in place of h
+//   and an empty heap - then the child's top j have one more non-empty heap.
+// So blocks are swept in rank order, one thread each, and all blocks of one
+// level run in parallel once the lower levels are done.
 struct Plan {
     std::vector<Block> blocks;
     std::vector<size_t> level_start;  // blocks of level l: [level_start[l], level_start[l+1])
@@ -63,27 +71,35 @@ struct Plan {
 unsigned choose_block_heaps(const Universe& u) {
     const unsigned k = u.max_heaps();
     if (k == 1) return 1;
-    if (k >= 4 && u.size() / binomial(uint64_t{u.max_heap_size()} + 3, 3) >= 2048) return 3;
+    const uint64_t h = u.max_heap_size();
+    // Top-3 tuples: C(H+3, 3) in a box, about N^3/36 under a total.
+    const uint64_t tuples = u.is_box() ? binomial(h + 3, 3) : std::max<uint64_t>(1, h * h * h / 36);
+    if (k >= 4 && u.size() / tuples >= 2048) return 3;
     return 2;
 }
 
 Plan make_plan(const Universe& u, unsigned j) {
     const unsigned k = u.max_heaps();
     const uint32_t h = u.max_heap_size();
-    Universe top(j, h);
-    std::vector<std::vector<Block>> by_sum(size_t(j) * h + 1);
+    const Universe top = u.is_box() ? Universe(j, h) : Universe::total_bounded(h, j);
+    const uint32_t budget = u.is_box() ? 0 : u.max_total();
+    std::vector<std::vector<Block>> by_level((size_t(j) * h + 1) * (j + 1));
     std::vector<uint32_t> b(j, 0);
     do {
-        uint64_t sum = 0, first = 0;
+        uint32_t sum = 0;
+        unsigned empty = 0;
         for (unsigned t = 0; t < j; ++t) {
             sum += b[t];
-            first += u.term(k - j + t, b[t]);
+            empty += b[t] == 0;
         }
-        by_sum[sum].push_back({first, binomial(uint64_t{b[0]} + (k - j), k - j)});
+        const uint64_t first = u.rank_compact(b.data() + empty, j - empty);
+        const uint64_t count = u.completions(k - j, b[0], budget ? budget - sum : 0);
+        // Within one sum, fewer empty heaps first: (sum, empty) ascending.
+        by_level[size_t(sum) * (j + 1) + empty].push_back({first, count});
     } while (top.next(b.data()));
     Plan plan;
     plan.blocks.reserve(top.size());
-    for (auto& level : by_sum) {
+    for (auto& level : by_level) {
         plan.level_start.push_back(plan.blocks.size());
         plan.blocks.insert(plan.blocks.end(), level.begin(), level.end());
     }
@@ -113,12 +129,15 @@ struct Widths {
 // widens an array in place when a level meets a larger number.
 Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
     const uint64_t h = u.max_heap_size(), k = u.max_heaps();
+    // The longest game: in a box each move takes a token; under a total a
+    // move takes a token or splits a heap, and there are at most N heaps.
+    const uint64_t longest = u.is_box() ? k * h : 2 * uint64_t{u.max_total()};
     if (options.method == SolveMethod::sprague_grundy) {
         // Single-heap values are at most H (a heap has at most H moves); the
         // XOR of values below 2^b stays below 2^b.
         return {bits_for(std::bit_ceil(h + 1) - 1, "values"), 0};
     }
-    if (options.remoteness) bits_for(k * h, "remoteness");  // refuses what 16 bits cannot hold
+    if (options.remoteness) bits_for(longest, "remoteness");  // refuses what 16 bits cannot hold
     const uint64_t per_heap = rule.amounts_up_to(static_cast<uint32_t>(h)).size();
     const unsigned value_bits = options.value_bits ? options.value_bits
                                 : per_heap > std::numeric_limits<uint8_t>::max() ? 16u
@@ -137,14 +156,49 @@ struct Pass {
     bool complete() const { return !value && !remoteness; }
 };
 
-// The brute-force kernel for one rule shape (ALL: Nim amounts), one choice of
-// stored quantities (REM) and one pair of element types. The choices are made
-// at compile time so that the inner loop is a table read, a load and a few
-// bit operations per child.
-template <bool ALL, bool REM, class V, class R>
-struct BruteKernel {
+// Child generators for the kernel, chosen at compile time. Each calls
+// f(child_rank) for every child of sorted, padded heaps of rank `rank`.
+//
+// Take families in a box: ranks computed incrementally (ALL: Nim amounts).
+template <bool ALL>
+struct TakeChildren {
     const Universe& u;
     const TakeAmounts& amounts;
+    template <class F>
+    void operator()(const uint32_t* heaps, uint64_t rank, F&& f) const {
+        for_each_take_child<ALL>(u, amounts, heaps, rank,
+                                 [&](uint32_t, uint32_t, uint64_t c) { f(c); });
+    }
+};
+
+// Every family, every universe: children as heap lists, each ranked. The
+// scratch lists are allocated once per position, not per child.
+struct FamilyChildren {
+    const Rule& rule;
+    const Universe& u;
+    template <class F>
+    void operator()(const uint32_t* heaps, uint64_t, F&& f) const {
+        const unsigned k = u.max_heaps();
+        unsigned zeros = 0;
+        while (zeros < k && heaps[zeros] == 0) ++zeros;
+        Heaps scratch;
+        scratch.reserve(k - zeros + 1);
+        for_each_child(rule, std::span<const uint32_t>(heaps + zeros, k - zeros),
+                       [&](const Heaps& child) {
+                           scratch.assign(child.begin(), child.end());
+                           f(rank_child(u, scratch));
+                       });
+    }
+};
+
+// The brute-force kernel for one child generator, one choice of stored
+// quantities (REM) and one pair of element types. The choices are made at
+// compile time so that the inner loop is a table read, a load and a few bit
+// operations per child.
+template <class Children, bool REM, class V, class R>
+struct BruteKernel {
+    const Universe& u;
+    Children children_of;
     V* value;
     R* remoteness;
     V terminal;
@@ -160,7 +214,8 @@ struct BruteKernel {
             uint32_t max_value = 0;
             uint32_t max_rem = 0, min_rem_p = std::numeric_limits<uint32_t>::max();
             uint64_t children = 0;
-            for_each_take_child<ALL>(u, amounts, heaps, rank, [&](uint32_t, uint32_t, uint64_t c) {
+            children_of(heaps, rank, [&](uint64_t c) {
+                assert(c < rank);  // every move leads to a colex-smaller position
                 const uint32_t v = value[c];
                 seen[v >> 6] |= uint64_t{1} << (v & 63);
                 max_value = std::max(max_value, v);
@@ -213,15 +268,15 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
 
 // Solves the levels of `plan` from `first_level` on, until all are done or a
 // level meets a number too wide for V or R.
-template <bool ALL, bool REM, class V, class R>
-Pass run_brute(const Universe& u, const TakeAmounts& amounts, const Plan& plan, size_t first_level,
+template <class Children, bool REM, class V, class R>
+Pass run_brute(const Universe& u, const Children& children, const Plan& plan, size_t first_level,
                Solution& s, const SolveOptions& o) {
     // Children's values fit in V, so the mex bitset needs one bit more.
     const unsigned words = static_cast<unsigned>((uint64_t{1} << (sizeof(V) * 8)) / 64 + 1);
     std::atomic<bool> value_overflow{false}, remoteness_overflow{false};
-    const BruteKernel<ALL, REM, V, R> kernel{
+    const BruteKernel<Children, REM, V, R> kernel{
         u,
-        amounts,
+        children,
         s.value.data<V>(),
         REM ? s.remoteness.data<R>() : nullptr,
         static_cast<V>(o.convention == Convention::misere ? 1 : 0),
@@ -263,21 +318,21 @@ Pass run_brute(const Universe& u, const TakeAmounts& amounts, const Plan& plan, 
     return pass;
 }
 
-template <bool ALL>
-Pass dispatch_brute(const Universe& u, const TakeAmounts& a, const Plan& p, size_t level,
+template <class Children>
+Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t level,
                     Solution& s, const SolveOptions& o) {
     const bool v8 = s.value.bits() == 8;
     if (s.remoteness.empty()) {
-        return v8 ? run_brute<ALL, false, uint8_t, uint8_t>(u, a, p, level, s, o)
-                  : run_brute<ALL, false, uint16_t, uint8_t>(u, a, p, level, s, o);
+        return v8 ? run_brute<Children, false, uint8_t, uint8_t>(u, a, p, level, s, o)
+                  : run_brute<Children, false, uint16_t, uint8_t>(u, a, p, level, s, o);
     }
     const bool r8 = s.remoteness.bits() == 8;
     if (v8) {
-        return r8 ? run_brute<ALL, true, uint8_t, uint8_t>(u, a, p, level, s, o)
-                  : run_brute<ALL, true, uint8_t, uint16_t>(u, a, p, level, s, o);
+        return r8 ? run_brute<Children, true, uint8_t, uint8_t>(u, a, p, level, s, o)
+                  : run_brute<Children, true, uint8_t, uint16_t>(u, a, p, level, s, o);
     }
-    return r8 ? run_brute<ALL, true, uint16_t, uint8_t>(u, a, p, level, s, o)
-              : run_brute<ALL, true, uint16_t, uint16_t>(u, a, p, level, s, o);
+    return r8 ? run_brute<Children, true, uint16_t, uint8_t>(u, a, p, level, s, o)
+              : run_brute<Children, true, uint16_t, uint16_t>(u, a, p, level, s, o);
 }
 
 // Brute force over the whole universe, widening an array and solving a level
@@ -290,9 +345,12 @@ void solve_brute(const Rule& rule, const Universe& u, unsigned value_bits, unsig
     const Plan plan = make_plan(u, j);
     s.value = QuantityArray(u.size(), value_bits);
     if (remoteness_bits) s.remoteness = QuantityArray(u.size(), remoteness_bits);
+    const bool take = rule.take_family() && u.is_box();
     for (size_t level = 0;;) {
-        const Pass pass = amounts.all ? dispatch_brute<true>(u, amounts, plan, level, s, o)
-                                      : dispatch_brute<false>(u, amounts, plan, level, s, o);
+        const Pass pass =
+            !take ? dispatch_brute(u, FamilyChildren{rule, u}, plan, level, s, o)
+            : amounts.all ? dispatch_brute(u, TakeChildren<true>{u, amounts}, plan, level, s, o)
+                          : dispatch_brute(u, TakeChildren<false>{u, amounts}, plan, level, s, o);
         s.child_lookups += pass.lookups;
         if (pass.complete()) return;
         if (pass.value) {
@@ -303,7 +361,7 @@ void solve_brute(const Rule& rule, const Universe& u, unsigned value_bits, unsig
             }
             s.value.widen();
         }
-        if (pass.remoteness) s.remoteness.widen();  // K*H < 65536 was checked
+        if (pass.remoteness) s.remoteness.widen();  // the longest game < 65536 was checked
         level = pass.level;
     }
 }
@@ -381,6 +439,11 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
             "the sprague-grundy method holds for normal play only; use the brute method for "
             "misere");
     }
+    if (options.method == SolveMethod::sprague_grundy && !rule.one_heap()) {
+        throw InputError("the sprague-grundy method needs moves that touch one heap, which " +
+                         rule.canonical() + " does not have; use the brute method");
+    }
+    check_closed(rule, u);
     // 1. Check that the arrays fit before allocating them.
     const Widths w = widths(rule, u, options);
     const uint64_t needed = estimate_memory(rule, u, options);
@@ -393,6 +456,7 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
 
     Solution s{rule, options.convention, u.max_heaps(), u.max_heap_size(), options.method, {}, {}};
     s.positions = u.size();
+    s.max_total = u.max_total();
 
     // 2. Fill the arrays inside an arena of the requested size.
     tbb::task_arena arena(options.threads ? static_cast<int>(options.threads)
@@ -401,13 +465,7 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
         if (options.method == SolveMethod::brute) {
             solve_brute(rule, u, w.value_bits, w.remoteness_bits, s, options);
         } else {
-            SolveOptions single_options;
-            single_options.remoteness = false;
-            single_options.threads = 1;
-            const Universe one(1, u.max_heap_size());
-            const Solution single = solve(rule, one, single_options);
-            std::vector<uint32_t> g(u.max_heap_size() + 1);
-            for (uint32_t a = 0; a <= u.max_heap_size(); ++a) g[a] = single.value.get(a);
+            const std::vector<uint32_t> g = grundy_sequence(rule, u.max_heap_size());
             const uint32_t max_g = *std::max_element(g.begin(), g.end());
             s.value =
                 QuantityArray(u.size(), bits_for(std::bit_ceil(uint64_t{max_g} + 1) - 1, "values"));

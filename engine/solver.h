@@ -83,6 +83,12 @@ struct Solution {
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
     uint64_t child_lookups = 0;  // brute force only
+    uint32_t max_total = 0;      // N of a total-bounded universe; 0 for a box
+    // The universe the arrays are indexed by.
+    Universe universe() const {
+        return max_total ? Universe::total_bounded(max_total, max_heaps)
+                         : Universe(max_heaps, max_heap_size);
+    }
 };
 
 // Bytes a solve would allocate for its arrays.

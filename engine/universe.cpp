@@ -91,13 +91,102 @@ Universe::Universe(unsigned max_heaps, uint32_t max_heap_size) : k_(max_heaps), 
     }
 }
 
+namespace {
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+    return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
+                                                        : a + b;
+}
+
+}  // namespace
+
+Universe Universe::total_bounded(uint32_t max_total, unsigned max_heaps) {
+    if (max_total < 1 || max_total > MAX_TOTAL) {
+        throw InputError("total " + std::to_string(max_total) + " is out of range: expected 1 to " +
+                         std::to_string(MAX_TOTAL));
+    }
+    if (max_heaps > MAX_TOTAL) {
+        throw InputError("number of heaps " + std::to_string(max_heaps) +
+                         " is out of range: expected 1 to " + std::to_string(MAX_TOTAL));
+    }
+    Universe u;
+    u.total_ = max_total;
+    u.h_ = max_total;
+    // No position has more non-empty heaps than tokens.
+    u.k_ = max_heaps == 0 ? max_total : std::min<unsigned>(max_heaps, max_total);
+    const uint32_t n = max_total;
+    const unsigned k = u.k_;
+    // P(m, v, s): non-decreasing sequences of m sizes in [0, v] with sum <= s,
+    // built on the largest entry x: P(m, v, s) = sum_{x <= min(v, s)} P(m-1, x, s-x).
+    auto p_at = [&](unsigned m, uint32_t v, uint32_t s) -> uint64_t& {
+        return u.fill_[(size_t(m) * (n + 1) + v) * (n + 1) + s];
+    };
+    u.fill_.assign(size_t(k + 1) * (n + 1) * (n + 1), 0);
+    for (uint32_t v = 0; v <= n; ++v)
+        for (uint32_t s = 0; s <= n; ++s) p_at(0, v, s) = 1;
+    for (unsigned m = 1; m <= k; ++m) {
+        for (uint32_t v = 0; v <= n; ++v) {
+            for (uint32_t s = 0; s <= n; ++s) {
+                uint64_t total = 0;
+                for (uint32_t x = 0; x <= std::min(v, s); ++x)
+                    total = saturating_add(total, p_at(m - 1, x, s - x));
+                p_at(m, v, s) = total;
+            }
+        }
+    }
+    // Q(m, a, r) = sum_{v < a, v <= r} P(m, v, r - v): members below heap value a at index m.
+    u.q_.assign(size_t(k) * (n + 2) * (n + 1), 0);
+    for (unsigned m = 0; m < k; ++m) {
+        for (uint32_t r = 0; r <= n; ++r) {
+            uint64_t total = 0;
+            for (uint32_t a = 0; a <= n + 1; ++a) {
+                u.q_[(size_t(m) * (n + 2) + a) * (n + 1) + r] = total;
+                if (a <= r) total = saturating_add(total, p_at(m, a, r - a));
+            }
+        }
+    }
+    u.size_ = u.q(k - 1, n + 1, n);
+    if (u.size_ == std::numeric_limits<uint64_t>::max()) {
+        throw InputError("a universe of at most " + std::to_string(n) +
+                         " tokens has more than 2^64 positions; choose a smaller total");
+    }
+    return u;
+}
+
+uint64_t Universe::completions(unsigned m, uint32_t largest, uint32_t budget) const {
+    if (is_box()) return binomial(uint64_t{largest} + m, m);
+    return fill_[(size_t(m) * (total_ + 1) + largest) * (total_ + 1) + budget];
+}
+
+uint64_t Universe::rank_compact(const uint32_t* ascending, unsigned count) const {
+    uint64_t r = 0;
+    const unsigned base = k_ - count;
+    if (is_box()) {
+        for (unsigned j = 0; j < count; ++j) r += term(base + j, ascending[j]);
+        return r;
+    }
+    uint32_t budget = total_;
+    for (unsigned j = count; j-- > 0;) {
+        r += q(base + j, ascending[j], budget);
+        budget -= ascending[j];
+    }
+    return r;
+}
+
 std::string Universe::describe() const {
+    if (!is_box()) {
+        return "at most " + std::to_string(total_) + (total_ == 1 ? " token" : " tokens") +
+               " in all" +
+               (k_ < total_ ? ", on at most " + std::to_string(k_) + (k_ == 1 ? " heap" : " heaps")
+                            : std::string());
+    }
     return "at most " + std::to_string(k_) + (k_ == 1 ? " heap" : " heaps") + " of at most " +
            std::to_string(h_) + (h_ == 1 ? " token" : " tokens");
 }
 
 Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
     Heaps sorted;
+    uint64_t total = 0;
     for (size_t i = 0; i < heaps.size(); ++i) {
         if (heaps[i] == 0) continue;
         if (heaps[i] > h_) {
@@ -105,6 +194,11 @@ Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
                              " tokens, more than this table's limit: " + describe());
         }
         sorted.push_back(heaps[i]);
+        total += heaps[i];
+        if (total_ && total > total_) {
+            throw InputError("the heaps hold " + std::to_string(total) +
+                             " tokens or more, more than this table's limit: " + describe());
+        }
         if (sorted.size() > k_) {
             throw InputError("heap " + std::to_string(i + 1) + " is non-empty heap number " +
                              std::to_string(sorted.size()) +
@@ -117,6 +211,11 @@ Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
 }
 
 uint64_t Universe::rank(std::span<const uint32_t> sorted) const {
+    if (!is_box()) {
+        unsigned zeros = 0;
+        while (zeros < k_ && sorted[zeros] == 0) ++zeros;
+        return rank_compact(sorted.data() + zeros, k_ - zeros);
+    }
     uint64_t r = 0;
     for (unsigned i = 0; i < k_; ++i) r += term(i, sorted[i]);
     return r;
@@ -129,6 +228,19 @@ Heaps Universe::unrank(uint64_t rank) const {
 }
 
 void Universe::unrank(uint64_t rank, uint32_t* sorted) const {
+    if (!is_box()) {
+        uint32_t hi = total_, budget = total_;
+        for (unsigned i = k_; i-- > 0;) {
+            // The largest a <= min(hi, budget) with Q(i, a, budget) <= rank.
+            uint32_t a = std::min(hi, budget);
+            while (a > 0 && q(i, a, budget) > rank) --a;
+            sorted[i] = a;
+            rank -= q(i, a, budget);
+            budget -= a;
+            hi = a;
+        }
+        return;
+    }
     uint32_t hi = h_;
     for (unsigned i = k_; i-- > 0;) {
         // The largest a <= hi with term(i, a) <= rank; terms grow with a.
@@ -143,8 +255,16 @@ void Universe::unrank(uint64_t rank, uint32_t* sorted) const {
 
 bool Universe::next(uint32_t* sorted) const {
     // Colex successor: raise the lowest heap that can grow, zero those below it.
+    uint64_t above = 0;  // tokens in heaps above index i (total-bounded only)
+    if (total_) {
+        for (unsigned i = 0; i < k_; ++i) above += sorted[i];
+    }
     for (unsigned i = 0; i < k_; ++i) {
         uint32_t limit = i + 1 < k_ ? sorted[i + 1] : h_;
+        if (total_) {
+            above -= sorted[i];
+            if (above + sorted[i] + 1 > total_) continue;
+        }
         if (sorted[i] < limit) {
             ++sorted[i];
             std::fill(sorted, sorted + i, 0u);

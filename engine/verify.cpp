@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "engine/moves.h"
 #include "engine/parallel.h"
+#include "engine/sequence.h"
 #include "engine/solver.h"
 
 namespace nimtb::engine {
@@ -64,14 +66,43 @@ bool misere_nim_p(const uint32_t* g, unsigned k) {
     return big ? x == 0 : ones % 2 == 1;
 }
 
-SingleHeaps single_heap_values(TableSource& table, const Universe& u, const Rule& rule) {
+// floor(sqrt(x)), exactly.
+uint64_t isqrt(uint64_t x) {
+    uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<double>(x)));
+    while (r * r > x) --r;
+    while ((r + 1) * (r + 1) <= x) ++r;
+    return r;
+}
+
+// Wythoff: a position of at most two heaps a <= b is P exactly when, with
+// n = b - a, a = floor(n phi) (and so b = floor(n phi^2) = a + n). With
+// phi = (1 + sqrt 5) / 2, floor(n phi) = floor((n + floor(sqrt(5 n^2))) / 2):
+// exact integer arithmetic, no rounding.
+bool wythoff_p(uint32_t a, uint32_t b) {
+    const uint64_t n = b - a;
+    return a == (n + isqrt(5 * n * n)) / 2;
+}
+
+// Moore's Nim_k: P exactly when, for every binary digit, the number of
+// heaps with that digit set is a multiple of k + 1.
+bool moore_p(const uint32_t* heaps, unsigned count, unsigned k) {
+    for (unsigned bit = 0; bit < 32; ++bit) {
+        unsigned ones = 0;
+        for (unsigned i = 0; i < count; ++i) ones += (heaps[i] >> bit) & 1;
+        if (ones % (k + 1)) return false;
+    }
+    return true;
+}
+
+SingleHeaps single_heap_values(TableSource& table, const Universe& u, const Rule& rule,
+                               Convention convention) {
     SingleHeaps s;
     Heaps h(u.max_heaps(), 0);
     for (uint32_t a = 0; a <= u.max_heap_size(); ++a) {
         h.back() = a;
         s.values.push_back(table.value(u.rank(h)));
     }
-    s.period = find_period(rule, s.values);
+    s.period = find_period(rule, convention, s.values);
     return s;
 }
 
@@ -82,6 +113,7 @@ struct Context {
     const std::vector<uint32_t>& single;
     const std::vector<uint32_t>& normal_single;
     bool normal;
+    unsigned moore_k;
 };
 
 // Verifies ranks [first, last) into `report` (counts, histograms, checks).
@@ -95,7 +127,9 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     Check& bouton = report.check(CheckId::bouton);
     Check& misere = report.check(CheckId::misere_nim);
     Check& misere_values = report.check(CheckId::misere_rule_on_values);
-    std::vector<Move> moves;
+    Check& wythoff = report.check(CheckId::wythoff);
+    Check& moore = report.check(CheckId::moore);
+    std::vector<uint64_t> children;
     std::vector<uint8_t> seen;
     Heaps heaps = u.unrank(first);
     std::vector<uint32_t> g(k);
@@ -110,27 +144,27 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
         if (rem) ++report.remoteness_histogram[r];
 
         // 1. Consistency with the definitions, from the stored children.
-        ctx.gen.moves(heaps, moves);
-        seen.assign(moves.size() + 2, 0);
+        ctx.gen.child_ranks(heaps, children);
+        seen.assign(children.size() + 2, 0);
         uint32_t max_all = 0, min_p = UINT32_MAX;
-        for (const Move& m : moves) {
-            const uint32_t cv = table.value(m.child_rank);
+        for (const uint64_t child : children) {
+            const uint32_t cv = table.value(child);
             if (cv < seen.size()) seen[cv] = 1;
             if (rem) {
-                const uint32_t cr = table.remoteness(m.child_rank);
+                const uint32_t cr = table.remoteness(child);
                 max_all = std::max(max_all, cr);
                 if (cv == 0) min_p = std::min(min_p, cr);
             }
         }
         uint32_t mex = 0;
         while (seen[mex]) ++mex;
-        const uint32_t want_v = moves.empty() ? (normal ? 0 : 1) : mex;
-        const uint32_t want_r = moves.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
+        const uint32_t want_v = children.empty() ? (normal ? 0 : 1) : mex;
+        const uint32_t want_r = children.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
         const bool consistent = v == want_v && (!rem || r == want_r);
         record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
                v != want_v ? want_v : want_r);
 
-        // 2-5. The theorems and the finding.
+        // 2-7. The theorems and the finding.
         uint32_t x = 0, xs = 0;
         for (unsigned i = 0; i < k; ++i) {
             x ^= single[heaps[i]];
@@ -146,6 +180,14 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
             for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
             const bool p = misere_nim_p(g.data(), k);
             record(misere_values, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (wythoff.applies && (k < 3 || heaps[k - 3] == 0)) {
+            const bool p = wythoff_p(k >= 2 ? heaps[k - 2] : 0, heaps[k - 1]);
+            record(wythoff, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (moore.applies) {
+            const bool p = moore_p(heaps.data(), k, ctx.moore_k);
+            record(moore, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
         }
     }
 }
@@ -171,7 +213,7 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     VerifyReport report;
     report.positions = u.size();
     const bool normal = convention == Convention::normal;
-    const bool is_nim = rule.allows_all_up_to(u.max_heap_size());
+    const bool is_nim = rule.take_family() && rule.allows_all_up_to(u.max_heap_size());
 
     auto check = [](const char* name, const char* description, bool applies, Basis basis) {
         Check c;
@@ -186,7 +228,8 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
               "every value is the mex of its children's values and every remoteness meets its "
               "definition",
               true, Basis::definition),
-        check("sprague-grundy", "value = XOR of the values of its single heaps", normal, Basis::theorem),
+        check("sprague-grundy", "value = XOR of the values of its single heaps", normal && rule.one_heap(),
+              Basis::theorem),
         check("bouton", "value = XOR of the heap sizes (Nim)", normal && is_nim, Basis::theorem),
         check("misere-nim",
               "P exactly when all heaps <= 1 and their number is odd, or some heap >= 2 and the "
@@ -194,20 +237,24 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
               !normal && is_nim, Basis::theorem),
         check("misere-rule-on-values",
               "the misere-Nim rule applied to the heaps' normal-play values predicts the outcome",
-              !normal && !is_nim, Basis::observation),
+              !normal && !is_nim && rule.one_heap(), Basis::observation),
+        check("wythoff",
+              "a position of at most two heaps a <= b is P exactly when a = floor(n phi), "
+              "n = b - a",
+              normal && rule.kind() == RuleKind::wythoff, Basis::theorem),
+        check("moore",
+              "P exactly when every binary digit is set in a multiple of k+1 heaps",
+              normal && rule.kind() == RuleKind::moore, Basis::theorem),
     };
-    static_assert(CHECK_COUNT == 5, "one entry per CheckId, in order");
-    report.single_heaps = single_heap_values(table, u, rule);
+    static_assert(CHECK_COUNT == 7, "one entry per CheckId, in order");
+    report.single_heaps = single_heap_values(table, u, rule, convention);
     std::vector<uint32_t> normal_single;
     if (report.check(CheckId::misere_rule_on_values).applies) {
-        // The normal-play values of single heaps, solved here by brute force.
-        SolveOptions o;
-        o.remoteness = false;
-        o.threads = 1;
-        const Solution s = solve(rule, Universe(1, u.max_heap_size()), o);
-        for (uint32_t a = 0; a <= u.max_heap_size(); ++a) normal_single.push_back(s.value.get(a));
+        // The normal-play values of single heaps, by the Sprague-Grundy method.
+        normal_single = grundy_sequence(rule, u.max_heap_size());
     }
-    const Context ctx{u, MoveGenerator(rule, u), report.single_heaps.values, normal_single, normal};
+    const Context ctx{u,      MoveGenerator(rule, u), report.single_heaps.values, normal_single,
+                      normal, rule.kind() == RuleKind::moore ? rule.moore_k() : 0};
     if (!table.thread_safe()) {
         // One pass in rank order: a streaming source reads its chunks in sequence.
         const uint64_t step = std::max<uint64_t>(u.size() / 100, 1 << 16);

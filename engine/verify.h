@@ -69,12 +69,14 @@ struct Check {
 // The checks of a report, by name.
 enum class CheckId : size_t {
     consistency,            // definition: every value a mex, every remoteness as defined
-    sprague_grundy,         // theorem: value = XOR of single-heap values (normal play)
+    sprague_grundy,         // theorem: value = XOR of single-heap values (moves touch one heap)
     bouton,                 // theorem: Nim's value = XOR of heap sizes
     misere_nim,             // theorem: Bouton's misere rule for Nim
     misere_rule_on_values,  // observation: the misere-Nim rule on normal-play values
+    wythoff,                // theorem: Wythoff's P-positions (floor(n phi), floor(n phi^2))
+    moore,                  // theorem: Moore's Nim_k P-positions (bit counts divisible by k+1)
 };
-inline constexpr size_t CHECK_COUNT = 5;
+inline constexpr size_t CHECK_COUNT = 7;
 
 struct SingleHeaps {
     std::vector<uint32_t> values;  // value of one heap of h tokens, h = 0..H

@@ -14,16 +14,25 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
     r.rank = u.rank(sorted);
     r.value = table_.value(r.rank);
     if (table_.has_remoteness()) r.remoteness = table_.remoteness(r.rank);
-    for (const engine::Move& m : moves_.moves(sorted)) {
+    for (engine::Move& m : moves_.moves(heaps)) {
         ProbedMove p;
-        const auto it =
-            std::find(heaps.begin(), heaps.end(), m.heap_size);  // the first heap of that size
-        p.heap = static_cast<unsigned>(it - heaps.begin()) + 1;
-        p.heap_size = m.heap_size;
-        p.amount = m.amount;
-        p.phrase = engine::describe_take(m.heap_size, m.amount);
-        p.result = heaps;
-        p.result[p.heap - 1] -= m.amount;
+        p.phrase = engine::describe_move(heaps, m.result);
+        // A move that lowers one heap is also told as (heap, amount).
+        if (m.result.size() == heaps.size()) {
+            for (size_t i = 0; i < heaps.size(); ++i) {
+                if (m.result[i] == heaps[i]) continue;
+                if (p.heap) {  // a second heap changed
+                    p.heap = 0;
+                    break;
+                }
+                p.heap = static_cast<unsigned>(i) + 1;
+            }
+            if (p.heap) {
+                p.heap_size = heaps[p.heap - 1];
+                p.amount = heaps[p.heap - 1] - m.result[p.heap - 1];
+            }
+        }
+        p.result = std::move(m.result);
         p.child_rank = m.child_rank;
         p.value = table_.value(m.child_rank);
         if (table_.has_remoteness()) p.remoteness = table_.remoteness(m.child_rank);

@@ -12,11 +12,13 @@
 namespace nimtb::io {
 
 struct ProbedMove {
-    unsigned heap = 0;  // 1-based, in the order the position was given
+    // For a move that lowers one heap: that heap (1-based, in the order the
+    // position was given), its size and the amount taken; else all 0.
+    unsigned heap = 0;
     uint32_t heap_size = 0;
     uint32_t amount = 0;
-    std::string phrase;    // "take 2 from the 5": names the heap by its size
-    engine::Heaps result;  // the position after the move, same heap order
+    std::string phrase;    // "take 2 from the 5", "split 7 into 3 and 4": heaps named by size
+    engine::Heaps result;  // the position after the move, same heap order, a split's part appended
     uint64_t child_rank = 0;
     uint32_t value = 0;  // of the resulting position
     std::optional<uint32_t> remoteness;

@@ -12,7 +12,9 @@ namespace nimtb::io {
 
 inline constexpr const char* FORMAT_NAME = "nimtb-table";
 inline constexpr uint64_t FORMAT_VERSION = 1;
-inline constexpr const char* INDEX_NAME = "colex-multiset-v1";
+// The indexes this nimtb reads and writes (engine/universe.h, docs/FORMAT.md).
+inline constexpr const char* INDEX_NAME = "colex-multiset-v1";     // box universes
+inline constexpr const char* TOTAL_INDEX_NAME = "colex-total-v1";  // total-bounded universes
 inline constexpr const char* VALUE_DATASET = "value";
 inline constexpr const char* REMOTENESS_DATASET = "remoteness";
 
@@ -39,8 +41,10 @@ struct TableInfo {
     std::string path;
     std::string rules;  // canonical text
     engine::Convention convention = engine::Convention::normal;
+    std::string index;  // INDEX_NAME or TOTAL_INDEX_NAME
     unsigned max_heaps = 0;
     uint32_t max_heap_size = 0;
+    uint32_t max_total = 0;  // N of a total-bounded universe; 0 for a box
     uint64_t positions = 0;
     std::string generator;
     std::string method;  // "brute", "sprague-grundy", or "" when not recorded

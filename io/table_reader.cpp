@@ -1,5 +1,7 @@
 #include "io/table_reader.h"
 
+#include "engine/moves.h"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -135,27 +137,42 @@ TableReader::TableReader(const std::string& path) {
                               : " is not one this nimtb reads (version 1)"));
     }
     const std::string index = require_string("index");
-    if (index != INDEX_NAME) {
-        throw TableError(path + ": unknown index '" + index + "', expected '" + INDEX_NAME + "'");
+    if (index != INDEX_NAME && index != TOTAL_INDEX_NAME) {
+        throw TableError(path + ": unknown index '" + index + "', expected '" + INDEX_NAME +
+                         "' or '" + TOTAL_INDEX_NAME + "'");
     }
+    info_.index = index;
 
     // 2. The game and the universe.
     try {
         rule_ = engine::Rule::parse(require_string("rules"));
         info_.convention = engine::parse_convention(require_string("convention"));
         const uint64_t k = require_u64("max_heaps"), h = require_u64("max_heap_size");
-        if (k > engine::Universe::MAX_HEAPS || h > engine::Universe::MAX_HEAP_SIZE) {
-            throw nimtb::InputError("max_heaps " + std::to_string(k) + " or max_heap_size " +
-                                     std::to_string(h) + " out of range");
+        if (index == TOTAL_INDEX_NAME) {
+            const uint64_t n = require_u64("max_total");
+            if (n > engine::Universe::MAX_TOTAL || k > n || h != n) {
+                throw nimtb::InputError("max_total " + std::to_string(n) + ", max_heaps " +
+                                        std::to_string(k) + " and max_heap_size " +
+                                        std::to_string(h) + " do not make a total-bounded universe");
+            }
+            universe_ = std::make_unique<engine::Universe>(engine::Universe::total_bounded(
+                static_cast<uint32_t>(n), static_cast<unsigned>(k)));
+        } else {
+            if (k > engine::Universe::MAX_HEAPS || h > engine::Universe::MAX_HEAP_SIZE) {
+                throw nimtb::InputError("max_heaps " + std::to_string(k) + " or max_heap_size " +
+                                        std::to_string(h) + " out of range");
+            }
+            universe_ = std::make_unique<engine::Universe>(static_cast<unsigned>(k),
+                                                           static_cast<uint32_t>(h));
         }
-        universe_ =
-            std::make_unique<engine::Universe>(static_cast<unsigned>(k), static_cast<uint32_t>(h));
+        engine::check_closed(rule_, *universe_);
     } catch (const nimtb::InputError& e) {
         throw TableError(path + ": bad attribute: " + e.what());
     }
     info_.rules = rule_.canonical();
     info_.max_heaps = universe_->max_heaps();
     info_.max_heap_size = universe_->max_heap_size();
+    info_.max_total = universe_->max_total();
     info_.positions = require_u64("positions");
     if (info_.positions != universe_->size()) {
         throw TableError(path + ": attribute 'positions' is " + std::to_string(info_.positions) +

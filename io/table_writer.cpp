@@ -280,7 +280,8 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
         write_u64_attribute(root, "max_heaps", s.max_heaps);
         write_u64_attribute(root, "max_heap_size", s.max_heap_size);
         write_u64_attribute(root, "positions", s.positions);
-        write_string_attribute(root, "index", INDEX_NAME);
+        write_string_attribute(root, "index", s.max_total ? TOTAL_INDEX_NAME : INDEX_NAME);
+        if (s.max_total) write_u64_attribute(root, "max_total", s.max_total);
         write_string_attribute(root, "generator", std::string("nimtb ") + VERSION);
         write_string_attribute(root, "method", engine::to_string(s.method));
 

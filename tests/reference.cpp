@@ -1,24 +1,115 @@
 #include "reference.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace nimtb::test {
+
+namespace {
+
+using engine::RuleKind;
+
+// The position with heap i replaced by `parts` (0, 1 or 2 non-empty heaps),
+// as sorted non-empty heaps.
+Heaps replace(const Heaps& heaps, size_t i, std::vector<uint32_t> parts) {
+    Heaps out;
+    for (size_t j = 0; j < heaps.size(); ++j) {
+        if (j != i && heaps[j]) out.push_back(heaps[j]);
+    }
+    for (uint32_t p : parts) {
+        if (p) out.push_back(p);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// What one heap of h may become under a one-heap family, from its definition.
+std::vector<std::vector<uint32_t>> one_heap_results(const engine::Rule& rule, uint32_t h) {
+    std::vector<std::vector<uint32_t>> out;
+    auto take_any = [&] {
+        for (uint32_t s = 1; s <= h; ++s) out.push_back({h - s});
+    };
+    auto splits = [&](uint32_t total, bool unequal) {  // two non-empty heaps
+        for (uint32_t a = 1; a < total; ++a) {
+            if (!unequal || a != total - a) out.push_back({a, total - a});
+        }
+    };
+    switch (rule.kind()) {
+        case RuleKind::nim:
+        case RuleKind::subtract:
+        case RuleKind::allbut:
+            for (uint32_t s = 1; s <= h; ++s) {
+                if (rule.allows(s)) out.push_back({h - s});
+            }
+            break;
+        case RuleKind::grundy:
+            splits(h, true);
+            break;
+        case RuleKind::lasker:
+            take_any();
+            splits(h, false);
+            break;
+        case RuleKind::octal: {
+            const auto& d = rule.octal_digits();
+            if (d[0] & 4) splits(h, false);
+            for (uint32_t k = 1; k < d.size(); ++k) {
+                if (k > h) break;
+                const uint32_t rest = h - k;
+                if ((d[k] & 1) && rest == 0) out.push_back({});
+                if ((d[k] & 2) && rest >= 1) out.push_back({rest});
+                if ((d[k] & 4) && rest >= 2) splits(rest, false);
+            }
+            break;
+        }
+        case RuleKind::wythoff:
+        case RuleKind::moore:
+            take_any();
+            break;
+    }
+    return out;
+}
+
+}  // namespace
 
 std::set<Heaps> reference_children(const engine::Rule& rule, const Heaps& heaps) {
     std::set<Heaps> out;
     for (size_t i = 0; i < heaps.size(); ++i) {
-        for (uint32_t s = 1; s <= heaps[i]; ++s) {
-            if (!rule.allows(s)) continue;
-            Heaps child = heaps;
-            child[i] -= s;
-            std::sort(child.begin(), child.end());
-            out.insert(child);
+        if (heaps[i] == 0) continue;
+        for (const auto& parts : one_heap_results(rule, heaps[i])) out.insert(replace(heaps, i, parts));
+    }
+    if (rule.kind() == RuleKind::wythoff) {
+        for (size_t i = 0; i < heaps.size(); ++i) {
+            for (size_t j = i + 1; j < heaps.size(); ++j) {
+                for (uint32_t s = 1; s <= std::min(heaps[i], heaps[j]); ++s) {
+                    Heaps c = heaps;
+                    c[i] -= s;
+                    c[j] -= s;
+                    out.insert(replace(c, c.size(), {}));
+                }
+            }
         }
+    }
+    if (rule.kind() == RuleKind::moore) {
+        // Every way to lower some heaps: keep those that lower 1 to k of them.
+        Heaps c = heaps;
+        std::function<void(size_t, unsigned)> lower = [&](size_t i, unsigned touched) {
+            if (i == heaps.size()) {
+                if (touched >= 1 && touched <= rule.moore_k()) out.insert(replace(c, c.size(), {}));
+                return;
+            }
+            for (uint32_t v = 0; v <= heaps[i]; ++v) {
+                c[i] = v;
+                lower(i + 1, touched + (v != heaps[i]));
+            }
+            c[i] = heaps[i];
+        };
+        lower(0, 0);
     }
     return out;
 }
 
 ReferenceResult ReferenceSolver::solve(Heaps heaps) {
+    heaps.erase(std::remove(heaps.begin(), heaps.end(), 0u), heaps.end());
     std::sort(heaps.begin(), heaps.end());
     if (auto it = memo_.find(heaps); it != memo_.end()) return it->second;
     std::set<uint32_t> values;

@@ -14,8 +14,10 @@ namespace nimtb::test {
 
 using engine::Heaps;
 
-// Every child of `heaps` (any order) as sorted heaps: lower any one heap by
-// any allowed amount, then sort.
+// Every child of `heaps` (any order) as its sorted non-empty heaps, written
+// straight from each family's definition (one heap replaced by what the
+// family allows it to become; wythoff's equal amounts from two heaps;
+// moore's lowering of 1 to k heaps), independent of the engine's generators.
 std::set<Heaps> reference_children(const engine::Rule& rule, const Heaps& heaps);
 
 struct ReferenceResult {
@@ -23,7 +25,7 @@ struct ReferenceResult {
     uint32_t remoteness;
 };
 
-// Value and remoteness by the definitions in DESIGN.md, by memoized recursion.
+// Value and remoteness by their definitions (docs/FORMAT.md), by memoized recursion.
 class ReferenceSolver {
   public:
     ReferenceSolver(engine::Rule rule, engine::Convention convention)

@@ -201,8 +201,12 @@ TEST_F(Damage, BadAttributes) {
     expect_refused(f, "attribute 'positions' is 5");
     fs::remove(f);
     f = make();
-    set_string(f, "rules", "wythoff");
+    set_string(f, "rules", "chess");
     expect_refused(f, "unknown rule");
+    fs::remove(f);
+    f = make();
+    set_string(f, "rules", "grundy");  // a box cannot hold its splits
+    expect_refused(f, "splits heaps");
     fs::remove(f);
     f = make();
     set_string(f, "convention", "sideways");

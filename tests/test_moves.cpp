@@ -12,50 +12,62 @@ using nimtb::engine::Universe;
 
 namespace {
 
-void expect_moves_match_reference(const char* rule_text, unsigned k, uint32_t h) {
+// Every position of `u`: the generator's children are exactly the
+// reference's, each once, and the fast child ranks (what verify reads) are
+// the same set.
+void expect_moves_match_reference(const char* rule_text, const Universe& u) {
     const Rule rule = Rule::parse(rule_text);
-    const Universe u(k, h);
     const MoveGenerator gen(rule, u);
-    Heaps heaps(k, 0);
+    Heaps heaps(u.max_heaps(), 0);
+    std::vector<uint64_t> fast;
     do {
         std::set<uint64_t> expected;
         for (const Heaps& child : nimtb::test::reference_children(rule, heaps))
-            expected.insert(u.rank(child));
+            expected.insert(u.rank(u.normalise(child)));
         const auto moves = gen.moves(heaps);
         std::set<uint64_t> got;
         for (const auto& m : moves) {
             got.insert(m.child_rank);
-            // The move's description leads to the child it names.
-            Heaps child = heaps;
-            auto it = std::find(child.begin(), child.end(), m.heap_size);
-            ASSERT_NE(it, child.end());
-            *it -= m.amount;
-            ASSERT_EQ(u.rank(u.normalise(child)), m.child_rank);
+            ASSERT_EQ(u.rank(u.normalise(m.result)), m.child_rank);  // the result is the child
+            ASSERT_LT(m.child_rank, u.rank(heaps));                   // colex-smaller
         }
         ASSERT_EQ(got.size(), moves.size()) << "a child listed twice at " << u.rank(heaps);
         ASSERT_EQ(got, expected) << rule_text << " at rank " << u.rank(heaps);
+        gen.child_ranks(heaps, fast);
+        ASSERT_EQ(std::set<uint64_t>(fast.begin(), fast.end()), expected) << rule_text;
     } while (u.next(heaps));
 }
 
 }  // namespace
 
-TEST(Moves, NimMatchesReference) {
-    expect_moves_match_reference("nim", 1, 12);
-    expect_moves_match_reference("nim", 3, 8);
-    expect_moves_match_reference("nim", 5, 5);
+TEST(Moves, TakeFamiliesMatchReference) {
+    expect_moves_match_reference("nim", Universe(1, 12));
+    expect_moves_match_reference("nim", Universe(3, 8));
+    expect_moves_match_reference("nim", Universe(5, 5));
+    expect_moves_match_reference("subtract:1,3,4", Universe(4, 9));
+    expect_moves_match_reference("subtract:1,3,4", Universe(2, 15));
+    expect_moves_match_reference("subtract:1-3", Universe(4, 8));
+    expect_moves_match_reference("allbut:2", Universe(4, 8));
+    expect_moves_match_reference("subtract:1,3,4", Universe::total_bounded(14));
+    expect_moves_match_reference("nim", Universe::total_bounded(12, 3));
 }
 
-TEST(Moves, SubtractionGameMatchesReference) {
-    expect_moves_match_reference("subtract:1,3,4", 4, 9);
-    expect_moves_match_reference("subtract:1,3,4", 2, 15);
+TEST(Moves, SeveralHeapFamiliesMatchReference) {
+    expect_moves_match_reference("wythoff", Universe(2, 12));
+    expect_moves_match_reference("wythoff", Universe(3, 7));
+    expect_moves_match_reference("moore:2", Universe(3, 6));
+    expect_moves_match_reference("moore:3", Universe(4, 4));
+    expect_moves_match_reference("wythoff", Universe::total_bounded(12));
 }
 
-TEST(Moves, MatchesGameMatchesReference) {
-    expect_moves_match_reference("subtract:1-3", 4, 8);
-}
-
-TEST(Moves, AllButMatchesReference) {
-    expect_moves_match_reference("allbut:2", 4, 8);
+TEST(Moves, TakeAndBreakFamiliesMatchReference) {
+    for (const char* rule : {"octal:0.77", "octal:0.07", "octal:0.137", "octal:4.7", "octal:0.4",
+                             "octal:0.6", "octal:0.71", "octal:0.1", "grundy", "lasker"}) {
+        expect_moves_match_reference(rule, Universe::total_bounded(13));
+    }
+    // Octal codes that never split fit a box.
+    expect_moves_match_reference("octal:0.12", Universe(3, 9));
+    expect_moves_match_reference("octal:0.31", Universe(3, 9));
 }
 
 TEST(Moves, EqualHeapsGiveEachChildOnce) {
@@ -63,4 +75,25 @@ TEST(Moves, EqualHeapsGiveEachChildOnce) {
     const MoveGenerator gen(Rule::nim(), u);
     EXPECT_EQ(gen.moves(Heaps{5, 5}).size(), 5u);
     EXPECT_EQ(gen.moves(Heaps{0, 0}).size(), 0u);
+    const MoveGenerator w(Rule::parse("wythoff"), u);
+    EXPECT_EQ(w.moves(Heaps{2, 2}).size(), 4u);  // 1 2, 0 2, 1 1, 0 0
+}
+
+TEST(Moves, DescribedAsAPersonSeesThem) {
+    using nimtb::engine::describe_move;
+    EXPECT_EQ(describe_move(Heaps{3, 5}, Heaps{3, 3}), "take 2 from the 5");
+    EXPECT_EQ(describe_move(Heaps{0, 7}, Heaps{0, 3, 4}), "split 7 into 3 and 4");
+    EXPECT_EQ(describe_move(Heaps{7}, Heaps{4, 2}), "take 1 from the 7, leaving 2 and 4");
+    EXPECT_EQ(describe_move(Heaps{5, 8}, Heaps{2, 5}), "take 3 from the 5 and from the 8");
+    EXPECT_EQ(describe_move(Heaps{3, 5, 6}, Heaps{2, 3, 6}), "take 1 from the 3 and 2 from the 5");
+}
+
+TEST(Moves, UniversesThatCannotHoldASplitAreRefused) {
+    using nimtb::engine::check_closed;
+    EXPECT_THROW(check_closed(Rule::parse("octal:0.77"), Universe(4, 10)), nimtb::InputError);
+    EXPECT_THROW(check_closed(Rule::parse("grundy"), Universe::total_bounded(20, 3)),
+                 nimtb::InputError);
+    EXPECT_NO_THROW(check_closed(Rule::parse("grundy"), Universe::total_bounded(20)));
+    EXPECT_NO_THROW(check_closed(Rule::parse("wythoff"), Universe(2, 20)));
+    EXPECT_NO_THROW(check_closed(Rule::parse("octal:0.12"), Universe(2, 20)));
 }

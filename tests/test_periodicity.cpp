@@ -110,13 +110,13 @@ TEST(Periodicity, ProvenExactlyWhereTheWindowFits) {
             SCOPED_TRACE(text + (c == Convention::normal ? " normal" : " misere"));
 
             const Periodicity at = nimtb::engine::find_period(
-                rule, std::span<const uint32_t>(g.data(), needed + 1));
+                rule, c, std::span<const uint32_t>(g.data(), needed + 1));
             EXPECT_EQ(at.basis, Basis::proof);
             EXPECT_EQ(at.preperiod, t.preperiod);
             EXPECT_EQ(at.period, t.period);
 
             const Periodicity below = nimtb::engine::find_period(
-                rule, std::span<const uint32_t>(g.data(), needed));
+                rule, c, std::span<const uint32_t>(g.data(), needed));
             EXPECT_EQ(below.basis, Basis::none);
             EXPECT_EQ(below.period, 0u);
             if (below.needed_max_heap) EXPECT_GE(*below.needed_max_heap, needed);

@@ -67,9 +67,49 @@ void expect_refused(const char* text, const char* fragment) {
 }
 
 TEST(Rules, RefusesUnknownKind) {
-    expect_refused("wythoff", "unknown rule 'wythoff'");
-    expect_refused("wythoff", "subtract:LIST");
+    expect_refused("kayles", "unknown rule 'kayles'");
+    expect_refused("kayles", "octal:CODE");
     expect_refused("", "empty rule");
+}
+
+TEST(Rules, FamiliesAndTheirCanonicalText) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"octal:0.77", "octal:0.77"},   {"octal:.770", "octal:0.77"},  {"OCTAL:0.137", "octal:0.137"},
+        {"octal:4.7", "octal:4.7"},     {"octal:0.33", "subtract:1,2"}, {"octal:0.3033", "subtract:1,3,4"},
+        {"octal:0.333", "subtract:1-3"}, {"grundy", "grundy"},          {"lasker", "lasker"},
+        {"wythoff", "wythoff"},         {"moore:2", "moore:2"},         {"moore:1", "nim"},
+    };
+    for (auto [text, canonical] : cases) {
+        const Rule rule = Rule::parse(text);
+        EXPECT_EQ(rule.canonical(), canonical) << text;
+        EXPECT_EQ(Rule::parse(rule.canonical()), rule) << text;
+    }
+    // Properties the layers above ask.
+    const Rule kayles = Rule::parse("octal:0.77");
+    EXPECT_TRUE(kayles.one_heap());
+    EXPECT_TRUE(kayles.adds_heaps());
+    EXPECT_FALSE(kayles.keeps_total());
+    EXPECT_TRUE(Rule::parse("octal:4.7").keeps_total());
+    EXPECT_TRUE(Rule::parse("grundy").keeps_total());
+    EXPECT_FALSE(Rule::parse("octal:0.12").adds_heaps());
+    EXPECT_FALSE(Rule::parse("wythoff").one_heap());
+    EXPECT_FALSE(Rule::parse("moore:3").one_heap());
+    EXPECT_FALSE(Rule::parse("moore:3").adds_heaps());
+    EXPECT_TRUE(Rule::parse("subtract:1,3").take_family());
+    EXPECT_FALSE(kayles.take_family());
+}
+
+TEST(Rules, RefusesBadFamilyTexts) {
+    expect_refused("octal:0.78", "'8' is not an octal digit");
+    expect_refused("octal:77", "the point is missing");
+    expect_refused("octal:2.7", "must be 0 or 4");
+    expect_refused("octal:0.000", "allows no move");
+    expect_refused("octal", "needs a code");
+    expect_refused("moore:0", "bad k '0'");
+    expect_refused("moore:x", "bad k 'x'");
+    expect_refused("moore", "needs k");
+    expect_refused("wythoff:2", "takes no list");
+    expect_refused("grundy:1", "takes no list");
 }
 
 TEST(Rules, RefusesEmptySubtractList) {

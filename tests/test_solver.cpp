@@ -17,12 +17,14 @@ using nimtb::test::solve;
 
 namespace {
 
-void expect_matches_reference(const char* rule_text, unsigned k, uint32_t h) {
+void expect_matches_reference(const char* rule_text, const Universe& u, unsigned threads = 0) {
     for (Convention c : {Convention::normal, Convention::misere}) {
-        const Universe u(k, h);
-        const Solution s = solve(rule_text, c, k, h);
+        SolveOptions o;
+        o.convention = c;
+        o.threads = threads;
+        const Solution s = nimtb::engine::solve(Rule::parse(rule_text), u, o);
         nimtb::test::ReferenceSolver ref(Rule::parse(rule_text), c);
-        Heaps heaps(k, 0);
+        Heaps heaps(u.max_heaps(), 0);
         uint64_t p = 0;
         for (uint64_t r = 0; r < u.size(); ++r, u.next(heaps)) {
             const auto expected = ref.solve(heaps);
@@ -34,6 +36,10 @@ void expect_matches_reference(const char* rule_text, unsigned k, uint32_t h) {
         }
         EXPECT_EQ(s.p_positions, p);
     }
+}
+
+void expect_matches_reference(const char* rule_text, unsigned k, uint32_t h) {
+    expect_matches_reference(rule_text, Universe(k, h));
 }
 
 bool same_bits(const nimtb::engine::QuantityArray& a, const nimtb::engine::QuantityArray& b) {
@@ -48,6 +54,24 @@ TEST(Solver, NimMatchesReference) {
     expect_matches_reference("nim", 3, 12);
     expect_matches_reference("nim", 4, 9);
     expect_matches_reference("nim", 6, 5);
+}
+
+// Every family, both conventions, 1 and 2 threads, in the universes it fits.
+TEST(Solver, EveryFamilyMatchesReference) {
+    for (unsigned threads : {1u, 2u}) {
+        expect_matches_reference("wythoff", Universe(2, 14), threads);
+        expect_matches_reference("wythoff", Universe(3, 7), threads);
+        expect_matches_reference("moore:2", Universe(3, 6), threads);
+        expect_matches_reference("moore:3", Universe(4, 4), threads);
+        expect_matches_reference("octal:0.12", Universe(3, 9), threads);
+        for (const char* rule : {"octal:0.77", "octal:0.07", "octal:0.137", "octal:4.7",
+                                 "octal:0.6", "octal:0.71", "grundy", "lasker", "nim",
+                                 "subtract:1,3,4", "wythoff", "moore:2"}) {
+            expect_matches_reference(rule, Universe::total_bounded(16), threads);
+        }
+        expect_matches_reference("subtract:1-3", Universe::total_bounded(18, 3), threads);
+        expect_matches_reference("nim", Universe::total_bounded(1), threads);
+    }
 }
 
 TEST(Solver, WideningMidSolveMatchesReference) {

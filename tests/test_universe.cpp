@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "engine/universe.h"
 
@@ -96,4 +97,61 @@ TEST(Positions, RefusalsNameTheOffendingHeap) {
     expect_position_refused(u, "3 8", "heap 2 has 8 tokens");
     expect_position_refused(u, "99999999999", "too large");
     EXPECT_EQ(u.normalise(nimtb::engine::parse_heaps("0 1 0 2 3")), (Heaps{1, 2, 3}));
+}
+
+// Every multiset of at most k parts with sum <= n, listed independently in
+// colex order (largest heap compared first), against rank, unrank and next.
+TEST(TotalBounded, RankUnrankNextFollowColexOrderOfEveryMember) {
+    for (uint32_t n = 1; n <= 12; ++n) {
+        for (unsigned k : {1u, 2u, 3u, 5u, 0u}) {
+            const Universe u = Universe::total_bounded(n, k);
+            const unsigned kk = u.max_heaps();
+            ASSERT_EQ(kk, k == 0 ? n : std::min(k, n));
+            std::vector<Heaps> members;
+            Heaps a(kk, 0);
+            // Every padded ascending vector with entries <= n, filtered.
+            std::function<void(unsigned, uint32_t)> fill = [&](unsigned i, uint32_t lo) {
+                if (i == kk) {
+                    uint32_t sum = 0;
+                    for (uint32_t x : a) sum += x;
+                    if (sum <= n) members.push_back(a);
+                    return;
+                }
+                for (uint32_t x = lo; x <= n; ++x) {
+                    a[i] = x;
+                    fill(i + 1, x);
+                }
+            };
+            fill(0, 0);
+            std::sort(members.begin(), members.end(), [](const Heaps& x, const Heaps& y) {
+                return std::lexicographical_compare(x.rbegin(), x.rend(), y.rbegin(), y.rend());
+            });
+            ASSERT_EQ(u.size(), members.size()) << "n=" << n << " k=" << k;
+            Heaps heaps(kk, 0);
+            for (uint64_t r = 0; r < members.size(); ++r) {
+                ASSERT_EQ(heaps, members[r]) << "n=" << n << " k=" << k << " r=" << r;
+                ASSERT_EQ(u.rank(heaps), r);
+                ASSERT_EQ(u.unrank(r), heaps);
+                ASSERT_EQ(u.next(heaps), r + 1 < members.size());
+            }
+        }
+    }
+}
+
+TEST(TotalBounded, CountsPartitionsAndRefusesTooMuch) {
+    // Partitions of 0..10 summed: 1+1+2+3+5+7+11+15+22+30+42.
+    EXPECT_EQ(Universe::total_bounded(10).size(), 139u);
+    EXPECT_EQ(Universe::total_bounded(10).describe(), "at most 10 tokens in all");
+    EXPECT_EQ(Universe::total_bounded(10, 3).describe(), "at most 10 tokens in all, on at most 3 heaps");
+    EXPECT_EQ(Universe::total_bounded(10).index_name(), std::string("colex-total-v1"));
+    const Universe u = Universe::total_bounded(10, 3);
+    EXPECT_THROW(u.normalise(Heaps{5, 6}), InputError);
+    EXPECT_THROW(u.normalise(Heaps{1, 1, 1, 1}), InputError);
+    EXPECT_EQ(u.normalise(Heaps{5, 0, 5}), (Heaps{0, 5, 5}));
+    EXPECT_THROW(Universe::total_bounded(0), InputError);
+    EXPECT_THROW(Universe::total_bounded(Universe::MAX_TOTAL + 1), InputError);
+    // The compact rank (non-empty heaps only) equals the padded one.
+    const Heaps padded = u.normalise(Heaps{2, 5});
+    const uint32_t compact[] = {2, 5};
+    EXPECT_EQ(u.rank_compact(compact, 2), u.rank(padded));
 }

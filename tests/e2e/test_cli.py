@@ -99,7 +99,13 @@ class Solve(Workdir):
 
     def test_bad_usage_exits_2(self):
         for args, fragment in [
-            (["--rules", "wythoff", "--heaps", "2", "--max-heap", "5"], "unknown rule 'wythoff'"),
+            (["--rules", "chess", "--heaps", "2", "--max-heap", "5"], "unknown rule 'chess'"),
+            (["--rules", "octal:0.77", "--heaps", "3", "--max-heap", "5"], "--max-total N"),
+            (["--rules", "grundy", "--heaps", "3", "--max-total", "10"], "without --heaps"),
+            (["--rules", "octal:0.9", "--max-total", "10"], "not an octal digit"),
+            (["--rules", "nim", "--max-total", "10", "--max-heap", "4"], "not both"),
+            (["--rules", "nim", "--max-total", "500"], "from 0 to 128"),
+            (["--rules", "nim", "--max-total", "0"], "total 0 is out of range"),
             (["--rules", "subtract:", "--heaps", "2", "--max-heap", "5"], "empty subtract list"),
             (["--rules", "subtract:5-2", "--heaps", "2", "--max-heap", "5"], "reversed range"),
             (["--rules", "nim", "--max-heap", "5"], "missing --heaps"),
