@@ -1,0 +1,135 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "engine/periodicity.h"
+#include "engine/sequence.h"
+#include "engine/verify.h"
+#include "solve_universe.h"
+
+using nimtb::engine::Basis;
+using nimtb::engine::Convention;
+using nimtb::engine::grundy_sequence;
+using nimtb::engine::Rule;
+using nimtb::engine::Universe;
+
+namespace {
+
+// Published sequences (OEIS, https://oeis.org), copied as printed there.
+// A002186, Kayles (octal 0.77), n = 0..104.
+const std::vector<uint32_t> KAYLES = {
+    0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4, 1, 2, 7, 1, 4, 3, 2, 1, 4, 6, 7, 4, 1, 2, 8, 5, 4, 7, 2,
+    1, 8, 6, 7, 4, 1, 2, 3, 1, 4, 7, 2, 1, 8, 2, 7, 4, 1, 2, 8, 1, 4, 7, 2, 1, 4, 2, 7, 4, 1, 2, 8,
+    1, 4, 7, 2, 1, 8, 6, 7, 4, 1, 2, 8, 1, 4, 7, 2, 1, 8, 2, 7, 4, 1, 2, 8, 1, 4, 7, 2, 1, 8, 2, 7,
+    4, 1, 2, 8, 1, 4, 7, 2, 1};
+// A002187, Dawson's Chess (octal 0.137), n = 0..131; Dawson's Kayles (0.07)
+// has these values one heap later.
+const std::vector<uint32_t> DAWSONS_CHESS = {
+    0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3, 3, 0, 1, 1, 3, 0, 2, 1, 1, 0, 4, 5, 2,
+    7, 4, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 2, 3, 3, 0, 1, 1, 3, 0, 2, 1, 1, 0, 4,
+    5, 3, 7, 4, 8, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 9, 3, 3, 0, 1, 1, 3, 0, 2, 1, 1,
+    0, 4, 5, 3, 7, 4, 8, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 9, 3, 3, 0, 1, 1, 3, 0, 2,
+    1, 1, 0, 4};
+// A002188, Grundy's game, n = 0..104.
+const std::vector<uint32_t> GRUNDY = {
+    0, 0, 0, 1, 0, 2, 1, 0, 2, 1, 0, 2, 1, 3, 2, 1, 3, 2, 4, 3, 0, 4, 3, 0, 4, 3, 0, 4, 1, 2, 3, 1,
+    2, 4, 1, 2, 4, 1, 2, 4, 1, 5, 4, 1, 5, 4, 1, 5, 4, 1, 0, 2, 1, 0, 2, 1, 5, 2, 1, 3, 2, 1, 3, 2,
+    4, 3, 2, 4, 3, 2, 4, 3, 2, 4, 3, 2, 4, 3, 2, 4, 5, 2, 4, 5, 2, 4, 3, 7, 4, 3, 7, 4, 3, 7, 4, 3,
+    5, 2, 3, 5, 2, 3, 5, 2, 3};
+
+}  // namespace
+
+TEST(Sequence, AgreesWithPublishedSequences) {
+    EXPECT_EQ(grundy_sequence(Rule::parse("octal:0.77"), 104), KAYLES);
+    EXPECT_EQ(grundy_sequence(Rule::parse("octal:0.137"), 131), DAWSONS_CHESS);
+    std::vector<uint32_t> dawsons_kayles = {0};
+    dawsons_kayles.insert(dawsons_kayles.end(), DAWSONS_CHESS.begin(), DAWSONS_CHESS.end() - 1);
+    EXPECT_EQ(grundy_sequence(Rule::parse("octal:0.07"), 131), dawsons_kayles);
+    EXPECT_EQ(grundy_sequence(Rule::parse("grundy"), 104), GRUNDY);
+    // Lasker's Nim, by its published formula (Lasker 1931; Winning Ways ch. 4):
+    // g(4k+1) = 4k+1, g(4k+2) = 4k+2, g(4k+3) = 4k+4, g(4k+4) = 4k+3.
+    const std::vector<uint32_t> lasker = grundy_sequence(Rule::parse("lasker"), 200);
+    EXPECT_EQ(lasker[0], 0u);
+    for (uint32_t n = 1; n <= 200; ++n) {
+        const uint32_t want = n % 4 == 3 ? n + 1 : n % 4 == 0 ? n - 1 : n;
+        ASSERT_EQ(lasker[n], want) << n;
+    }
+    // The take families agree with their tables' single heaps.
+    const auto s = nimtb::test::solve("subtract:1,3,4", Convention::normal, 1, 40);
+    const std::vector<uint32_t> g = grundy_sequence(Rule::parse("subtract:1,3,4"), 40);
+    for (uint32_t n = 0; n <= 40; ++n) EXPECT_EQ(s.value.get(n), g[n]);
+    EXPECT_THROW(grundy_sequence(Rule::parse("wythoff"), 10), nimtb::InputError);
+}
+
+// Kayles has period 12 from heap 71 (A002186: last exception at 70); the
+// octal periodicity theorem proves it once the window 71..165 is computed.
+TEST(Sequence, OctalPeriodsProvenByGuyAndSmith) {
+    const Rule kayles = Rule::parse("octal:0.77");
+    auto p = nimtb::engine::find_period(kayles, Convention::normal, grundy_sequence(kayles, 400));
+    EXPECT_EQ(p.basis, Basis::proof);
+    EXPECT_EQ(p.period, 12u);
+    EXPECT_EQ(p.preperiod, 71u);
+    // 2 n0 + 2 p + t - 1 = 142 + 24 + 1 = 167: one heap less proves nothing.
+    p = nimtb::engine::find_period(kayles, Convention::normal, grundy_sequence(kayles, 167));
+    EXPECT_EQ(p.basis, Basis::proof);
+    p = nimtb::engine::find_period(kayles, Convention::normal, grundy_sequence(kayles, 166));
+    EXPECT_EQ(p.basis, Basis::none);
+    EXPECT_EQ(p.period, 0u);
+    // Dawson's Chess: period 34, last exception at 51.
+    const Rule chess = Rule::parse("octal:0.137");
+    p = nimtb::engine::find_period(chess, Convention::normal, grundy_sequence(chess, 400));
+    EXPECT_EQ(p.basis, Basis::proof);
+    EXPECT_EQ(p.period, 34u);
+    EXPECT_EQ(p.preperiod, 52u);
+    // Misere values of an octal game: never proven by this theorem.
+    p = nimtb::engine::find_period(chess, Convention::misere, grundy_sequence(chess, 400));
+    EXPECT_NE(p.basis, Basis::proof);
+}
+
+// Whole-position normal-play tables of take-and-break games equal the XOR
+// of single-heap values: checked here, not assumed by the solver.
+TEST(Sequence, WholePositionTablesAreTheXorOfSingleHeaps) {
+    for (const char* text : {"octal:0.77", "octal:0.07", "octal:0.137", "grundy", "lasker"}) {
+        const Rule rule = Rule::parse(text);
+        const Universe u = Universe::total_bounded(30);
+        nimtb::engine::SolveOptions o;
+        const auto s = nimtb::engine::solve(rule, u, o);
+        const std::vector<uint32_t> g = grundy_sequence(rule, 30);
+        nimtb::engine::Heaps heaps(u.max_heaps(), 0);
+        for (uint64_t r = 0; r < u.size(); ++r, u.next(heaps)) {
+            uint32_t x = 0;
+            for (uint32_t a : heaps) x ^= g[a];
+            ASSERT_EQ(s.value.get(r), x) << text << " at " << nimtb::engine::format_heaps(heaps);
+        }
+        nimtb::engine::ArraySource source(s.value, s.remoteness);
+        const auto report = nimtb::engine::verify(rule, Convention::normal, u, source);
+        EXPECT_TRUE(report.ok()) << text;
+        EXPECT_TRUE(report.check(nimtb::engine::CheckId::sprague_grundy).applies);
+        EXPECT_EQ(report.check(nimtb::engine::CheckId::sprague_grundy).held, u.size());
+    }
+}
+
+// Wythoff's and Moore's theorems, checked on solved tables.
+TEST(Sequence, WythoffAndMooreTheoremsHold) {
+    using nimtb::engine::CheckId;
+    const auto w = nimtb::test::solve("wythoff", Convention::normal, 2, 60);
+    nimtb::engine::ArraySource ws(w.value, w.remoteness);
+    auto r = nimtb::engine::verify(w.rule, Convention::normal, Universe(2, 60), ws);
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.check(CheckId::wythoff).held, Universe(2, 60).size());
+    EXPECT_FALSE(r.check(CheckId::sprague_grundy).applies);  // moves touch two heaps
+    const auto m = nimtb::test::solve("moore:2", Convention::normal, 4, 9);
+    nimtb::engine::ArraySource ms(m.value, m.remoteness);
+    r = nimtb::engine::verify(m.rule, Convention::normal, Universe(4, 9), ms);
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.check(CheckId::moore).held, Universe(4, 9).size());
+    // A wrong P-position is caught by the theorem.
+    auto bad = nimtb::test::solve("wythoff", Convention::normal, 2, 20);
+    const Universe u(2, 20);
+    bad.value.data<uint8_t>()[u.rank(nimtb::engine::Heaps{3, 5})] = 1;  // really 0
+    nimtb::engine::ArraySource bs(bad.value, bad.remoteness);
+    r = nimtb::engine::verify(bad.rule, Convention::normal, u, bs);
+    EXPECT_FALSE(r.ok());
+    ASSERT_FALSE(r.check(CheckId::wythoff).counterexamples.empty());
+    EXPECT_EQ(r.check(CheckId::wythoff).counterexamples[0].heaps, (nimtb::engine::Heaps{3, 5}));
+}
