@@ -101,11 +101,21 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
         for (const auto& [position, moves] : j.at("bags").items()) {
             auto& bag = bags_[position];
             for (const auto& m : moves) {
-                bag[{m.at("heap").get<uint32_t>(), m.at("take").get<uint32_t>()}] =
-                    std::max<uint32_t>(1, m.at("counters").get<uint32_t>());
+                std::string leaves;
+                if (m.contains("leaves")) {
+                    leaves = m.at("leaves").get<std::string>();
+                } else {
+                    // Files of nimtb 0.1 name a move by heap size and amount.
+                    engine::Heaps child = engine::parse_heaps(position == "(empty)" ? "" : position);
+                    const auto it = std::find(child.begin(), child.end(), m.at("heap").get<uint32_t>());
+                    if (it == child.end()) throw nimtb::InputError("a move from a heap not in " + position);
+                    *it -= m.at("take").get<uint32_t>();
+                    leaves = key_of(child);
+                }
+                bag[leaves] = std::max<uint32_t>(1, m.at("counters").get<uint32_t>());
             }
         }
-    } catch (const nlohmann::json::exception& e) {
+    } catch (const std::exception& e) {
         throw nimtb::TableError(path_ + ": not a learning file of nimtb (" + e.what() + ")");
     }
 }
@@ -115,11 +125,11 @@ const io::ProbedMove& MatchboxLearner::choose(const io::ProbeResult& probe, std:
     auto& bag = bags_[key];
     std::vector<uint32_t> weights;
     for (const auto& m : probe.moves) {
-        auto [it, fresh] = bag.try_emplace({m.heap_size, m.amount}, 1u);
+        auto [it, fresh] = bag.try_emplace(key_of(m.result), 1u);
         weights.push_back(it->second);
     }
     const size_t i = std::discrete_distribution<size_t>(weights.begin(), weights.end())(rng);
-    drawn_.push_back({key, {probe.moves[i].heap_size, probe.moves[i].amount}});
+    drawn_.push_back({key, key_of(probe.moves[i].result)});
     return probe.moves[i];
 }
 
@@ -142,7 +152,7 @@ void MatchboxLearner::save() const {
     for (const auto& [position, bag] : bags_) {
         auto& moves = j["bags"][position] = nlohmann::json::array();
         for (const auto& [move, counters] : bag) {
-            moves.push_back({{"heap", move.first}, {"take", move.second}, {"counters", counters}});
+            moves.push_back({{"leaves", move}, {"counters", counters}});
         }
     }
     // Written aside and renamed, like tables: an interrupted save keeps the old bags.

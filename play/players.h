@@ -34,7 +34,7 @@ class Player {
 std::unique_ptr<Player> make_table_player(Level level, engine::Convention convention);
 
 // The matchbox learner. Each position has a bag of counters, one per legal
-// move at first; a move is a counter drawn at random. After a won game each
+// move at first (a move named by the position it leaves); a move is a counter drawn at random. After a won game each
 // drawn counter gets a copy; after a lost game the drawn counters are removed,
 // keeping at least one of each move. The bags live in a JSON file between runs.
 class MatchboxLearner : public Player {
@@ -46,7 +46,9 @@ class MatchboxLearner : public Player {
     size_t positions_known() const { return bags_.size(); }
 
   private:
-    using MoveKey = std::pair<uint32_t, uint32_t>;  // heap size, amount: independent of heap order
+    // A move is named by the position it leaves (sorted heaps): the same for
+    // every family and independent of heap order.
+    using MoveKey = std::string;
     void save() const;
 
     std::string path_;

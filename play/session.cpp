@@ -14,6 +14,12 @@ constexpr const char* MOVE_FORM =
 constexpr const char* AMOUNT_FORM =
     "type the amount to take, e.g. '2', or one of hint, undo, help, quit";
 
+// Heaps as a sorted text without empty heaps: "2 3 5".
+std::string sorted_text(engine::Heaps heaps) {
+    std::sort(heaps.begin(), heaps.end());
+    return engine::format_heaps(heaps);
+}
+
 // "1", "1 or 3", "1, 2 or 3".
 std::string or_list(const std::vector<uint32_t>& amounts) {
     std::string out;
@@ -179,24 +185,46 @@ void Session::draw_board() const {
 }
 
 std::string Session::help() const {
-    std::string allowed;
-    switch (prober_.rule().kind()) {
+    const engine::Rule& rule = prober_.rule();
+    const std::string commands =
+        "Commands: hint (the best move and why), undo (take back your last move), help, quit.\n";
+    std::string moves;
+    switch (rule.kind()) {
         case engine::RuleKind::nim:
-            allowed = "any number of tokens";
+            moves = "A move takes any number of tokens from one heap.";
             break;
         case engine::RuleKind::subtract:
-            allowed = "an amount in " + prober_.rule().canonical().substr(9);
+            moves = "A move takes an amount in " + rule.canonical().substr(9) + " from one heap.";
             break;
         case engine::RuleKind::allbut:
-            allowed = "any amount except " + prober_.rule().canonical().substr(7);
+            moves = "A move takes any amount except " + rule.canonical().substr(7) + " from one heap.";
+            break;
+        case engine::RuleKind::octal:
+            moves = "A move follows the octal code " + rule.canonical().substr(6) +
+                    ": digit k says whether k tokens may be taken from a heap leaving nothing (1), "
+                    "one heap (2) or two heaps (4).";
+            break;
+        case engine::RuleKind::grundy:
+            moves = "A move splits one heap into two heaps of different sizes.";
+            break;
+        case engine::RuleKind::lasker:
+            moves = "A move takes any number of tokens from one heap, or splits a heap in two.";
+            break;
+        case engine::RuleKind::wythoff:
+            moves = "A move takes any number from one heap, or the same number from two heaps.";
+            break;
+        case engine::RuleKind::moore:
+            moves = "A move takes tokens from 1 to " + std::to_string(rule.moore_k()) + " heaps.";
             break;
     }
+    if (!by_heap_and_amount()) {
+        return moves + "\nType the heaps you leave: from 3 5, '3 2' takes 3 from the 5. " + commands;
+    }
     return "Type a move as HEAP AMOUNT: '2 3' takes 3 tokens from heap 2; when one heap is "
-           "left, the amount alone will do. A move takes " +
-           allowed +
-           " from one heap.\nCommands: hint (the best move and why), undo (take back your last "
-           "move), help, quit.\n";
+           "left, the amount alone will do. " + moves + "\n" + commands;
 }
+
+bool Session::by_heap_and_amount() const { return prober_.rule().take_family(); }
 
 std::string Session::hint(const io::ProbeResult& r) const {
     const io::ProbedMove& best = r.moves.front();
@@ -206,14 +234,14 @@ std::string Session::hint(const io::ProbeResult& r) const {
     if (!r.to_move_wins()) {
         text = fmt::format(
             "hint: this is a P-position (value 0): every move loses against perfect play.\n"
-            "      The slowest loss is to {}, leaving {}.\n",
-            named(best), engine::format_heaps(best.result));
+            "      The slowest loss is to {}.\n",
+            named_with_result(best));
         return text;
     }
     text = fmt::format(
-        "hint: {}, leaving {}: a P-position (value 0). Whatever your opponent\n"
+        "hint: {}: a P-position (value 0). Whatever your opponent\n"
         "      does from there, you can move back to a P-position{}.\n",
-        named(best), engine::format_heaps(best.result),
+        named_with_result(best),
         best.remoteness ? fmt::format("; you win in {} more moves", *best.remoteness + 1) : "");
     if (nim) {
         uint32_t x = 0;
@@ -249,7 +277,14 @@ std::string Session::hint(const io::ProbeResult& r) const {
 }
 
 std::string Session::named(const io::ProbedMove& m) const {
+    if (!m.heap) return m.phrase;
     return fmt::format("take {} from heap {} (the {})", m.amount, m.heap, m.heap_size);
+}
+
+std::string Session::named_with_result(const io::ProbedMove& m) const {
+    // A phrase that already names what is left ("..., leaving 2 and 4") keeps it.
+    if (m.phrase.find("leaving") != std::string::npos) return named(m);
+    return named(m) + ", leaving " + engine::format_heaps(m.result);
 }
 
 std::optional<unsigned> Session::only_heap() const {
@@ -288,7 +323,9 @@ void Session::human_turn() {
     draw_board();
     const std::optional<unsigned> alone = only_heap();
     out_ << fmt::format("{} to move ({}, or hint, undo, help, quit): ", side.name,
-                        alone ? "an amount" : "heap and amount");
+                        !by_heap_and_amount() ? "the heaps you leave"
+                        : alone               ? "an amount"
+                                              : "heap and amount");
     out_.flush();
     std::string line;
     if (!read_line(line) || line == "quit" || line == "q" || line == "exit") {
@@ -321,13 +358,30 @@ void Session::human_turn() {
         arrive();
         return;
     }
-    // A move is two numbers, or one (the amount) when one heap is left;
-    // anything else gets the form of a move.
     engine::Heaps numbers;
     try {
         numbers = engine::parse_heaps(line);
-    } catch (const nimtb::InputError&) {
+    } catch (const nimtb::InputError& e) {
+        if (!by_heap_and_amount()) {
+            out_ << "not a move: " << e.what() << "\n";
+            return;
+        }
     }
+    if (!by_heap_and_amount()) {
+        // A move is the position it leaves, in any order.
+        const std::string wanted = sorted_text(numbers);
+        for (const io::ProbedMove& m : position_.moves) {
+            if (sorted_text(m.result) == wanted) {
+                apply(to_move_, m.result);
+                return;
+            }
+        }
+        out_ << "not a move: no move leads from " << engine::format_heaps(heaps_) << " to "
+             << wanted << "; type the heaps you leave, or hint\n";
+        return;
+    }
+    // A move is two numbers, or one (the amount) when one heap is left;
+    // anything else gets the form of a move.
     if (alone && numbers.size() == 1) numbers.insert(numbers.begin(), *alone);
     const std::string why = numbers.size() == 2 ? refuse(numbers[0], numbers[1])
                             : alone             ? AMOUNT_FORM
@@ -336,22 +390,32 @@ void Session::human_turn() {
         out_ << "not a move: " << why << "\n";
         return;
     }
-    apply(to_move_, numbers[0], numbers[1]);
+    for (const io::ProbedMove& m : position_.moves) {
+        if (m.heap == numbers[0] && m.amount == numbers[1]) {
+            apply(to_move_, m.result);
+            return;
+        }
+    }
+    // Equal heaps: the prober lists the move from the first of them.
+    engine::Heaps result = heaps_;
+    result[numbers[0] - 1] -= numbers[1];
+    apply(to_move_, result);
 }
 
 void Session::computer_turn() {
     const io::ProbedMove m =
         players_[to_move_]->choose(position_, rng_);  // a copy: apply re-probes
     if (!options_.brief) {
-        out_ << fmt::format("{} takes {} from heap {} (the {})\n", options_.sides[to_move_].name,
-                            m.amount, m.heap, m.heap_size);
+        out_ << (m.heap ? fmt::format("{} takes {} from heap {} (the {})\n",
+                                      options_.sides[to_move_].name, m.amount, m.heap, m.heap_size)
+                        : fmt::format("{}: {}\n", options_.sides[to_move_].name, m.phrase));
     }
-    apply(to_move_, m.heap, m.amount);
+    apply(to_move_, m.result);
 }
 
-void Session::apply(int mover, unsigned heap, uint32_t amount) {
+void Session::apply(int mover, const engine::Heaps& result) {
     history_.push_back({heaps_, mover});
-    heaps_[heap - 1] -= amount;
+    heaps_ = result;
     ++moves_made_;
     to_move_ = 1 - mover;
     arrive();

@@ -64,7 +64,11 @@ class Session {
     void human_turn();
     void computer_turn();
     void game_over();
-    void apply(int mover, unsigned heap, uint32_t amount);
+    // Plays a move: the heaps become `result` (a move's result, in board order).
+    void apply(int mover, const engine::Heaps& result);
+    // True for take families: a move is typed as HEAP AMOUNT; other families
+    // type the heaps they leave.
+    bool by_heap_and_amount() const;
     void draw_board() const;
     std::string hint(const io::ProbeResult& r) const;
     std::string help() const;
@@ -77,6 +81,8 @@ class Session {
     std::optional<unsigned> only_heap() const;
     // A move as the board shows it: "take 2 from heap 1 (the 3)".
     std::string named(const io::ProbedMove& m) const;
+    // The same, with the position it leaves: "take 2 from heap 1 (the 3), leaving 1 4 5".
+    std::string named_with_result(const io::ProbedMove& m) const;
 
     io::Prober& prober_;
     SessionOptions options_;

@@ -52,14 +52,17 @@ TEST_F(PlayTest, RandomPlayerFinishesAWinItCan) {
     for (int i = 0; i < 20; ++i) EXPECT_EQ(random->choose(p.probe({3}), rng).amount, 3u);
 }
 
-// The counters of position `key` in a saved bags file, by amount taken.
+// The counters of position `key` (one heap) in a saved bags file, by amount taken.
 std::map<uint32_t, uint32_t> counters(const std::string& bags, const std::string& key) {
     std::ifstream in(bags);
     const nlohmann::json j = nlohmann::json::parse(in);
     EXPECT_EQ(j.at("format"), "nimtb-matchboxes");
     std::map<uint32_t, uint32_t> out;
-    for (const auto& m : j.at("bags").at(key))
-        out[m.at("take").get<uint32_t>()] = m.at("counters").get<uint32_t>();
+    for (const auto& m : j.at("bags").at(key)) {
+        const std::string leaves = m.at("leaves").get<std::string>();
+        const uint32_t left = leaves == "(empty)" ? 0 : static_cast<uint32_t>(std::stoul(leaves));
+        out[static_cast<uint32_t>(std::stoul(key)) - left] = m.at("counters").get<uint32_t>();
+    }
     return out;
 }
 
@@ -83,6 +86,21 @@ TEST_F(PlayTest, MatchboxCountersGrowOnWinsShrinkOnLossesAndPersist) {
 
     nimtb::play::MatchboxLearner reloaded(bags);
     EXPECT_EQ(reloaded.positions_known(), 1u);
+}
+
+// Bags saved by nimtb 0.1 named moves by heap size and amount: they still load.
+TEST_F(PlayTest, LearnerReadsBagsOfTheFirstFormat) {
+    const std::string bags = (dir_ / "old.json").string();
+    std::ofstream(bags) << R"({"format": "nimtb-matchboxes", "bags": {"5": [)"
+                        << R"({"heap": 5, "take": 1, "counters": 7}, {"heap": 5, "take": 2, "counters": 1}]}})";
+    nimtb::play::MatchboxLearner learner(bags);
+    EXPECT_EQ(learner.positions_known(), 1u);
+    nimtb::io::Prober p(table_);
+    std::mt19937_64 rng(3);
+    learner.choose(p.probe({5}), rng);
+    learner.game_over(true);
+    const auto c = counters(bags, "5");  // saved in the new form, counts kept
+    EXPECT_EQ(c.at(1) + c.at(2) + c.at(3), 7u + 1u + 1u + 1u);
 }
 
 TEST_F(PlayTest, LearnerRefusesAForeignFile) {
