@@ -5,6 +5,7 @@ has h5py. NIMTB names the binary.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -363,6 +364,102 @@ class Verify(Workdir):
         self.assertEqual(code, 1)
         self.assertIn("FAILS", out)
         self.assertIn("3 4 5", out)
+
+
+class Families(Workdir):
+    """Every rule family from the command line: solve, info, query, dump, verify, play."""
+    CASES = [
+        # rule, universe options, a position, a phrase its moves use, checks that must apply (normal)
+        ("octal:0.77", ["--max-total", "14"], "5 4", "leaving", ["sprague-grundy"]),
+        ("octal:0.07", ["--max-total", "14"], "9", "leaving", ["sprague-grundy"]),
+        ("octal:0.137", ["--max-total", "14"], "9", "leaving", ["sprague-grundy"]),
+        ("octal:4.7", ["--max-total", "12"], "6 3", "split", ["sprague-grundy"]),
+        ("grundy", ["--max-total", "15"], "7 5", "split 7 into", ["sprague-grundy"]),
+        ("lasker", ["--max-total", "12"], "6 4", "split", ["sprague-grundy"]),
+        ("wythoff", ["--heaps", "2", "--max-heap", "20"], "6 9", "and from the", ["wythoff"]),
+        ("moore:2", ["--heaps", "3", "--max-heap", "6"], "3 5 6", "take", ["moore"]),
+        ("octal:0.12", ["--heaps", "3", "--max-heap", "8"], "3 4", "take", ["sprague-grundy"]),
+    ]
+
+    def test_every_family_in_both_conventions(self):
+        for rule, universe, position, phrase, theorems in self.CASES:
+            for conv in ([], ["--misere"]):
+                with self.subTest(rule=rule, conv=conv):
+                    t = self.solve("--rules", rule, *conv, *universe, name="f.h5")
+                    code, out, err = run("info", t, "--json")
+                    info = json.loads(out)
+                    self.assertEqual(info["rules"], rule)
+                    self.assertEqual(info["index"], "colex-total-v1" if "--max-total" in universe
+                                     else "colex-multiset-v1")
+                    code, out, err = run("query", t, position, "--json", "--line")
+                    self.assertEqual(code, 0, err)
+                    q = json.loads(out)
+                    self.assertTrue(q["moves"])
+                    self.assertTrue(any(phrase in m["move"] for m in q["moves"]), q["moves"])
+                    # Best first: a winning move first exactly when the mover wins.
+                    self.assertEqual(q["moves"][0]["wins"], q["to_move_wins"])
+                    self.assertEqual(len(q["line"]), q["remoteness"])
+                    code, out, err = run("dump", t, "--p-only", "--max-total", "6", "--csv")
+                    self.assertEqual(code, 0, err)
+                    code, out, err = run("verify", t, "--json")
+                    self.assertEqual(code, 0, out + err)
+                    report = json.loads(out)
+                    self.assertTrue(report["ok"])
+                    applied = {c["name"] for c in report["checks"] if c["applies"]}
+                    if not conv:
+                        for name in theorems:
+                            self.assertIn(name, applied)
+                    if rule in ("wythoff", "moore:2"):
+                        self.assertNotIn("sprague-grundy", applied)  # moves touch several heaps
+                    # The perfect computer wins every game it can: 20 games from the position.
+                    code, out, err = run("play", t, "--start", position, "--watch", "--level",
+                                         "perfect,random", "--games", "20", "--seed", "3", cwd=self.dir)
+                    self.assertEqual(code, 0, err)
+                    winners = re.findall(r"winner (\d)", out)
+                    self.assertEqual(len(winners), 20)
+                    if q["to_move_wins"]:
+                        self.assertEqual(set(winners), {"1"}, out)
+                    os.remove(t)
+
+    def test_a_person_types_the_heaps_they_leave(self):
+        t = self.solve("--rules", "grundy", "--max-total", "12", name="g.h5")
+        code, out, err = run("play", t, "--start", "7", "--opponent", "human",
+                             stdin="3 4\n9\n2 1 4\nquit\n", cwd=self.dir)
+        self.assertEqual(code, 0, err)
+        self.assertIn("(the heaps you leave", out)
+        self.assertIn("player 2 to move", out)  # '3 4' split the 7
+        self.assertIn("not a move: no move leads from 3 4 to 9", out)
+        self.assertIn("player 1 to move", out.split("not a move")[1])  # '2 1 4' split the 3
+
+    def test_sequence(self):
+        code, out, err = run("sequence", "--rules", "octal:0.77", "--max-heap", "200", "--json")
+        self.assertEqual(code, 0, err)
+        s = json.loads(out)
+        self.assertEqual(s["values"][:8], [0, 1, 2, 3, 1, 4, 3, 2])
+        self.assertEqual((s["period"]["basis"], s["period"]["period"], s["period"]["preperiod"]),
+                         ("proof", 12, 71))
+        code, out, err = run("sequence", "--rules", "grundy", "--max-heap", "30")
+        self.assertEqual(code, 0, err)
+        self.assertIn("sprague-grundy", out)
+        code, out, err = run("sequence", "--rules", "wythoff", "--max-heap", "30")
+        self.assert_error(code, err, 2, "touch several heaps")
+
+    def test_a_table_of_the_first_release_reads_as_before(self):
+        """A table written by nimtb 0.1 (committed under tests/data) answers exactly as a fresh one."""
+        old = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                           "nimtb-0.1-subtract-1_3_4-misere-k3-h10.h5")
+        code, out, err = run("info", old, "--json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out)["index"], "colex-multiset-v1")
+        code, out, err = run("query", old, "2 2 7", "--json")
+        q = json.loads(out)
+        self.assertEqual((q["rank"], q["value"], q["remoteness"]), (89, 1, 8))
+        code, out, err = run("verify", old)
+        self.assertEqual(code, 0, out)
+        fresh = self.solve("--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "10")
+        code, a, err = run("dump", old, "--csv")
+        code, b, err = run("dump", fresh, "--csv")
+        self.assertEqual(a, b)
 
 
 class Help(unittest.TestCase):
