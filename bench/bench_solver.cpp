@@ -15,11 +15,9 @@ using nimtb::engine::SolveMethod;
 using nimtb::engine::SolveOptions;
 using nimtb::engine::Universe;
 
-void solve_case(benchmark::State& state, const char* rule_text, Convention c, unsigned k,
-                uint32_t h, bool remoteness, SolveMethod method = SolveMethod::brute,
-                unsigned block_heaps = 0) {
+void solve_in(benchmark::State& state, const char* rule_text, Convention c, const Universe& u,
+              bool remoteness, SolveMethod method = SolveMethod::brute, unsigned block_heaps = 0) {
     const Rule rule = Rule::parse(rule_text);
-    const Universe u(k, h);
     SolveOptions o;
     o.convention = c;
     o.remoteness = remoteness;
@@ -36,6 +34,12 @@ void solve_case(benchmark::State& state, const char* rule_text, Convention c, un
         double(u.size()) * double(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["lookups/s"] = benchmark::Counter(double(lookups), benchmark::Counter::kIsRate);
     state.counters["threads"] = double(o.threads);
+}
+
+void solve_case(benchmark::State& state, const char* rule_text, Convention c, unsigned k,
+                uint32_t h, bool remoteness, SolveMethod method = SolveMethod::brute,
+                unsigned block_heaps = 0) {
+    solve_in(state, rule_text, c, Universe(k, h), remoteness, method, block_heaps);
 }
 
 void NimMisereK5H63(benchmark::State& s) {
@@ -59,6 +63,30 @@ void NimNormalK5H63SpragueGrundy(benchmark::State& s) {
     solve_case(s, "nim", Convention::normal, 5, 63, false, SolveMethod::sprague_grundy);
 }
 
+// The other families, through the generic child generator: positions/s and
+// look-ups/s per family, beside Nim's (a take family's incremental kernel).
+void KaylesMisereN60(benchmark::State& s) {
+    solve_in(s, "octal:0.77", Convention::misere, Universe::total_bounded(60), true);
+}
+void DawsonsKaylesMisereN60(benchmark::State& s) {
+    solve_in(s, "octal:0.07", Convention::misere, Universe::total_bounded(60), true);
+}
+void GrundyMisereN50(benchmark::State& s) {
+    solve_in(s, "grundy", Convention::misere, Universe::total_bounded(50), true);
+}
+void LaskerMisereN50(benchmark::State& s) {
+    solve_in(s, "lasker", Convention::misere, Universe::total_bounded(50), true);
+}
+void WythoffMisereK3H40(benchmark::State& s) {
+    solve_case(s, "wythoff", Convention::misere, 3, 40, true);
+}
+void Moore2MisereK4H20(benchmark::State& s) {
+    solve_case(s, "moore:2", Convention::misere, 4, 20, true);
+}
+void NimMisereN60(benchmark::State& s) {  // Nim in the same universe as Kayles, generic kernel
+    solve_in(s, "nim", Convention::misere, Universe::total_bounded(60), true);
+}
+
 // The baseline: plain memoized recursion, one thread, values only.
 void SubtractNormalK6H40Memoized(benchmark::State& state) {
     const Universe u(6, 40);
@@ -73,6 +101,9 @@ void SubtractNormalK6H40Memoized(benchmark::State& state) {
 // Small cases keep the benchmarks honest in ctest without taking its time.
 void SmallNimMisere(benchmark::State& s) {
     solve_case(s, "nim", Convention::misere, 4, 20, true);
+}
+void SmallKaylesMisere(benchmark::State& s) {
+    solve_in(s, "octal:0.77", Convention::misere, Universe::total_bounded(20), true);
 }
 void SmallSubtractMemoized(benchmark::State& state) {
     const Universe u(4, 20);
@@ -100,7 +131,15 @@ BENCHMARK(SubtractNormalK6H40ValuesOnly)
     ->UseRealTime();
 BENCHMARK(SubtractNormalK6H40)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SubtractNormalK6H40Memoized)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(KaylesMisereN60)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(DawsonsKaylesMisereN60)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(GrundyMisereN50)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(LaskerMisereN50)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(WythoffMisereK3H40)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Moore2MisereK4H20)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(NimMisereN60)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SmallNimMisere)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SmallKaylesMisere)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SmallSubtractMemoized)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();
