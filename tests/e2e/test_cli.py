@@ -277,7 +277,10 @@ class Formats(Workdir):
             f.write(script)
         cases = [(["--rules", "nim", "--heaps", "3", "--max-heap", "7"], ["3 4 5", "5,3,4", "0 1 1 1", ""]),
                  (["--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "10"], ["2 2 7", "10 9"]),
-                 (["--rules", "allbut:2", "--heaps", "4", "--max-heap", "12", "--no-remoteness"], ["12 3 3 1"])]
+                 (["--rules", "allbut:2", "--heaps", "4", "--max-heap", "12", "--no-remoteness"], ["12 3 3 1"]),
+                 (["--rules", "nim", "--max-total", "10"], ["2 5", "10", "1 1 1 1 1 1 1 1 1 1", ""]),
+                 (["--rules", "octal:0.77", "--misere", "--max-total", "20"], ["7 6 3", "20", "1 1 2"]),
+                 (["--rules", "subtract:1-3", "--max-total", "20", "--heaps", "4"], ["7 6 3", "20 0 0"])]
         for n, (args, positions) in enumerate(cases):
             t = self.solve(*args, name=f"f{n}.h5")
             for position in positions:
