@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <string>
 
 namespace nimtb::engine {
 
@@ -54,70 +55,47 @@ std::optional<Candidate> observed(std::span<const uint32_t> g, bool arithmetic) 
     return std::nullopt;
 }
 
-// Subtraction games: the window proof described in the header.
-Periodicity subtraction_period(std::span<const uint32_t> g, uint32_t largest) {
+// A theorem that turns g(n) = g(n + p) for every n in [n0, end(n0, p)) into
+// g(n) = g(n + p) for every n >= n0, with end(n0, p) = a n0 + b p + c.
+struct WindowTheorem {
+    uint64_t a, b, c;
+    std::string why;      // why the window suffices, for the proof's sentence
+    std::string formula;  // the largest heap a window needs, in words
+    uint64_t end(uint64_t n0, uint64_t p) const { return a * n0 + b * p + c; }
+    // The window's last n reads g(n + p).
+    uint64_t needed(uint64_t n0, uint64_t p) const { return end(n0, p) - 1 + p; }
+};
+
+// The smallest period, then the smallest preperiod, whose window the table
+// holds and agrees on: the smallest true period has the smallest window, and
+// a window that holds at n0 proves a preperiod of at most n0.
+Periodicity window_period(std::span<const uint32_t> g, const WindowTheorem& t) {
     Periodicity r;
     const uint64_t max_heap = g.size() - 1;
-    for (uint32_t p = 1; uint64_t{p} + largest - 1 <= max_heap; ++p) {
-        for (uint32_t n0 = 0; uint64_t{n0} + p + largest - 1 <= max_heap; ++n0) {
-            if (!shifts(g, p, 0, n0, uint64_t{n0} + largest)) continue;
+    for (uint32_t p = 1; t.needed(0, p) <= max_heap; ++p) {
+        for (uint32_t n0 = 0; t.needed(n0, p) <= max_heap; ++n0) {
+            if (!shifts(g, p, 0, n0, t.end(n0, p))) continue;
             r.basis = Basis::proof;
             r.preperiod = n0;
             r.period = p;
             r.explanation = fmt::format(
-                "period {} from heap {}, proven: every amount of the subtraction set is a move "
-                "from a heap of {} or more, so each value depends only on the {} values before "
-                "it, and g(n) = g(n+{}) for the {} heaps n = {}..{} carries to every n >= {}",
-                p, n0, largest, largest, p, largest, n0, n0 + largest - 1, n0);
+                "period {} from heap {}, proven: {}, and g(n) = g(n+{}) for every n from {} to {} "
+                "carries to every n >= {}",
+                p, n0, t.why, p, n0, t.end(n0, p) - 1, n0);
             return r;
         }
     }
     if (const auto c = observed(g, false)) {
-        r.needed_max_heap = uint64_t{c->preperiod} + c->period + largest - 1;
+        r.needed_max_heap = t.needed(c->preperiod, c->period);
         r.explanation = fmt::format(
             "no period proven for H <= {}; the table repeats with period {} from heap {}, which "
             "a table with H >= {} would prove or refute",
             max_heap, c->period, c->preperiod, *r.needed_max_heap);
     } else {
         r.explanation = fmt::format(
-            "no period proven for H <= {}, and no repeating pattern seen; a period p from heap n0 is "
-            "proven by a table with H >= n0 + p + {}",
-            max_heap, largest - 1);
-    }
-    return r;
-}
-
-// Octal games in normal play: the Guy-Smith window described in the header.
-Periodicity octal_period(std::span<const uint32_t> g, uint32_t t) {
-    Periodicity r;
-    const uint64_t max_heap = g.size() - 1;
-    // The window's last n is 2 n0 + p + t - 1, and it reads g(n + p).
-    auto fits = [&](uint64_t n0, uint64_t p) { return 2 * n0 + 2 * p + t - 1 <= max_heap; };
-    for (uint32_t p = 1; fits(0, p); ++p) {
-        for (uint32_t n0 = 0; fits(n0, p); ++n0) {
-            if (!shifts(g, p, 0, n0, 2 * uint64_t{n0} + p + t)) continue;
-            r.basis = Basis::proof;
-            r.preperiod = n0;
-            r.period = p;
-            r.explanation = fmt::format(
-                "period {} from heap {}, proven by the octal periodicity theorem (Guy and Smith): "
-                "at most {} tokens are removed, and g(n) = g(n+{}) for every n from {} to {} "
-                "(2 n0 + p + t - 1) carries to every n >= {}",
-                p, n0, t, p, n0, 2 * uint64_t{n0} + p + t - 1, n0);
-            return r;
-        }
-    }
-    if (const auto c = observed(g, false)) {
-        r.needed_max_heap = 2 * uint64_t{c->preperiod} + 2 * uint64_t{c->period} + t - 1;
-        r.explanation = fmt::format(
-            "no period proven for H <= {}; the table repeats with period {} from heap {}, which "
-            "H >= {} would prove or refute by the octal periodicity theorem",
-            max_heap, c->period, c->preperiod, *r.needed_max_heap);
-    } else {
-        r.explanation = fmt::format(
-            "no period proven for H <= {}, and no repeating pattern seen; by the octal "
-            "periodicity theorem a period p from heap n0 is proven by H >= 2 n0 + 2 p + {}",
-            max_heap, t - 1);
+            "no period proven for H <= {}, and no repeating pattern seen; a period p from heap "
+            "n0 is proven by a table with H >= {}",
+            max_heap, t.formula);
     }
     return r;
 }
@@ -126,9 +104,25 @@ Periodicity octal_period(std::span<const uint32_t> g, uint32_t t) {
 
 Periodicity find_period(const Rule& rule, Convention convention, std::span<const uint32_t> g) {
     if (g.empty()) return {};
-    if (rule.kind() == RuleKind::subtract) return subtraction_period(g, rule.ranges().back().last);
+    if (rule.kind() == RuleKind::subtract) {
+        // Subtraction games: the window n0 .. n0 + max(S) - 1.
+        const uint64_t s = rule.ranges().back().last;
+        return window_period(
+            g, {1, 0, s,
+                fmt::format("every amount of the subtraction set is a move from a heap of {} or "
+                            "more, so each value depends only on the {} values before it",
+                            s, s),
+                fmt::format("n0 + p + {}", s - 1)});
+    }
     if (rule.kind() == RuleKind::octal && convention == Convention::normal) {
-        return octal_period(g, static_cast<uint32_t>(rule.octal_digits().size() - 1));
+        // The octal periodicity theorem: the window n0 .. 2 n0 + p + t - 1.
+        const uint64_t t = rule.octal_digits().size() - 1;
+        return window_period(
+            g, {2, 1, t,
+                fmt::format("by the octal periodicity theorem of Guy and Smith, as at most {} "
+                            "tokens are taken in a move",
+                            t),
+                fmt::format("2 n0 + 2 p + {}", t - 1)});
     }
     // Everything else: an arithmetic period, observed only.
     Periodicity r;
