@@ -37,6 +37,6 @@ for kind in "${KINDS[@]}"; do
         ctest --test-dir "$dir" --output-on-failure -j"$(nproc)"
     else
         # The parallel parts: the solver, verify and the parallel table writer.
-        ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -R '^(Solver|Verify|Periodicity|TableFiles)\.'
+        ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -R '^(Solver|Verify|Periodicity|Sequence|TableFiles)\.'
     fi
 done
