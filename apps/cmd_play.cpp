@@ -137,8 +137,12 @@ int cmd_play(const std::vector<std::string>& args) {
         so.start = engine::parse_heaps((*vm)["start"].as<std::string>());
         need = *so.start;
     } else {
-        need =
-            so.layout == "random" ? engine::Heaps{20, 20, 20, 20} : play::layout(so.layout, seeder);
+        // A random start is drawn within the table; the table for one holds
+        // 4 heaps of 20, or for rules that split heaps every position of 24 tokens.
+        const bool splits = engine::Rule::parse((*vm)["rules"].as<std::string>()).adds_heaps();
+        need = so.layout != "random" ? play::layout(so.layout, seeder)
+               : splits              ? engine::Heaps{24}
+                                     : engine::Heaps{20, 20, 20, 20};
     }
     std::string table;
     if (vm->count("table")) {

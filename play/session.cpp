@@ -142,9 +142,13 @@ void Session::setup() {
         const int count =
             std::uniform_int_distribution<int>(std::min(2u, u.max_heaps()), most)(rng_);
         heaps_.clear();
-        for (int i = 0; i < count; ++i) {
-            heaps_.push_back(std::uniform_int_distribution<uint32_t>(
-                1, std::min(20u, std::max(1u, u.max_heap_size())))(rng_));
+        // Under a total, the heaps share it: each gets at most what is left.
+        uint32_t left = u.is_box() ? UINT32_MAX : u.max_total();
+        for (int i = 0; i < count && left > 0; ++i) {
+            const uint32_t h = std::uniform_int_distribution<uint32_t>(
+                1, std::min({20u, std::max(1u, u.max_heap_size()), left}))(rng_);
+            heaps_.push_back(h);
+            if (!u.is_box()) left -= h;
         }
     } else {
         heaps_ = layout(options_.layout, rng_);
