@@ -146,9 +146,11 @@ std::string default_table_path(const engine::Rule& rule, engine::Convention c,
 }
 
 std::string universe_options(const engine::Universe& u) {
-    if (u.is_box()) return fmt::format("--heaps {} --max-heap {}", u.max_heaps(), u.max_heap_size());
-    return fmt::format("--max-total {}{}", u.max_total(),
-                       u.max_heaps() < u.max_total() ? fmt::format(" --heaps {}", u.max_heaps()) : "");
+    if (u.is_box())
+        return fmt::format("--heaps {} --max-heap {}", u.max_heaps(), u.max_heap_size());
+    return fmt::format(
+        "--max-total {}{}", u.max_total(),
+        u.max_heaps() < u.max_total() ? fmt::format(" --heaps {}", u.max_heaps()) : "");
 }
 
 engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start) {

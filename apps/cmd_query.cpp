@@ -27,9 +27,12 @@ nlohmann::json heaps_json(const engine::Heaps& h) {
 nlohmann::json move_json(const io::ProbedMove& m) {
     // "heap" is the 1-based place in the position as given (the "position"
     // array, empty heaps included); the phrase names the heap by its size.
-    nlohmann::json j = {{"move", m.phrase},   {"heap", m.heap},
-                        {"heap_size", m.heap_size}, {"take", m.amount},
-                        {"result", heaps_json(m.result)}, {"value", m.value},
+    nlohmann::json j = {{"move", m.phrase},
+                        {"heap", m.heap},
+                        {"heap_size", m.heap_size},
+                        {"take", m.amount},
+                        {"result", heaps_json(m.result)},
+                        {"value", m.value},
                         {"wins", m.winning()}};
     j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
     return j;

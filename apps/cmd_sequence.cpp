@@ -31,10 +31,9 @@ constexpr uint64_t MAX_LENGTH = 100'000;
 int cmd_sequence(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule")(
-        "max-heap,H", po::value<int64_t>(), "the largest heap, up to 100000")(
-        "json", "print JSON");
-    const auto vm = parse_arguments("sequence", args, opts, {},
-                                    "--rules RULE --max-heap N [--json]", EXAMPLES);
+        "max-heap,H", po::value<int64_t>(), "the largest heap, up to 100000")("json", "print JSON");
+    const auto vm =
+        parse_arguments("sequence", args, opts, {}, "--rules RULE --max-heap N [--json]", EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
     if (!vm->count("max-heap")) throw UsageError("missing --max-heap N");
@@ -47,8 +46,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
                             {"convention", "normal"},
                             {"method", "sprague-grundy"},
                             {"values", g}};
-        nlohmann::json pj = {{"basis", engine::to_string(p.basis)},
-                             {"explanation", p.explanation}};
+        nlohmann::json pj = {{"basis", engine::to_string(p.basis)}, {"explanation", p.explanation}};
         if (p.period) {
             pj["preperiod"] = p.preperiod;
             pj["period"] = p.period;

@@ -108,8 +108,8 @@ int cmd_solve(const std::vector<std::string>& args) {
         }
     }
     const engine::Rule rule = engine::Rule::parse(rule_text);
-    const engine::Universe universe = vm->count("max-total") ? engine::Universe::total_bounded(n, k)
-                                                             : engine::Universe(k, h);
+    const engine::Universe universe =
+        vm->count("max-total") ? engine::Universe::total_bounded(n, k) : engine::Universe(k, h);
     engine::check_closed(rule, universe);  // before any work
     engine::SolveOptions so;
     so.convention = engine::parse_convention(convention_text);
@@ -122,8 +122,9 @@ int cmd_solve(const std::vector<std::string>& args) {
     if (wo.level < 1 || wo.level > 9) throw UsageError("--level must be from 1 to 9");
     wo.overwrite = vm->count("force") > 0;
     wo.threads = so.threads;
-    const std::string path = vm->count("output") ? (*vm)["output"].as<std::string>()
-                                                 : default_table_path(rule, so.convention, universe);
+    const std::string path = vm->count("output")
+                                 ? (*vm)["output"].as<std::string>()
+                                 : default_table_path(rule, so.convention, universe);
 
     // 2. Refuse early what would fail late: an existing table, a missing plug-in.
     if (!vm->count("output")) {
@@ -176,10 +177,10 @@ int cmd_solve(const std::vector<std::string>& args) {
             s.remoteness.empty() ? std::string("not stored") : std::to_string(s.max_remoteness),
             // A rate over a few milliseconds measures the clock, not the solver.
             solve_s,
-            solve_s < 0.05 ? std::string()
-                           : fmt::format(" ({} positions/s)", human_count(double(s.positions) / solve_s)),
-            write_s,
-            io::to_string(wo.compression), storage_lines(written));
+            solve_s < 0.05
+                ? std::string()
+                : fmt::format(" ({} positions/s)", human_count(double(s.positions) / solve_s)),
+            write_s, io::to_string(wo.compression), storage_lines(written));
     }
     return EXIT_OK;
 }

@@ -66,8 +66,8 @@ const char* basis_text(engine::Basis b) {
 
 void print_text(const engine::VerifyReport& r, const io::TableInfo& info,
                 const engine::Universe& u) {
-    std::string out = fmt::format("table        {}\ngame         {} {}, {}\n", info.path, info.rules,
-                                  engine::to_string(info.convention), u.describe());
+    std::string out = fmt::format("table        {}\ngame         {} {}, {}\n", info.path,
+                                  info.rules, engine::to_string(info.convention), u.describe());
     out += fmt::format("positions    {}\nP-positions  {}\n\n", r.positions, r.p_positions);
     for (const auto& c : r.checks) {
         if (!c.applies) continue;

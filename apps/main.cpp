@@ -6,8 +6,8 @@
 #include <map>
 
 #include "apps/cli.h"
-#include "engine/version.h"
 #include "engine/errors.h"
+#include "engine/version.h"
 
 namespace {
 
@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
         return apps::EXIT_OK;
     }
     static const std::map<std::string, int (*)(const std::vector<std::string>&)> commands = {
-        {"solve", apps::cmd_solve}, {"info", apps::cmd_info},     {"query", apps::cmd_query},
-        {"dump", apps::cmd_dump},   {"verify", apps::cmd_verify}, {"play", apps::cmd_play},
+        {"solve", apps::cmd_solve},       {"info", apps::cmd_info},     {"query", apps::cmd_query},
+        {"dump", apps::cmd_dump},         {"verify", apps::cmd_verify}, {"play", apps::cmd_play},
         {"sequence", apps::cmd_sequence},
     };
     const auto it = commands.find(command);

@@ -78,7 +78,8 @@ void MoveGenerator::moves(std::span<const uint32_t> heaps, std::vector<Move>& ou
     });
 }
 
-void MoveGenerator::child_ranks(std::span<const uint32_t> sorted, std::vector<uint64_t>& out) const {
+void MoveGenerator::child_ranks(std::span<const uint32_t> sorted,
+                                std::vector<uint64_t>& out) const {
     out.clear();
     if (rule_.take_family() && universe_.is_box()) {
         const uint64_t rank = universe_.rank(sorted);

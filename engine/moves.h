@@ -11,8 +11,8 @@
 //   which the caller ranks; a child may come more than once (wythoff from
 //   5 5), which changes neither a mex nor a remoteness.
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -169,8 +169,8 @@ void split(Heaps& child, size_t i, uint32_t left, uint32_t h, bool unequal, Visi
 // Moore's Nim: positive amounts from heaps chosen[0..], then from heaps
 // after index `from`, while fewer than k are chosen.
 template <class Visit>
-void moore(Heaps& child, std::span<const uint32_t> heaps, size_t from, unsigned left,
-           bool any, Visit& visit) {
+void moore(Heaps& child, std::span<const uint32_t> heaps, size_t from, unsigned left, bool any,
+           Visit& visit) {
     if (any) visit(static_cast<const Heaps&>(child));
     if (left == 0) return;
     for (size_t i = from; i < heaps.size(); ++i) {
@@ -206,7 +206,8 @@ void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& v
             case RuleKind::subtract:
             case RuleKind::allbut:
             case RuleKind::wythoff:
-                detail::take_from(rule.kind() == RuleKind::wythoff ? Rule::nim() : rule, child, i, h, visit);
+                detail::take_from(rule.kind() == RuleKind::wythoff ? Rule::nim() : rule, child, i,
+                                  h, visit);
                 break;
             case RuleKind::lasker:
                 detail::take_from(Rule::nim(), child, i, h, visit);

@@ -29,8 +29,12 @@ inline char into_loop;
 inline char out_of_loop;
 
 #if defined(__SANITIZE_THREAD__)
-inline void sync_release(char* token) { __tsan_release(token); }
-inline void sync_acquire(char* token) { __tsan_acquire(token); }
+inline void sync_release(char* token) {
+    __tsan_release(token);
+}
+inline void sync_acquire(char* token) {
+    __tsan_acquire(token);
+}
 #else
 inline void sync_release(char*) {}
 inline void sync_acquire(char*) {}

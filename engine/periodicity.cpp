@@ -135,13 +135,14 @@ Periodicity find_period(const Rule& rule, Convention convention, std::span<const
     r.preperiod = c->preperiod;
     r.period = c->period;
     r.saltus = c->saltus;
-    r.explanation =
-        c->saltus ? fmt::format("observed within H = {}: g(n+{}) = g(n) + {} for every n >= {} "
-                                "in the table (arithmetic-periodic; not proven beyond it)",
-                                g.size() - 1, c->period, c->saltus, c->preperiod)
-                  : fmt::format("observed within H = {}: period {} from heap {} (not proven "
-                                "beyond the table)",
-                                g.size() - 1, c->period, c->preperiod);
+    r.explanation = c->saltus ? fmt::format(
+                                    "observed within H = {}: g(n+{}) = g(n) + {} for every n >= {} "
+                                    "in the table (arithmetic-periodic; not proven beyond it)",
+                                    g.size() - 1, c->period, c->saltus, c->preperiod)
+                              : fmt::format(
+                                    "observed within H = {}: period {} from heap {} (not proven "
+                                    "beyond the table)",
+                                    g.size() - 1, c->period, c->preperiod);
     return r;
 }
 

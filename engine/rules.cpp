@@ -107,7 +107,8 @@ Rule Rule::parse(std::string_view text) {
     if (kind == "nim" || kind == "grundy" || kind == "lasker" || kind == "wythoff") {
         if (colon != std::string_view::npos) {
             throw InputError("rule '" + kind + "' takes no list, but got '" + std::string(t) +
-                             "'; write " + kind + (kind == "nim" ? ", or subtract:LIST for a subtraction game" : ""));
+                             "'; write " + kind +
+                             (kind == "nim" ? ", or subtract:LIST for a subtraction game" : ""));
         }
         const RuleKind k = kind == "nim"      ? RuleKind::nim
                            : kind == "grundy" ? RuleKind::grundy
@@ -123,14 +124,16 @@ Rule Rule::parse(std::string_view text) {
     }
     if (kind == "moore") {
         if (colon == std::string_view::npos) {
-            throw InputError("rule 'moore' needs k after a colon, as in moore:2 (take from 1 to 2 heaps)");
+            throw InputError(
+                "rule 'moore' needs k after a colon, as in moore:2 (take from 1 to 2 heaps)");
         }
         const std::string_view number = trim(list);
         unsigned k = 0;
         auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), k);
         if (number.empty() || ec != std::errc() || end != number.data() + number.size() || k < 1 ||
             k > MAX_MOORE_K) {
-            throw InputError("bad k '" + std::string(number) + "' in rule moore:k: k is a whole number from 1 to " +
+            throw InputError("bad k '" + std::string(number) +
+                             "' in rule moore:k: k is a whole number from 1 to " +
                              std::to_string(MAX_MOORE_K) + ", as in moore:2");
         }
         if (k == 1) return Rule::nim();
@@ -179,12 +182,14 @@ Rule Rule::parse_octal(std::string_view code) {
         digits.push_back(static_cast<uint8_t>(ch - '0'));
     }
     while (digits.size() > 1 && digits.back() == 0) digits.pop_back();
-    if (digits.size() > MAX_OCTAL_DIGITS + 1) fail("more than " + std::to_string(MAX_OCTAL_DIGITS) + " digits");
+    if (digits.size() > MAX_OCTAL_DIGITS + 1)
+        fail("more than " + std::to_string(MAX_OCTAL_DIGITS) + " digits");
     if (digits.size() == 1 && digits[0] == 0) fail("it allows no move");
     // A plain subtraction game: no split, every removal allowed from any heap
     // of at least k (bits 1 and 2 together) or not at all.
-    const bool subtraction = digits[0] == 0 && std::all_of(digits.begin() + 1, digits.end(),
-                                                           [](uint8_t d) { return d == 0 || d == 3; });
+    const bool subtraction =
+        digits[0] == 0 &&
+        std::all_of(digits.begin() + 1, digits.end(), [](uint8_t d) { return d == 0 || d == 3; });
     if (subtraction) {
         std::vector<AmountRange> ranges;
         for (uint32_t k = 1; k < digits.size(); ++k) {
@@ -201,7 +206,9 @@ bool Rule::take_family() const {
     return kind_ == RuleKind::nim || kind_ == RuleKind::subtract || kind_ == RuleKind::allbut;
 }
 
-bool Rule::one_heap() const { return kind_ != RuleKind::wythoff && kind_ != RuleKind::moore; }
+bool Rule::one_heap() const {
+    return kind_ != RuleKind::wythoff && kind_ != RuleKind::moore;
+}
 
 bool Rule::adds_heaps() const {
     switch (kind_) {

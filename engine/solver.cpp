@@ -319,8 +319,8 @@ Pass run_brute(const Universe& u, const Children& children, const Plan& plan, si
 }
 
 template <class Children>
-Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t level,
-                    Solution& s, const SolveOptions& o) {
+Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t level, Solution& s,
+                    const SolveOptions& o) {
     const bool v8 = s.value.bits() == 8;
     if (s.remoteness.empty()) {
         return v8 ? run_brute<Children, false, uint8_t, uint8_t>(u, a, p, level, s, o)
@@ -348,7 +348,7 @@ void solve_brute(const Rule& rule, const Universe& u, unsigned value_bits, unsig
     const bool take = rule.take_family() && u.is_box();
     for (size_t level = 0;;) {
         const Pass pass =
-            !take ? dispatch_brute(u, FamilyChildren{rule, u}, plan, level, s, o)
+            !take         ? dispatch_brute(u, FamilyChildren{rule, u}, plan, level, s, o)
             : amounts.all ? dispatch_brute(u, TakeChildren<true>{u, amounts}, plan, level, s, o)
                           : dispatch_brute(u, TakeChildren<false>{u, amounts}, plan, level, s, o);
         s.child_lookups += pass.lookups;

@@ -104,8 +104,8 @@ class Universe {
     uint32_t total_ = 0;
     uint64_t size_ = 0;
     std::vector<uint64_t> terms_;
-    std::vector<uint64_t> q_;        // total-bounded: Q(m, a, r)
-    std::vector<uint64_t> fill_;     // total-bounded: P(m, v, s), the block sizes
+    std::vector<uint64_t> q_;     // total-bounded: Q(m, a, r)
+    std::vector<uint64_t> fill_;  // total-bounded: P(m, v, s), the block sizes
 };
 
 // C(n, k), or UINT64_MAX when it does not fit in 64 bits.

@@ -228,8 +228,8 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
               "every value is the mex of its children's values and every remoteness meets its "
               "definition",
               true, Basis::definition),
-        check("sprague-grundy", "value = XOR of the values of its single heaps", normal && rule.one_heap(),
-              Basis::theorem),
+        check("sprague-grundy", "value = XOR of the values of its single heaps",
+              normal && rule.one_heap(), Basis::theorem),
         check("bouton", "value = XOR of the heap sizes (Nim)", normal && is_nim, Basis::theorem),
         check("misere-nim",
               "P exactly when all heaps <= 1 and their number is odd, or some heap >= 2 and the "
@@ -242,8 +242,7 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
               "a position of at most two heaps a <= b is P exactly when a = floor(n phi), "
               "n = b - a",
               normal && rule.kind() == RuleKind::wythoff, Basis::theorem),
-        check("moore",
-              "P exactly when every binary digit is set in a multiple of k+1 heaps",
+        check("moore", "P exactly when every binary digit is set in a multiple of k+1 heaps",
               normal && rule.kind() == RuleKind::moore, Basis::theorem),
     };
     static_assert(CHECK_COUNT == 7, "one entry per CheckId, in order");
@@ -253,8 +252,12 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
         // The normal-play values of single heaps, by the Sprague-Grundy method.
         normal_single = grundy_sequence(rule, u.max_heap_size());
     }
-    const Context ctx{u,      MoveGenerator(rule, u), report.single_heaps.values, normal_single,
-                      normal, rule.kind() == RuleKind::moore ? rule.moore_k() : 0};
+    const Context ctx{u,
+                      MoveGenerator(rule, u),
+                      report.single_heaps.values,
+                      normal_single,
+                      normal,
+                      rule.kind() == RuleKind::moore ? rule.moore_k() : 0};
     if (!table.thread_safe()) {
         // One pass in rank order: a streaming source reads its chunks in sequence.
         const uint64_t step = std::max<uint64_t>(u.size() / 100, 1 << 16);

@@ -10,7 +10,7 @@ Compression parse_compression(std::string_view text) {
     if (text == "lz4") return Compression::lz4;
     if (text == "none") return Compression::none;
     throw nimtb::InputError("unknown compression '" + std::string(text) +
-                             "': expected deflate, zstd, lz4 or none");
+                            "': expected deflate, zstd, lz4 or none");
 }
 
 const char* to_string(Compression c) {

@@ -1,9 +1,9 @@
 #include "io/table_reader.h"
 
-#include "engine/moves.h"
-
 #include <algorithm>
 #include <filesystem>
+
+#include "engine/moves.h"
 
 namespace nimtb::io {
 
@@ -153,7 +153,8 @@ TableReader::TableReader(const std::string& path) {
             if (n > engine::Universe::MAX_TOTAL || k > n || h != n) {
                 throw nimtb::InputError("max_total " + std::to_string(n) + ", max_heaps " +
                                         std::to_string(k) + " and max_heap_size " +
-                                        std::to_string(h) + " do not make a total-bounded universe");
+                                        std::to_string(h) +
+                                        " do not make a total-bounded universe");
             }
             universe_ = std::make_unique<engine::Universe>(engine::Universe::total_bounded(
                 static_cast<uint32_t>(n), static_cast<unsigned>(k)));

@@ -1,7 +1,5 @@
 #include "io/table_writer.h"
 
-#include "engine/parallel.h"
-
 #include <fcntl.h>
 #include <oneapi/tbb/task_arena.h>
 #include <unistd.h>
@@ -14,6 +12,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "engine/parallel.h"
 #include "engine/version.h"
 #include "io/hdf5_handle.h"
 

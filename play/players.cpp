@@ -16,7 +16,7 @@ Level parse_level(std::string_view text) {
     if (text == "random") return Level::random;
     if (text == "learning") return Level::learning;
     throw nimtb::InputError("unknown level '" + std::string(text) +
-                             "': expected perfect, medium, easy, random or learning");
+                            "': expected perfect, medium, easy, random or learning");
 }
 
 const char* to_string(Level level) {
@@ -106,9 +106,12 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
                     leaves = m.at("leaves").get<std::string>();
                 } else {
                     // Files of nimtb 0.1 name a move by heap size and amount.
-                    engine::Heaps child = engine::parse_heaps(position == "(empty)" ? "" : position);
-                    const auto it = std::find(child.begin(), child.end(), m.at("heap").get<uint32_t>());
-                    if (it == child.end()) throw nimtb::InputError("a move from a heap not in " + position);
+                    engine::Heaps child =
+                        engine::parse_heaps(position == "(empty)" ? "" : position);
+                    const auto it =
+                        std::find(child.begin(), child.end(), m.at("heap").get<uint32_t>());
+                    if (it == child.end())
+                        throw nimtb::InputError("a move from a heap not in " + position);
                     *it -= m.at("take").get<uint32_t>();
                     leaves = key_of(child);
                 }

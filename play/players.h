@@ -34,9 +34,9 @@ class Player {
 std::unique_ptr<Player> make_table_player(Level level, engine::Convention convention);
 
 // The matchbox learner. Each position has a bag of counters, one per legal
-// move at first (a move named by the position it leaves); a move is a counter drawn at random. After a won game each
-// drawn counter gets a copy; after a lost game the drawn counters are removed,
-// keeping at least one of each move. The bags live in a JSON file between runs.
+// move at first (a move named by the position it leaves); a move is a counter drawn at random.
+// After a won game each drawn counter gets a copy; after a lost game the drawn counters are
+// removed, keeping at least one of each move. The bags live in a JSON file between runs.
 class MatchboxLearner : public Player {
   public:
     // Loads the bags from `path` if it exists ("" keeps them in memory only).

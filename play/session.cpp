@@ -201,7 +201,8 @@ std::string Session::help() const {
             moves = "A move takes an amount in " + rule.canonical().substr(9) + " from one heap.";
             break;
         case engine::RuleKind::allbut:
-            moves = "A move takes any amount except " + rule.canonical().substr(7) + " from one heap.";
+            moves =
+                "A move takes any amount except " + rule.canonical().substr(7) + " from one heap.";
             break;
         case engine::RuleKind::octal:
             moves = "A move follows the octal code " + rule.canonical().substr(6) +
@@ -222,13 +223,17 @@ std::string Session::help() const {
             break;
     }
     if (!by_heap_and_amount()) {
-        return moves + "\nType the heaps you leave: from 3 5, '3 2' takes 3 from the 5. " + commands;
+        return moves + "\nType the heaps you leave: from 3 5, '3 2' takes 3 from the 5. " +
+               commands;
     }
     return "Type a move as HEAP AMOUNT: '2 3' takes 3 tokens from heap 2; when one heap is "
-           "left, the amount alone will do. " + moves + "\n" + commands;
+           "left, the amount alone will do. " +
+           moves + "\n" + commands;
 }
 
-bool Session::by_heap_and_amount() const { return prober_.rule().take_family(); }
+bool Session::by_heap_and_amount() const {
+    return prober_.rule().take_family();
+}
 
 std::string Session::hint(const io::ProbeResult& r) const {
     const io::ProbedMove& best = r.moves.front();

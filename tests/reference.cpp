@@ -75,7 +75,8 @@ std::set<Heaps> reference_children(const engine::Rule& rule, const Heaps& heaps)
     std::set<Heaps> out;
     for (size_t i = 0; i < heaps.size(); ++i) {
         if (heaps[i] == 0) continue;
-        for (const auto& parts : one_heap_results(rule, heaps[i])) out.insert(replace(heaps, i, parts));
+        for (const auto& parts : one_heap_results(rule, heaps[i]))
+            out.insert(replace(heaps, i, parts));
     }
     if (rule.kind() == RuleKind::wythoff) {
         for (size_t i = 0; i < heaps.size(); ++i) {

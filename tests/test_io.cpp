@@ -14,12 +14,12 @@
 #include "solve_universe.h"
 
 namespace fs = std::filesystem;
+using nimtb::TableError;
 using nimtb::engine::Convention;
 using nimtb::engine::Rule;
 using nimtb::engine::Solution;
 using nimtb::engine::Universe;
 using nimtb::io::Compression;
-using nimtb::TableError;
 using nimtb::io::TableReader;
 using nimtb::test::solve;
 

@@ -29,7 +29,7 @@ void expect_moves_match_reference(const char* rule_text, const Universe& u) {
         for (const auto& m : moves) {
             got.insert(m.child_rank);
             ASSERT_EQ(u.rank(u.normalise(m.result)), m.child_rank);  // the result is the child
-            ASSERT_LT(m.child_rank, u.rank(heaps));                   // colex-smaller
+            ASSERT_LT(m.child_rank, u.rank(heaps));                  // colex-smaller
         }
         ASSERT_EQ(got.size(), moves.size()) << "a child listed twice at " << u.rank(heaps);
         ASSERT_EQ(got, expected) << rule_text << " at rank " << u.rank(heaps);

@@ -96,8 +96,8 @@ TEST(Periodicity, NamedSubtractionGames) {
 // less and nothing is claimed.
 TEST(Periodicity, ProvenExactlyWhereTheWindowFits) {
     const std::vector<std::vector<uint32_t>> sets = {
-        {1, 2}, {1, 4}, {2, 3, 6}, {3, 5, 8}, {1, 5, 6}, {4, 7, 9}, {2, 4, 7}, {1, 2, 5, 10},
-        {2, 7, 9}, {3, 4, 11}, {2, 5, 6}, {3, 6, 10}};
+        {1, 2},    {1, 4},        {2, 3, 6}, {3, 5, 8},  {1, 5, 6}, {4, 7, 9},
+        {2, 4, 7}, {1, 2, 5, 10}, {2, 7, 9}, {3, 4, 11}, {2, 5, 6}, {3, 6, 10}};
     for (const Convention c : {Convention::normal, Convention::misere}) {
         for (const auto& set : sets) {
             std::string text = "subtract:";
@@ -115,11 +115,13 @@ TEST(Periodicity, ProvenExactlyWhereTheWindowFits) {
             EXPECT_EQ(at.preperiod, t.preperiod);
             EXPECT_EQ(at.period, t.period);
 
-            const Periodicity below = nimtb::engine::find_period(
-                rule, c, std::span<const uint32_t>(g.data(), needed));
+            const Periodicity below =
+                nimtb::engine::find_period(rule, c, std::span<const uint32_t>(g.data(), needed));
             EXPECT_EQ(below.basis, Basis::none);
             EXPECT_EQ(below.period, 0u);
-            if (below.needed_max_heap) EXPECT_GE(*below.needed_max_heap, needed);
+            if (below.needed_max_heap) {
+                EXPECT_GE(*below.needed_max_heap, needed);
+            }
 
             // And the solver's own table agrees, through verify.
             const Periodicity solved = verified_period(text.c_str(), c, needed + 5);

@@ -91,8 +91,9 @@ TEST_F(PlayTest, MatchboxCountersGrowOnWinsShrinkOnLossesAndPersist) {
 // Bags saved by nimtb 0.1 named moves by heap size and amount: they still load.
 TEST_F(PlayTest, LearnerReadsBagsOfTheFirstFormat) {
     const std::string bags = (dir_ / "old.json").string();
-    std::ofstream(bags) << R"({"format": "nimtb-matchboxes", "bags": {"5": [)"
-                        << R"({"heap": 5, "take": 1, "counters": 7}, {"heap": 5, "take": 2, "counters": 1}]}})";
+    std::ofstream(bags)
+        << R"({"format": "nimtb-matchboxes", "bags": {"5": [)"
+        << R"({"heap": 5, "take": 1, "counters": 7}, {"heap": 5, "take": 2, "counters": 1}]}})";
     nimtb::play::MatchboxLearner learner(bags);
     EXPECT_EQ(learner.positions_known(), 1u);
     nimtb::io::Prober p(table_);

@@ -2,8 +2,8 @@
 
 #include "engine/rules.h"
 
-using nimtb::engine::Convention;
 using nimtb::InputError;
+using nimtb::engine::Convention;
 using nimtb::engine::Rule;
 using nimtb::engine::RuleKind;
 
@@ -74,10 +74,18 @@ TEST(Rules, RefusesUnknownKind) {
 
 TEST(Rules, FamiliesAndTheirCanonicalText) {
     const std::pair<const char*, const char*> cases[] = {
-        {"octal:0.77", "octal:0.77"},   {"octal:.770", "octal:0.77"},  {"OCTAL:0.137", "octal:0.137"},
-        {"octal:4.7", "octal:4.7"},     {"octal:0.33", "subtract:1,2"}, {"octal:0.3033", "subtract:1,3,4"},
-        {"octal:0.333", "subtract:1-3"}, {"grundy", "grundy"},          {"lasker", "lasker"},
-        {"wythoff", "wythoff"},         {"moore:2", "moore:2"},         {"moore:1", "nim"},
+        {"octal:0.77", "octal:0.77"},
+        {"octal:.770", "octal:0.77"},
+        {"OCTAL:0.137", "octal:0.137"},
+        {"octal:4.7", "octal:4.7"},
+        {"octal:0.33", "subtract:1,2"},
+        {"octal:0.3033", "subtract:1,3,4"},
+        {"octal:0.333", "subtract:1-3"},
+        {"grundy", "grundy"},
+        {"lasker", "lasker"},
+        {"wythoff", "wythoff"},
+        {"moore:2", "moore:2"},
+        {"moore:1", "nim"},
     };
     for (auto [text, canonical] : cases) {
         const Rule rule = Rule::parse(text);

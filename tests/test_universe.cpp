@@ -5,8 +5,8 @@
 
 #include "engine/universe.h"
 
-using nimtb::engine::Heaps;
 using nimtb::InputError;
+using nimtb::engine::Heaps;
 using nimtb::engine::Universe;
 
 TEST(Universe, CountIsBinomial) {
@@ -142,7 +142,8 @@ TEST(TotalBounded, CountsPartitionsAndRefusesTooMuch) {
     // Partitions of 0..10 summed: 1+1+2+3+5+7+11+15+22+30+42.
     EXPECT_EQ(Universe::total_bounded(10).size(), 139u);
     EXPECT_EQ(Universe::total_bounded(10).describe(), "at most 10 tokens in all");
-    EXPECT_EQ(Universe::total_bounded(10, 3).describe(), "at most 10 tokens in all, on at most 3 heaps");
+    EXPECT_EQ(Universe::total_bounded(10, 3).describe(),
+              "at most 10 tokens in all, on at most 3 heaps");
     EXPECT_EQ(Universe::total_bounded(10).index_name(), std::string("colex-total-v1"));
     const Universe u = Universe::total_bounded(10, 3);
     EXPECT_THROW(u.normalise(Heaps{5, 6}), InputError);
