@@ -5,11 +5,13 @@
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "engine/periodicity.h"
 #include "engine/solver.h"
 #include "engine/verify.h"
 #include "io/probe.h"
@@ -88,6 +90,10 @@ std::string universe_options(const engine::Universe& u);
 // box of its heaps, or for rules that split heaps every position of at most
 // its total.
 engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start);
+
+// A period as verify and sequence print it in JSON: basis, explanation, and
+// preperiod, period and saltus when one is claimed.
+nlohmann::json period_json(const engine::Periodicity& p);
 
 // "1.2M", "340k", "12".
 std::string human_count(double n);

@@ -46,14 +46,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
                             {"convention", "normal"},
                             {"method", "sprague-grundy"},
                             {"values", g}};
-        nlohmann::json pj = {{"basis", engine::to_string(p.basis)}, {"explanation", p.explanation}};
-        if (p.period) {
-            pj["preperiod"] = p.preperiod;
-            pj["period"] = p.period;
-            pj["saltus"] = p.saltus;
-        }
-        if (p.needed_max_heap) pj["needed_max_heap"] = *p.needed_max_heap;
-        j["period"] = pj;
+        j["period"] = period_json(p);
         std::cout << j.dump() << "\n";
         return EXIT_OK;
     }

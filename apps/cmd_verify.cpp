@@ -28,15 +28,8 @@ nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& i
         }
         j["checks"].push_back(cj);
     }
-    const engine::Periodicity& p = r.single_heaps.period;
-    nlohmann::json pj = {{"basis", engine::to_string(p.basis)}, {"explanation", p.explanation}};
-    if (p.period) {
-        pj["preperiod"] = p.preperiod;
-        pj["period"] = p.period;
-        pj["saltus"] = p.saltus;
-    }
-    if (p.needed_max_heap) pj["needed_max_heap"] = *p.needed_max_heap;
-    j["single_heaps"] = {{"values", r.single_heaps.values}, {"period", pj}};
+    j["single_heaps"] = {{"values", r.single_heaps.values},
+                         {"period", period_json(r.single_heaps.period)}};
     auto histogram = [](const std::map<uint32_t, uint64_t>& m) {
         nlohmann::json h = nlohmann::json::object();
         for (const auto& [k, v] : m) h[std::to_string(k)] = v;
