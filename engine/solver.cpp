@@ -13,6 +13,7 @@
 #include "engine/moves.h"
 #include "engine/parallel.h"
 #include "engine/sequence.h"
+#include "engine/solve_order.h"
 
 namespace nimtb::engine {
 
@@ -40,72 +41,6 @@ SolveMethod parse_method(std::string_view text) {
 }
 
 namespace {
-
-// A contiguous rank range of positions that share their top heaps.
-struct Block {
-    uint64_t first;
-    uint64_t count;
-};
-
-// The solve order. Group positions by their j largest heaps: each group is a
-// contiguous rank range (its lower K-j heaps range over a smaller set), and
-// a child either keeps the parent's top-j heaps (same block, smaller rank) or
-// lies in a block of a smaller level, the level of top heaps T being
-// (sum of T, then more non-empty heaps in T first):
-// - lowering heaps (every family but splits) never raises any of the j
-//   largest, and equal sums of componentwise-smaller tuples are equal tuples;
-// - a split of h into x + y <= h: any j heaps of the child sum to at most some
-//   j heaps of the parent (put h back for x, y), with equality only when the
-//   top j stay the same, or when x + y = h both enter the top j in place of h
-//   and an empty heap - then the child's top j have one more non-empty heap.
-// So blocks are swept in rank order, one thread each, and all blocks of one
-// level run in parallel once the lower levels are done.
-struct Plan {
-    std::vector<Block> blocks;
-    std::vector<size_t> level_start;  // blocks of level l: [level_start[l], level_start[l+1])
-};
-
-// Top heaps per block: at least 2 when K >= 2 so that a level holds many
-// blocks; 3 when blocks would still average a few thousand positions, which
-// evens out the work between threads.
-unsigned choose_block_heaps(const Universe& u) {
-    const unsigned k = u.max_heaps();
-    if (k == 1) return 1;
-    const uint64_t h = u.max_heap_size();
-    // Top-3 tuples: C(H+3, 3) in a box, about N^3/36 under a total.
-    const uint64_t tuples = u.is_box() ? binomial(h + 3, 3) : std::max<uint64_t>(1, h * h * h / 36);
-    if (k >= 4 && u.size() / tuples >= 2048) return 3;
-    return 2;
-}
-
-Plan make_plan(const Universe& u, unsigned j) {
-    const unsigned k = u.max_heaps();
-    const uint32_t h = u.max_heap_size();
-    const Universe top = u.is_box() ? Universe(j, h) : Universe::total_bounded(h, j);
-    const uint32_t budget = u.is_box() ? 0 : u.max_total();
-    std::vector<std::vector<Block>> by_level((size_t(j) * h + 1) * (j + 1));
-    std::vector<uint32_t> b(j, 0);
-    do {
-        uint32_t sum = 0;
-        unsigned empty = 0;
-        for (unsigned t = 0; t < j; ++t) {
-            sum += b[t];
-            empty += b[t] == 0;
-        }
-        const uint64_t first = u.rank_compact(b.data() + empty, j - empty);
-        const uint64_t count = u.completions(k - j, b[0], budget ? budget - sum : 0);
-        // Within one sum, fewer empty heaps first: (sum, empty) ascending.
-        by_level[size_t(sum) * (j + 1) + empty].push_back({first, count});
-    } while (top.next(b.data()));
-    Plan plan;
-    plan.blocks.reserve(top.size());
-    for (auto& level : by_level) {
-        plan.level_start.push_back(plan.blocks.size());
-        plan.blocks.insert(plan.blocks.end(), level.begin(), level.end());
-    }
-    plan.level_start.push_back(plan.blocks.size());
-    return plan;
-}
 
 unsigned bits_for(uint64_t bound, const char* what) {
     if (bound <= std::numeric_limits<uint8_t>::max()) return 8;
