@@ -44,12 +44,19 @@ int list_presets() {
     return EXIT_OK;
 }
 
+// How the brute method's kernel went, for the summary.
+std::string kernel_phrase(const engine::Solution& s) {
+    if (s.kernel == engine::Kernel::brute) return "every child visited";
+    if (s.brute_from_level == 0) return "children summarised along lines";
+    return "children summarised along lines, then visited (a value too large for the lines)";
+}
+
 }  // namespace
 
 int cmd_solve(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(),
-                       "the rule: nim, subtract:LIST or allbut:LIST")(
+                       "the rule (see Rules below)")(
         "misere", "misere play: whoever takes the last token loses (default: normal play)")(
         "heaps,k", po::value<int64_t>(), "K: at most this many heaps")(
         "max-heap,H", po::value<int64_t>(), "H: at most this many tokens in a heap")(
@@ -66,7 +73,11 @@ int cmd_solve(const std::vector<std::string>& args) {
                                       "compression level, 1-9")(
         "method,m", po::value<std::string>()->default_value("brute"),
         "brute (from the rules alone) or sprague-grundy (normal play, values only, by the "
-        "theorem)")("no-remoteness", "store values only (half the memory and file)")(
+        "theorem)")(
+        "kernel", po::value<std::string>()->default_value("auto"),
+        "the brute method's kernel: lines (children summarised along lines: nim, allbut:, "
+        "subtract: with long runs, in a box), brute (every child visited, every rule) or auto "
+        "(lines where they pay); the tables are identical")("no-remoteness", "store values only (half the memory and file)")(
         "force,f", "overwrite an existing table")(
         "progress", "draw the progress bar even when stderr is not a terminal")(
         "quiet,q", "no progress bar and no summary");
@@ -114,6 +125,7 @@ int cmd_solve(const std::vector<std::string>& args) {
     engine::SolveOptions so;
     so.convention = engine::parse_convention(convention_text);
     so.method = engine::parse_method((*vm)["method"].as<std::string>());
+    so.kernel = engine::parse_kernel((*vm)["kernel"].as<std::string>());
     so.remoteness = !vm->count("no-remoteness") && so.method == engine::SolveMethod::brute;
     so.threads = whole_number(*vm, "threads", 1024);
     io::WriteOptions wo;
@@ -169,7 +181,7 @@ int cmd_solve(const std::vector<std::string>& args) {
             "{}",
             path, rule.canonical(), engine::to_string(so.convention), universe.describe(),
             so.method == engine::SolveMethod::brute
-                ? std::string("brute force from the rules")
+                ? std::string("brute force from the rules, ") + kernel_phrase(s)
                 : std::string(
                       "sprague-grundy (theorem-based: XOR of single-heap values; values only)"),
             s.positions, s.p_positions, 100.0 * double(s.p_positions) / double(s.positions),

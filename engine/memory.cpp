@@ -34,6 +34,17 @@ void LargeBuffer::grow(size_t bytes) {
     bytes_ = bytes;
 }
 
+void LargeBuffer::shrink(size_t bytes) {
+    if (bytes >= bytes_) return;
+    if (bytes == 0) {
+        *this = LargeBuffer();
+        return;
+    }
+    // Shrinking in place cannot fail for a mapping of our own; if it did, the
+    // block would simply stay larger.
+    if (mremap(data_, bytes_, bytes, 0) != MAP_FAILED) bytes_ = bytes;
+}
+
 LargeBuffer::~LargeBuffer() {
     if (data_) munmap(data_, bytes_);
 }

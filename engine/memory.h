@@ -23,6 +23,8 @@ class LargeBuffer {
     // Grows the block to `bytes`, keeping its contents; the kernel may move
     // it (mremap) without copying pages. Throws std::bad_alloc.
     void grow(size_t bytes);
+    // Shrinks the block to `bytes` in place, keeping its first bytes.
+    void shrink(size_t bytes);
 
     void* data() const { return data_; }
     size_t bytes() const { return bytes_; }

@@ -45,6 +45,19 @@ std::string describe_move(std::span<const uint32_t> before, std::span<const uint
     return "take " + and_list(each);
 }
 
+std::optional<LineShape> line_shape(const Rule& rule, const Universe& u) {
+    if (!rule.take_family() || !u.is_box()) return std::nullopt;
+    LineShape shape;
+    const uint32_t h = u.max_heap_size();
+    for (uint32_t s = h; s >= 1 && shape.lag == 0; --s) {
+        if (!rule.allows(s)) shape.lag = s;
+    }
+    for (uint32_t s = 1; s < shape.lag; ++s) {
+        if (rule.allows(s)) shape.near.push_back(s);
+    }
+    return shape;
+}
+
 uint64_t rank_child(const Universe& u, Heaps& child) {
     std::sort(child.begin(), child.end());
     size_t zeros = 0;

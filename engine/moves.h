@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,28 +40,49 @@ struct TakeAmounts {
     bool all;
 };
 
-// Calls visit(heap_size, amount, child_rank) for every child of the sorted,
-// padded position `a` of rank `rank`. ALL: every amount is allowed (Nim).
+// Calls visit(amount, child_rank) for every amount s of `list` (ascending,
+// `size` of them) with s <= a[i]: the children of the sorted, padded
+// position `a` that lower heap i, whose rank without that heap's term is
+// `base` (rank - term(i, a[i])).
 //
 // Lowering a[i] to w moves w down to sorted index p (the number of heaps below
 // i that are <= w) and shifts a[p..i-1] up one index; the rank changes by
 //   - term(i, a[i]) + term(p, w) + sum_{j=p}^{i-1} (term(j+1, a[j]) - term(j, a[j])).
 // Amounts ascend, so w descends and p only moves down: the shift sum is kept
 // incrementally and each child costs one table read.
+template <class Visit>
+inline void for_each_amount_of_heap(const Universe& u, const uint32_t* list, size_t size,
+                                    const uint32_t* a, unsigned i, uint64_t base, Visit&& visit) {
+    const uint32_t v = a[i];
+    unsigned p = i;
+    for (size_t m = 0; m < size; ++m) {
+        const uint32_t s = list[m];
+        if (s > v) break;
+        const uint32_t w = v - s;
+        while (p > 0 && a[p - 1] > w) {
+            base += u.term(p, a[p - 1]) - u.term(p - 1, a[p - 1]);
+            --p;
+        }
+        visit(s, base + u.term(p, w));
+    }
+}
+
+// Calls visit(heap_size, amount, child_rank) for every child of the sorted,
+// padded position `a` of rank `rank`, each once (among equal heaps only the
+// first is lowered). ALL: every amount is allowed (Nim), and the amount is
+// the loop counter itself.
 template <bool ALL, class Visit>
 inline void for_each_take_child(const Universe& u, const TakeAmounts& amounts, const uint32_t* a,
                                 uint64_t rank, Visit&& visit) {
     const unsigned k = u.max_heaps();
-    const uint32_t* list = amounts.list.data();
-    const size_t list_size = amounts.list.size();
     for (unsigned i = 0; i < k; ++i) {
         const uint32_t v = a[i];
         if (v == 0 || (i > 0 && a[i - 1] == v)) continue;
         uint64_t base = rank - u.term(i, v);
-        unsigned p = i;
         if constexpr (ALL) {
             // Every w from v-1 down to 0, in runs of constant p: within a run
             // the children are base + term(p, w), one branch-free loop each.
+            unsigned p = i;
             int64_t w = int64_t{v} - 1;
             while (w >= 0) {
                 while (p > 0 && a[p - 1] > w) {
@@ -75,19 +97,29 @@ inline void for_each_take_child(const Universe& u, const TakeAmounts& amounts, c
                 w = lo - 1;
             }
         } else {
-            for (size_t m = 0; m < list_size; ++m) {
-                const uint32_t s = list[m];
-                if (s > v) break;
-                const uint32_t w = v - s;
-                while (p > 0 && a[p - 1] > w) {
-                    base += u.term(p, a[p - 1]) - u.term(p - 1, a[p - 1]);
-                    --p;
-                }
-                visit(v, s, base + u.term(p, w));
-            }
+            for_each_amount_of_heap(u, amounts.list.data(), amounts.list.size(), a, i, base,
+                                    [&](uint32_t s, uint64_t c) { visit(v, s, c); });
         }
     }
 }
+
+// Lines. In a box, the children of a take rule that lower one heap of size v
+// lie on one line: the positions q + {w}, w = 0..H, where q is the position
+// without that heap. Where the rule allows every amount above `lag` (up to
+// H), the children w < v - lag are a prefix of the line, which a solver can
+// summarise once per line instead of visiting each child; the amounts `near`
+// (allowed, below lag) it visits one by one. Nim has lag 0 and nothing near;
+// allbut:1,2 has lag 2; subtract:1-3 in a box of H = 10 has lag 10 (no
+// prefix at all: its children are all near).
+struct LineShape {
+    uint32_t lag = 0;            // the largest forbidden amount up to H; 0 when none is
+    std::vector<uint32_t> near;  // the allowed amounts below lag, ascending
+};
+
+// The lines of `rule` in `u`: a take rule in a box has them; other families
+// (their moves leave a heap's line or touch several heaps) and total-bounded
+// universes (a line's points pass the bound) do not.
+std::optional<LineShape> line_shape(const Rule& rule, const Universe& u);
 
 // Calls visit(child) for every move of `heaps` (any order, empty heaps
 // allowed) under `rule`. `child` is the position after the move in the same

@@ -8,8 +8,10 @@
 #include <bit>
 #include <cassert>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "engine/line_kernel.h"
 #include "engine/moves.h"
 #include "engine/parallel.h"
 #include "engine/sequence.h"
@@ -27,6 +29,37 @@ void QuantityArray::widen() {
     uint16_t* wide = static_cast<uint16_t*>(buffer_.data());
     for (uint64_t i = size_; i-- > 0;) wide[i] = narrow[i];
     bits_ = 16;
+}
+
+void QuantityArray::narrow() {
+    if (bits_ == 8) return;
+    const uint16_t* wide = static_cast<const uint16_t*>(buffer_.data());
+    uint8_t* narrow = static_cast<uint8_t*>(buffer_.data());
+    for (uint64_t i = 0; i < size_; ++i) {
+        assert(wide[i] <= std::numeric_limits<uint8_t>::max());
+        narrow[i] = static_cast<uint8_t>(wide[i]);
+    }
+    buffer_.shrink(size_);
+    bits_ = 8;
+}
+
+const char* to_string(Kernel kernel) {
+    switch (kernel) {
+        case Kernel::automatic:
+            return "auto";
+        case Kernel::brute:
+            return "brute";
+        case Kernel::lines:
+            return "lines";
+    }
+    return "?";
+}
+
+Kernel parse_kernel(std::string_view text) {
+    for (Kernel k : {Kernel::automatic, Kernel::brute, Kernel::lines}) {
+        if (text == to_string(k)) return k;
+    }
+    throw InputError("unknown kernel '" + std::string(text) + "': expected auto, brute or lines");
 }
 
 const char* to_string(SolveMethod method) {
@@ -80,15 +113,21 @@ Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) 
     return {value_bits, options.remoteness ? 8u : 0u};
 }
 
-// How far a brute-force pass got: every level below `level` is solved; when
-// `value` or `remoteness` overflowed, level `level` must be solved again with
-// that array widened.
+// How far a pass got: every level below `level` is solved; when `value` or
+// `remoteness` overflowed, level `level` must be solved again (with that
+// array widened, or by the brute-force kernel after the line kernel).
 struct Pass {
     uint64_t lookups = 0;
     size_t level = 0;
     bool value = false;
     bool remoteness = false;
     bool complete() const { return !value && !remoteness; }
+};
+
+// Set by a kernel's loop bodies when a number does not fit.
+struct Overflow {
+    std::atomic<bool> value{false};
+    std::atomic<bool> remoteness{false};
 };
 
 // Child generators for the kernel, chosen at compile time. Each calls
@@ -137,12 +176,20 @@ struct BruteKernel {
     V* value;
     R* remoteness;
     V terminal;
-    unsigned words;                          // of the mex bitset
-    std::atomic<bool>* value_overflow;       // set when a value does not fit in V
-    std::atomic<bool>* remoteness_overflow;  // set when a remoteness does not fit in R
+    Overflow* overflow;
+
+    // Children's values fit in V, so the mex bitset needs one bit more.
+    static constexpr unsigned WORDS = (uint64_t{1} << (sizeof(V) * 8)) / 64 + 1;
+    struct Scratch {
+        std::vector<uint32_t> heaps;
+        std::vector<uint64_t> seen;
+    };
+    Scratch scratch() const { return {std::vector<uint32_t>(u.max_heaps()), std::vector<uint64_t>(WORDS, 0)}; }
 
     // Solves ranks [first, first + count) in order; returns the child look-ups.
-    uint64_t sweep(uint64_t first, uint64_t count, uint32_t* heaps, uint64_t* seen) const {
+    uint64_t sweep(uint64_t first, uint64_t count, Scratch& scratch) const {
+        uint32_t* heaps = scratch.heaps.data();
+        uint64_t* seen = scratch.seen.data();
         u.unrank(first, heaps);
         uint64_t lookups = 0;
         for (uint64_t rank = first; rank < first + count; ++rank) {
@@ -176,13 +223,13 @@ struct BruteKernel {
                 }
                 std::fill(seen, seen + top + 1, 0);
                 if (mex > std::numeric_limits<V>::max()) {
-                    value_overflow->store(true, std::memory_order_relaxed);
+                    overflow->value.store(true, std::memory_order_relaxed);
                 }
                 value[rank] = static_cast<V>(mex);
                 if constexpr (REM) {
                     const uint32_t r = 1 + (mex == 0 ? max_rem : min_rem_p);
                     if (r > std::numeric_limits<R>::max()) {
-                        remoteness_overflow->store(true, std::memory_order_relaxed);
+                        overflow->remoteness.store(true, std::memory_order_relaxed);
                     }
                     remoteness[rank] = static_cast<R>(r);
                 }
@@ -201,49 +248,36 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
     if (o.progress) o.progress(done, total);
 }
 
-// Solves the levels of `plan` from `first_level` on, until all are done or a
-// level meets a number too wide for V or R.
-template <class Children, bool REM, class V, class R>
-Pass run_brute(const Universe& u, const Children& children, const Plan& plan, size_t first_level,
-               Solution& s, const SolveOptions& o) {
-    // Children's values fit in V, so the mex bitset needs one bit more.
-    const unsigned words = static_cast<unsigned>((uint64_t{1} << (sizeof(V) * 8)) / 64 + 1);
-    std::atomic<bool> value_overflow{false}, remoteness_overflow{false};
-    const BruteKernel<Children, REM, V, R> kernel{
-        u,
-        children,
-        s.value.data<V>(),
-        REM ? s.remoteness.data<R>() : nullptr,
-        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
-        words,
-        &value_overflow,
-        &remoteness_overflow};
+// Solves the levels of `plan` from `first_level` on with `kernel`, until all
+// are done or a level meets a number that does not fit (`overflow`, which the
+// kernel sets).
+template <class Kernel>
+Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_t first_level,
+                const Overflow& overflow, const SolveOptions& o) {
     tbb::combinable<uint64_t> lookups([] { return uint64_t{0}; });
-    uint64_t done = 0;
-    for (size_t b = 0; b < plan.level_start[first_level]; ++b) done += plan.blocks[b].count;
+    uint64_t done = plan.positions_below(first_level);
     report(o, done, u.size());
     Pass pass;
-    for (size_t level = first_level; level + 1 < plan.level_start.size(); ++level) {
+    for (size_t level = first_level; level < plan.levels(); ++level) {
         const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
         // Blocks differ in size by orders of magnitude; the default
         // auto_partitioner splits further when threads run idle.
         sync_parallel_for(tbb::blocked_range<size_t>(lo, hi),
                           [&](const tbb::blocked_range<size_t>& r) {
-                              std::vector<uint32_t> heaps(u.max_heaps());
-                              std::vector<uint64_t> seen(kernel.words, 0);
+                              auto scratch = kernel.scratch();
                               uint64_t local = 0;
                               for (size_t b = r.begin(); b != r.end(); ++b) {
                                   if (cancelled(o)) return;
                                   local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count,
-                                                        heaps.data(), seen.data());
+                                                        scratch);
                               }
                               lookups.local() += local;
                           });
         if (cancelled(o)) throw Cancelled();
-        if (value_overflow || remoteness_overflow) {
+        if (overflow.value || overflow.remoteness) {
             pass.level = level;
-            pass.value = value_overflow;
-            pass.remoteness = remoteness_overflow;
+            pass.value = overflow.value;
+            pass.remoteness = overflow.remoteness;
             break;
         }
         for (size_t b = lo; b < hi; ++b) done += plan.blocks[b].count;
@@ -251,6 +285,20 @@ Pass run_brute(const Universe& u, const Children& children, const Plan& plan, si
     }
     pass.lookups = lookups.combine(std::plus<>());
     return pass;
+}
+
+template <class Children, bool REM, class V, class R>
+Pass run_brute(const Universe& u, const Children& children, const Plan& plan, size_t first_level,
+               Solution& s, const SolveOptions& o) {
+    Overflow overflow;
+    const BruteKernel<Children, REM, V, R> kernel{
+        u,
+        children,
+        s.value.data<V>(),
+        REM ? s.remoteness.data<R>() : nullptr,
+        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+        &overflow};
+    return run_levels(u, kernel, plan, first_level, overflow, o);
 }
 
 template <class Children>
@@ -270,18 +318,131 @@ Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t 
               : run_brute<Children, true, uint16_t, uint16_t>(u, a, p, level, s, o);
 }
 
-// Brute force over the whole universe, widening an array and solving a level
-// again whenever the level meets a number too wide for it.
-void solve_brute(const Rule& rule, const Universe& u, unsigned value_bits, unsigned remoteness_bits,
-                 Solution& s, const SolveOptions& o) {
-    const TakeAmounts amounts(rule, u.max_heap_size());
+// The line kernel's aggregates: per line, W words of values seen and (when
+// remoteness is stored) two remoteness numbers of the array's width.
+struct LineStore {
+    unsigned words;
+    LargeBuffer seen;
+    LargeBuffer remoteness;
+};
+
+template <unsigned W, bool REM, class V, class R>
+Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& plan,
+               Solution& s, const SolveOptions& o) {
+    std::vector<uint32_t> amounts = shape.near;
+    if (shape.lag > 0) amounts.push_back(shape.lag);
+    Overflow overflow;
+    const LineKernel<W, REM, V, R> kernel{
+        u,
+        amounts.data(),
+        shape.near.size(),
+        shape.lag,
+        s.value.data<V>(),
+        REM ? s.remoteness.data<R>() : nullptr,
+        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+        static_cast<uint64_t*>(store.seen.data()),
+        static_cast<R*>(store.remoteness.data()),
+        &overflow.value};
+    return run_levels(u, kernel, plan, 0, overflow, o);
+}
+
+template <unsigned W, class V>
+Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
+                    Solution& s, const SolveOptions& o) {
+    if (s.remoteness.empty()) return run_lines<W, false, V, uint8_t>(u, shape, store, p, s, o);
+    return s.remoteness.bits() == 8 ? run_lines<W, true, V, uint8_t>(u, shape, store, p, s, o)
+                                    : run_lines<W, true, V, uint16_t>(u, shape, store, p, s, o);
+}
+
+template <unsigned W>
+Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
+                    Solution& s, const SolveOptions& o) {
+    return s.value.bits() == 8 ? dispatch_lines<W, uint8_t>(u, shape, store, p, s, o)
+                               : dispatch_lines<W, uint16_t>(u, shape, store, p, s, o);
+}
+
+// Bitset words per line: values of a take rule in a box of heaps up to H
+// mostly stay below the next power of two (Nim's do in both conventions);
+// a larger one hands the solve to the brute-force kernel.
+unsigned line_words(const Universe& u) {
+    const uint32_t h = u.max_heap_size();
+    return h < 64 ? 1 : h < 256 ? 4 : 16;
+}
+
+// Bytes of the line store for these widths.
+uint64_t line_store_bytes(const Universe& u, const Widths& w) {
+    return line_count(u) * (line_words(u) * 8 + 2 * (w.remoteness_bits / 8));
+}
+
+// The kernel and widths a brute-force solve uses, decided before anything
+// is allocated (the memory estimate needs both).
+struct KernelChoice {
+    std::optional<LineShape> lines;  // set: the line kernel
+    Widths widths;
+};
+
+KernelChoice choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o) {
+    KernelChoice choice{std::nullopt, widths(rule, u, o)};
+    if (o.method != SolveMethod::brute || o.kernel == Kernel::brute) return choice;
+    std::optional<LineShape> shape = line_shape(rule, u);
+    if (!shape) {
+        if (o.kernel == Kernel::lines) {
+            throw InputError("the line kernel needs a rule that takes from one heap (nim, "
+                             "subtract:, allbut:) in a universe of at most K heaps of at most H; " +
+                             rule.canonical() + " in " + u.describe() +
+                             " has no lines: use --kernel brute");
+        }
+        return choice;
+    }
+    // Automatic: lines pay when the prefix is most of a heap's children
+    // (measured in bench/: Nim and allbut: win by an order of magnitude,
+    // a subtraction game of a few amounts is all near children and loses).
+    if (o.kernel == Kernel::automatic && shape->lag * 2 > u.max_heap_size()) return choice;
+    choice.lines = std::move(shape);
+    // Remoteness cannot be widened under the line kernel (a level redone
+    // would meet aggregates that already hold its points), so it starts wide
+    // enough for the longest game; the solve narrows it at the end.
+    if (choice.widths.remoteness_bits) {
+        const uint64_t longest = uint64_t{u.max_heaps()} * u.max_heap_size();
+        choice.widths.remoteness_bits = longest > std::numeric_limits<uint8_t>::max() ? 16 : 8;
+    }
+    return choice;
+}
+
+// Retrograde analysis of the whole universe: the line kernel where the rule
+// has lines, until a value outgrows its bitset; then brute force, widening an
+// array and solving a level again whenever the level meets a number too wide
+// for it.
+void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& choice, Solution& s,
+                      const SolveOptions& o) {
     const unsigned j =
         o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
     const Plan plan = make_plan(u, j);
-    s.value = QuantityArray(u.size(), value_bits);
-    if (remoteness_bits) s.remoteness = QuantityArray(u.size(), remoteness_bits);
+    s.value = QuantityArray(u.size(), choice.widths.value_bits);
+    if (choice.widths.remoteness_bits) {
+        s.remoteness = QuantityArray(u.size(), choice.widths.remoteness_bits);
+    }
+    size_t level = 0;
+    if (choice.lines) {
+        s.kernel = Kernel::lines;
+        LineStore store{line_words(u), LargeBuffer(line_count(u) * line_words(u) * 8),
+                        LargeBuffer(s.remoteness.empty()
+                                        ? 0
+                                        : line_count(u) * 2 * (s.remoteness.bits() / 8))};
+        const unsigned w = store.words;
+        const Pass pass =
+            w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, s, o)
+            : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, s, o)
+                     : dispatch_lines<16>(u, *choice.lines, store, plan, s, o);
+        s.child_lookups += pass.lookups;
+        if (pass.complete()) return;
+        assert(!pass.remoteness);  // R holds the longest game
+        level = pass.level;
+        s.brute_from_level = level;
+    }
+    const TakeAmounts amounts(rule, u.max_heap_size());
     const bool take = rule.take_family() && u.is_box();
-    for (size_t level = 0;;) {
+    for (;;) {
         const Pass pass =
             !take         ? dispatch_brute(u, FamilyChildren{rule, u}, plan, level, s, o)
             : amounts.all ? dispatch_brute(u, TakeChildren<true>{u, amounts}, plan, level, s, o)
@@ -360,12 +521,14 @@ Stats statistics(const Solution& s) {
 
 }  // namespace
 
-// The arrays at their starting widths; an array widened during the solve
-// needs its 8 bits more per position then, and a failure to get them is
-// reported as out of memory.
+// The arrays at their starting widths, and the line kernel's store; an
+// array widened during the solve needs its 8 bits more per position then,
+// and a failure to get them is reported as out of memory.
 uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    const Widths w = widths(rule, u, options);
-    return u.size() * ((w.value_bits + w.remoteness_bits) / 8);
+    const KernelChoice choice = choose_kernel(rule, u, options);
+    const Widths& w = choice.widths;
+    return u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
+           (choice.lines ? line_store_bytes(u, w) : 0);
 }
 
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
@@ -379,8 +542,8 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                          rule.canonical() + " does not have; use the brute method");
     }
     check_closed(rule, u);
-    // 1. Check that the arrays fit before allocating them.
-    const Widths w = widths(rule, u, options);
+    // 1. Choose the kernel, and check that its arrays fit before allocating them.
+    const KernelChoice choice = choose_kernel(rule, u, options);
     const uint64_t needed = estimate_memory(rule, u, options);
     const uint64_t limit = options.memory_limit ? options.memory_limit : available_memory();
     if (limit != 0 && needed > limit) {
@@ -398,7 +561,7 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                                           : tbb::task_arena::automatic);
     arena.execute([&] {
         if (options.method == SolveMethod::brute) {
-            solve_brute(rule, u, w.value_bits, w.remoteness_bits, s, options);
+            solve_retrograde(rule, u, choice, s, options);
         } else {
             const std::vector<uint32_t> g = grundy_sequence(rule, u.max_heap_size());
             const uint32_t max_g = *std::max_element(g.begin(), g.end());
@@ -415,6 +578,11 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
         s.p_positions = stats.p;
         s.max_value = stats.max_value;
         s.max_remoteness = stats.max_remoteness;
+        // A remoteness array the line kernel started wide is stored at the
+        // smallest width that holds it, like every other.
+        if (s.remoteness.bits() == 16 && s.max_remoteness <= std::numeric_limits<uint8_t>::max()) {
+            s.remoteness.narrow();
+        }
     });
     return s;
 }

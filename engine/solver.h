@@ -39,6 +39,8 @@ class QuantityArray {
     // the last to the first, so none is overwritten before it is read. The
     // peak is the 16-bit array alone.
     void widen();
+    // From 16 to 8 bits in place, when every element fits; the block shrinks.
+    void narrow();
     size_t bytes() const { return buffer_.bytes(); }
 
   private:
@@ -48,12 +50,21 @@ class QuantityArray {
 };
 
 enum class SolveMethod { brute, sprague_grundy };
+
+// The kernel of the brute method. `lines` summarises the children of a take
+// rule in a box along lines (engine/line_kernel.h), an order of magnitude
+// faster for Nim and allbut:; `brute` visits every child, for every family;
+// `automatic` takes lines where they pay. Both give bit-identical tables.
+enum class Kernel { automatic, brute, lines };
+const char* to_string(Kernel kernel);
+Kernel parse_kernel(std::string_view text);
 const char* to_string(SolveMethod method);
 SolveMethod parse_method(std::string_view text);
 
 struct SolveOptions {
     Convention convention = Convention::normal;
     SolveMethod method = SolveMethod::brute;
+    Kernel kernel = Kernel::automatic;  // of the brute method
     bool remoteness = true;     // ignored (always false) for sprague_grundy
     unsigned threads = 0;       // 0: every core
     uint64_t memory_limit = 0;  // bytes; 0: what the system has available
@@ -83,6 +94,10 @@ struct Solution {
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
     uint64_t child_lookups = 0;  // brute force only
+    Kernel kernel = Kernel::brute;  // the brute method's kernel: brute or lines
+    // The level from which the brute-force kernel took over from the line
+    // kernel (a value its bitset could not hold); 0 when it did not.
+    size_t brute_from_level = 0;
     uint32_t max_total = 0;      // N of a total-bounded universe; 0 for a box
     // The universe the arrays are indexed by.
     Universe universe() const {
