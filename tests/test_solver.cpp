@@ -143,6 +143,72 @@ TEST(Solver, BitIdenticalForEveryThreadCountAndBlockShape) {
     EXPECT_TRUE(same_bits(one.remoteness, two.remoteness));
 }
 
+// The line kernel against the brute-force kernel, which stays the reference:
+// bit-identical tables for every take rule (lines forced where automatic
+// would not pick them, so that near children and lagging points are
+// exercised too), both conventions, with and without remoteness, 1 and 3
+// threads, several block shapes.
+TEST(Solver, LineKernelIsBitIdenticalToBruteForce) {
+    const char* rules[] = {"nim",          "allbut:1",       "allbut:2,5",      "allbut:1-3",
+                           "allbut:1,4,6", "subtract:1,3,4", "subtract:1-3",    "subtract:2-40",
+                           "subtract:1,2,4-40", "subtract:3"};
+    const std::pair<unsigned, uint32_t> boxes[] = {{1, 40}, {2, 17}, {3, 11}, {4, 8}, {6, 5}};
+    for (const char* rule : rules) {
+        for (auto [k, h] : boxes) {
+            for (Convention c : {Convention::normal, Convention::misere}) {
+                for (bool rem : {true, false}) {
+                    const Solution brute =
+                        solve(rule, c, k, h, {.kernel = Kernel::brute, .remoteness = rem});
+                    EXPECT_EQ(brute.kernel, Kernel::brute);
+                    for (unsigned threads : {1u, 3u}) {
+                        for (unsigned block_heaps : {0u, 1u}) {
+                            const Solution lines = solve(rule, c, k, h,
+                                                         {.kernel = Kernel::lines,
+                                                          .remoteness = rem,
+                                                          .threads = threads,
+                                                          .block_heaps = block_heaps});
+                            const std::string what = std::string(rule) + " " + to_string(c) +
+                                                     " K=" + std::to_string(k) +
+                                                     " H=" + std::to_string(h);
+                            EXPECT_EQ(lines.kernel, Kernel::lines) << what;
+                            EXPECT_TRUE(same_bits(brute.value, lines.value)) << what;
+                            EXPECT_TRUE(same_bits(brute.remoteness, lines.remoteness)) << what;
+                            EXPECT_EQ(brute.p_positions, lines.p_positions) << what;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(Solver, AutomaticKernelTakesLinesWhereTheyPay) {
+    EXPECT_EQ(solve("nim", Convention::misere, 3, 10).kernel, Kernel::lines);
+    EXPECT_EQ(solve("allbut:1,2", Convention::normal, 3, 10).kernel, Kernel::lines);
+    // Every child of the matches game is near: nothing to summarise.
+    EXPECT_EQ(solve("subtract:1-3", Convention::normal, 3, 10).kernel, Kernel::brute);
+    // A split leaves its line; a total bound cuts lines short.
+    EXPECT_EQ(nimtb::engine::solve(Rule::parse("octal:0.77"), Universe::total_bounded(12), {})
+                  .kernel,
+              Kernel::brute);
+    EXPECT_EQ(nimtb::engine::solve(Rule::nim(), Universe::total_bounded(12), {}).kernel,
+              Kernel::brute);
+    EXPECT_THROW(nimtb::engine::solve(Rule::parse("wythoff"), Universe(2, 5),
+                                      {.kernel = Kernel::lines}),
+                 nimtb::InputError);
+}
+
+// A 16-bit remoteness array started by the line kernel ends at the smallest
+// width that holds it, as the brute-force kernel's does.
+TEST(Solver, LineKernelStoresRemotenessAtTheSmallestWidth) {
+    const Solution s = solve("nim", Convention::misere, 5, 60);  // longest game 300 moves
+    EXPECT_EQ(s.kernel, Kernel::lines);
+    EXPECT_LE(s.max_remoteness, 255u);
+    EXPECT_EQ(s.remoteness.bits(), 8u);
+    const Solution wide = solve("nim", Convention::normal, 2, 200);
+    EXPECT_EQ(wide.remoteness.bits(), 16u);
+}
+
 TEST(Solver, UsesTheSmallestWidths) {
     const Solution small = solve("subtract:1-3", Convention::normal, 2, 20);
     EXPECT_EQ(small.value.bits(), 8u);
@@ -160,6 +226,11 @@ TEST(Solver, WidensValuesThatOutgrowEightBits) {
     EXPECT_EQ(s.value.bits(), 16u);
     EXPECT_EQ(s.value.get(300), 300u);
     EXPECT_EQ(s.max_value, 300u);
+    // The line kernel's bitset held values below 256 (8-bit V): brute force
+    // took over at the first level that met 256, and the table is exact.
+    EXPECT_EQ(s.kernel, Kernel::lines);
+    EXPECT_GT(s.brute_from_level, 0u);
+    for (uint32_t n = 0; n <= 300; ++n) ASSERT_EQ(s.value.get(n), n);
 }
 
 TEST(Solver, ReportsProgressToTheEnd) {
