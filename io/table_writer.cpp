@@ -3,13 +3,14 @@
 #include <fcntl.h>
 #include <oneapi/tbb/task_arena.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "engine/parallel.h"
@@ -97,9 +98,23 @@ void set_filters(hid_t dcpl, Compression c, int level) {
     check(H5Pset_fletcher32(dcpl), "Fletcher-32 filter");
 }
 
-// Deflate chunks compressed in parallel by zlib and written in order with
+// One libdeflate compressor, freed with it.
+struct Compressor {
+    explicit Compressor(int level) : c(libdeflate_alloc_compressor(level)) {
+        if (!c) throw std::bad_alloc();
+    }
+    ~Compressor() { libdeflate_free_compressor(c); }
+    Compressor(const Compressor&) = delete;
+    Compressor& operator=(const Compressor&) = delete;
+    libdeflate_compressor* c;
+};
+
+// Deflate chunks compressed in parallel and written in order with
 // H5Dwrite_chunk: HDF5 itself would compress them one by one on one core.
-// The bytes are exactly what HDF5's deflate and Fletcher-32 filters produce.
+// The bytes are what HDF5's deflate and Fletcher-32 filters read: a zlib
+// stream, then the checksum. libdeflate writes the stream about twice as
+// fast as zlib at the same level and ratio, which matters when a table of a
+// billion positions is written (its write took longer than its solve).
 // A batch of chunks is compressed at a time, each into its own slot, then
 // written in order by this thread (HDF5 is not thread-safe): memory stays at
 // a batch of chunks whatever the table's size.
@@ -111,6 +126,8 @@ void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigne
     const uint64_t batch = 4 * static_cast<uint64_t>(arena.max_concurrency());
     std::vector<std::vector<uint8_t>> packets(batch);
     std::vector<char> failed(batch);
+    std::vector<std::unique_ptr<Compressor>> compressors(batch);
+    for (auto& c : compressors) c = std::make_unique<Compressor>(o.level);
     for (uint64_t first = 0; first < chunks && !cancelled(o); first += batch) {
         const uint64_t count = std::min(batch, chunks - first);
         arena.execute([&] {
@@ -119,10 +136,11 @@ void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigne
                 std::vector<uint8_t> raw;
                 chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
                 std::vector<uint8_t>& bytes = packets[slot];
-                uLongf size = compressBound(static_cast<uLong>(raw.size()));
-                bytes.resize(size + 4);
-                failed[slot] = compress2(bytes.data(), &size, raw.data(),
-                                         static_cast<uLong>(raw.size()), o.level) != Z_OK;
+                libdeflate_compressor* c = compressors[slot]->c;
+                bytes.resize(libdeflate_zlib_compress_bound(c, raw.size()) + 4);
+                const size_t size =
+                    libdeflate_zlib_compress(c, raw.data(), raw.size(), bytes.data(), bytes.size());
+                failed[slot] = size == 0;
                 const uint32_t sum = fletcher32(bytes.data(), size);
                 std::memcpy(bytes.data() + size, &sum, 4);  // little-endian, as HDF5 stores it
                 bytes.resize(size + 4);
@@ -130,7 +148,7 @@ void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigne
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
             const hsize_t offset = (first + slot) * chunk;
-            if (failed[slot]) throw TableError(what + ": cannot write: zlib failed");
+            if (failed[slot]) throw TableError(what + ": cannot write: deflate failed");
             if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packets[slot].size(),
                                packets[slot].data()) < 0) {
                 throw TableError(what + ": cannot write: " + hdf5_error_message());
