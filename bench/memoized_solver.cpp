@@ -1,6 +1,7 @@
 #include "memoized_solver.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace nimtb::bench {
 
@@ -44,6 +45,18 @@ uint64_t MemoizedSolver::solve_all(const engine::Universe& u) {
         p += value(heaps) == 0;
     } while (u.next(heaps));
     return p;
+}
+
+uint64_t MemoizedSolver::solve_for(const engine::Universe& u, double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    engine::Heaps heaps(u.max_heaps(), 0);
+    uint64_t done = 0;
+    do {
+        value(heaps);
+        ++done;
+        if (done % 1024 == 0 && std::chrono::steady_clock::now() > end) break;
+    } while (u.next(heaps));
+    return done;
 }
 
 }  // namespace nimtb::bench

@@ -22,6 +22,9 @@ class MemoizedSolver {
     uint32_t value(engine::Heaps heaps);
     // Solves every position of a universe; returns the number of P-positions.
     uint64_t solve_all(const engine::Universe& u);
+    // Solves positions of `u` in rank order for about `seconds`; returns how
+    // many it solved (all of them when it finished in time).
+    uint64_t solve_for(const engine::Universe& u, double seconds);
 
   private:
     struct Hash {
