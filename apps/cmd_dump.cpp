@@ -1,25 +1,109 @@
 #include <fmt/core.h>
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 
 #include "apps/cli.h"
+#include "engine/census.h"
 
 namespace nimtb::apps {
+
+namespace {
+
+nlohmann::json row_json(const engine::CensusRow& r, bool tuples) {
+    nlohmann::json j = {{"positions", r.positions}, {"p_positions", r.p_positions}};
+    if (tuples) {
+        j["tuples"] = r.tuples.value_or(0);
+        j["p_tuples"] = r.p_tuples.value_or(0);
+    }
+    return j;
+}
+
+std::string row_text(const std::string& label, const engine::CensusRow& r, bool tuples) {
+    std::string out = fmt::format("{:<14} {:>14} {:>14}", label, r.positions, r.p_positions);
+    if (tuples) out += fmt::format(" {:>20} {:>20}", r.tuples.value_or(0), r.p_tuples.value_or(0));
+    return out + "\n";
+}
+
+// `dump --count`: the census of the table's P-positions, read chunk by chunk.
+int print_census(io::TableReader& table, bool json) {
+    const engine::Universe& u = table.universe();
+    engine::CensusCounter counter(u);
+    table.for_each_chunk([&](uint64_t first, std::span<const uint16_t> values,
+                             std::span<const uint16_t>) { counter.add(first, values); });
+    const engine::Census c = counter.census();
+    const bool t = c.has_tuples;
+    if (json) {
+        nlohmann::json j = {{"rules", table.rule().canonical()},
+                            {"convention", engine::to_string(table.info().convention)},
+                            {"universe", u.describe()},
+                            {"tuple_length", u.max_heaps()},
+                            {"all", row_json(c.all, t)}};
+        j["by_total"] = nlohmann::json::array();
+        for (size_t i = 0; i < c.by_total.size(); ++i) {
+            nlohmann::json r = row_json(c.by_total[i], t);
+            r["total"] = i;
+            j["by_total"].push_back(r);
+        }
+        j["by_largest"] = nlohmann::json::array();
+        for (size_t i = 0; i < c.by_largest.size(); ++i) {
+            nlohmann::json r = row_json(c.by_largest[i], t);
+            r["largest"] = i;
+            j["by_largest"].push_back(r);
+        }
+        std::cout << j.dump(2) << "\n";
+        return EXIT_OK;
+    }
+    std::string out = fmt::format("P-positions of {} {}, {}\n", table.rule().canonical(),
+                                  engine::to_string(table.info().convention), u.describe());
+    out += t ? fmt::format("tuples: the ordered rows of a board of {} rows, empty rows included "
+                           "(3 4 5 is six tuples)\n",
+                           u.max_heaps())
+             : std::string("tuples: not counted, their number exceeds 64 bits\n");
+    std::string head = fmt::format("\n{:<14} {:>14} {:>14}", "", "positions", "P-positions");
+    if (t) head += fmt::format(" {:>20} {:>20}", "tuples", "P-tuples");
+    out += head + "\n" + row_text("all", c.all, t) + "\nby total\n";
+    for (size_t i = 0; i < c.by_total.size(); ++i) {
+        out += row_text("  " + std::to_string(i), c.by_total[i], t);
+    }
+    out += "\nby largest heap\n";
+    for (size_t i = 0; i < c.by_largest.size(); ++i) {
+        out += row_text("  " + std::to_string(i), c.by_largest[i], t);
+    }
+    std::cout << out;
+    return EXIT_OK;
+}
+
+}  // namespace
 
 int cmd_dump(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
         "p-only", "only P-positions (the player to move loses)")(
         "max-total", po::value<int64_t>(), "only positions with at most N tokens in all")(
-        "csv", "comma-separated values with a header line");
+        "csv", "comma-separated values with a header line")(
+        "count", "count the P-positions instead: as positions and as ordered tuples, by total "
+                 "and by largest heap")("json", "with --count: print JSON");
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
-        "dump", args, opts, pos, "TABLE [--p-only] [--max-total N] [--csv]",
+        "dump", args, opts, pos, "TABLE [--p-only] [--max-total N] [--csv] | TABLE --count [--json]",
         "examples:\n  nimtb dump tables/nim-normal-k3-h15.h5 --p-only --max-total 12\n"
-        "  nimtb dump t.h5 --csv > t.csv\n\n"
-        "Positions come in rank order, each with a winning move when it has one.\n");
+        "  nimtb dump t.h5 --csv > t.csv\n"
+        "  nimtb dump t.h5 --count --json\n\n"
+        "Positions come in rank order, each with a winning move when it has one. With\n"
+        "--count: how many positions and P-positions there are, by total and by largest\n"
+        "heap, also as ordered tuples: the rows of a board of K rows, empty rows included.\n");
     if (!vm) return EXIT_OK;
+    if (vm->count("count")) {
+        for (const char* other : {"p-only", "max-total", "csv"}) {
+            if (vm->count(other)) throw UsageError(std::string("--count does not take --") + other);
+        }
+        io::TableReader table((*vm)["table"].as<std::string>());
+        return print_census(table, vm->count("json") > 0);
+    }
+    if (vm->count("json")) throw UsageError("--json goes with --count");
     io::Prober prober((*vm)["table"].as<std::string>());
     const engine::Universe& u = prober.universe();
     const bool p_only = vm->count("p-only") > 0, csv = vm->count("csv") > 0;

@@ -11,6 +11,9 @@
 // build they are exactly the oneTBB calls.
 
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+
+#include <utility>
 
 #if defined(__SANITIZE_THREAD__)
 extern "C" void __tsan_acquire(void* addr);
@@ -40,9 +43,9 @@ inline void sync_release(char*) {}
 inline void sync_acquire(char*) {}
 #endif
 
-// tbb::parallel_for over a range, with the default partitioner.
-template <class Range, class Body>
-void sync_parallel_for(const Range& range, const Body& body) {
+// tbb::parallel_for over a range, with the given partitioner.
+template <class Range, class Body, class Partitioner>
+void sync_parallel_for_with(const Range& range, const Body& body, Partitioner&& partitioner) {
     // The task is built before the release: workers read it.
     const auto task = [&](const Range& r) {
         sync_acquire(&into_loop);
@@ -50,8 +53,14 @@ void sync_parallel_for(const Range& range, const Body& body) {
         sync_release(&out_of_loop);
     };
     sync_release(&into_loop);
-    tbb::parallel_for(range, task);
+    tbb::parallel_for(range, task, std::forward<Partitioner>(partitioner));
     sync_acquire(&out_of_loop);
+}
+
+// tbb::parallel_for over a range, with the default partitioner.
+template <class Range, class Body>
+void sync_parallel_for(const Range& range, const Body& body) {
+    sync_parallel_for_with(range, body, tbb::auto_partitioner());
 }
 
 // tbb::parallel_for over the integers [first, last).

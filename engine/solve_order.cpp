@@ -42,6 +42,10 @@ Plan make_plan(const Universe& u, unsigned j) {
     Plan plan;
     plan.blocks.reserve(top.size());
     for (auto& level : by_level) {
+        // Largest blocks first: the last tasks of a level are then small, and
+        // the threads reach the level's barrier together.
+        std::stable_sort(level.begin(), level.end(),
+                         [](const Block& x, const Block& y) { return x.count > y.count; });
         plan.level_start.push_back(plan.blocks.size());
         plan.blocks.insert(plan.blocks.end(), level.begin(), level.end());
     }

@@ -260,9 +260,11 @@ Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_
     Pass pass;
     for (size_t level = first_level; level < plan.levels(); ++level) {
         const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
-        // Blocks differ in size by orders of magnitude; the default
-        // auto_partitioner splits further when threads run idle.
-        sync_parallel_for(tbb::blocked_range<size_t>(lo, hi),
+        // One task per block, largest first (solve_order.h): blocks differ
+        // in size by orders of magnitude, and the level's barrier waits for
+        // the last; the auto_partitioner's larger ranges left a thread idle
+        // there (Nim misere K=6 H=63, 2 threads: see bench_kernels).
+        sync_parallel_for_with(tbb::blocked_range<size_t>(lo, hi, 1),
                           [&](const tbb::blocked_range<size_t>& r) {
                               auto scratch = kernel.scratch();
                               uint64_t local = 0;
@@ -272,7 +274,8 @@ Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_
                                                         scratch);
                               }
                               lookups.local() += local;
-                          });
+                          },
+                          tbb::simple_partitioner());
         if (cancelled(o)) throw Cancelled();
         if (overflow.value || overflow.remoteness) {
             pass.level = level;

@@ -324,6 +324,81 @@ class Dump(Workdir):
         self.assertIn("take 1 from the 1 -> (empty)", out)
 
 
+    def test_count_agrees_with_an_independent_count(self):
+        """dump --count against P-positions found here by plain recursion over every ordered
+        tuple, in a box and under a total (Kayles splits heaps)."""
+        import functools
+
+        def take_moves(amounts):
+            def moves(pos):
+                for i, h in enumerate(pos):
+                    for s in amounts:
+                        if s <= h:
+                            yield pos[:i] + (h - s,) + pos[i + 1:]
+            return moves
+
+        def kayles_moves(pos):
+            for i, h in enumerate(pos):
+                rest = pos[:i] + pos[i + 1:]
+                for s in (1, 2):
+                    for x in range(0, h - s + 1):
+                        yield rest + (x, h - s - x)
+
+        def tuples(k, top, budget):  # ordered k-tuples of sizes <= top with sum <= budget
+            if k == 0:
+                yield ()
+                return
+            for x in range(min(top, budget) + 1):
+                for rest in tuples(k - 1, top, budget - x):
+                    yield (x,) + rest
+
+        cases = [
+            (["--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "9"], take_moves((1, 3, 4)),
+             True, 3, 9, 27),
+            (["--rules", "nim", "--heaps", "4", "--max-heap", "5"], take_moves(range(1, 6)), False, 4, 5, 20),
+            # Splits raise the number of heaps: at most 9 tokens, so at most 9 heaps (rows).
+            (["--rules", "octal:0.77", "--misere", "--max-total", "9"], kayles_moves, True, 9, 9, 9),
+        ]
+        for args, moves, misere, k, top, budget in cases:
+            @functools.lru_cache(maxsize=None)
+            def lost(pos):  # pos: sorted tuple without empty heaps
+                children = [tuple(sorted(x for x in c if x)) for c in moves(pos)]
+                if not children:
+                    return not misere  # no move: normal play loses, misere wins
+                return not any(lost(c) for c in children)
+
+            by_total, by_largest = {}, {}
+            for t in tuples(k, top, budget):
+                p = lost(tuple(sorted(x for x in t if x)))
+                for table, key in ((by_total, sum(t)), (by_largest, max(t))):
+                    row = table.setdefault(key, [0, 0])
+                    row[0] += 1
+                    row[1] += p
+            t = self.solve(*args, name="count.h5")
+            code, out, err = run("dump", t, "--count", "--json")
+            self.assertEqual(code, 0, err)
+            census = json.loads(out)
+            self.assertEqual(census["tuple_length"], k)
+            for name, key, expected in (("by_total", "total", by_total), ("by_largest", "largest", by_largest)):
+                got = {r[key]: [r["tuples"], r["p_tuples"]] for r in census[name] if r["positions"]}
+                self.assertEqual(got, expected, args)
+            self.assertEqual(census["all"]["tuples"], sum(r[0] for r in by_total.values()))
+            # Multisets: the table's own positions.
+            self.assertEqual(census["all"]["positions"], json.loads(run("info", t, "--json")[1])["positions"])
+            code, text, err = run("dump", t, "--count")
+            self.assertEqual(code, 0, err)
+            self.assertIn("by largest heap", text)
+            self.assertRegex(text, r"\nall\s+{}\s+{}\s+{}\s+{}\n".format(
+                census["all"]["positions"], census["all"]["p_positions"], census["all"]["tuples"],
+                census["all"]["p_tuples"]))
+            os.remove(t)
+        code, out, err = run("dump", t.replace("count.h5", "missing.h5"), "--count")
+        self.assert_error(code, err, 1, "missing.h5")
+        t = self.solve("--rules", "nim", "--heaps", "2", "--max-heap", "3")
+        code, out, err = run("dump", t, "--count", "--csv")
+        self.assert_error(code, err, 2, "--count does not take --csv")
+
+
 class Verify(Workdir):
     def test_theorems_hold(self):
         for rule, extra in [("nim", []), ("nim", ["--misere"]), ("subtract:1,3,4", []), ("allbut:2", [])]:
