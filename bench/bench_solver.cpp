@@ -1,6 +1,6 @@
 // Solver benchmarks: whole solves, reporting positions/s and child look-ups/s.
 //
-//   build/bench/bench_solver --benchmark_filter=NimMisere   # the K=5 H=63 targets
+//   build/bench/bench_solver --benchmark_filter=NimMisere   # K=5 H=63, line and brute-force kernels
 //   build/bench/bench_solver --benchmark_filter=Subtract    # brute vs memoized baseline
 #include <benchmark/benchmark.h>
 
@@ -10,13 +10,15 @@
 namespace {
 
 using nimtb::engine::Convention;
+using nimtb::engine::Kernel;
 using nimtb::engine::Rule;
 using nimtb::engine::SolveMethod;
 using nimtb::engine::SolveOptions;
 using nimtb::engine::Universe;
 
 void solve_in(benchmark::State& state, const char* rule_text, Convention c, const Universe& u,
-              bool remoteness, SolveMethod method = SolveMethod::brute, unsigned block_heaps = 0) {
+              bool remoteness, SolveMethod method = SolveMethod::brute, unsigned block_heaps = 0,
+              Kernel kernel = Kernel::automatic) {
     const Rule rule = Rule::parse(rule_text);
     SolveOptions o;
     o.convention = c;
@@ -24,6 +26,7 @@ void solve_in(benchmark::State& state, const char* rule_text, Convention c, cons
     o.method = method;
     o.threads = static_cast<unsigned>(state.range(0));
     o.block_heaps = block_heaps;
+    o.kernel = kernel;
     uint64_t lookups = 0;
     for (auto _ : state) {
         const auto s = nimtb::engine::solve(rule, u, o);
@@ -38,12 +41,24 @@ void solve_in(benchmark::State& state, const char* rule_text, Convention c, cons
 
 void solve_case(benchmark::State& state, const char* rule_text, Convention c, unsigned k,
                 uint32_t h, bool remoteness, SolveMethod method = SolveMethod::brute,
-                unsigned block_heaps = 0) {
-    solve_in(state, rule_text, c, Universe(k, h), remoteness, method, block_heaps);
+                unsigned block_heaps = 0, Kernel kernel = Kernel::automatic) {
+    solve_in(state, rule_text, c, Universe(k, h), remoteness, method, block_heaps, kernel);
 }
 
+// The line kernel (automatic for Nim in a box) and the brute-force kernel;
+// bench_kernels runs them side by side on larger universes.
 void NimMisereK5H63(benchmark::State& s) {
     solve_case(s, "nim", Convention::misere, 5, 63, true);
+}
+void NimMisereK5H63Brute(benchmark::State& s) {
+    solve_case(s, "nim", Convention::misere, 5, 63, true, SolveMethod::brute, 0, Kernel::brute);
+}
+void AllbutMisereK5H63(benchmark::State& s) {
+    solve_case(s, "allbut:1,2", Convention::misere, 5, 63, true);
+}
+void AllbutMisereK5H63Brute(benchmark::State& s) {
+    solve_case(s, "allbut:1,2", Convention::misere, 5, 63, true, SolveMethod::brute, 0,
+               Kernel::brute);
 }
 // How the solve order's block shape (top heaps per block) affects speed.
 void NimMisereK5H63Blocks(benchmark::State& s) {
@@ -116,6 +131,9 @@ void SmallSubtractMemoized(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(NimMisereK5H63)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(NimMisereK5H63Brute)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(AllbutMisereK5H63)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(AllbutMisereK5H63Brute)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(NimMisereK5H63Blocks)
     ->Args({2, 2})
     ->Args({2, 3})
