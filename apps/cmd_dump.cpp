@@ -1,8 +1,7 @@
 #include <fmt/core.h>
 
-#include <nlohmann/json.hpp>
-
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
 #include "engine/census.h"
@@ -57,9 +56,10 @@ int print_census(io::TableReader& table, bool json) {
     }
     std::string out = fmt::format("P-positions of {} {}, {}\n", table.rule().canonical(),
                                   engine::to_string(table.info().convention), u.describe());
-    out += t ? fmt::format("tuples: the ordered rows of a board of {} rows, empty rows included "
-                           "(3 4 5 is six tuples)\n",
-                           u.max_heaps())
+    out += t ? fmt::format(
+                   "tuples: the ordered rows of a board of {} rows, empty rows included "
+                   "(3 4 5 is six tuples)\n",
+                   u.max_heaps())
              : std::string("tuples: not counted, their number exceeds 64 bits\n");
     std::string head = fmt::format("\n{:<14} {:>14} {:>14}", "", "positions", "P-positions");
     if (t) head += fmt::format(" {:>20} {:>20}", "tuples", "P-tuples");
@@ -83,12 +83,14 @@ int cmd_dump(const std::vector<std::string>& args) {
         "p-only", "only P-positions (the player to move loses)")(
         "max-total", po::value<int64_t>(), "only positions with at most N tokens in all")(
         "csv", "comma-separated values with a header line")(
-        "count", "count the P-positions instead: as positions and as ordered tuples, by total "
-                 "and by largest heap")("json", "with --count: print JSON");
+        "count",
+        "count the P-positions instead: as positions and as ordered tuples, by total "
+        "and by largest heap")("json", "with --count: print JSON");
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
-        "dump", args, opts, pos, "TABLE [--p-only] [--max-total N] [--csv] | TABLE --count [--json]",
+        "dump", args, opts, pos,
+        "TABLE [--p-only] [--max-total N] [--csv] | TABLE --count [--json]",
         "examples:\n  nimtb dump tables/nim-normal-k3-h15.h5 --p-only --max-total 12\n"
         "  nimtb dump t.h5 --csv > t.csv\n"
         "  nimtb dump t.h5 --count --json\n\n"

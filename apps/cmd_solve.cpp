@@ -55,8 +55,7 @@ std::string kernel_phrase(const engine::Solution& s) {
 
 int cmd_solve(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()("rules,r", po::value<std::string>(),
-                       "the rule (see Rules below)")(
+    opts.add_options()("rules,r", po::value<std::string>(), "the rule (see Rules below)")(
         "misere", "misere play: whoever takes the last token loses (default: normal play)")(
         "heaps,k", po::value<int64_t>(), "K: at most this many heaps")(
         "max-heap,H", po::value<int64_t>(), "H: at most this many tokens in a heap")(
@@ -77,7 +76,8 @@ int cmd_solve(const std::vector<std::string>& args) {
         "kernel", po::value<std::string>()->default_value("auto"),
         "the brute method's kernel: lines (children summarised along lines: nim, allbut:, "
         "subtract: with long runs, in a box), brute (every child visited, every rule) or auto "
-        "(lines where they pay); the tables are identical")("no-remoteness", "store values only (half the memory and file)")(
+        "(lines where they pay); the tables are identical")(
+        "no-remoteness", "store values only (half the memory and file)")(
         "force,f", "overwrite an existing table")(
         "progress", "draw the progress bar even when stderr is not a terminal")(
         "quiet,q", "no progress bar and no summary");

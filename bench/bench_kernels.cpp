@@ -83,8 +83,8 @@ int run(const Args& a) {
     for (unsigned k : a.heaps) {
         const Universe u(k, a.max_heap);
         fmt::print("\nK = {}: {} positions\n", k, u.size());
-        fmt::print("  {:<30} {:>7} {:>10} {:>14} {:>10} {:>12}\n", "kernel", "threads",
-                   "seconds", "positions/s", "vs brute", "memory");
+        fmt::print("  {:<30} {:>7} {:>10} {:>14} {:>10} {:>12}\n", "kernel", "threads", "seconds",
+                   "positions/s", "vs brute", "memory");
         SolveOptions o;
         o.convention = a.convention;
         o.threads = 2;
@@ -122,10 +122,10 @@ int run(const Args& a) {
             fmt::print("    (ran {:.0f} s over the lowest {} ranks; the rest would take longer)\n",
                        memo_s, done);
         }
-        fmt::print("  2 threads / 1 thread (lines): {:.2f}x; lines / brute force: {:.1f}x; "
-                   "tables {}\n",
-                   lines1_s / lines2_s, brute_s / lines2_s,
-                   same_table ? "bit-identical" : "DIFFERENT");
+        fmt::print(
+            "  2 threads / 1 thread (lines): {:.2f}x; lines / brute force: {:.1f}x; "
+            "tables {}\n",
+            lines1_s / lines2_s, brute_s / lines2_s, same_table ? "bit-identical" : "DIFFERENT");
     }
     return identical ? 0 : 1;
 }
@@ -143,14 +143,20 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (arg == "--rules") a.rules = next();
-        else if (arg == "--normal") a.convention = Convention::normal;
-        else if (arg == "--heaps") a.heaps.push_back(static_cast<unsigned>(std::stoul(next())));
-        else if (arg == "--max-heap") a.max_heap = static_cast<uint32_t>(std::stoul(next()));
-        else if (arg == "--repetitions") a.repetitions = static_cast<unsigned>(std::stoul(next()));
+        if (arg == "--rules")
+            a.rules = next();
+        else if (arg == "--normal")
+            a.convention = Convention::normal;
+        else if (arg == "--heaps")
+            a.heaps.push_back(static_cast<unsigned>(std::stoul(next())));
+        else if (arg == "--max-heap")
+            a.max_heap = static_cast<uint32_t>(std::stoul(next()));
+        else if (arg == "--repetitions")
+            a.repetitions = static_cast<unsigned>(std::stoul(next()));
         else if (arg == "--brute-repetitions")
             a.brute_repetitions = static_cast<unsigned>(std::stoul(next()));
-        else if (arg == "--memoized-seconds") a.memoized_seconds = std::stod(next());
+        else if (arg == "--memoized-seconds")
+            a.memoized_seconds = std::stod(next());
         else {
             fmt::print(stderr,
                        "usage: bench_kernels [--rules RULE] [--normal] [--heaps K]... "

@@ -1,7 +1,7 @@
 // Solver benchmarks: whole solves, reporting positions/s and child look-ups/s.
 //
-//   build/bench/bench_solver --benchmark_filter=NimMisere   # K=5 H=63, line and brute-force kernels
-//   build/bench/bench_solver --benchmark_filter=Subtract    # brute vs memoized baseline
+//   build/bench/bench_solver --benchmark_filter=NimMisere   # K=5 H=63, line and brute-force
+//   kernels build/bench/bench_solver --benchmark_filter=Subtract    # brute vs memoized baseline
 #include <benchmark/benchmark.h>
 
 #include "engine/solver.h"

@@ -58,8 +58,8 @@ void merge(CensusRow& into, const CensusRow& from) {
 
 CensusCounter::CensusCounter(const Universe& u)
     : u_(u), tuples_(tuple_count(u).has_value()), heaps_(u.max_heaps()) {
-    const uint64_t max_total = u.is_box() ? uint64_t{u.max_heaps()} * u.max_heap_size()
-                                          : uint64_t{u.max_total()};
+    const uint64_t max_total =
+        u.is_box() ? uint64_t{u.max_heaps()} * u.max_heap_size() : uint64_t{u.max_total()};
     c_.by_total.resize(max_total + 1);
     c_.by_largest.resize(u.max_heap_size() + 1);
     c_.has_tuples = tuples_;

@@ -65,8 +65,8 @@ struct LineKernel {
     V* value;
     R* remoteness;
     V terminal;
-    uint64_t* seen;          // line * W + word
-    R* line_remoteness;      // line * 2: largest, R_MAX - smallest of value 0
+    uint64_t* seen;      // line * W + word
+    R* line_remoteness;  // line * 2: largest, R_MAX - smallest of value 0
     std::atomic<bool>* overflow;
 
     using Scratch = std::vector<uint32_t>;  // a position's heaps

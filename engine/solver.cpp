@@ -184,7 +184,9 @@ struct BruteKernel {
         std::vector<uint32_t> heaps;
         std::vector<uint64_t> seen;
     };
-    Scratch scratch() const { return {std::vector<uint32_t>(u.max_heaps()), std::vector<uint64_t>(WORDS, 0)}; }
+    Scratch scratch() const {
+        return {std::vector<uint32_t>(u.max_heaps()), std::vector<uint64_t>(WORDS, 0)};
+    }
 
     // Solves ranks [first, first + count) in order; returns the child look-ups.
     uint64_t sweep(uint64_t first, uint64_t count, Scratch& scratch) const {
@@ -264,18 +266,18 @@ Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_
         // in size by orders of magnitude, and the level's barrier waits for
         // the last; the auto_partitioner's larger ranges left a thread idle
         // there (Nim misere K=6 H=63, 2 threads: see bench_kernels).
-        sync_parallel_for_with(tbb::blocked_range<size_t>(lo, hi, 1),
-                          [&](const tbb::blocked_range<size_t>& r) {
-                              auto scratch = kernel.scratch();
-                              uint64_t local = 0;
-                              for (size_t b = r.begin(); b != r.end(); ++b) {
-                                  if (cancelled(o)) return;
-                                  local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count,
-                                                        scratch);
-                              }
-                              lookups.local() += local;
-                          },
-                          tbb::simple_partitioner());
+        sync_parallel_for_with(
+            tbb::blocked_range<size_t>(lo, hi, 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                auto scratch = kernel.scratch();
+                uint64_t local = 0;
+                for (size_t b = r.begin(); b != r.end(); ++b) {
+                    if (cancelled(o)) return;
+                    local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count, scratch);
+                }
+                lookups.local() += local;
+            },
+            tbb::simple_partitioner());
         if (cancelled(o)) throw Cancelled();
         if (overflow.value || overflow.remoteness) {
             pass.level = level;
@@ -390,10 +392,10 @@ KernelChoice choose_kernel(const Rule& rule, const Universe& u, const SolveOptio
     std::optional<LineShape> shape = line_shape(rule, u);
     if (!shape) {
         if (o.kernel == Kernel::lines) {
-            throw InputError("the line kernel needs a rule that takes from one heap (nim, "
-                             "subtract:, allbut:) in a universe of at most K heaps of at most H; " +
-                             rule.canonical() + " in " + u.describe() +
-                             " has no lines: use --kernel brute");
+            throw InputError(
+                "the line kernel needs a rule that takes from one heap (nim, "
+                "subtract:, allbut:) in a universe of at most K heaps of at most H; " +
+                rule.canonical() + " in " + u.describe() + " has no lines: use --kernel brute");
         }
         return choice;
     }
@@ -428,15 +430,13 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
     size_t level = 0;
     if (choice.lines) {
         s.kernel = Kernel::lines;
-        LineStore store{line_words(u), LargeBuffer(line_count(u) * line_words(u) * 8),
-                        LargeBuffer(s.remoteness.empty()
-                                        ? 0
-                                        : line_count(u) * 2 * (s.remoteness.bits() / 8))};
+        LineStore store{
+            line_words(u), LargeBuffer(line_count(u) * line_words(u) * 8),
+            LargeBuffer(s.remoteness.empty() ? 0 : line_count(u) * 2 * (s.remoteness.bits() / 8))};
         const unsigned w = store.words;
-        const Pass pass =
-            w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, s, o)
-            : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, s, o)
-                     : dispatch_lines<16>(u, *choice.lines, store, plan, s, o);
+        const Pass pass = w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, s, o)
+                          : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, s, o)
+                                   : dispatch_lines<16>(u, *choice.lines, store, plan, s, o);
         s.child_lookups += pass.lookups;
         if (pass.complete()) return;
         assert(!pass.remoteness);  // R holds the longest game

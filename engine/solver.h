@@ -65,9 +65,9 @@ struct SolveOptions {
     Convention convention = Convention::normal;
     SolveMethod method = SolveMethod::brute;
     Kernel kernel = Kernel::automatic;  // of the brute method
-    bool remoteness = true;     // ignored (always false) for sprague_grundy
-    unsigned threads = 0;       // 0: every core
-    uint64_t memory_limit = 0;  // bytes; 0: what the system has available
+    bool remoteness = true;             // ignored (always false) for sprague_grundy
+    unsigned threads = 0;               // 0: every core
+    uint64_t memory_limit = 0;          // bytes; 0: what the system has available
     // Called on the calling thread with (positions done, total), at least once
     // per solve step and at the end.
     std::function<void(uint64_t, uint64_t)> progress = nullptr;
@@ -93,12 +93,12 @@ struct Solution {
     uint64_t p_positions = 0;
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
-    uint64_t child_lookups = 0;  // brute force only
+    uint64_t child_lookups = 0;     // brute force only
     Kernel kernel = Kernel::brute;  // the brute method's kernel: brute or lines
     // The level from which the brute-force kernel took over from the line
     // kernel (a value its bitset could not hold); 0 when it did not.
     size_t brute_from_level = 0;
-    uint32_t max_total = 0;      // N of a total-bounded universe; 0 for a box
+    uint32_t max_total = 0;  // N of a total-bounded universe; 0 for a box
     // The universe the arrays are indexed by.
     Universe universe() const {
         return max_total ? Universe::total_bounded(max_total, max_heaps)

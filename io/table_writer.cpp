@@ -1,9 +1,9 @@
 #include "io/table_writer.h"
 
 #include <fcntl.h>
+#include <libdeflate.h>
 #include <oneapi/tbb/task_arena.h>
 #include <unistd.h>
-#include <libdeflate.h>
 
 #include <algorithm>
 #include <cassert>

@@ -149,9 +149,10 @@ TEST(Solver, BitIdenticalForEveryThreadCountAndBlockShape) {
 // exercised too), both conventions, with and without remoteness, 1 and 3
 // threads, several block shapes.
 TEST(Solver, LineKernelIsBitIdenticalToBruteForce) {
-    const char* rules[] = {"nim",          "allbut:1",       "allbut:2,5",      "allbut:1-3",
-                           "allbut:1,4,6", "subtract:1,3,4", "subtract:1-3",    "subtract:2-40",
-                           "subtract:1,2,4-40", "subtract:3"};
+    const char* rules[] = {"nim",          "allbut:1",      "allbut:2,5",
+                           "allbut:1-3",   "allbut:1,4,6",  "subtract:1,3,4",
+                           "subtract:1-3", "subtract:2-40", "subtract:1,2,4-40",
+                           "subtract:3"};
     const std::pair<unsigned, uint32_t> boxes[] = {{1, 40}, {2, 17}, {3, 11}, {4, 8}, {6, 5}};
     for (const char* rule : rules) {
         for (auto [k, h] : boxes) {
@@ -188,14 +189,14 @@ TEST(Solver, AutomaticKernelTakesLinesWhereTheyPay) {
     // Every child of the matches game is near: nothing to summarise.
     EXPECT_EQ(solve("subtract:1-3", Convention::normal, 3, 10).kernel, Kernel::brute);
     // A split leaves its line; a total bound cuts lines short.
-    EXPECT_EQ(nimtb::engine::solve(Rule::parse("octal:0.77"), Universe::total_bounded(12), {})
-                  .kernel,
-              Kernel::brute);
+    EXPECT_EQ(
+        nimtb::engine::solve(Rule::parse("octal:0.77"), Universe::total_bounded(12), {}).kernel,
+        Kernel::brute);
     EXPECT_EQ(nimtb::engine::solve(Rule::nim(), Universe::total_bounded(12), {}).kernel,
               Kernel::brute);
-    EXPECT_THROW(nimtb::engine::solve(Rule::parse("wythoff"), Universe(2, 5),
-                                      {.kernel = Kernel::lines}),
-                 nimtb::InputError);
+    EXPECT_THROW(
+        nimtb::engine::solve(Rule::parse("wythoff"), Universe(2, 5), {.kernel = Kernel::lines}),
+        nimtb::InputError);
 }
 
 // A 16-bit remoteness array started by the line kernel ends at the smallest
