@@ -400,17 +400,29 @@ KernelChoice choose_kernel(const Rule& rule, const Universe& u, const SolveOptio
         return choice;
     }
     // Automatic: lines pay when the prefix is most of a heap's children
-    // (measured in bench/: Nim and allbut: win by an order of magnitude,
-    // a subtraction game of a few amounts is all near children and loses).
+    // (bench_kernels, bench_solver: Nim misere K=5..7 H=63 wins 16-21x,
+    // allbut:1,2 K=5 H=63 about 6x - its points join their lines by a
+    // look-up each; a subtraction game of a few amounts is all near
+    // children, with nothing to summarise).
     if (o.kernel == Kernel::automatic && shape->lag * 2 > u.max_heap_size()) return choice;
-    choice.lines = std::move(shape);
     // Remoteness cannot be widened under the line kernel (a level redone
     // would meet aggregates that already hold its points), so it starts wide
     // enough for the longest game; the solve narrows it at the end.
-    if (choice.widths.remoteness_bits) {
+    Widths wide = choice.widths;
+    if (wide.remoteness_bits) {
         const uint64_t longest = uint64_t{u.max_heaps()} * u.max_heap_size();
-        choice.widths.remoteness_bits = longest > std::numeric_limits<uint8_t>::max() ? 16 : 8;
+        wide.remoteness_bits = longest > std::numeric_limits<uint8_t>::max() ? 16 : 8;
     }
+    // Automatic: where the store would not fit in memory but the arrays
+    // alone would, brute force still solves the universe.
+    if (o.kernel == Kernel::automatic) {
+        const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
+        const uint64_t bytes =
+            u.size() * ((wide.value_bits + wide.remoteness_bits) / 8) + line_store_bytes(u, wide);
+        if (limit != 0 && bytes > limit) return choice;
+    }
+    choice.lines = std::move(shape);
+    choice.widths = wide;
     return choice;
 }
 

@@ -261,6 +261,7 @@ TEST(Solver, CancelsCleanlyFromAnotherThread) {
 TEST(Solver, RefusesWhatDoesNotFitInMemory) {
     SolveOptions o;
     o.memory_limit = 1 << 20;
+    o.kernel = Kernel::lines;
     try {
         nimtb::engine::solve(Rule::nim(), Universe(4, 63), o);
         FAIL() << "accepted";
@@ -279,6 +280,11 @@ TEST(Solver, RefusesWhatDoesNotFitInMemory) {
     } catch (const nimtb::ResourceError& e) {
         EXPECT_NE(std::string(e.what()).find("needs 1.5 MiB"), std::string::npos) << e.what();
     }
+    // Room for the arrays but not for the line store: automatic solves by
+    // brute force.
+    o.kernel = Kernel::automatic;
+    o.memory_limit = 1'700'000;
+    EXPECT_EQ(nimtb::engine::solve(Rule::nim(), Universe(4, 63), o).kernel, Kernel::brute);
 }
 
 TEST(Solver, SpragueGrundyMethodEqualsBruteForceInNormalPlay) {
