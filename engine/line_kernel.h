@@ -150,7 +150,9 @@ struct LineKernel {
                     mex = 0;
                 }
                 if constexpr (REM) {
-                    r = static_cast<R>(1 + (mex == 0 ? max_rem : R(R_MAX - neg_min_rem_p)));
+                    const uint32_t rem = 1 + (mex == 0 ? max_rem : R(R_MAX - neg_min_rem_p));
+                    assert(rem <= R_MAX);  // R holds the longest game (choose_kernel)
+                    r = static_cast<R>(rem);
                 }
             }
             value[rank] = static_cast<V>(mex);
