@@ -64,7 +64,7 @@ double time_solve(const Rule& rule, const Universe& u, SolveOptions o, unsigned 
 
 bool same(const nimtb::engine::QuantityArray& a, const nimtb::engine::QuantityArray& b) {
     return a.bits() == b.bits() && a.size() == b.size() &&
-           std::memcmp(a.raw(), b.raw(), a.size() * (a.bits() / 8)) == 0;
+           (a.empty() || std::memcmp(a.raw(), b.raw(), a.size() * (a.bits() / 8)) == 0);
 }
 
 void row(const char* what, unsigned threads, double s, uint64_t positions, double brute_s,

@@ -45,7 +45,7 @@ void expect_matches_reference(const char* rule_text, unsigned k, uint32_t h) {
 
 bool same_bits(const nimtb::engine::QuantityArray& a, const nimtb::engine::QuantityArray& b) {
     return a.bits() == b.bits() && a.size() == b.size() &&
-           std::memcmp(a.raw(), b.raw(), a.size() * (a.bits() / 8)) == 0;
+           (a.empty() || std::memcmp(a.raw(), b.raw(), a.size() * (a.bits() / 8)) == 0);
 }
 
 }  // namespace
