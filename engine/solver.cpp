@@ -323,10 +323,26 @@ Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t 
               : run_brute<Children, true, uint16_t, uint16_t>(u, a, p, level, s, o);
 }
 
+// Bitset words per line: values of a take rule in a box of heaps up to H
+// mostly stay below the next power of two (Nim's do in both conventions);
+// a larger one hands the solve to the brute-force kernel.
+unsigned line_words(const Universe& u) {
+    const uint32_t h = u.max_heap_size();
+    return h < 64 ? 1 : h < 256 ? 4 : 16;
+}
+
 // The line kernel's aggregates: per line, W words of values seen and (when
 // remoteness is stored) two remoteness numbers of the array's width.
 struct LineStore {
-    unsigned words;
+    static uint64_t seen_bytes(const Universe& u) { return line_count(u) * line_words(u) * 8; }
+    static uint64_t remoteness_bytes(const Universe& u, const Widths& w) {
+        return line_count(u) * 2 * (w.remoteness_bits / 8);
+    }
+    static uint64_t bytes(const Universe& u, const Widths& w) {
+        return seen_bytes(u) + remoteness_bytes(u, w);
+    }
+    LineStore(const Universe& u, const Widths& w)
+        : seen(seen_bytes(u)), remoteness(remoteness_bytes(u, w)) {}
     LargeBuffer seen;
     LargeBuffer remoteness;
 };
@@ -364,19 +380,6 @@ Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store,
                     Solution& s, const SolveOptions& o) {
     return s.value.bits() == 8 ? dispatch_lines<W, uint8_t>(u, shape, store, p, s, o)
                                : dispatch_lines<W, uint16_t>(u, shape, store, p, s, o);
-}
-
-// Bitset words per line: values of a take rule in a box of heaps up to H
-// mostly stay below the next power of two (Nim's do in both conventions);
-// a larger one hands the solve to the brute-force kernel.
-unsigned line_words(const Universe& u) {
-    const uint32_t h = u.max_heap_size();
-    return h < 64 ? 1 : h < 256 ? 4 : 16;
-}
-
-// Bytes of the line store for these widths.
-uint64_t line_store_bytes(const Universe& u, const Widths& w) {
-    return line_count(u) * (line_words(u) * 8 + 2 * (w.remoteness_bits / 8));
 }
 
 // The kernel and widths a brute-force solve uses, decided before anything
@@ -418,7 +421,7 @@ KernelChoice choose_kernel(const Rule& rule, const Universe& u, const SolveOptio
     if (o.kernel == Kernel::automatic) {
         const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
         const uint64_t bytes =
-            u.size() * ((wide.value_bits + wide.remoteness_bits) / 8) + line_store_bytes(u, wide);
+            u.size() * ((wide.value_bits + wide.remoteness_bits) / 8) + LineStore::bytes(u, wide);
         if (limit != 0 && bytes > limit) return choice;
     }
     choice.lines = std::move(shape);
@@ -442,10 +445,8 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
     size_t level = 0;
     if (choice.lines) {
         s.kernel = Kernel::lines;
-        LineStore store{
-            line_words(u), LargeBuffer(line_count(u) * line_words(u) * 8),
-            LargeBuffer(s.remoteness.empty() ? 0 : line_count(u) * 2 * (s.remoteness.bits() / 8))};
-        const unsigned w = store.words;
+        LineStore store(u, choice.widths);
+        const unsigned w = line_words(u);
         const Pass pass = w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, s, o)
                           : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, s, o)
                                    : dispatch_lines<16>(u, *choice.lines, store, plan, s, o);
@@ -543,7 +544,7 @@ uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions
     const KernelChoice choice = choose_kernel(rule, u, options);
     const Widths& w = choice.widths;
     return u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
-           (choice.lines ? line_store_bytes(u, w) : 0);
+           (choice.lines ? LineStore::bytes(u, w) : 0);
 }
 
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
