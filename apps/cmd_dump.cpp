@@ -4,20 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/json_views.h"
 #include "engine/census.h"
 
 namespace nimtb::apps {
 
 namespace {
-
-nlohmann::json row_json(const engine::CensusRow& r, bool tuples) {
-    nlohmann::json j = {{"positions", r.positions}, {"p_positions", r.p_positions}};
-    if (tuples) {
-        j["tuples"] = r.tuples.value_or(0);
-        j["p_tuples"] = r.p_tuples.value_or(0);
-    }
-    return j;
-}
 
 std::string row_text(const std::string& label, const engine::CensusRow& r, bool tuples) {
     std::string out = fmt::format("{:<14} {:>14} {:>14}", label, r.positions, r.p_positions);
@@ -28,32 +20,12 @@ std::string row_text(const std::string& label, const engine::CensusRow& r, bool 
 // `dump --count`: the census of the table's P-positions, read chunk by chunk.
 int print_census(io::TableReader& table, bool json) {
     const engine::Universe& u = table.universe();
-    engine::CensusCounter counter(u);
-    table.for_each_chunk([&](uint64_t first, std::span<const uint16_t> values,
-                             std::span<const uint16_t>) { counter.add(first, values); });
-    const engine::Census c = counter.census();
-    const bool t = c.has_tuples;
+    const engine::Census c = count_table(table);
     if (json) {
-        nlohmann::json j = {{"rules", table.rule().canonical()},
-                            {"convention", engine::to_string(table.info().convention)},
-                            {"universe", u.describe()},
-                            {"tuple_length", u.max_heaps()},
-                            {"all", row_json(c.all, t)}};
-        j["by_total"] = nlohmann::json::array();
-        for (size_t i = 0; i < c.by_total.size(); ++i) {
-            nlohmann::json r = row_json(c.by_total[i], t);
-            r["total"] = i;
-            j["by_total"].push_back(r);
-        }
-        j["by_largest"] = nlohmann::json::array();
-        for (size_t i = 0; i < c.by_largest.size(); ++i) {
-            nlohmann::json r = row_json(c.by_largest[i], t);
-            r["largest"] = i;
-            j["by_largest"].push_back(r);
-        }
-        std::cout << j.dump(2) << "\n";
+        std::cout << census_json(table, c).dump(2) << "\n";
         return EXIT_OK;
     }
+    const bool t = c.has_tuples;
     std::string out = fmt::format("P-positions of {} {}, {}\n", table.rule().canonical(),
                                   engine::to_string(table.info().convention), u.describe());
     out += t ? fmt::format(

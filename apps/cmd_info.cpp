@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/json_views.h"
 
 namespace nimtb::apps {
 
@@ -20,28 +21,7 @@ int cmd_info(const std::vector<std::string>& args) {
     io::TableReader table((*vm)["table"].as<std::string>());
     const io::TableInfo& i = table.info();
     if (vm->count("json")) {
-        nlohmann::json j = {
-            {"path", i.path},
-            {"rules", i.rules},
-            {"convention", engine::to_string(i.convention)},
-            {"max_heaps", i.max_heaps},
-            {"max_heap_size", i.max_heap_size},
-            {"positions", i.positions},
-            {"index", i.index},
-            {"max_total", i.max_total},
-            {"format_version", io::FORMAT_VERSION},
-            {"quantities", {{"value", i.value_bits}}},
-            {"compression", io::to_string(i.compression)},
-            {"chunk_elements", i.chunk_elements},
-            {"file_bytes", i.file_bytes},
-            {"data_bytes", i.data_bytes},
-            {"stored_bytes", i.stored_bytes},
-            {"compression_ratio", i.compression_ratio()},
-            {"generator", i.generator},
-            {"method", i.method},
-        };
-        if (i.remoteness_bits) j["quantities"]["remoteness"] = i.remoteness_bits;
-        std::cout << j.dump(2) << "\n";
+        std::cout << info_json(table).dump(2) << "\n";
         return EXIT_OK;
     }
     std::cout << fmt::format(

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/json_views.h"
 
 namespace nimtb::apps {
 namespace {
@@ -18,49 +19,18 @@ The position is heap sizes separated by spaces or commas; '-' reads one
 position per line from stdin and answers each in order.
 )";
 
-nlohmann::json heaps_json(const engine::Heaps& h) {
-    nlohmann::json j = nlohmann::json::array();
-    for (uint32_t a : h) j.push_back(a);
-    return j;
-}
-
-nlohmann::json move_json(const io::ProbedMove& m) {
-    // "heap" is the 1-based place in the position as given (the "position"
-    // array, empty heaps included); the phrase names the heap by its size.
-    nlohmann::json j = {{"move", m.phrase},
-                        {"heap", m.heap},
-                        {"heap_size", m.heap_size},
-                        {"take", m.amount},
-                        {"result", heaps_json(m.result)},
-                        {"value", m.value},
-                        {"wins", m.winning()}};
-    j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
-    return j;
-}
-
 std::string remoteness_text(const std::optional<uint32_t>& r) {
     return r ? std::to_string(*r) : "-";
 }
 
 void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line) {
+    if (json) {
+        std::cout << query_json(prober, heaps, line).dump() << "\n";
+        return;
+    }
     const io::ProbeResult r = prober.probe(heaps);
     std::vector<io::ProbedMove> pv;
     if (line) pv = prober.principal_line(heaps);
-    if (json) {
-        nlohmann::json j = {{"position", heaps_json(r.heaps)},
-                            {"rank", r.rank},
-                            {"to_move_wins", r.to_move_wins()},
-                            {"value", r.value}};
-        j["remoteness"] = r.remoteness ? nlohmann::json(*r.remoteness) : nlohmann::json(nullptr);
-        j["moves"] = nlohmann::json::array();
-        for (const auto& m : r.moves) j["moves"].push_back(move_json(m));
-        if (line) {
-            j["line"] = nlohmann::json::array();
-            for (const auto& m : pv) j["line"].push_back(move_json(m));
-        }
-        std::cout << j.dump() << "\n";
-        return;
-    }
     std::string out = fmt::format("position    {}\n", engine::format_heaps(r.heaps));
     out += fmt::format("to move     {}\n",
                        r.moves.empty()

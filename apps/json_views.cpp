@@ -1,0 +1,110 @@
+#include "apps/json_views.h"
+
+namespace nimtb::apps {
+
+namespace {
+
+nlohmann::json move_json(const io::ProbedMove& m) {
+    // "heap" is the 1-based place in the position as given (the "position"
+    // array, empty heaps included); the phrase names the heap by its size.
+    nlohmann::json j = {{"move", m.phrase},
+                        {"heap", m.heap},
+                        {"heap_size", m.heap_size},
+                        {"take", m.amount},
+                        {"result", heaps_json(m.result)},
+                        {"value", m.value},
+                        {"wins", m.winning()}};
+    j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
+    return j;
+}
+
+nlohmann::json row_json(const engine::CensusRow& r, bool tuples) {
+    nlohmann::json j = {{"positions", r.positions}, {"p_positions", r.p_positions}};
+    if (tuples) {
+        j["tuples"] = r.tuples.value_or(0);
+        j["p_tuples"] = r.p_tuples.value_or(0);
+    }
+    return j;
+}
+
+}  // namespace
+
+nlohmann::json heaps_json(const engine::Heaps& h) {
+    nlohmann::json j = nlohmann::json::array();
+    for (uint32_t a : h) j.push_back(a);
+    return j;
+}
+
+nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool line) {
+    const io::ProbeResult r = prober.probe(heaps);
+    nlohmann::json j = {{"position", heaps_json(r.heaps)},
+                        {"rank", r.rank},
+                        {"to_move_wins", r.to_move_wins()},
+                        {"value", r.value}};
+    j["remoteness"] = r.remoteness ? nlohmann::json(*r.remoteness) : nlohmann::json(nullptr);
+    j["moves"] = nlohmann::json::array();
+    for (const auto& m : r.moves) j["moves"].push_back(move_json(m));
+    if (line) {
+        j["line"] = nlohmann::json::array();
+        for (const auto& m : prober.principal_line(heaps)) j["line"].push_back(move_json(m));
+    }
+    return j;
+}
+
+nlohmann::json info_json(const io::TableReader& table) {
+    const io::TableInfo& i = table.info();
+    nlohmann::json j = {
+        {"path", i.path},
+        {"rules", i.rules},
+        {"convention", engine::to_string(i.convention)},
+        {"max_heaps", i.max_heaps},
+        {"max_heap_size", i.max_heap_size},
+        {"positions", i.positions},
+        {"index", i.index},
+        {"max_total", i.max_total},
+        {"format_version", io::FORMAT_VERSION},
+        {"quantities", {{"value", i.value_bits}}},
+        {"compression", io::to_string(i.compression)},
+        {"chunk_elements", i.chunk_elements},
+        {"file_bytes", i.file_bytes},
+        {"data_bytes", i.data_bytes},
+        {"stored_bytes", i.stored_bytes},
+        {"compression_ratio", i.compression_ratio()},
+        {"generator", i.generator},
+        {"method", i.method},
+    };
+    if (i.remoteness_bits) j["quantities"]["remoteness"] = i.remoteness_bits;
+    return j;
+}
+
+engine::Census count_table(io::TableReader& table) {
+    engine::CensusCounter counter(table.universe());
+    table.for_each_chunk([&](uint64_t first, std::span<const uint16_t> values,
+                             std::span<const uint16_t>) { counter.add(first, values); });
+    return counter.census();
+}
+
+nlohmann::json census_json(const io::TableReader& table, const engine::Census& c) {
+    const engine::Universe& u = table.universe();
+    const bool t = c.has_tuples;
+    nlohmann::json j = {{"rules", table.rule().canonical()},
+                        {"convention", engine::to_string(table.info().convention)},
+                        {"universe", u.describe()},
+                        {"tuple_length", u.max_heaps()},
+                        {"all", row_json(c.all, t)}};
+    j["by_total"] = nlohmann::json::array();
+    for (size_t i = 0; i < c.by_total.size(); ++i) {
+        nlohmann::json r = row_json(c.by_total[i], t);
+        r["total"] = i;
+        j["by_total"].push_back(r);
+    }
+    j["by_largest"] = nlohmann::json::array();
+    for (size_t i = 0; i < c.by_largest.size(); ++i) {
+        nlohmann::json r = row_json(c.by_largest[i], t);
+        r["largest"] = i;
+        j["by_largest"].push_back(r);
+    }
+    return j;
+}
+
+}  // namespace nimtb::apps

@@ -1,0 +1,26 @@
+#pragma once
+// The JSON that `nimtb query --json`, `info --json` and `dump --count --json`
+// print, built in one place so that `nimtb serve` answers with the same objects.
+
+#include <nlohmann/json.hpp>
+
+#include "engine/census.h"
+#include "io/probe.h"
+
+namespace nimtb::apps {
+
+nlohmann::json heaps_json(const engine::Heaps& heaps);
+
+// One position: rank, outcome, value, remoteness, every move best first, and
+// with `line` the whole game under perfect play.
+nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool line);
+
+// What the table holds and how it is stored.
+nlohmann::json info_json(const io::TableReader& table);
+
+// The P-position census: counts as multisets and as ordered tuples, by total
+// and by largest heap. Reads the whole table chunk by chunk.
+engine::Census count_table(io::TableReader& table);
+nlohmann::json census_json(const io::TableReader& table, const engine::Census& census);
+
+}  // namespace nimtb::apps
