@@ -41,6 +41,7 @@ class Prober {
     explicit Prober(const std::string& path);  // throws TableError
 
     TableReader& table() { return table_; }
+    const TableReader& table() const { return table_; }
     const engine::Rule& rule() const { return table_.rule(); }
     const engine::Universe& universe() const { return table_.universe(); }
 

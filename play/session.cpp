@@ -7,6 +7,8 @@
 #include <istream>
 #include <ostream>
 
+#include "play/hint.h"
+
 namespace nimtb::play {
 
 constexpr const char* MOVE_FORM =
@@ -235,67 +237,6 @@ bool Session::by_heap_and_amount() const {
     return prober_.rule().take_family();
 }
 
-std::string Session::hint(const io::ProbeResult& r) const {
-    const io::ProbedMove& best = r.moves.front();
-    const bool normal = prober_.table().info().convention == engine::Convention::normal;
-    const bool nim = prober_.rule().allows_all_up_to(prober_.universe().max_heap_size());
-    std::string text;
-    if (!r.to_move_wins()) {
-        text = fmt::format(
-            "hint: this is a P-position (value 0): every move loses against perfect play.\n"
-            "      The slowest loss is to {}.\n",
-            named_with_result(best));
-        return text;
-    }
-    text = fmt::format(
-        "hint: {}: a P-position (value 0). Whatever your opponent\n"
-        "      does from there, you can move back to a P-position{}.\n",
-        named_with_result(best),
-        best.remoteness ? fmt::format("; you win in {} more moves", *best.remoteness + 1) : "");
-    if (nim) {
-        uint32_t x = 0;
-        std::string terms, bits;
-        unsigned width = 1;
-        for (uint32_t h : r.heaps)
-            width = std::max(width, static_cast<unsigned>(std::bit_width(h)));
-        for (uint32_t h : r.heaps) {
-            if (!h) continue;
-            x ^= h;
-            terms += (terms.empty() ? "" : " ^ ") + std::to_string(h);
-            bits += (bits.empty() ? "" : " ^ ") + fmt::format("{:0{}b}", h, width);
-        }
-        const uint32_t from = best.heap_size;
-        if (normal || std::any_of(best.result.begin(), best.result.end(),
-                                  [](uint32_t h) { return h >= 2; })) {
-            text += fmt::format(
-                "      Nim: the XOR of the heaps is {} = {} ({} = {:0{}b} in binary).\n", terms, x,
-                bits, x, width);
-            text += fmt::format(
-                "      Heap {} has {} = {:0{}b}; {} XOR {} = {}, so take {} and the XOR becomes "
-                "0.\n",
-                best.heap, from, from, width, from, x, from ^ x, best.amount);
-        }
-        if (!normal) {
-            text +=
-                "      Misere Nim: play as in Nim, except at the end: when your move would leave "
-                "only\n"
-                "      heaps of 1, leave an odd number of them.\n";
-        }
-    }
-    return text;
-}
-
-std::string Session::named(const io::ProbedMove& m) const {
-    if (!m.heap) return m.phrase;
-    return fmt::format("take {} from heap {} (the {})", m.amount, m.heap, m.heap_size);
-}
-
-std::string Session::named_with_result(const io::ProbedMove& m) const {
-    // A phrase that already names what is left ("..., leaving 2 and 4") keeps it.
-    if (m.phrase.find("leaving") != std::string::npos) return named(m);
-    return named(m) + ", leaving " + engine::format_heaps(m.result);
-}
-
 std::optional<unsigned> Session::only_heap() const {
     std::optional<unsigned> only;
     for (unsigned i = 0; i < heaps_.size(); ++i) {
@@ -348,7 +289,7 @@ void Session::human_turn() {
         return;
     }
     if (line == "hint") {
-        out_ << hint(position_);
+        out_ << hint(prober_, position_);
         return;
     }
     if (line == "undo") {

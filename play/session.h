@@ -70,7 +70,6 @@ class Session {
     // type the heaps they leave.
     bool by_heap_and_amount() const;
     void draw_board() const;
-    std::string hint(const io::ProbeResult& r) const;
     std::string help() const;
     bool read_line(std::string& line);
     // Why heap `h`, amount `a` is not a move here ("" if it is one), with
@@ -79,10 +78,6 @@ class Session {
     // The 1-based number of the one non-empty heap, if only one is left:
     // then an amount alone is a move.
     std::optional<unsigned> only_heap() const;
-    // A move as the board shows it: "take 2 from heap 1 (the 3)".
-    std::string named(const io::ProbedMove& m) const;
-    // The same, with the position it leaves: "take 2 from heap 1 (the 3), leaving 1 4 5".
-    std::string named_with_result(const io::ProbedMove& m) const;
 
     io::Prober& prober_;
     SessionOptions options_;
