@@ -6,6 +6,7 @@
 
 #include "apps/cli.h"
 #include "io/table_writer.h"
+#include "play/northcott.h"
 #include "play/session.h"
 
 namespace nimtb::apps {
@@ -18,6 +19,8 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb play tables/nim-misere-k4-h20.h5 --layout marienbad
   nimtb play --opponent human                  # two people at one keyboard
   nimtb play --watch --level perfect,learning --games 100 --seed 7
+  nimtb play --game northcott --rows 4         # Northcott's game, played from a Nim table
+  nimtb play --game northcott --start "1-12 3-7 5-6"
 
 Levels: perfect (always the best move), medium (20% random moves), easy (50%),
 random (random moves, but takes a win it can finish at once), learning (the
@@ -80,6 +83,41 @@ std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c,
     return path;
 }
 
+// `play --game northcott`: the board's gaps are Nim heaps of at most 10.
+int play_northcott(const po::variables_map& vm, play::Level level, bool two_people,
+                   bool person_first) {
+    for (const char* o : {"table", "misere", "watch", "games", "learning-file", "trace"}) {
+        if (vm.count(o) && !vm[o].defaulted())
+            throw UsageError(std::string("--") + o + " does not go with --game northcott");
+    }
+    if (!vm["rules"].defaulted()) throw UsageError("Northcott's game is played by its own rules");
+    play::NorthcottOptions no;
+    no.rows = whole_number(vm, "rows", play::NorthcottBoard::MAX_ROWS);
+    const std::string layout = vm["layout"].as<std::string>();
+    if (vm.count("start")) {
+        if (!vm["layout"].defaulted()) throw UsageError("give --start or --layout, not both");
+        no.start = play::NorthcottBoard::parse(vm["start"].as<std::string>());
+        no.rows = static_cast<unsigned>(no.start->rows().size());
+    } else if (layout == "aligned") {
+        no.random_start = false;
+    } else if (layout != "random" && !vm["layout"].defaulted()) {
+        throw UsageError("with --game northcott, --layout is random or aligned");
+    }
+    if (no.rows < play::NorthcottBoard::MIN_ROWS)
+        throw UsageError("--rows is 1 to " + std::to_string(play::NorthcottBoard::MAX_ROWS));
+    if (level == play::Level::learning)
+        throw UsageError("the learning level plays heap games only");
+    no.level = level;
+    no.two_people = two_people;
+    no.person_first = person_first;
+    no.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : std::random_device{}();
+    io::Prober nim(find_or_solve_table(
+        engine::Rule::parse("nim"), engine::Convention::normal,
+        engine::Heaps(no.rows, play::NorthcottBoard::WIDTH - 2)));
+    play::play_northcott(nim, no, std::cin, std::cout);
+    return EXIT_OK;
+}
+
 }  // namespace
 
 int cmd_play(const std::vector<std::string>& args) {
@@ -100,7 +138,10 @@ int cmd_play(const std::vector<std::string>& args) {
         "games", po::value<int64_t>()->default_value(0),
         "play this many games without asking (0: ask)")("learning-file", po::value<std::string>(),
                                                         "where the learning level keeps its bags")(
-        "trace", "print each transition of the game's state machine");
+        "trace", "print each transition of the game's state machine")(
+        "game", po::value<std::string>()->default_value("heaps"),
+        "heaps, or northcott: Northcott's game on a board of 12 columns")(
+        "rows", po::value<int64_t>()->default_value(3), "with --game northcott: 1 to 8 rows");
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
@@ -125,6 +166,10 @@ int cmd_play(const std::vector<std::string>& args) {
     if (first != "me" && first != "computer") throw UsageError("--first is me or computer");
 
     so.games = whole_number(*vm, "games", 1'000'000'000);
+    const std::string game = (*vm)["game"].as<std::string>();
+    if (game == "northcott") return play_northcott(*vm, l1, opponent == "human", first == "me");
+    if (game != "heaps") throw UsageError("--game is heaps or northcott");
+    if (!(*vm)["rows"].defaulted()) throw UsageError("--rows goes with --game northcott");
 
     // 2. The start, and the table that holds it.
     std::mt19937_64 seeder(vm->count("seed") ? (*vm)["seed"].as<uint64_t>()

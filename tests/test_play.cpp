@@ -9,6 +9,7 @@
 
 #include "engine/solver.h"
 #include "io/table_writer.h"
+#include "play/northcott.h"
 #include "play/players.h"
 #include "play/session.h"
 #include "scratch_dir.h"
@@ -126,4 +127,92 @@ TEST_F(PlayTest, SessionTracesEveryTransition) {
                           "computer-turn -> game-over", "game-over -> finished"}) {
         EXPECT_NE(out.str().find(t), std::string::npos) << t << "\n" << out.str();
     }
+}
+
+TEST(Northcott, BoardRulesAndGaps) {
+    using nimtb::play::NorthcottBoard, nimtb::play::Piece;
+    NorthcottBoard b = NorthcottBoard::parse("1-12 7-3 5-6");
+    EXPECT_EQ(b.gaps(), (nimtb::engine::Heaps{10, 3, 0}));
+    EXPECT_EQ(b.text(), "1-12 7-3 5-6");
+    // X in row 2 stands right of O: it moves within columns 4..12, not onto or past O.
+    const auto d = b.destinations(1, Piece::x);
+    EXPECT_EQ(d.front(), 3u);
+    EXPECT_EQ(d.back(), 11u);
+    EXPECT_EQ(d.size(), 8u);
+    EXPECT_TRUE(b.destinations(2, Piece::x).size() == 4u);  // 1..4, away from O only
+    EXPECT_THROW(b.move(1, Piece::x, 1), nimtb::InputError);   // jumps over O
+    EXPECT_THROW(b.move(1, Piece::x, 2), nimtb::InputError);   // lands on O
+    EXPECT_THROW(b.move(3, Piece::x, 2), nimtb::InputError);   // no row 4
+    EXPECT_THROW(b.move(0, Piece::o, 12), nimtb::InputError);  // off the board
+    b.move(1, Piece::x, 11);                                     // a retreat widens the gap
+    EXPECT_EQ(b.gaps(), (nimtb::engine::Heaps{10, 8, 0}));
+    for (const char* bad : {"", "1-1", "0-3", "1-13", "1_3", "1-3x", "1-2 1-2 1-2 1-2 1-2 1-2 1-2 1-2 1-2"})
+        EXPECT_THROW(NorthcottBoard::parse(bad), nimtb::InputError) << bad;
+    // Pieces side by side at the wall: no move left for X.
+    EXPECT_FALSE(NorthcottBoard::parse("1-2 12-11").can_move(Piece::x));
+    EXPECT_TRUE(NorthcottBoard::parse("1-2 12-11").can_move(Piece::o));
+}
+
+class NorthcottPlay : public nimtb::test::ScratchDir {
+  protected:
+    void SetUp() override {
+        ScratchDir::SetUp();
+        nimtb::engine::SolveOptions o;
+        table_ = (dir_ / "nim.h5").string();
+        nimtb::io::write_table(table_,
+                               nimtb::engine::solve(nimtb::engine::Rule::parse("nim"),
+                                                    nimtb::engine::Universe(4, 10), o),
+                               {});
+    }
+    std::string table_;
+};
+
+// From a board whose gaps have a non-zero XOR, the perfect computer moving
+// first beats a random opponent that also retreats, every time, and leaves
+// XOR 0 after each of its moves.
+TEST_F(NorthcottPlay, PerfectComputerBeatsRandomMovesIncludingRetreats) {
+    using nimtb::play::NorthcottBoard, nimtb::play::Piece;
+    nimtb::io::Prober nim(table_);
+    auto perfect = nimtb::play::make_table_player(nimtb::play::Level::perfect, Convention::normal);
+    std::mt19937_64 rng(11);
+    int games = 0;
+    while (games < 40) {
+        NorthcottBoard b = NorthcottBoard::random(1 + games % 4, rng);
+        uint32_t x = 0;
+        for (uint32_t g : b.gaps()) x ^= g;
+        if (x == 0) continue;
+        ++games;
+        for (int turn = 0;; ++turn) {
+            ASSERT_LT(turn, 10000) << "the game does not end";
+            if (!b.can_move(Piece::o)) FAIL() << "the perfect side lost from " << b.text();
+            const auto m = nimtb::play::computer_move(b, Piece::o, *perfect, nim, rng);
+            ASSERT_TRUE(m.has_value());
+            b.move(m->row, Piece::o, m->to);
+            uint32_t after = 0;
+            for (uint32_t g : b.gaps()) after ^= g;
+            ASSERT_EQ(after, 0u) << b.text();
+            if (!b.can_move(Piece::x)) break;  // X has lost
+            std::vector<std::pair<unsigned, unsigned>> moves;
+            for (unsigned r = 0; r < b.rows().size(); ++r)
+                for (unsigned c : b.destinations(r, Piece::x)) moves.push_back({r, c});
+            const auto [r, c] = moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(rng)];
+            b.move(r, Piece::x, c);
+        }
+    }
+}
+
+TEST_F(NorthcottPlay, TerminalGameRefusesBadMovesAndEnds) {
+    nimtb::io::Prober nim(table_);
+    nimtb::play::NorthcottOptions o;
+    o.start = nimtb::play::NorthcottBoard::parse("1-3 12-10");  // gaps 1 1: X loses
+    std::istringstream in("2 10\n9 9\nfoo\nhint\n1 2\n2 11\n1 1\n");
+    std::ostringstream out;
+    const int winner = nimtb::play::play_northcott(nim, o, in, out);
+    const std::string s = out.str();
+    EXPECT_NE(s.find("not a move: X cannot jump over or land on"), std::string::npos) << s;
+    EXPECT_NE(s.find("not a move: the board has rows 1 to 2"), std::string::npos) << s;
+    EXPECT_NE(s.find("not a move: type the row and the column X goes to"), std::string::npos) << s;
+    EXPECT_NE(s.find("hint: move X in row"), std::string::npos) << s;
+    EXPECT_NE(s.find("the computer moves O in row 1 from column 3 to 2"), std::string::npos) << s;
+    EXPECT_EQ(winner, 1) << s;
 }

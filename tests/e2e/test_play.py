@@ -138,6 +138,39 @@ class Play(Workdir):
         code, out, err = self.play("--level", "genius", stdin="quit\n")
         self.assert_error(code, err, 2, "unknown level 'genius'")
 
+    def test_northcott(self):
+        # Gaps 3 and 5: X moves first and wins by closing row 2 to a gap of 3,
+        # then answers every move of O in the other row.
+        code, out, err = self.play("--game", "northcott", "--start", "1-5 12-6", "--seed", "4",
+                                   stdin="hint\n2 10\nquit\n")
+        self.assertEqual(code, 0, err)
+        self.assertIn("nim-normal-k2-h10.h5", err)  # solved on the spot, a Nim table of the gaps
+        self.assertIn("gaps 3 ^ 5 = 6", out)
+        self.assertIn("hint: move X in row 2 from column 12 to 10; the gaps' XOR becomes 0", out)
+        self.assertIn("gaps 3 ^ 3 = 0", out)
+        self.assertIn("the computer moves O in row", out)
+        # A whole game between two people through the pipe, ending when X is stuck.
+        code, out, err = self.play("--game", "northcott", "--start", "2-3", "--opponent", "human",
+                                   stdin="1 1\n1 1\n1 2\n")
+        self.assertEqual(code, 0, err)
+        self.assertIn("player 1 moves X, player 2 moves O", out)
+        self.assertIn("O to move", out)
+        self.assertIn("not a move: O cannot jump over or land on", out)
+        self.assertIn("X cannot move: player 2 (O) wins after 2 moves", out)
+        for bad, why in [(["--rows", "9"], "--rows"), (["--start", "1-1"], "X and O on one square"),
+                         (["--layout", "classic"], "random or aligned"), (["--misere"], "does not go"),
+                         (["--rules", "nim"], "its own rules"), (["--rows", "2"], None),
+                         (["--game", "chess"], "heaps or northcott")]:
+            args = bad if bad[0] == "--game" else ["--game", "northcott", *bad]
+            code, out, err = self.play(*args, stdin="quit\n")
+            if why is None:
+                self.assertEqual(code, 0, err)
+            else:
+                self.assertEqual(code, 2, (bad, err))
+                self.assertIn(why, err)
+        code, out, err = self.play("--rows", "2", stdin="quit\n")
+        self.assert_error(code, err, 2, "--rows goes with --game northcott")
+
 
 if __name__ == "__main__":
     unittest.main()
