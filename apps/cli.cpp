@@ -3,8 +3,12 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
+
+#include "io/table_writer.h"
 
 namespace nimtb::apps {
 
@@ -155,6 +159,58 @@ std::string default_table_path(const engine::Rule& rule, engine::Convention c,
     return fmt::format("tables/{}-n{}{}.h5", game_stem(rule, c), u.max_total(),
                        u.max_heaps() < u.max_total() ? fmt::format("-k{}", u.max_heaps()) : "");
 }
+
+// Positions a solve on the spot may have: a second or two of work.
+constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
+
+std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
+                                engine::Convention c, const engine::Heaps& start) {
+    namespace fs = std::filesystem;
+    std::string best;
+    uint64_t best_size = UINT64_MAX;
+    std::error_code ec;
+    if (fs::is_directory(dir, ec)) {
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(dir, ec)) {
+            if (e.path().extension() == ".h5") files.push_back(e.path());
+        }
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+            try {
+                io::TableReader t(f.string());
+                const auto& i = t.info();
+                if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size) {
+                    t.universe().normalise(start);  // throws unless the table holds the start
+                    best = f.string();
+                    best_size = i.positions;
+                }
+            } catch (const std::exception&) {
+                // Not a usable table: look further.
+            }
+        }
+    }
+    if (!best.empty()) return best;
+    const engine::Universe u = smallest_universe(rule, start);
+    const std::string command =
+        fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
+                    c == engine::Convention::misere ? " --misere" : "", universe_options(u));
+    if (u.size() > SOLVE_ON_THE_SPOT) {
+        throw std::runtime_error("no table under " + dir + "/ holds this game; make one with: " +
+                                 command);
+    }
+    const std::string path =
+        (fs::path(dir) / fs::path(default_table_path(rule, c, u)).filename()).string();
+    fmt::print(
+        stderr,
+        "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}\n", dir,
+        u.size(), path);
+    engine::SolveOptions so;
+    so.convention = c;
+    fs::create_directories(dir);
+    io::write_table(path, engine::solve(rule, u, so), {});
+    return path;
+}
+
 
 std::string universe_options(const engine::Universe& u) {
     if (u.is_box())

@@ -84,6 +84,11 @@ std::string game_stem(const engine::Rule& rule, engine::Convention c);
 // tables/<rule>-<convention>-n<N>[-k<K>].h5 for a total-bounded universe.
 std::string default_table_path(const engine::Rule& rule, engine::Convention c,
                                const engine::Universe& u);
+// The table for a game without a TABLE argument: the smallest one in `dir`
+// whose universe holds `start`, or one solved now into `dir` when it is small
+// (a second or two of work), or an error naming the solve to run.
+std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
+                                engine::Convention c, const engine::Heaps& start);
 // The options of `nimtb solve` that make `u`: "--heaps K --max-heap H" or "--max-total N".
 std::string universe_options(const engine::Universe& u);
 // The smallest universe that holds `start` and the rule's moves from it: a

@@ -27,62 +27,6 @@ random (random moves, but takes a win it can finish at once), learning (the
 matchbox learner: it gets better from its games; its bags persist in a file).
 Layouts: )";
 
-// Positions a solve on the spot may have: a second or two of work.
-constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
-
-// The table for a game without a TABLE argument: the smallest one under
-// tables/ whose universe holds the start, or one solved now, or an error
-// naming the solve to run.
-std::string find_or_solve_table(const engine::Rule& rule, engine::Convention c,
-                                const engine::Heaps& start) {
-    namespace fs = std::filesystem;
-    std::string best;
-    uint64_t best_size = UINT64_MAX;
-    std::error_code ec;
-    if (fs::is_directory("tables", ec)) {
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator("tables", ec)) {
-            if (e.path().extension() == ".h5") files.push_back(e.path());
-        }
-        std::sort(files.begin(), files.end());
-        for (const auto& f : files) {
-            try {
-                io::TableReader t(f.string());
-                const auto& i = t.info();
-                if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size) {
-                    t.universe().normalise(start);  // throws unless the table holds the start
-                    best = f.string();
-                    best_size = i.positions;
-                }
-            } catch (const std::exception&) {
-                // Not a usable table: look further.
-            }
-        }
-    }
-    if (!best.empty()) {
-        fmt::print(stderr, "nimtb: playing from {}\n", best);
-        return best;
-    }
-    const engine::Universe u = smallest_universe(rule, start);
-    const std::string command =
-        fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
-                    c == engine::Convention::misere ? " --misere" : "", universe_options(u));
-    if (u.size() > SOLVE_ON_THE_SPOT) {
-        throw std::runtime_error("no table under tables/ holds this game; make one with: " +
-                                 command);
-    }
-    const std::string path = default_table_path(rule, c, u);
-    fmt::print(
-        stderr,
-        "nimtb: no table under tables/ holds this game; solving one now ({} positions) -> {}\n",
-        u.size(), path);
-    engine::SolveOptions so;
-    so.convention = c;
-    fs::create_directories("tables");
-    io::write_table(path, engine::solve(rule, u, so), {});
-    return path;
-}
-
 // `play --game northcott`: the board's gaps are Nim heaps of at most 10.
 int play_northcott(const po::variables_map& vm, play::Level level, bool two_people,
                    bool person_first) {
@@ -111,9 +55,11 @@ int play_northcott(const po::variables_map& vm, play::Level level, bool two_peop
     no.two_people = two_people;
     no.person_first = person_first;
     no.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : std::random_device{}();
-    io::Prober nim(find_or_solve_table(
-        engine::Rule::parse("nim"), engine::Convention::normal,
-        engine::Heaps(no.rows, play::NorthcottBoard::WIDTH - 2)));
+    const std::string table =
+        find_or_solve_table("tables", engine::Rule::parse("nim"), engine::Convention::normal,
+                            engine::Heaps(no.rows, play::NorthcottBoard::WIDTH - 2));
+    fmt::print(stderr, "nimtb: playing from {}\n", table);
+    io::Prober nim(table);
     play::play_northcott(nim, no, std::cin, std::cout);
     return EXIT_OK;
 }
@@ -199,8 +145,9 @@ int cmd_play(const std::vector<std::string>& args) {
     } else {
         const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
         table = find_or_solve_table(
-            rule, vm->count("misere") ? engine::Convention::misere : engine::Convention::normal,
-            need);
+            "tables", rule,
+            vm->count("misere") ? engine::Convention::misere : engine::Convention::normal, need);
+        fmt::print(stderr, "nimtb: playing from {}\n", table);
     }
     io::Prober prober(table);
 
