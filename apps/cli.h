@@ -115,5 +115,6 @@ int cmd_dump(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
 int cmd_sequence(const std::vector<std::string>& args);
 int cmd_play(const std::vector<std::string>& args);
+int cmd_serve(const std::vector<std::string>& args);
 
 }  // namespace nimtb::apps

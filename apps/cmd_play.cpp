@@ -128,12 +128,9 @@ int cmd_play(const std::vector<std::string>& args) {
         so.start = engine::parse_heaps((*vm)["start"].as<std::string>());
         need = *so.start;
     } else {
-        // A random start is drawn within the table; the table for one holds
-        // 4 heaps of 20, or for rules that split heaps every position of 24 tokens.
-        const bool splits = engine::Rule::parse((*vm)["rules"].as<std::string>()).adds_heaps();
-        need = so.layout != "random" ? play::layout(so.layout, seeder)
-               : splits              ? engine::Heaps{24}
-                                     : engine::Heaps{20, 20, 20, 20};
+        // A random start is drawn within the table found for the layout.
+        need = play::layout_needs(so.layout,
+                                  engine::Rule::parse((*vm)["rules"].as<std::string>()), seeder);
     }
     std::string table;
     if (vm->count("table")) {

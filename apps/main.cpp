@@ -23,6 +23,7 @@ commands:
   verify    check a table against its definition and the theorems
   play      play a game against the perfect computer (or a gentler one, or a person)
   sequence  single-heap values of a rule, to any length, with its proven period
+  serve     the tables in a browser: play, Northcott's game, explore, count
 
   nimtb COMMAND --help   shows the options of a command, with examples.
   nimtb --version        prints the version.
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     static const std::map<std::string, int (*)(const std::vector<std::string>&)> commands = {
         {"solve", apps::cmd_solve},       {"info", apps::cmd_info},     {"query", apps::cmd_query},
         {"dump", apps::cmd_dump},         {"verify", apps::cmd_verify}, {"play", apps::cmd_play},
-        {"sequence", apps::cmd_sequence},
+        {"sequence", apps::cmd_sequence}, {"serve", apps::cmd_serve},
     };
     const auto it = commands.find(command);
     try {

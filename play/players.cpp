@@ -136,8 +136,16 @@ const io::ProbedMove& MatchboxLearner::choose(const io::ProbeResult& probe, std:
     return probe.moves[i];
 }
 
+std::string MatchboxLearner::key(const engine::Heaps& heaps) {
+    return key_of(heaps);
+}
+
 void MatchboxLearner::game_over(bool won) {
-    for (const auto& [key, move] : drawn_) {
+    learn(take_draws(), won);
+}
+
+void MatchboxLearner::learn(const std::vector<Draw>& draws, bool won) {
+    for (const auto& [key, move] : draws) {
         uint32_t& counters = bags_[key][move];
         if (won) {
             ++counters;
@@ -145,7 +153,6 @@ void MatchboxLearner::game_over(bool won) {
             --counters;
         }
     }
-    drawn_.clear();
     save();
 }
 

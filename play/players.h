@@ -42,8 +42,20 @@ class MatchboxLearner : public Player {
     // Loads the bags from `path` if it exists ("" keeps them in memory only).
     explicit MatchboxLearner(std::string path);
     const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) override;
-    void game_over(bool won) override;  // updates and saves the bags
+    void game_over(bool won) override;  // learns from this game's draws, saves the bags
     size_t positions_known() const { return bags_.size(); }
+
+    // A drawn counter: the position (sorted heaps, as format_heaps writes
+    // them) and the position its move leaves.
+    using Draw = std::pair<std::string, std::string>;
+    // The draws since the last game_over, handed over: a server that plays
+    // many games at once keeps each game's draws itself and then calls learn.
+    std::vector<Draw> take_draws() { return std::exchange(drawn_, {}); }
+    // One more counter for each draw after a won game, one fewer (keeping
+    // one) after a lost game; then saves the bags.
+    void learn(const std::vector<Draw>& draws, bool won);
+    // The name a draw gives a position.
+    static std::string key(const engine::Heaps& heaps);
 
   private:
     // A move is named by the position it leaves (sorted heaps): the same for
@@ -51,9 +63,10 @@ class MatchboxLearner : public Player {
     using MoveKey = std::string;
     void save() const;
 
+
     std::string path_;
     std::map<std::string, std::map<MoveKey, uint32_t>> bags_;
-    std::vector<std::pair<std::string, MoveKey>> drawn_;
+    std::vector<Draw> drawn_;
 };
 
 }  // namespace nimtb::play

@@ -64,6 +64,28 @@ engine::Heaps layout(const std::string& name, std::mt19937_64& rng) {
     throw nimtb::InputError("unknown layout '" + name + "': expected " + layout_names());
 }
 
+engine::Heaps layout_needs(const std::string& name, const engine::Rule& rule,
+                           std::mt19937_64& rng) {
+    if (name != "random") return layout(name, rng);
+    return rule.adds_heaps() ? engine::Heaps{24} : engine::Heaps{20, 20, 20, 20};
+}
+
+engine::Heaps random_start(const engine::Universe& u, std::mt19937_64& rng) {
+    // Like the source games, but within the table's limits.
+    const unsigned most = std::max(2u, std::min(4u, u.max_heaps()));
+    const int count = std::uniform_int_distribution<int>(std::min(2u, u.max_heaps()), most)(rng);
+    engine::Heaps heaps;
+    // Under a total, the heaps share it: each gets at most what is left.
+    uint32_t left = u.is_box() ? UINT32_MAX : u.max_total();
+    for (int i = 0; i < count && left > 0; ++i) {
+        const uint32_t h = std::uniform_int_distribution<uint32_t>(
+            1, std::min({20u, std::max(1u, u.max_heap_size()), left}))(rng);
+        heaps.push_back(h);
+        if (!u.is_box()) left -= h;
+    }
+    return heaps;
+}
+
 std::string layout_names() {
     return "classic (3 4 5), marienbad (1 3 5 7), matches (21), pyramid (1-5), fibonacci (2 3 5 8) "
            "or random";
@@ -139,19 +161,7 @@ void Session::setup() {
     if (options_.start) {
         heaps_ = *options_.start;
     } else if (options_.layout == "random") {
-        // Like the source games, but within the table's limits.
-        const unsigned most = std::max(2u, std::min(4u, u.max_heaps()));
-        const int count =
-            std::uniform_int_distribution<int>(std::min(2u, u.max_heaps()), most)(rng_);
-        heaps_.clear();
-        // Under a total, the heaps share it: each gets at most what is left.
-        uint32_t left = u.is_box() ? UINT32_MAX : u.max_total();
-        for (int i = 0; i < count && left > 0; ++i) {
-            const uint32_t h = std::uniform_int_distribution<uint32_t>(
-                1, std::min({20u, std::max(1u, u.max_heap_size()), left}))(rng_);
-            heaps_.push_back(h);
-            if (!u.is_box()) left -= h;
-        }
+        heaps_ = random_start(u, rng_);
     } else {
         heaps_ = layout(options_.layout, rng_);
     }
