@@ -327,6 +327,8 @@ void WebServer::Impl::routes() {
         }
     });
     http.set_payload_max_length(MAX_BODY_BYTES);
+    // Answers are small: send them at once rather than wait for the client's acknowledgement.
+    http.set_tcp_nodelay(true);
 }
 
 json WebServer::Impl::northcott(const httplib::Request& req) {

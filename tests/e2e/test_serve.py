@@ -1,0 +1,269 @@
+"""End-to-end tests of `nimtb serve`: the JSON API over HTTP on loopback, as a
+browser or a script uses it. The answers must be the command line's JSON; bad
+requests must get a 4xx with a JSON error, and the server must keep serving.
+"""
+import http.client
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import unittest
+import urllib.parse
+
+from test_cli import NIMTB, run, Workdir
+
+
+class Server:
+    """`nimtb serve` on a free port of loopback, over the folder `tables`."""
+
+    def __init__(self, tables):
+        self.proc = subprocess.Popen([NIMTB, "serve", "--tables", tables, "--port", "0"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        assert "at http://127.0.0.1:" in line, line + self.proc.stderr.read()
+        self.url = line.split(" at ")[1].split()[0]
+        self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
+
+    def request(self, path, params=None, body=None, method=None, raw_path=False):
+        """(status, parsed JSON or text, content type)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        target = path if raw_path or params is None else path + "?" + urllib.parse.urlencode(params)
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method or ("POST" if body is not None else "GET"), target, body=body, headers=headers)
+        r = conn.getresponse()
+        data = r.read().decode()
+        ctype = r.getheader("Content-Type", "")
+        conn.close()
+        return r.status, (json.loads(data) if ctype.startswith("application/json") else data), ctype
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        out, err = self.proc.communicate(timeout=30)
+        return self.proc.returncode, out, err
+
+
+class ServeCase(Workdir):
+    def setUp(self):
+        super().setUp()
+        self.tables = self.path("tables")
+        os.makedirs(self.tables)
+        self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "15", name="tables/nim-normal-k3-h15.h5")
+        self.solve("--rules", "subtract:1,3,4", "--misere", "--heaps", "2", "--max-heap", "12",
+                   name="tables/s134-misere.h5")
+        self.solve("--rules", "octal:0.77", "--max-total", "12", name="tables/kayles-n12.h5")
+        self.server = Server(self.tables)
+
+    def tearDown(self):
+        if self.server.proc.poll() is None:
+            self.server.stop()
+        super().tearDown()
+
+    def get(self, path, **params):
+        return self.server.request(path, params)
+
+    def assert_error(self, status, body, expected, fragment=""):
+        self.assertEqual(status, expected, body)
+        self.assertIsInstance(body, dict, body)
+        self.assertIn(fragment, body["error"])
+        # ... and the server keeps serving.
+        s, tables, _ = self.get("/api/tables")
+        self.assertEqual(s, 200)
+        self.assertEqual(len(tables["tables"]), 3)
+
+
+class Api(ServeCase):
+    def cli_json(self, *args):
+        code, out, err = run(*args)
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    def test_answers_are_the_command_lines_json(self):
+        for table, positions in [("nim-normal-k3-h15.h5", ["3,4,5", "1 1 1", "", "15,15"]),
+                                 ("s134-misere.h5", ["2,7", "12 12", "0"]),
+                                 ("kayles-n12.h5", ["5 7", "12", "1 1 2"])]:
+            path = os.path.join(self.tables, table)
+            for p in positions:
+                for line in [False, True]:
+                    params = {"table": table, "position": p}
+                    if line:
+                        params["line"] = "1"
+                    status, body, ctype = self.server.request("/api/query", params)
+                    self.assertEqual(status, 200, body)
+                    self.assertEqual(ctype, "application/json")
+                    expected = self.cli_json("query", path, p if p else "0", *(["--line"] if line else []), "--json")
+                    if not p:
+                        expected["position"] = []  # "0" on the command line, "" here: the empty position
+                    self.assertEqual(body, expected, (table, p))
+            status, info, _ = self.get("/api/info", table=table)
+            expected = self.cli_json("info", path, "--json")
+            expected["path"] = table  # the server names a table, never its folder
+            self.assertEqual(info, expected)
+            status, count, _ = self.get("/api/count", table=table)
+            self.assertEqual(count, self.cli_json("dump", path, "--count", "--json"))
+
+    def test_bad_requests_get_a_json_error_and_the_server_keeps_serving(self):
+        t = "nim-normal-k3-h15.h5"
+        for params, status, fragment in [
+            ({"table": t, "position": "3,a"}, 400, "is not a number"),
+            ({"table": t, "position": "-1"}, 400, ""),
+            ({"table": t, "position": "1 2 3 4"}, 400, "at most 3 heaps"),
+            ({"table": t, "position": "16"}, 400, "more than this table's limit"),
+            ({"table": t, "position": "99999999999999999999"}, 400, ""),
+            ({"table": t}, 400, "missing parameter 'position'"),
+            ({"position": "3"}, 400, "missing parameter 'table'"),
+            ({"table": "nothing.h5", "position": "3"}, 404, "no table"),
+            ({"table": "../nim-normal-k3-h15.h5", "position": "3"}, 400, "not a table name"),
+            ({"table": "../../etc/passwd", "position": "3"}, 400, "not a table name"),
+            ({"table": "/etc/passwd", "position": "3"}, 400, "not a table name"),
+            ({"table": "tables/" + t, "position": "3"}, 400, "not a table name"),
+            ({"table": ".h5", "position": "3"}, 400, "not a table name"),
+            ({"table": "x" * 5000 + ".h5", "position": "3"}, 400, "not a table name"),
+        ]:
+            s, body, _ = self.get("/api/query", **params)
+            self.assert_error(s, body, status, fragment)
+        # Path tricks in the URL itself reach no file outside the page.
+        for raw in ["/api/query?table=..%2Fnim-normal-k3-h15.h5&position=3", "/../../etc/passwd",
+                    "/%2e%2e/%2e%2e/etc/passwd", "/api/../../etc/passwd"]:
+            s, body, _ = self.server.request(raw, raw_path=True)
+            self.assertIn(s, (400, 404), (raw, body))
+            self.assert_error(s, body, s)
+        # Oversized: a URL over 8 KiB, a body over 64 KiB.
+        s, body, _ = self.get("/api/query", table=t, position="1," * 6000)
+        self.assert_error(s, body, 414, "too long")
+        big = json.dumps({"table": t, "won": True, "draws": [["3 4 5", "1 4 5"]] * 10000})
+        s, body, _ = self.server.request("/api/learn", body=big)
+        self.assert_error(s, body, 413, "over 65536 bytes")
+        # Bodies and values that are not what they claim.
+        for body_text, fragment in [("not json", "bad JSON"), ('{"table": 3}', "bad JSON"),
+                                    (json.dumps({"table": t, "won": True, "draws": [["3 4 5", "3 4 5"]]}),
+                                     "no move from 3 4 5 to 3 4 5"),
+                                    (json.dumps({"table": t, "won": True, "draws": [["3 4 5", "0 4 5"]]}),
+                                     "no move from 3 4 5 to 0 4 5")]:
+            s, body, _ = self.server.request("/api/learn", body=body_text)
+            self.assert_error(s, body, 400, fragment)
+        for path, params, status, fragment in [
+            ("/api/move", {"table": t, "position": "3 4 5", "level": "genius"}, 400, "unknown level"),
+            ("/api/move", {"table": t, "position": "0"}, 400, "missing parameter 'level'"),
+            ("/api/hint", {"table": t, "position": "0"}, 400, "no move is left"),
+            ("/api/find", {"rules": "nim:3", "convention": "normal", "position": "3"}, 400, ""),
+            ("/api/find", {"rules": "nim", "convention": "sideways", "position": "3"}, 400, "normal or misere"),
+            ("/api/find", {"rules": "nim", "convention": "normal", "position": "900 900 900 900 900"}, 422,
+             "nimtb solve --rules nim --heaps 5 --max-heap 900"),
+            ("/api/find", {"rules": "nim", "convention": "normal", "layout": "spiral"}, 400, "unknown layout"),
+            ("/api/grid", {"table": "kayles-n12.h5", "third": "x"}, 400, "not a number"),
+            ("/api/northcott", {"board": "1-1"}, 400, "X and O on one square"),
+            ("/api/northcott", {"board": "1-5", "piece": "x", "row": "1", "to": "7"}, 400, "cannot jump over"),
+            ("/api/northcott", {"board": "1-5", "piece": "z", "row": "1", "to": "2"}, 400, "'piece' is x or o"),
+            ("/api/northcott", {"board": "1-5", "reply": "o", "level": "learning"}, 400, "heap games only"),
+            ("/api/nothing", {}, 404, "404"),
+        ]:
+            s, body, _ = self.get(path, **params)
+            self.assert_error(s, body, status, fragment)
+        s, body, _ = self.server.request("/api/query", body="{}")
+        self.assert_error(s, body, 404)  # no POST there
+        # A damaged file in the folder: an error for it, the rest still served.
+        with open(os.path.join(self.tables, "broken.h5"), "wb") as f:
+            f.write(b"\x89HDF\r\n" + os.urandom(2000))
+        s, body, _ = self.get("/api/query", table="broken.h5", position="1")
+        self.assertEqual(s, 500, body)
+        self.assertIn("error", body)
+        self.assert_error(s, body, 500)
+        code, out, err = self.server.stop()
+        self.assertEqual(code, 0, err)
+        self.assertIn("stopped", out)
+
+    def test_grid_hint_move_and_learning(self):
+        t = "nim-normal-k3-h15.h5"
+        s, g, _ = self.get("/api/grid", table=t, third="4")
+        self.assertEqual(g["side"], 16)
+        for a, b in [(0, 0), (1, 5), (7, 3), (15, 15)]:
+            _, q, _ = self.get("/api/query", table=t, position=f"{a} {b} 4")
+            self.assertEqual(g["values"][a][b], q["value"])
+            self.assertEqual(g["remoteness"][a][b], q["remoteness"])
+        _, g, _ = self.get("/api/grid", table="kayles-n12.h5")
+        self.assertIsNone(g["values"][7][6])  # 13 tokens: outside the total-bounded table
+        self.assertEqual(g["values"][6][6], 0)  # Kayles 6 6 is a P-position (values are XORs)
+        _, h, _ = self.get("/api/hint", table=t, position="3 4 5")
+        self.assertIn("3 ^ 4 ^ 5 = 2", h["text"])
+        _, m, _ = self.get("/api/move", table=t, position="3 4 5", level="perfect")
+        self.assertEqual(m["move"]["result"], [1, 4, 5])
+        _, m, _ = self.get("/api/move", table=t, position="3 4 5", level="learning")
+        self.assertEqual(m["draw"][0], "3 4 5")
+        s, learned, _ = self.server.request("/api/learn", body=json.dumps({"table": t, "won": False,
+                                                                            "draws": [m["draw"]]}))
+        self.assertEqual((s, learned["learned"]), (200, 1), learned)
+
+    def test_find_solves_a_small_table_and_northcott_answers(self):
+        s, f, _ = self.get("/api/find", rules="subtract:1-3", convention="normal", layout="matches")
+        self.assertEqual(s, 200, f)
+        self.assertEqual(f["start"], [21])
+        self.assertTrue(os.path.exists(os.path.join(self.tables, f["table"])))
+        s, f, _ = self.get("/api/find", rules="nim", convention="normal", layout="random")
+        self.assertEqual(s, 200, f)
+        self.assertTrue(2 <= len(f["start"]) <= 4, f)
+        # Northcott: X widens a gap, the computer closes it again; the XOR stays 0 after it.
+        s, n, _ = self.get("/api/northcott", board="1-5 11-8", piece="x", row="2", to="12", reply="o")
+        self.assertEqual(s, 200, n)
+        self.assertEqual(n["after_move"]["gaps"], [3, 3])
+        s, n, _ = self.get("/api/northcott", board="1-6 12-8", reply="o")
+        self.assertEqual(n["after_reply"]["xor"], 0)
+        self.assertEqual(n["reply"], {"row": 1, "from": 6, "to": 5, "closes": True})
+        s, n, _ = self.get("/api/northcott", board="1-2", reply="o")  # O must retreat
+        self.assertEqual(n["reply"]["closes"], False)
+        s, n, _ = self.get("/api/northcott", board="11-12", reply="o")  # O is stuck
+        self.assertIsNone(n["reply"])
+
+
+class Load(ServeCase):
+    """A bounded load on loopback: several clients, thousands of queries, each answer checked."""
+    CLIENTS = 8
+    QUERIES = 500  # per client
+
+    def test_no_request_is_lost(self):
+        t = "nim-normal-k3-h15.h5"
+        rng = random.Random(5)
+        positions = [" ".join(str(rng.randint(0, 15)) for _ in range(3)) for _ in range(400)]
+        # The expected answers from the command line, in one batch.
+        code, out, err = run("query", os.path.join(self.tables, t), "-", "--json", stdin="\n".join(positions) + "\n")
+        self.assertEqual(code, 0, err)
+        expected = {p: json.loads(line) for p, line in zip(positions, out.splitlines())}
+        failures, done = [], [0] * self.CLIENTS
+
+        def client(i):
+            conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+            r = random.Random(i)
+            for _ in range(self.QUERIES):
+                p = r.choice(positions)
+                try:
+                    conn.request("GET", "/api/query?" + urllib.parse.urlencode({"table": t, "position": p}))
+                    res = conn.getresponse()
+                    body = json.loads(res.read())
+                    if res.status != 200 or body != expected[p]:
+                        failures.append((p, res.status, body))
+                    done[i] += 1
+                except Exception as e:  # a lost request: the test says which
+                    failures.append((p, repr(e)))
+                    conn.close()
+                    conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+            conn.close()
+
+        start = time.monotonic()
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(self.CLIENTS)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        seconds = time.monotonic() - start
+        self.assertEqual(failures[:3], [])
+        self.assertEqual(sum(done), self.CLIENTS * self.QUERIES)
+        print(f"\nload: {sum(done)} queries from {self.CLIENTS} clients in {seconds:.2f} s: "
+              f"{sum(done) / seconds:.0f} queries/s, none lost", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
