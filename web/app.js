@@ -475,8 +475,12 @@ function wire() {
   $("ex-table").addEventListener("change", guard(drawGrid));
   $("ex-third").addEventListener("change", guard(drawGrid));
   $("re-form").addEventListener("submit", guard(research));
-  const view = location.hash.slice(1);
-  showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play");
+  const fromHash = () => {
+    const view = location.hash.slice(1);
+    showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play");
+  };
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
 }
 
 wire();
