@@ -21,6 +21,8 @@ PACKAGES=(
     nlohmann-json3-dev libfmt-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3-h5py hdf5-filter-plugin hdf5-filter-plugin-blosc-serial
+    libcpp-httplib-dev
+    chromium chromium-driver python3-selenium
 )
 
 # 1. Install only the Debian packages that are missing.
@@ -59,3 +61,4 @@ if [[ ! -f "$table" ]]; then
     ./build/apps/nimtb solve --preset default
 fi
 ./build/apps/nimtb query "$table" "3 4 5"
+echo "setup: to play in a browser, run ./build/apps/nimtb serve and open http://127.0.0.1:8080/" >&2
