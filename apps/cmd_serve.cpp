@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -40,6 +41,7 @@ int cmd_serve(const std::vector<std::string>& args) {
                              o.tables_dir, o.host, port)
               << std::flush;
     install_interrupt_handler();
+    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer ends that answer only
     std::thread watcher([&server] {
         while (!interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         server.stop();
