@@ -5,7 +5,6 @@
 #include <random>
 
 #include "apps/cli.h"
-#include "io/table_writer.h"
 #include "play/northcott.h"
 #include "play/session.h"
 
