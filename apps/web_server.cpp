@@ -333,6 +333,12 @@ void WebServer::Impl::routes() {
     http.set_payload_max_length(MAX_BODY_BYTES);
     // Answers are small: send them at once rather than wait for the client's acknowledgement.
     http.set_tcp_nodelay(true);
+    // httplib's default, SO_REUSEPORT, would let a second server share a port
+    // in use; SO_REUSEADDR alone still lets a server restart at once.
+    http.set_socket_options([](int sock) {
+        int yes = 1;
+        setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
 }
 
 json WebServer::Impl::northcott(const httplib::Request& req) {

@@ -173,6 +173,13 @@ class Api(ServeCase):
         self.assertEqual(s, 500, body)
         self.assertIn("error", body)
         self.assert_error(s, body, 500)
+        # A second server on the same port is refused, not silently sharing it.
+        code, out, err = run("serve", "--tables", self.tables, "--port", str(self.server.port))
+        self.assertEqual(code, 1, out)
+        self.assertIn(f"cannot listen on 127.0.0.1:{self.server.port}", err)
+        code, out, err = run("serve", "--tables", self.path("none"))
+        self.assertEqual(code, 2, out)
+        self.assertIn("not a folder", err)
         code, out, err = self.server.stop()
         self.assertEqual(code, 0, err)
         self.assertIn("stopped", out)
