@@ -117,7 +117,10 @@ async function newGame(event) {
 
 // Probes the position reached and moves the state machine on.
 async function arrive() {
-  game.probe = await api("/api/query", { table: game.table, position: game.heaps.join(",") });
+  const serial = game.serial;
+  const probe = await api("/api/query", { table: game.table, position: game.heaps.join(",") });
+  if (serial !== game.serial) return;  // a new game or an undo came first
+  game.probe = probe;
   drawHeaps();
   const p = game.probe;
   $("play-outcome").textContent = p.moves.length === 0 ? "no move is left"
@@ -138,13 +141,14 @@ async function arrive() {
     setPlayState("human-turn", `${side.name === "you" ? "your" : side.name + "'s"} move: click a token to take it and every token right of it`);
   } else {
     setPlayState("computer-turn", `${side.name} is thinking`);
-    const serial = game.serial;
     setTimeout(guard(async () => { if (serial === game.serial) await computerMove(); }), 500);
   }
 }
 
 async function computerMove() {
+  const serial = game.serial;
   const answer = await api("/api/move", { table: game.table, position: game.heaps.join(","), level: game.level });
+  if (serial !== game.serial) return;
   if (answer.draw) game.draws.push(answer.draw);
   await apply(answer.move);
 }
@@ -206,11 +210,17 @@ async function takeTokens(heap, amount) {
 }
 
 async function humanMove(m) {
-  if (game.state !== "human-turn") throw new Error("it is not your move");
-  await apply(m);
+  if (game.state !== "human-turn" || game.busy) throw new Error("it is not your move");
+  game.busy = true;  // one move per turn, however fast the clicks
+  try {
+    await apply(m);
+  } finally {
+    game.busy = false;
+  }
 }
 
 async function undo() {
+  if (game.state === "computer-turn") throw new Error("wait for the computer's move");
   // Back to the last position where a person was to move.
   if (!game.history.some((h) => game.sides[h.mover].human)) throw new Error("nothing to undo");
   let last;
@@ -340,8 +350,14 @@ async function ncClick(row, col) {
     drawNorthcott(null);
     return;
   }
-  if (nc.state !== "human-turn") throw new Error("it is not your move");
-  const answer = await api("/api/northcott", { board: nc.board, piece: "x", row, to: col });
+  if (nc.state !== "human-turn" || nc.busy) throw new Error("it is not your move");
+  nc.busy = true;  // one move per turn, however fast the clicks
+  let answer;
+  try {
+    answer = await api("/api/northcott", { board: nc.board, piece: "x", row, to: col });
+  } finally {
+    nc.busy = false;
+  }
   const from = nc.rows[row - 1].x;
   nc.history.push(`X: row ${row}, column ${from} to ${col}`);
   ncHistory();

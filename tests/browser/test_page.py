@@ -87,7 +87,17 @@ class Page(unittest.TestCase):
         print(f"screenshot: {path}", file=sys.stderr)
 
     def board_heaps(self):
-        return [int(h.get_attribute("data-size")) for h in self.driver.find_elements(By.CSS_SELECTOR, "#play-board .heap")]
+        # Read in one script: the board may be redrawn between two element reads.
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('#play-board .heap')].map(h => Number(h.dataset.size))")
+
+    def history_length(self):
+        return self.driver.execute_script("return document.querySelectorAll('#play-history li').length")
+
+    def settled(self, moves):
+        """Waits until `moves` moves are made and a person is to move, or the game is over."""
+        self.wait_for(lambda d: self.history_length() == moves
+                      and self.text("play-state") == "human-turn" or self.text("play-state") == "game-over")
 
     # -- the views
 
@@ -102,7 +112,8 @@ class Page(unittest.TestCase):
         moves, hinted, undone = 0, False, False
         self.computer_could_win = False
         while True:
-            state = self.state("play", ("human-turn", "game-over"))
+            self.settled(self.history_length())
+            state = self.text("play-state")
             self.no_error()
             heaps = self.board_heaps()
             q = query(table, " ".join(map(str, heaps)))
@@ -125,15 +136,16 @@ class Page(unittest.TestCase):
                 self.assertIn("take 2 from heap 1 (the 3)", self.text("play-hint-text"))
                 hinted = True
             move = rng.choice(q["moves"])
-            before = heaps
+            before, made = heaps, self.history_length()
             self.driver.find_element(
                 By.CSS_SELECTOR, f'#play-board .token[data-heap="{move["heap"]}"][data-take="{move["take"]}"]').click()
             moves += 1
-            if not undone and moves == 2:
+            # My move and the computer's answer (unless my move ended the game).
+            self.settled(made + 2)
+            if not undone and moves == 2 and self.text("play-state") == "human-turn":
                 # Undo takes back my move and the computer's answer.
-                self.state("play", ("human-turn", "game-over"))
                 self.by_id("play-undo").click()
-                self.wait_for(lambda d: self.board_heaps() == before)
+                self.wait_for(lambda d: self.board_heaps() == before and self.history_length() == made)
                 undone = True
                 continue
             # The computer answers from the position my move left.
@@ -171,17 +183,27 @@ class Page(unittest.TestCase):
         self.by_id("nc-play-setup").click()
 
         def board():
+            # Read in one script: the board may be redrawn between two element reads.
+            cells = self.driver.execute_script(
+                "return [...document.querySelectorAll('#nc-board td.square')]"
+                ".map(td => [Number(td.dataset.row), Number(td.dataset.col), td.textContent])")
             rows = []
             for r in (1, 2):
-                x = [c for c in range(1, 13) if cell(r, c).text == "X"]
-                o = [c for c in range(1, 13) if cell(r, c).text == "O"]
+                x = [c for row, c, t in cells if row == r and t == "X"]
+                o = [c for row, c, t in cells if row == r and t == "O"]
                 self.assertEqual((len(x), len(o)), (1, 1))
                 rows.append((x[0], o[0]))
             return rows
 
+        def settled(moves):
+            self.wait_for(lambda d: self.driver.execute_script(
+                "return document.querySelectorAll('#nc-history li').length") == moves
+                and self.text("nc-state") == "human-turn" or self.text("nc-state") == "game-over")
+
         first = True
         for turn in range(200):
-            state = self.state("nc", ("human-turn", "game-over"))
+            settled(2 * turn)
+            state = self.text("nc-state")
             self.no_error()
             rows = board()
             gaps = [abs(x - o) - 1 for x, o in rows]
@@ -202,7 +224,6 @@ class Page(unittest.TestCase):
             take = gaps[r] - (gaps[r] ^ x)
             cell(r + 1, xcol + take if xcol < ocol else xcol - take).click()
             if turn == 0:
-                self.state("nc", ("computer-turn", "human-turn", "game-over"))
                 self.screenshot("northcott")
         else:
             self.fail("the game did not end")
