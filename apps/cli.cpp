@@ -211,7 +211,6 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
     return path;
 }
 
-
 std::string universe_options(const engine::Universe& u) {
     if (u.is_box())
         return fmt::format("--heaps {} --max-heap {}", u.max_heaps(), u.max_heap_size());

@@ -4,20 +4,6 @@ namespace nimtb::apps {
 
 namespace {
 
-nlohmann::json move_json(const io::ProbedMove& m) {
-    // "heap" is the 1-based place in the position as given (the "position"
-    // array, empty heaps included); the phrase names the heap by its size.
-    nlohmann::json j = {{"move", m.phrase},
-                        {"heap", m.heap},
-                        {"heap_size", m.heap_size},
-                        {"take", m.amount},
-                        {"result", heaps_json(m.result)},
-                        {"value", m.value},
-                        {"wins", m.winning()}};
-    j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
-    return j;
-}
-
 nlohmann::json row_json(const engine::CensusRow& r, bool tuples) {
     nlohmann::json j = {{"positions", r.positions}, {"p_positions", r.p_positions}};
     if (tuples) {
@@ -32,6 +18,20 @@ nlohmann::json row_json(const engine::CensusRow& r, bool tuples) {
 nlohmann::json heaps_json(const engine::Heaps& h) {
     nlohmann::json j = nlohmann::json::array();
     for (uint32_t a : h) j.push_back(a);
+    return j;
+}
+
+nlohmann::json move_json(const io::ProbedMove& m) {
+    // "heap" is the 1-based place in the position as given (the "position"
+    // array, empty heaps included); the phrase names the heap by its size.
+    nlohmann::json j = {{"move", m.phrase},
+                        {"heap", m.heap},
+                        {"heap_size", m.heap_size},
+                        {"take", m.amount},
+                        {"result", heaps_json(m.result)},
+                        {"value", m.value},
+                        {"wins", m.winning()}};
+    j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
     return j;
 }
 

@@ -11,6 +11,9 @@ namespace nimtb::apps {
 
 nlohmann::json heaps_json(const engine::Heaps& heaps);
 
+// One move as query's "moves" list it.
+nlohmann::json move_json(const io::ProbedMove& move);
+
 // One position: rank, outcome, value, remoteness, every move best first, and
 // with `line` the whole game under perfect play.
 nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool line);

@@ -260,17 +260,14 @@ void WebServer::Impl::routes() {
         io::Prober& p = *table(name).prober;
         const io::ProbeResult r = p.probe(heaps);
         if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-        json q = query_json(p, heaps, false);
         if (level == play::Level::learning) {
             auto& learner = learners.try_emplace(name, "").first->second;
             const io::ProbedMove& m = learner.choose(r, rng);
             const auto draws = learner.take_draws();
-            const size_t i = static_cast<size_t>(&m - r.moves.data());
-            return json{{"move", q["moves"][i]}, {"draw", {draws[0].first, draws[0].second}}};
+            return json{{"move", move_json(m)}, {"draw", {draws[0].first, draws[0].second}}};
         }
         const auto player = play::make_table_player(level, p.table().info().convention);
-        const io::ProbedMove& m = player->choose(r, rng);
-        return json{{"move", q["moves"][static_cast<size_t>(&m - r.moves.data())]}};
+        return json{{"move", move_json(player->choose(r, rng))}};
     }));
     http.Post("/api/learn", guarded([this](const httplib::Request& req) {
         const json body = json::parse(req.body);
@@ -282,7 +279,7 @@ void WebServer::Impl::routes() {
         std::vector<play::MatchboxLearner::Draw> draws;
         for (const auto& d : body.at("draws")) {
             const std::string from = d.at(0).get<std::string>(), to = d.at(1).get<std::string>();
-            const io::ProbeResult r = p.probe(engine::parse_heaps(from == "(empty)" ? "" : from));
+            const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
             const bool legal = std::any_of(r.moves.begin(), r.moves.end(), [&](const auto& m) {
                 return play::MatchboxLearner::key(m.result) == to;
             });
@@ -299,8 +296,7 @@ void WebServer::Impl::routes() {
         // The table of a game from a start (position=P) or a named layout
         // (layout=classic|random|...), found in the folder or solved now if small.
         const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
-        const std::string c = param(req, "convention");
-        if (c != "normal" && c != "misere") throw HttpError(400, "convention is normal or misere");
+        const engine::Convention convention = engine::parse_convention(param(req, "convention"));
         const bool by_layout = !req.has_param("position");
         const std::string layout = by_layout ? param(req, "layout") : "";
         std::lock_guard lock(tables_mutex);
@@ -308,10 +304,7 @@ void WebServer::Impl::routes() {
             by_layout ? play::layout_needs(layout, rule, rng) : position_param(req);
         std::string path;
         try {
-            path = find_or_solve_table(options.tables_dir, rule,
-                                       c == "normal" ? engine::Convention::normal
-                                                     : engine::Convention::misere,
-                                       need);
+            path = find_or_solve_table(options.tables_dir, rule, convention, need);
         } catch (const std::runtime_error& e) {
             throw HttpError(422, e.what());  // too big to solve now: the message names the solve
         }

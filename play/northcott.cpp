@@ -142,6 +142,7 @@ std::optional<NorthcottMove> computer_move(const NorthcottBoard& board, Piece pi
 namespace {
 
 std::string draw(const NorthcottBoard& b) {
+    const engine::Heaps gaps = b.gaps();
     std::string out = "       ";
     for (unsigned c = 0; c < b.width(); ++c) out += fmt::format("{:>3}", c + 1);
     out += "    gap\n";
@@ -150,15 +151,15 @@ std::string draw(const NorthcottBoard& b) {
         for (unsigned c = 0; c < b.width(); ++c) {
             out += c == b.rows()[r].x ? "  X" : c == b.rows()[r].o ? "  O" : "  .";
         }
-        out += fmt::format("   {:>3}\n", b.gaps()[r]);
+        out += fmt::format("   {:>3}\n", gaps[r]);
     }
     uint32_t x = 0;
-    std::string gaps;
-    for (uint32_t g : b.gaps()) {
+    std::string sum;
+    for (uint32_t g : gaps) {
         x ^= g;
-        gaps += fmt::format("{}{}", gaps.empty() ? "" : " ^ ", g);
+        sum += fmt::format("{}{}", sum.empty() ? "" : " ^ ", g);
     }
-    out += fmt::format("  gaps {} = {}\n", gaps, x);
+    out += fmt::format("  gaps {} = {}\n", sum, x);
     return out;
 }
 

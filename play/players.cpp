@@ -81,12 +81,6 @@ class TablePlayer : public Player {
     engine::Convention convention_;
 };
 
-std::string key_of(const engine::Heaps& heaps) {
-    engine::Heaps sorted = heaps;
-    std::sort(sorted.begin(), sorted.end());
-    return engine::format_heaps(sorted);
-}
-
 }  // namespace
 
 std::unique_ptr<Player> make_table_player(Level level, engine::Convention convention) {
@@ -106,14 +100,13 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
                     leaves = m.at("leaves").get<std::string>();
                 } else {
                     // Files of nimtb 0.1 name a move by heap size and amount.
-                    engine::Heaps child =
-                        engine::parse_heaps(position == "(empty)" ? "" : position);
+                    engine::Heaps child = heaps_of(position);
                     const auto it =
                         std::find(child.begin(), child.end(), m.at("heap").get<uint32_t>());
                     if (it == child.end())
                         throw nimtb::InputError("a move from a heap not in " + position);
                     *it -= m.at("take").get<uint32_t>();
-                    leaves = key_of(child);
+                    leaves = key(child);
                 }
                 bag[leaves] = std::max<uint32_t>(1, m.at("counters").get<uint32_t>());
             }
@@ -124,20 +117,26 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
 }
 
 const io::ProbedMove& MatchboxLearner::choose(const io::ProbeResult& probe, std::mt19937_64& rng) {
-    const std::string key = key_of(probe.heaps);
-    auto& bag = bags_[key];
+    const std::string position = key(probe.heaps);
+    auto& bag = bags_[position];
     std::vector<uint32_t> weights;
     for (const auto& m : probe.moves) {
-        auto [it, fresh] = bag.try_emplace(key_of(m.result), 1u);
+        auto [it, fresh] = bag.try_emplace(key(m.result), 1u);
         weights.push_back(it->second);
     }
     const size_t i = std::discrete_distribution<size_t>(weights.begin(), weights.end())(rng);
-    drawn_.push_back({key, key_of(probe.moves[i].result)});
+    drawn_.push_back({position, key(probe.moves[i].result)});
     return probe.moves[i];
 }
 
 std::string MatchboxLearner::key(const engine::Heaps& heaps) {
-    return key_of(heaps);
+    engine::Heaps sorted = heaps;
+    std::sort(sorted.begin(), sorted.end());
+    return engine::format_heaps(sorted);
+}
+
+engine::Heaps MatchboxLearner::heaps_of(const std::string& name) {
+    return engine::parse_heaps(name == "(empty)" ? "" : name);  // format_heaps' empty position
 }
 
 void MatchboxLearner::game_over(bool won) {
@@ -145,8 +144,8 @@ void MatchboxLearner::game_over(bool won) {
 }
 
 void MatchboxLearner::learn(const std::vector<Draw>& draws, bool won) {
-    for (const auto& [key, move] : draws) {
-        uint32_t& counters = bags_[key][move];
+    for (const auto& [position, move] : draws) {
+        uint32_t& counters = bags_[position][move];
         if (won) {
             ++counters;
         } else if (counters > 1) {

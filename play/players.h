@@ -54,8 +54,10 @@ class MatchboxLearner : public Player {
     // One more counter for each draw after a won game, one fewer (keeping
     // one) after a lost game; then saves the bags.
     void learn(const std::vector<Draw>& draws, bool won);
-    // The name a draw gives a position.
+    // The name a draw gives a position, and the position a name stands for
+    // (throws nimtb::InputError for a name that is none).
     static std::string key(const engine::Heaps& heaps);
+    static engine::Heaps heaps_of(const std::string& name);
 
   private:
     // A move is named by the position it leaves (sorted heaps): the same for

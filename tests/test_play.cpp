@@ -13,6 +13,7 @@
 #include "play/players.h"
 #include "play/session.h"
 #include "scratch_dir.h"
+#include "solve_universe.h"
 
 namespace fs = std::filesystem;
 using nimtb::engine::Convention;
@@ -24,11 +25,8 @@ class PlayTest : public nimtb::test::ScratchDir {
   protected:
     void SetUp() override {
         ScratchDir::SetUp();
-        nimtb::engine::SolveOptions o;
         table_ = (dir_ / "m.h5").string();
-        nimtb::io::write_table(table_,
-                               nimtb::engine::solve(nimtb::engine::Rule::parse("subtract:1-3"),
-                                                    nimtb::engine::Universe(1, 21), o),
+        nimtb::io::write_table(table_, nimtb::test::solve("subtract:1-3", Convention::normal, 1, 21),
                                {});
     }
     std::string table_;
@@ -157,12 +155,8 @@ class NorthcottPlay : public nimtb::test::ScratchDir {
   protected:
     void SetUp() override {
         ScratchDir::SetUp();
-        nimtb::engine::SolveOptions o;
         table_ = (dir_ / "nim.h5").string();
-        nimtb::io::write_table(table_,
-                               nimtb::engine::solve(nimtb::engine::Rule::parse("nim"),
-                                                    nimtb::engine::Universe(4, 10), o),
-                               {});
+        nimtb::io::write_table(table_, nimtb::test::solve("nim", Convention::normal, 4, 10), {});
     }
     std::string table_;
 };

@@ -86,6 +86,11 @@ class Page(unittest.TestCase):
         self.driver.save_screenshot(path)
         print(f"screenshot: {path}", file=sys.stderr)
 
+    def choose_table(self, select, table):
+        """Picks `table` in a table list once the page has listed the server's two tables."""
+        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, f"#{select} option")) == 2)
+        Select(self.by_id(select)).select_by_value(table)
+
     def board_heaps(self):
         # Read in one script: the board may be redrawn between two element reads.
         return self.driver.execute_script(
@@ -233,8 +238,7 @@ class Page(unittest.TestCase):
     def test_explorer_board_cells_hold_the_tables_values(self):
         self.open("explore")
         table = "subtract-1_3_4-misere-k2-h20.h5"
-        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ex-table option")) == 2)
-        Select(self.by_id("ex-table")).select_by_value(table)
+        self.choose_table("ex-table", table)
         self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ex-grid .cell")) == 21 * 21)
         self.no_error()
         path = os.path.join(self.tables, table)
@@ -269,8 +273,7 @@ class Page(unittest.TestCase):
     def test_research_counts_match_dump_count(self):
         self.open("research")
         table = "nim-normal-k3-h15.h5"
-        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-table option")) == 2)
-        Select(self.by_id("re-table")).select_by_value(table)
+        self.choose_table("re-table", table)
         self.by_id("re-count").click()
         self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
         code, out, err = run("dump", os.path.join(self.tables, table), "--count", "--json")
