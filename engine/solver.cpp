@@ -16,6 +16,7 @@
 #include "engine/parallel.h"
 #include "engine/sequence.h"
 #include "engine/solve_order.h"
+#include "engine/total_children.h"
 
 namespace nimtb::engine {
 
@@ -131,7 +132,10 @@ struct Overflow {
 };
 
 // Child generators for the kernel, chosen at compile time. Each calls
-// f(child_rank) for every child of sorted, padded heaps of rank `rank`.
+// f(child_rank) for every child of sorted, padded heaps of rank `rank`; each
+// task sweeps with its own copy, which may keep state from one position to
+// the next (TotalChildren, in total_children.h: one-heap families under a
+// total).
 //
 // Take families in a box: ranks computed incrementally (ALL: Nim amounts).
 template <bool ALL>
@@ -183,22 +187,24 @@ struct BruteKernel {
     struct Scratch {
         std::vector<uint32_t> heaps;
         std::vector<uint64_t> seen;
+        Children children_of;
     };
     Scratch scratch() const {
-        return {std::vector<uint32_t>(u.max_heaps()), std::vector<uint64_t>(WORDS, 0)};
+        return {std::vector<uint32_t>(u.max_heaps()), std::vector<uint64_t>(WORDS, 0), children_of};
     }
 
     // Solves ranks [first, first + count) in order; returns the child look-ups.
     uint64_t sweep(uint64_t first, uint64_t count, Scratch& scratch) const {
         uint32_t* heaps = scratch.heaps.data();
         uint64_t* seen = scratch.seen.data();
+        Children& generate = scratch.children_of;
         u.unrank(first, heaps);
         uint64_t lookups = 0;
         for (uint64_t rank = first; rank < first + count; ++rank) {
             uint32_t max_value = 0;
             uint32_t max_rem = 0, min_rem_p = std::numeric_limits<uint32_t>::max();
             uint64_t children = 0;
-            children_of(heaps, rank, [&](uint64_t c) {
+            generate(heaps, rank, [&](uint64_t c) {
                 assert(c < rank);  // every move leads to a colex-smaller position
                 const uint32_t v = value[c];
                 seen[v >> 6] |= uint64_t{1} << (v & 63);
@@ -458,9 +464,11 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
     }
     const TakeAmounts amounts(rule, u.max_heap_size());
     const bool take = rule.take_family() && u.is_box();
+    const bool total = TotalChildren::fits(rule, u);
     for (;;) {
         const Pass pass =
-            !take         ? dispatch_brute(u, FamilyChildren{rule, u}, plan, level, s, o)
+            total         ? dispatch_brute(u, TotalChildren(rule, u), plan, level, s, o)
+            : !take       ? dispatch_brute(u, FamilyChildren{rule, u}, plan, level, s, o)
             : amounts.all ? dispatch_brute(u, TakeChildren<true>{u, amounts}, plan, level, s, o)
                           : dispatch_brute(u, TakeChildren<false>{u, amounts}, plan, level, s, o);
         s.child_lookups += pass.lookups;

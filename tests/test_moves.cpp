@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/moves.h"
+#include "engine/total_children.h"
 #include "reference.h"
 
 using nimtb::engine::Heaps;
@@ -68,6 +69,56 @@ TEST(Moves, TakeAndBreakFamiliesMatchReference) {
     // Octal codes that never split fit a box.
     expect_moves_match_reference("octal:0.12", Universe(3, 9));
     expect_moves_match_reference("octal:0.31", Universe(3, 9));
+}
+
+// The solver's generator for one-heap families under a total: at every
+// position, in rank order as the solver sweeps, the set of child ranks is
+// the reference's, each child below the position.
+void expect_total_children_match_reference(const char* rule_text, uint32_t total) {
+    const Rule rule = Rule::parse(rule_text);
+    const Universe u = Universe::total_bounded(total);
+    ASSERT_TRUE(nimtb::engine::TotalChildren::fits(rule, u));
+    nimtb::engine::TotalChildren children(rule, u);
+    Heaps heaps(u.max_heaps(), 0);
+    uint64_t rank = 0;
+    do {
+        std::set<uint64_t> expected;
+        for (const Heaps& child : nimtb::test::reference_children(rule, heaps))
+            expected.insert(u.rank(u.normalise(child)));
+        std::set<uint64_t> got;
+        children(heaps.data(), rank, [&](uint64_t c) {
+            EXPECT_LT(c, rank);
+            got.insert(c);
+        });
+        ASSERT_EQ(got, expected) << rule_text << " at " << nimtb::engine::format_heaps(heaps);
+        ++rank;
+    } while (u.next(heaps));
+    EXPECT_EQ(rank, u.size());
+}
+
+TEST(Moves, TotalChildrenMatchReference) {
+    for (const char* rule :
+         {"nim", "subtract:1,3,4", "allbut:2", "octal:0.77", "octal:0.07", "octal:0.137",
+          "octal:4.7", "octal:0.4", "octal:0.6", "octal:0.71", "octal:0.1", "grundy", "lasker"}) {
+        expect_total_children_match_reference(rule, 15);
+    }
+    expect_total_children_match_reference("octal:0.77", 1);
+    // Starting anywhere: a copy set down at a rank in the middle of a sweep.
+    const Rule kayles = Rule::parse("octal:0.77");
+    const Universe u = Universe::total_bounded(12);
+    for (uint64_t start : {uint64_t{0}, uint64_t{17}, u.size() / 2, u.size() - 1}) {
+        nimtb::engine::TotalChildren fresh(kayles, u);
+        Heaps heaps = u.unrank(start);
+        std::set<uint64_t> got, expected;
+        fresh(heaps.data(), start, [&](uint64_t c) { got.insert(c); });
+        for (const Heaps& child : nimtb::test::reference_children(kayles, heaps))
+            expected.insert(u.rank(u.normalise(child)));
+        EXPECT_EQ(got, expected) << start;
+    }
+    EXPECT_FALSE(nimtb::engine::TotalChildren::fits(Rule::nim(), Universe(3, 10)));
+    EXPECT_FALSE(nimtb::engine::TotalChildren::fits(Rule::nim(), Universe::total_bounded(10, 3)));
+    EXPECT_FALSE(
+        nimtb::engine::TotalChildren::fits(Rule::parse("wythoff"), Universe::total_bounded(10)));
 }
 
 TEST(Moves, EqualHeapsGiveEachChildOnce) {

@@ -1,0 +1,93 @@
+#include "engine/total_children.h"
+
+#include <algorithm>
+
+#include "engine/moves.h"
+
+namespace nimtb::engine {
+
+bool TotalChildren::fits(const Rule& rule, const Universe& u) {
+    return rule.one_heap() && !u.is_box() && u.max_heaps() >= u.max_total();
+}
+
+TotalChildren::TotalChildren(const Rule& rule, const Universe& u)
+    : n_total_(u.max_total()), k_(u.max_heaps()) {
+    assert(fits(rule, u));
+    const uint32_t n = n_total_;
+    auto t = std::make_shared<Tables>();
+    t->total = n;
+    // F(a, r) = sum over s <= r of the partitions of s into parts below a,
+    // from count(m, s) = count(m - 1, s) + count(m, s - m) (parts at most m).
+    const uint32_t width = 2 * n + 1;
+    std::vector<uint64_t> count(width, 0);
+    count[0] = 1;  // parts at most 0: only the empty multiset
+    t->f.assign(size_t(n + 1) * width, 0);
+    for (uint32_t a = 1; a <= n; ++a) {
+        if (a >= 2) {
+            for (uint32_t s = a - 1; s < width; ++s) count[s] += count[s - (a - 1)];
+        }
+        uint64_t sum = 0;
+        for (uint32_t r = 0; r < width; ++r) {
+            sum += count[r];
+            t->f[size_t(a) * width + r] = sum;
+        }
+    }
+    // What one heap of each size becomes, asked of the rule itself.
+    t->single_start.push_back(0);
+    t->pair_start.push_back(0);
+    for (uint32_t v = 0; v <= n; ++v) {
+        std::vector<uint32_t> singles;
+        std::vector<std::pair<uint32_t, uint32_t>> pairs;
+        const uint32_t heap[1] = {v};
+        for_each_child(rule, std::span<const uint32_t>(heap, 1), [&](const Heaps& child) {
+            if (child.size() == 1) {
+                singles.push_back(child[0]);
+            } else {
+                assert(child.size() == 2 && child[0] > 0 && child[1] > 0);
+                pairs.emplace_back(std::max(child[0], child[1]), std::min(child[0], child[1]));
+            }
+        });
+        // Descending, so that the insertion points move one way within a run.
+        std::sort(singles.rbegin(), singles.rend());
+        singles.erase(std::unique(singles.begin(), singles.end()), singles.end());
+        std::sort(pairs.begin(), pairs.end(), [](const auto& l, const auto& r) {
+            return l.first + l.second != r.first + r.second
+                       ? l.first + l.second > r.first + r.second
+                       : l.first > r.first;
+        });
+        pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+        t->singles.insert(t->singles.end(), singles.begin(), singles.end());
+        t->pairs.insert(t->pairs.end(), pairs.begin(), pairs.end());
+        t->single_start.push_back(static_cast<uint32_t>(t->singles.size()));
+        t->pair_start.push_back(static_cast<uint32_t>(t->pairs.size()));
+    }
+    f_ = t->f.data();
+    tables_ = std::move(t);
+    parts_.assign(n + 2, 0);
+    sums_.assign(n + 2, 0);
+    pf_.assign(size_t(n + 1) * (n + 1), 0);
+}
+
+unsigned TotalChildren::update(const uint32_t* heaps) {
+    unsigned n = 0;
+    unsigned changed = 0;  // the first part that differs from the last position's
+    for (unsigned j = k_; j-- > 0 && heaps[j] != 0;) {
+        ++n;
+        if (changed == 0 && (n > valid_ || parts_[n] != heaps[j])) changed = n;
+        parts_[n] = heaps[j];
+    }
+    if (changed == 0) changed = n + 1;
+    const uint32_t total = n_total_;
+    const uint32_t width = 2 * total + 1;
+    for (unsigned j = changed; j <= n; ++j) {
+        sums_[j] = sums_[j - 1] + parts_[j];
+        const uint64_t* prev = row(j - 1);
+        uint64_t* cur = row(j);
+        const uint64_t* fr = f_ + size_t(parts_[j]) * width + (total - sums_[j - 1]);
+        for (uint32_t c = 0; c <= total; ++c) cur[c] = prev[c] + fr[c];
+    }
+    valid_ = n;
+    return n;
+}
+
+}  // namespace nimtb::engine
