@@ -11,11 +11,10 @@ bool TotalChildren::fits(const Rule& rule, const Universe& u) {
 }
 
 TotalChildren::TotalChildren(const Rule& rule, const Universe& u)
-    : n_total_(u.max_total()), k_(u.max_heaps()) {
+    : total_(u.max_total()), k_(u.max_heaps()) {
     assert(fits(rule, u));
-    const uint32_t n = n_total_;
+    const uint32_t n = total_;
     auto t = std::make_shared<Tables>();
-    t->total = n;
     // F(a, r) = sum over s <= r of the partitions of s into parts below a,
     // from count(m, s) = count(m - 1, s) + count(m, s - m) (parts at most m).
     const uint32_t width = 2 * n + 1;
@@ -66,27 +65,50 @@ TotalChildren::TotalChildren(const Rule& rule, const Universe& u)
     parts_.assign(n + 2, 0);
     sums_.assign(n + 2, 0);
     pf_.assign(size_t(n + 1) * (n + 1), 0);
+    d_.assign(size_t(n + 1) * (n + 1), 0);
 }
 
 unsigned TotalChildren::update(const uint32_t* heaps) {
-    unsigned n = 0;
-    unsigned changed = 0;  // the first part that differs from the last position's
+    // 1. The parts, the first one that differs from the last position's
+    //    (`changed`), and the largest part that came or went there (`m`):
+    //    rows of Pf from `changed` on and rows of D up to `m` are rebuilt.
+    unsigned n = 0, changed = 0;
+    uint32_t m = 0;
     for (unsigned j = k_; j-- > 0 && heaps[j] != 0;) {
         ++n;
-        if (changed == 0 && (n > valid_ || parts_[n] != heaps[j])) changed = n;
+        if (changed == 0 && (n > valid_ || parts_[n] != heaps[j])) {
+            changed = n;
+            m = std::max(heaps[j], n <= valid_ ? parts_[n] : 0u);
+        }
         parts_[n] = heaps[j];
     }
-    if (changed == 0) changed = n + 1;
-    const uint32_t total = n_total_;
+    if (changed == 0) {  // the same parts, or fewer
+        changed = n + 1;
+        m = n + 1 <= valid_ ? parts_[n + 1] : 0;
+    }
+    valid_ = n;
+    if (n == 0) return 0;
+    const uint32_t top = parts_[1];  // budgets reach N + top
+    if (changed == 1) m = top;
+    // 2. Pf(j, N + c) = Pf(j - 1, N + c) + F(p_j, N + c - S_{j-1}).
+    const uint32_t total = total_;
     const uint32_t width = 2 * total + 1;
     for (unsigned j = changed; j <= n; ++j) {
         sums_[j] = sums_[j - 1] + parts_[j];
-        const uint64_t* prev = row(j - 1);
-        uint64_t* cur = row(j);
+        const uint64_t* prev = pf(j - 1);
+        uint64_t* cur = pf(j);
         const uint64_t* fr = f_ + size_t(parts_[j]) * width + (total - sums_[j - 1]);
-        for (uint32_t c = 0; c <= total; ++c) cur[c] = prev[c] + fr[c];
+        for (uint32_t c = 0; c <= top; ++c) cur[c] = prev[c] + fr[c];
     }
-    valid_ = n;
+    // 3. D(w, c) for w <= m, with a = the number of parts >= w.
+    unsigned a = n;
+    for (uint32_t w = 1; w <= std::min(m, top); ++w) {
+        while (parts_[a] < w) --a;  // parts_[1] = top >= w stops it
+        const uint64_t* row = pf(a);
+        const uint64_t* fr = f_ + size_t(w) * width + (total - sums_[a]);
+        uint64_t* out = d(w);
+        for (uint32_t c = w; c <= top; ++c) out[c] = row[c] - row[c - w] + fr[c];
+    }
     return n;
 }
 

@@ -255,16 +255,33 @@ void Universe::unrank(uint64_t rank, uint32_t* sorted) const {
 
 bool Universe::next(uint32_t* sorted) const {
     // Colex successor: raise the lowest heap that can grow, zero those below it.
-    uint64_t above = 0;  // tokens in heaps above index i (total-bounded only)
     if (total_) {
-        for (unsigned i = 0; i < k_; ++i) above += sorted[i];
+        // The empty heaps are a prefix (found by bisection: the solver's sweep
+        // calls this for every position, and most of K = N heaps are empty).
+        const unsigned z =
+            static_cast<unsigned>(std::upper_bound(sorted, sorted + k_, 0u) - sorted);
+        uint64_t total = 0;
+        for (unsigned i = z; i < k_; ++i) total += sorted[i];
+        // An empty heap below a non-empty one (or the top one) grows while tokens are left.
+        if (z > 0 && total < total_) {
+            sorted[z - 1] = 1;
+            return true;
+        }
+        // Otherwise heap i grows and those below it empty, which frees their tokens.
+        uint64_t below = 0;
+        for (unsigned i = z; i < k_; ++i) {
+            const uint32_t limit = i + 1 < k_ ? sorted[i + 1] : h_;
+            if (sorted[i] < limit && total - below + 1 <= total_) {
+                ++sorted[i];
+                std::fill(sorted, sorted + i, 0u);
+                return true;
+            }
+            below += sorted[i];
+        }
+        return false;
     }
     for (unsigned i = 0; i < k_; ++i) {
-        uint32_t limit = i + 1 < k_ ? sorted[i + 1] : h_;
-        if (total_) {
-            above -= sorted[i];
-            if (above + sorted[i] + 1 > total_) continue;
-        }
+        const uint32_t limit = i + 1 < k_ ? sorted[i + 1] : h_;
         if (sorted[i] < limit) {
             ++sorted[i];
             std::fill(sorted, sorted + i, 0u);
