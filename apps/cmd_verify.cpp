@@ -65,8 +65,8 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info,
     for (const auto& c : r.checks) {
         if (!c.applies) continue;
         const char* verdict = c.passed()      ? "holds"
-                              : c.must_hold() ? "FAILS"
-                                              : "does not always hold";
+                              : c.must_hold() ? "FAILS: holds"
+                                              : "does not always hold: holds";
         out += fmt::format("{:<22} {} on {} of {} positions ({:.2f}%)\n  {} ({})\n", c.name,
                            verdict, c.held, c.tested,
                            c.tested ? 100.0 * double(c.held) / double(c.tested) : 100.0,

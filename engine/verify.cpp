@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
 #include "engine/moves.h"
 #include "engine/parallel.h"
 #include "engine/sequence.h"
 #include "engine/solver.h"
+#include "engine/total_children.h"
 
 namespace nimtb::engine {
 
@@ -110,6 +112,9 @@ SingleHeaps single_heap_values(TableSource& table, const Universe& u, const Rule
 struct Context {
     const Universe& u;
     MoveGenerator gen;
+    // One-heap families under a total: the solver's generator, validated
+    // against the rule's definition in the tests (a copy per slice).
+    std::optional<TotalChildren> total;
     const std::vector<uint32_t>& single;
     const std::vector<uint32_t>& normal_single;
     bool normal;
@@ -131,6 +136,7 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     Check& moore = report.check(CheckId::moore);
     std::vector<uint64_t> children;
     std::vector<uint8_t> seen;
+    std::optional<TotalChildren> total = ctx.total;
     Heaps heaps = u.unrank(first);
     std::vector<uint32_t> g(k);
     const bool rem = table.has_remoteness();
@@ -144,7 +150,12 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
         if (rem) ++report.remoteness_histogram[r];
 
         // 1. Consistency with the definitions, from the stored children.
-        ctx.gen.child_ranks(heaps, children);
+        if (total) {
+            children.clear();
+            (*total)(heaps.data(), rank, [&](uint64_t c) { children.push_back(c); });
+        } else {
+            ctx.gen.child_ranks(heaps, children);
+        }
         seen.assign(children.size() + 2, 0);
         uint32_t max_all = 0, min_p = UINT32_MAX;
         for (const uint64_t child : children) {
@@ -254,6 +265,9 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     }
     const Context ctx{u,
                       MoveGenerator(rule, u),
+                      TotalChildren::fits(rule, u)
+                          ? std::optional<TotalChildren>(std::in_place, rule, u)
+                          : std::nullopt,
                       report.single_heaps.values,
                       normal_single,
                       normal,
@@ -279,7 +293,10 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
         sync_parallel_for(b, e, [&](uint64_t s) {
             VerifyReport& part = parts[s - b];
             part.checks = report.checks;
-            for (Check& c : part.checks) c.tested = c.held = 0;
+            for (Check& c : part.checks) {
+                c.tested = c.held = 0;
+                c.counterexamples.clear();  // those merged so far are the report's
+            }
             verify_range(ctx, table, s * slice, std::min(u.size(), (s + 1) * slice), part);
         });
         for (const VerifyReport& part : parts) merge(report, part);

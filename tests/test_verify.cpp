@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "engine/verify.h"
 #include "solve_universe.h"
 
@@ -88,4 +90,27 @@ TEST(Verify, SerialAndParallelReportsAreIdentical) {
     expect_same(a, b);
     EXPECT_FALSE(a.ok());
     EXPECT_TRUE(check(a, "misere-rule-on-values").applies);
+}
+
+// A table large enough for several batches of parallel slices: each
+// counterexample is listed once, smallest first, as the serial pass lists them.
+TEST(Verify, CounterexamplesAreListedOnceAcrossBatches) {
+    const Universe u = Universe::total_bounded(44);
+    ASSERT_GT(u.size(), 16u * (1u << 14));  // more than one batch of 16 slices
+    nimtb::engine::SolveOptions o;
+    o.convention = Convention::misere;
+    const auto s = nimtb::engine::solve(Rule::parse("octal:0.77"), u, o);
+    ArraySource parallel(s.value, s.remoteness);
+    SerialSource serial(s.value, s.remoteness);
+    const VerifyReport a = nimtb::engine::verify(s.rule, Convention::misere, u, parallel);
+    const VerifyReport b = nimtb::engine::verify(s.rule, Convention::misere, u, serial);
+    expect_same(a, b);
+    EXPECT_TRUE(a.ok());
+    const auto& tame = check(a, "misere-rule-on-values");
+    ASSERT_EQ(tame.counterexamples.size(), nimtb::engine::MAX_COUNTEREXAMPLES);
+    std::set<uint64_t> ranks;
+    for (const auto& ex : tame.counterexamples) EXPECT_TRUE(ranks.insert(ex.rank).second);
+    // Misere Kayles is not tame: 1 5 is a P-position, where the misere-Nim
+    // rule on normal-play values (1 and 4) predicts a win for the player to move.
+    EXPECT_EQ(tame.counterexamples[0].heaps, (nimtb::engine::Heaps{1, 5}));
 }
