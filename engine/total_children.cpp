@@ -46,14 +46,11 @@ TotalChildren::TotalChildren(const Rule& rule, const Universe& u)
                 pairs.emplace_back(std::max(child[0], child[1]), std::min(child[0], child[1]));
             }
         });
-        // Descending, so that the insertion points move one way within a run.
+        // Each once (a rule may reach one result by two removals), in the
+        // order of their rows of D.
         std::sort(singles.rbegin(), singles.rend());
         singles.erase(std::unique(singles.begin(), singles.end()), singles.end());
-        std::sort(pairs.begin(), pairs.end(), [](const auto& l, const auto& r) {
-            return l.first + l.second != r.first + r.second
-                       ? l.first + l.second > r.first + r.second
-                       : l.first > r.first;
-        });
+        std::sort(pairs.rbegin(), pairs.rend());
         pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
         t->singles.insert(t->singles.end(), singles.begin(), singles.end());
         t->pairs.insert(t->pairs.end(), pairs.begin(), pairs.end());

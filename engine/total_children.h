@@ -49,13 +49,15 @@ class TotalChildren {
     // rows (one per thread).
     TotalChildren(const Rule& rule, const Universe& u);
 
-    // Calls f(child_rank) for every child of the sorted, padded position
-    // `heaps` of rank `rank`. A child reached from two heap sizes comes twice.
+    // Calls visit(child_rank) for every child of the sorted, padded position
+    // `heaps` of rank `rank`, sweeping fastest when positions come in rank
+    // order. A child reached from two heap sizes comes twice.
     template <class F>
-    void operator()(const uint32_t* heaps, uint64_t rank, F&& f);
+    void operator()(const uint32_t* heaps, uint64_t rank, F&& visit);
 
   private:
-    // What one heap of each size becomes, from the rule: shared, read-only.
+    // Shared by every copy, read-only: F, and what one heap of each size
+    // becomes under the rule.
     struct Tables {
         std::vector<uint64_t> f;        // F(a, r), a in [0, N], r in [0, 2N]
         std::vector<uint32_t> singles;  // per size v, the one heap left (0: none), descending
@@ -64,7 +66,6 @@ class TotalChildren {
         std::vector<uint32_t> pair_start;
     };
 
-    uint64_t f(uint32_t a, uint32_t r) const { return f_[size_t(a) * (2 * total_ + 1) + r]; }
     uint64_t* pf(unsigned j) { return pf_.data() + size_t(j) * (total_ + 1); }
     uint64_t* d(uint32_t w) { return d_.data() + size_t(w) * (total_ + 1); }
     // Reads the parts of `heaps`, rebuilds the rows they changed, and
