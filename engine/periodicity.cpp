@@ -5,22 +5,17 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/names.h"
+
 namespace nimtb::engine {
 
 const char* to_string(Basis basis) {
-    switch (basis) {
-        case Basis::definition:
-            return "definition";
-        case Basis::theorem:
-            return "theorem";
-        case Basis::proof:
-            return "proof";
-        case Basis::observation:
-            return "observation";
-        case Basis::none:
-            return "none";
-    }
-    return "?";
+    static constexpr Named<Basis> BASES[] = {{Basis::definition, "definition"},
+                                             {Basis::theorem, "theorem"},
+                                             {Basis::proof, "proof"},
+                                             {Basis::observation, "observation"},
+                                             {Basis::none, "none"}};
+    return name_of(BASES, basis);
 }
 
 namespace {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "engine/names.h"
+
 namespace nimtb::engine {
 namespace {
 
@@ -85,14 +87,17 @@ std::vector<AmountRange> parse_list(std::string_view list, std::string_view kind
 
 }  // namespace
 
+namespace {
+constexpr Named<Convention> CONVENTIONS[] = {
+    {Convention::normal, "normal"}, {Convention::misere, "misere"}, {Convention::misere, "misère"}};
+}  // namespace
+
 Convention parse_convention(std::string_view text) {
-    if (text == "normal") return Convention::normal;
-    if (text == "misere" || text == "misère") return Convention::misere;
-    throw InputError("unknown convention '" + std::string(text) + "': expected normal or misere");
+    return parse_name(CONVENTIONS, text, "convention");
 }
 
 const char* to_string(Convention convention) {
-    return convention == Convention::normal ? "normal" : "misere";
+    return name_of(CONVENTIONS, convention);
 }
 
 Rule Rule::parse(std::string_view text) {

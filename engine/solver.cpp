@@ -13,6 +13,7 @@
 
 #include "engine/line_kernel.h"
 #include "engine/moves.h"
+#include "engine/names.h"
 #include "engine/parallel.h"
 #include "engine/sequence.h"
 #include "engine/solve_order.h"
@@ -44,34 +45,25 @@ void QuantityArray::narrow() {
     bits_ = 8;
 }
 
+namespace {
+constexpr Named<Kernel> KERNELS[] = {
+    {Kernel::automatic, "auto"}, {Kernel::brute, "brute"}, {Kernel::lines, "lines"}};
+constexpr Named<SolveMethod> METHODS[] = {{SolveMethod::brute, "brute"},
+                                          {SolveMethod::sprague_grundy, "sprague-grundy"},
+                                          {SolveMethod::sprague_grundy, "sg"}};
+}  // namespace
+
 const char* to_string(Kernel kernel) {
-    switch (kernel) {
-        case Kernel::automatic:
-            return "auto";
-        case Kernel::brute:
-            return "brute";
-        case Kernel::lines:
-            return "lines";
-    }
-    return "?";
+    return name_of(KERNELS, kernel);
 }
-
 Kernel parse_kernel(std::string_view text) {
-    for (Kernel k : {Kernel::automatic, Kernel::brute, Kernel::lines}) {
-        if (text == to_string(k)) return k;
-    }
-    throw InputError("unknown kernel '" + std::string(text) + "': expected auto, brute or lines");
+    return parse_name(KERNELS, text, "kernel");
 }
-
 const char* to_string(SolveMethod method) {
-    return method == SolveMethod::brute ? "brute" : "sprague-grundy";
+    return name_of(METHODS, method);
 }
-
 SolveMethod parse_method(std::string_view text) {
-    if (text == "brute") return SolveMethod::brute;
-    if (text == "sprague-grundy" || text == "sg") return SolveMethod::sprague_grundy;
-    throw InputError("unknown method '" + std::string(text) +
-                     "': expected brute or sprague-grundy");
+    return parse_name(METHODS, text, "method");
 }
 
 namespace {

@@ -2,31 +2,26 @@
 
 #include <string>
 
+#include "engine/names.h"
+
 namespace nimtb::io {
 
+namespace {
+// What a table can be written with; `other` (a filter nimtb does not write)
+// is only ever read.
+constexpr Named<Compression> COMPRESSIONS[] = {{Compression::deflate, "deflate"},
+                                               {Compression::zstd, "zstd"},
+                                               {Compression::lz4, "lz4"},
+                                               {Compression::none, "none"},
+                                               {Compression::deflate, "gzip"}};
+}  // namespace
+
 Compression parse_compression(std::string_view text) {
-    if (text == "deflate" || text == "gzip") return Compression::deflate;
-    if (text == "zstd") return Compression::zstd;
-    if (text == "lz4") return Compression::lz4;
-    if (text == "none") return Compression::none;
-    throw nimtb::InputError("unknown compression '" + std::string(text) +
-                            "': expected deflate, zstd, lz4 or none");
+    return parse_name(COMPRESSIONS, text, "compression");
 }
 
 const char* to_string(Compression c) {
-    switch (c) {
-        case Compression::deflate:
-            return "deflate";
-        case Compression::zstd:
-            return "zstd";
-        case Compression::lz4:
-            return "lz4";
-        case Compression::none:
-            return "none";
-        case Compression::other:
-            return "other";
-    }
-    return "other";
+    return c == Compression::other ? "other" : name_of(COMPRESSIONS, c);
 }
 
 }  // namespace nimtb::io

@@ -6,33 +6,23 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/errors.h"
+#include "engine/names.h"
 
 namespace nimtb::play {
 
-Level parse_level(std::string_view text) {
-    if (text == "perfect") return Level::perfect;
-    if (text == "medium") return Level::medium;
-    if (text == "easy") return Level::easy;
-    if (text == "random") return Level::random;
-    if (text == "learning") return Level::learning;
-    throw nimtb::InputError("unknown level '" + std::string(text) +
-                            "': expected perfect, medium, easy, random or learning");
-}
+namespace {
+constexpr Named<Level> LEVELS[] = {{Level::perfect, "perfect"},
+                                   {Level::medium, "medium"},
+                                   {Level::easy, "easy"},
+                                   {Level::random, "random"},
+                                   {Level::learning, "learning"}};
+}  // namespace
 
+Level parse_level(std::string_view text) {
+    return parse_name(LEVELS, text, "level");
+}
 const char* to_string(Level level) {
-    switch (level) {
-        case Level::perfect:
-            return "perfect";
-        case Level::medium:
-            return "medium";
-        case Level::easy:
-            return "easy";
-        case Level::random:
-            return "random";
-        case Level::learning:
-            return "learning";
-    }
-    return "perfect";
+    return name_of(LEVELS, level);
 }
 
 double blunder_chance(Level level) {

@@ -7,6 +7,7 @@
 #include <istream>
 #include <ostream>
 
+#include "engine/names.h"
 #include "play/hint.h"
 
 namespace nimtb::play {
@@ -33,19 +34,12 @@ std::string or_list(const std::vector<uint32_t>& amounts) {
 }
 
 const char* to_string(State state) {
-    switch (state) {
-        case State::setup:
-            return "setup";
-        case State::human_turn:
-            return "human-turn";
-        case State::computer_turn:
-            return "computer-turn";
-        case State::game_over:
-            return "game-over";
-        case State::finished:
-            return "finished";
-    }
-    return "?";
+    static constexpr Named<State> STATES[] = {{State::setup, "setup"},
+                                              {State::human_turn, "human-turn"},
+                                              {State::computer_turn, "computer-turn"},
+                                              {State::game_over, "game-over"},
+                                              {State::finished, "finished"}};
+    return name_of(STATES, state);
 }
 
 engine::Heaps layout(const std::string& name, std::mt19937_64& rng) {

@@ -276,3 +276,19 @@ TEST_F(TableFiles, ProbeOrdersMovesBestFirst) {
     EXPECT_THROW(p.probe({8}), nimtb::InputError);
     EXPECT_THROW(p.probe({1, 1, 1, 1}), nimtb::InputError);
 }
+
+TEST(TableFormat, CompressionNames) {
+    using nimtb::io::parse_compression;
+    EXPECT_EQ(parse_compression("gzip"), Compression::deflate);
+    EXPECT_STREQ(nimtb::io::to_string(Compression::deflate), "deflate");
+    EXPECT_STREQ(nimtb::io::to_string(Compression::other), "other");
+    for (Compression c :
+         {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none})
+        EXPECT_EQ(parse_compression(nimtb::io::to_string(c)), c);
+    try {
+        parse_compression("other");
+        FAIL() << "'other' names no filter nimtb writes";
+    } catch (const nimtb::InputError& e) {
+        EXPECT_STREQ(e.what(), "unknown compression 'other': expected deflate, zstd, lz4 or none");
+    }
+}

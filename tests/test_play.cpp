@@ -26,8 +26,8 @@ class PlayTest : public nimtb::test::ScratchDir {
     void SetUp() override {
         ScratchDir::SetUp();
         table_ = (dir_ / "m.h5").string();
-        nimtb::io::write_table(table_, nimtb::test::solve("subtract:1-3", Convention::normal, 1, 21),
-                               {});
+        nimtb::io::write_table(table_,
+                               nimtb::test::solve("subtract:1-3", Convention::normal, 1, 21), {});
     }
     std::string table_;
 };
@@ -137,14 +137,15 @@ TEST(Northcott, BoardRulesAndGaps) {
     EXPECT_EQ(d.front(), 3u);
     EXPECT_EQ(d.back(), 11u);
     EXPECT_EQ(d.size(), 8u);
-    EXPECT_TRUE(b.destinations(2, Piece::x).size() == 4u);  // 1..4, away from O only
+    EXPECT_TRUE(b.destinations(2, Piece::x).size() == 4u);     // 1..4, away from O only
     EXPECT_THROW(b.move(1, Piece::x, 1), nimtb::InputError);   // jumps over O
     EXPECT_THROW(b.move(1, Piece::x, 2), nimtb::InputError);   // lands on O
     EXPECT_THROW(b.move(3, Piece::x, 2), nimtb::InputError);   // no row 4
     EXPECT_THROW(b.move(0, Piece::o, 12), nimtb::InputError);  // off the board
-    b.move(1, Piece::x, 11);                                     // a retreat widens the gap
+    b.move(1, Piece::x, 11);                                   // a retreat widens the gap
     EXPECT_EQ(b.gaps(), (nimtb::engine::Heaps{10, 8, 0}));
-    for (const char* bad : {"", "1-1", "0-3", "1-13", "1_3", "1-3x", "1-2 1-2 1-2 1-2 1-2 1-2 1-2 1-2 1-2"})
+    for (const char* bad :
+         {"", "1-1", "0-3", "1-13", "1_3", "1-3x", "1-2 1-2 1-2 1-2 1-2 1-2 1-2 1-2 1-2"})
         EXPECT_THROW(NorthcottBoard::parse(bad), nimtb::InputError) << bad;
     // Pieces side by side at the wall: no move left for X.
     EXPECT_FALSE(NorthcottBoard::parse("1-2 12-11").can_move(Piece::x));
@@ -189,7 +190,8 @@ TEST_F(NorthcottPlay, PerfectComputerBeatsRandomMovesIncludingRetreats) {
             std::vector<std::pair<unsigned, unsigned>> moves;
             for (unsigned r = 0; r < b.rows().size(); ++r)
                 for (unsigned c : b.destinations(r, Piece::x)) moves.push_back({r, c});
-            const auto [r, c] = moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(rng)];
+            const auto [r, c] =
+                moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(rng)];
             b.move(r, Piece::x, c);
         }
     }
@@ -209,4 +211,17 @@ TEST_F(NorthcottPlay, TerminalGameRefusesBadMovesAndEnds) {
     EXPECT_NE(s.find("hint: move X in row"), std::string::npos) << s;
     EXPECT_NE(s.find("the computer moves O in row 1 from column 3 to 2"), std::string::npos) << s;
     EXPECT_EQ(winner, 1) << s;
+}
+
+TEST(Players, LevelNames) {
+    using nimtb::play::Level;
+    for (Level l : {Level::perfect, Level::medium, Level::easy, Level::random, Level::learning})
+        EXPECT_EQ(nimtb::play::parse_level(nimtb::play::to_string(l)), l);
+    try {
+        nimtb::play::parse_level("hard");
+        FAIL();
+    } catch (const nimtb::InputError& e) {
+        EXPECT_STREQ(e.what(),
+                     "unknown level 'hard': expected perfect, medium, easy, random or learning");
+    }
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/rules.h"
+#include "engine/solver.h"
 
 using nimtb::InputError;
 using nimtb::engine::Convention;
@@ -150,4 +151,32 @@ TEST(Rules, Conventions) {
     EXPECT_EQ(nimtb::engine::parse_convention("normal"), Convention::normal);
     EXPECT_EQ(nimtb::engine::parse_convention("misere"), Convention::misere);
     EXPECT_THROW(nimtb::engine::parse_convention("misery"), InputError);
+}
+
+// Names read and written from one table per enum: aliases are read, the
+// message lists each value's name once.
+TEST(Rules, NamesAndAliases) {
+    using nimtb::engine::Kernel;
+    using nimtb::engine::SolveMethod;
+    EXPECT_EQ(nimtb::engine::parse_convention("misère"), Convention::misere);
+    EXPECT_STREQ(nimtb::engine::to_string(Convention::misere), "misere");
+    EXPECT_EQ(nimtb::engine::parse_method("sg"), SolveMethod::sprague_grundy);
+    EXPECT_STREQ(nimtb::engine::to_string(SolveMethod::sprague_grundy), "sprague-grundy");
+    EXPECT_EQ(nimtb::engine::parse_kernel("auto"), Kernel::automatic);
+    for (Kernel k : {Kernel::automatic, Kernel::brute, Kernel::lines})
+        EXPECT_EQ(nimtb::engine::parse_kernel(nimtb::engine::to_string(k)), k);
+    auto message = [](auto parse, const char* text) {
+        try {
+            parse(text);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message(nimtb::engine::parse_convention, "misery"),
+              "unknown convention 'misery': expected normal or misere");
+    EXPECT_EQ(message(nimtb::engine::parse_method, "x"),
+              "unknown method 'x': expected brute or sprague-grundy");
+    EXPECT_EQ(message(nimtb::engine::parse_kernel, "fast"),
+              "unknown kernel 'fast': expected auto, brute or lines");
 }
