@@ -79,6 +79,9 @@ int run(const Args& a) {
     // Moves that touch one heap, under a total: TotalChildren.
     for (const char* rule : {"nim", "octal:0.77", "octal:0.07", "octal:0.137", "grundy", "lasker"})
         row(rule, total);
+    // With a heap limit too (the universe of a game of matches on a few heaps).
+    row("nim", Universe::total_bounded(2 * a.total, 5));
+    row("subtract:1,3,4", Universe::total_bounded(2 * a.total, 5));
     // Moves that touch several heaps: children as heap lists, each ranked.
     row("wythoff", Universe(3, 2 * a.max_heap));
     row("moore:2", Universe(4, a.max_heap / 2));

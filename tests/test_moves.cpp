@@ -74,9 +74,10 @@ TEST(Moves, TakeAndBreakFamiliesMatchReference) {
 // The solver's generator for one-heap families under a total: at every
 // position, in rank order as the solver sweeps, the set of child ranks is
 // the reference's, each child below the position.
-void expect_total_children_match_reference(const char* rule_text, uint32_t total) {
+void expect_total_children_match_reference(const char* rule_text, uint32_t total,
+                                           unsigned max_heaps = 0) {
     const Rule rule = Rule::parse(rule_text);
-    const Universe u = Universe::total_bounded(total);
+    const Universe u = Universe::total_bounded(total, max_heaps);
     ASSERT_TRUE(nimtb::engine::TotalChildren::fits(rule, u));
     nimtb::engine::TotalChildren children(rule, u);
     Heaps heaps(u.max_heaps(), 0);
@@ -103,20 +104,31 @@ TEST(Moves, TotalChildrenMatchReference) {
         expect_total_children_match_reference(rule, 15);
     }
     expect_total_children_match_reference("octal:0.77", 1);
+    // With a heap limit (moves that do not split): the parts above an
+    // inserted heap move up one heap, which the index counts.
+    for (unsigned heaps : {1u, 2u, 3u, 5u}) {
+        for (const char* rule : {"nim", "subtract:1,3,4", "allbut:2", "octal:0.12", "octal:0.31"})
+            expect_total_children_match_reference(rule, 16, heaps);
+    }
+    expect_total_children_match_reference("nim", 15, 14);
     // Starting anywhere: a copy set down at a rank in the middle of a sweep.
-    const Rule kayles = Rule::parse("octal:0.77");
-    const Universe u = Universe::total_bounded(12);
-    for (uint64_t start : {uint64_t{0}, uint64_t{17}, u.size() / 2, u.size() - 1}) {
-        nimtb::engine::TotalChildren fresh(kayles, u);
-        Heaps heaps = u.unrank(start);
-        std::set<uint64_t> got, expected;
-        fresh(heaps.data(), start, [&](uint64_t c) { got.insert(c); });
-        for (const Heaps& child : nimtb::test::reference_children(kayles, heaps))
-            expected.insert(u.rank(u.normalise(child)));
-        EXPECT_EQ(got, expected) << start;
+    for (const auto& [text, u] : {std::pair{"octal:0.77", Universe::total_bounded(12)},
+                                  std::pair{"subtract:1,3,4", Universe::total_bounded(14, 3)}}) {
+        const Rule rule = Rule::parse(text);
+        for (uint64_t start : {uint64_t{0}, uint64_t{17}, u.size() / 2, u.size() - 1}) {
+            nimtb::engine::TotalChildren fresh(rule, u);
+            Heaps heaps = u.unrank(start);
+            std::set<uint64_t> got, expected;
+            fresh(heaps.data(), start, [&](uint64_t c) { got.insert(c); });
+            for (const Heaps& child : nimtb::test::reference_children(rule, heaps))
+                expected.insert(u.rank(u.normalise(child)));
+            EXPECT_EQ(got, expected) << text << " from rank " << start;
+        }
     }
     EXPECT_FALSE(nimtb::engine::TotalChildren::fits(Rule::nim(), Universe(3, 10)));
-    EXPECT_FALSE(nimtb::engine::TotalChildren::fits(Rule::nim(), Universe::total_bounded(10, 3)));
+    EXPECT_TRUE(nimtb::engine::TotalChildren::fits(Rule::nim(), Universe::total_bounded(10, 3)));
+    EXPECT_FALSE(nimtb::engine::TotalChildren::fits(Rule::parse("octal:0.77"),
+                                                    Universe::total_bounded(10, 3)));
     EXPECT_FALSE(
         nimtb::engine::TotalChildren::fits(Rule::parse("wythoff"), Universe::total_bounded(10)));
 }
