@@ -34,6 +34,7 @@
 // brute-force kernel, which holds any value. Remoteness never overflows R:
 // the solver picks R from the longest game before the solve.
 
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cassert>
@@ -69,8 +70,10 @@ struct LineKernel {
     R* line_remoteness;  // line * 2: largest, R_MAX - smallest of value 0
     std::atomic<bool>* overflow;
 
-    using Scratch = std::vector<uint32_t>;  // a position's heaps
-    Scratch scratch() const { return Scratch(u.max_heaps()); }
+    // A position's heaps, in the task's own stack frame (not the heap, where
+    // it could share a cache line with the other thread's: solver.cpp).
+    using Scratch = std::array<uint32_t, Universe::MAX_HEAPS>;
+    Scratch scratch() const { return {}; }
 
     // Solves ranks [first, first + count) in order; returns the child
     // look-ups (near children and the points that join a line).

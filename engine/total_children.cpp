@@ -75,8 +75,6 @@ TotalChildren::TotalChildren(const Rule& rule, const Universe& u)
     }
     q_ = t->q.data();
     tables_ = std::move(t);
-    parts_.assign(n + 2, 0);
-    sums_.assign(n + 2, 0);
     pf_.assign(size_t(n + 1) * (n + 1), 0);
     if (limited_) pf_up_.assign(size_t(n + 1) * (n + 1), 0);
     d_.assign(size_t(n + 1) * (n + 1), 0);

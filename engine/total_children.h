@@ -32,6 +32,7 @@
 // colex order changes the smaller parts. The sums wrap modulo 2^64, and the
 // result is exact because the rank fits.
 
+#include <array>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -89,9 +90,12 @@ class TotalChildren {
     const uint64_t* q_ = nullptr;  // tables_->q
     uint32_t total_ = 0;           // N
     unsigned k_ = 0;
-    bool limited_ = false;         // K < N
-    std::vector<uint32_t> parts_;  // 1-based, descending
-    std::vector<uint32_t> sums_;   // S_j
+    bool limited_ = false;  // K < N
+    // Written at every position: kept inside the object, which lives in the
+    // sweeping task's stack frame (small heap blocks of two threads can share
+    // a cache line: see BruteKernel::Scratch in solver.cpp).
+    std::array<uint32_t, Universe::MAX_TOTAL + 2> parts_{};  // 1-based, descending
+    std::array<uint32_t, Universe::MAX_TOTAL + 2> sums_{};   // S_j
     std::vector<uint64_t> pf_;     // Pf(j, N + c): rows j = 0..n, columns c = 0..p_1
     std::vector<uint64_t> pf_up_;  // Pf+(j, N + c), with a heap limit
     std::vector<uint64_t> d_;      // D(w, c): rows w = 1..p_1, columns c = w..p_1
