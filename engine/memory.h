@@ -8,8 +8,9 @@
 namespace nimtb::engine {
 
 // A page-aligned, zero-filled block of memory from the kernel. Blocks of 2 MiB
-// or more ask for transparent huge pages: the solver's child look-ups roam over
-// the whole array, and with THP in `madvise` mode only a request gets them.
+// or more are mapped in whole huge pages, aligned, and ask for transparent
+// huge pages: the solver's child look-ups roam over the whole array, and with
+// THP in `madvise` mode only a request gets them.
 class LargeBuffer {
   public:
     LargeBuffer() = default;
