@@ -64,11 +64,11 @@ int run(const Args& a) {
     fmt::print(
         "misere, values and remoteness, 2 threads, brute-force kernel; median of {} solves\n\n",
         a.repetitions);
-    fmt::print("{:<28} {:<34} {:>10} {:>9} {:>13} {:>14} {:>8}\n", "rule", "universe", "positions",
+    fmt::print("{:<16} {:<46} {:>10} {:>9} {:>13} {:>14} {:>8}\n", "rule", "universe", "positions",
                "seconds", "positions/s", "look-ups/s", "Nim / it");
     const Figures nim = measure("nim", box, a.repetitions);
     auto print = [&](const char* rule, const Universe& u, const Figures& f) {
-        fmt::print("{:<28} {:<34} {:>10} {:>9.3f} {:>12.2f}M {:>13.1f}M {:>7.2f}x\n", rule,
+        fmt::print("{:<16} {:<46} {:>10} {:>9.3f} {:>12.2f}M {:>13.1f}M {:>7.2f}x\n", rule,
                    u.describe(), f.positions, f.seconds, double(f.positions) / f.seconds / 1e6,
                    f.lookups_per_s() / 1e6, nim.lookups_per_s() / f.lookups_per_s());
     };
