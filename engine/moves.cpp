@@ -91,9 +91,13 @@ void MoveGenerator::moves(std::span<const uint32_t> heaps, std::vector<Move>& ou
     });
 }
 
-void MoveGenerator::child_ranks(std::span<const uint32_t> sorted,
-                                std::vector<uint64_t>& out) const {
+void MoveGenerator::child_ranks(std::span<const uint32_t> sorted, std::vector<uint64_t>& out) {
     out.clear();
+    if (TotalChildren::fits(rule_, universe_)) {
+        if (!total_) total_.emplace(rule_, universe_);
+        (*total_)(sorted.data(), universe_.rank(sorted), [&](uint64_t c) { out.push_back(c); });
+        return;
+    }
     if (rule_.take_family() && universe_.is_box()) {
         const uint64_t rank = universe_.rank(sorted);
         auto push = [&](uint32_t, uint32_t, uint64_t child) { out.push_back(child); };

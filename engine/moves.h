@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/rules.h"
+#include "engine/total_children.h"
 #include "engine/universe.h"
 
 namespace nimtb::engine {
@@ -157,8 +158,11 @@ class MoveGenerator {
         return out;
     }
     // The children's ranks of sorted, padded heaps, a child possibly more
-    // than once: what a check of the definitions needs, fast.
-    void child_ranks(std::span<const uint32_t> sorted, std::vector<uint64_t>& out) const;
+    // than once: what a check of the definitions needs, fast. The solver's
+    // generators: incremental ranks for take rules in a box, TotalChildren
+    // (built on first use) for one-heap families under a total, which keeps
+    // state from one call to the next: one generator per thread.
+    void child_ranks(std::span<const uint32_t> sorted, std::vector<uint64_t>& out);
 
     const Rule& rule() const { return rule_; }
     const Universe& universe() const { return universe_; }
@@ -167,6 +171,7 @@ class MoveGenerator {
     Rule rule_;
     const Universe& universe_;
     TakeAmounts amounts_;
+    std::optional<TotalChildren> total_;
 };
 
 // ---- implementation of for_each_child ----

@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <optional>
 
 #include "engine/moves.h"
 #include "engine/parallel.h"
 #include "engine/sequence.h"
 #include "engine/solver.h"
-#include "engine/total_children.h"
 
 namespace nimtb::engine {
 
@@ -111,10 +109,7 @@ SingleHeaps single_heap_values(TableSource& table, const Universe& u, const Rule
 // What every slice of a verification needs, read-only.
 struct Context {
     const Universe& u;
-    MoveGenerator gen;
-    // One-heap families under a total: the solver's generator, validated
-    // against the rule's definition in the tests (a copy per slice).
-    std::optional<TotalChildren> total;
+    MoveGenerator gen;  // copied per slice: it keeps state from one position to the next
     const std::vector<uint32_t>& single;
     const std::vector<uint32_t>& normal_single;
     bool normal;
@@ -136,7 +131,7 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     Check& moore = report.check(CheckId::moore);
     std::vector<uint64_t> children;
     std::vector<uint8_t> seen;
-    std::optional<TotalChildren> total = ctx.total;
+    MoveGenerator gen = ctx.gen;
     Heaps heaps = u.unrank(first);
     std::vector<uint32_t> g(k);
     const bool rem = table.has_remoteness();
@@ -150,12 +145,7 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
         if (rem) ++report.remoteness_histogram[r];
 
         // 1. Consistency with the definitions, from the stored children.
-        if (total) {
-            children.clear();
-            (*total)(heaps.data(), rank, [&](uint64_t c) { children.push_back(c); });
-        } else {
-            ctx.gen.child_ranks(heaps, children);
-        }
+        gen.child_ranks(heaps, children);
         seen.assign(children.size() + 2, 0);
         uint32_t max_all = 0, min_p = UINT32_MAX;
         for (const uint64_t child : children) {
@@ -265,9 +255,6 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     }
     const Context ctx{u,
                       MoveGenerator(rule, u),
-                      TotalChildren::fits(rule, u)
-                          ? std::optional<TotalChildren>(std::in_place, rule, u)
-                          : std::nullopt,
                       report.single_heaps.values,
                       normal_single,
                       normal,

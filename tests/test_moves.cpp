@@ -18,7 +18,7 @@ namespace {
 // the same set.
 void expect_moves_match_reference(const char* rule_text, const Universe& u) {
     const Rule rule = Rule::parse(rule_text);
-    const MoveGenerator gen(rule, u);
+    MoveGenerator gen(rule, u);
     Heaps heaps(u.max_heaps(), 0);
     std::vector<uint64_t> fast;
     do {
