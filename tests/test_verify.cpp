@@ -44,6 +44,16 @@ void expect_same(const VerifyReport& a, const VerifyReport& b) {
     }
 }
 
+// Verifies the arrays in parallel and by the serial, streaming path, expects
+// the same report, and returns it.
+VerifyReport verify_both_ways(const nimtb::engine::Solution& s, Convention c, const Universe& u) {
+    ArraySource parallel(s.value, s.remoteness);
+    SerialSource serial(s.value, s.remoteness);
+    const VerifyReport a = nimtb::engine::verify(s.rule, c, u, parallel);
+    expect_same(a, nimtb::engine::verify(s.rule, c, u, serial));
+    return a;
+}
+
 }  // namespace
 
 TEST(Verify, TheoremsHoldOnSolvedTables) {
@@ -82,12 +92,7 @@ TEST(Verify, FindsATamperedValueAndTheSmallestCounterexamples) {
 TEST(Verify, SerialAndParallelReportsAreIdentical) {
     auto s = solve("subtract:1,3,4", Convention::misere, 4, 20);
     for (uint64_t r : {17u, 900u, 5000u}) s.value.data<uint8_t>()[r] ^= 1;  // a few wrong entries
-    const Universe u(4, 20);
-    ArraySource parallel(s.value, s.remoteness);
-    SerialSource serial(s.value, s.remoteness);
-    const VerifyReport a = nimtb::engine::verify(s.rule, Convention::misere, u, parallel);
-    const VerifyReport b = nimtb::engine::verify(s.rule, Convention::misere, u, serial);
-    expect_same(a, b);
+    const VerifyReport a = verify_both_ways(s, Convention::misere, Universe(4, 20));
     EXPECT_FALSE(a.ok());
     EXPECT_TRUE(check(a, "misere-rule-on-values").applies);
 }
@@ -100,11 +105,7 @@ TEST(Verify, CounterexamplesAreListedOnceAcrossBatches) {
     nimtb::engine::SolveOptions o;
     o.convention = Convention::misere;
     const auto s = nimtb::engine::solve(Rule::parse("octal:0.77"), u, o);
-    ArraySource parallel(s.value, s.remoteness);
-    SerialSource serial(s.value, s.remoteness);
-    const VerifyReport a = nimtb::engine::verify(s.rule, Convention::misere, u, parallel);
-    const VerifyReport b = nimtb::engine::verify(s.rule, Convention::misere, u, serial);
-    expect_same(a, b);
+    const VerifyReport a = verify_both_ways(s, Convention::misere, u);
     EXPECT_TRUE(a.ok());
     const auto& tame = check(a, "misere-rule-on-values");
     ASSERT_EQ(tame.counterexamples.size(), nimtb::engine::MAX_COUNTEREXAMPLES);
