@@ -104,8 +104,9 @@ struct WebServer::Impl {
 
     Open& table(const std::string& name) {
         if (!is_table_name(name)) {
-            throw HttpError(400, "'" + name + "' is not a table name: give a file name of the "
-                                 "tables folder, like nim-normal-k3-h15.h5");
+            throw HttpError(400, "'" + name +
+                                     "' is not a table name: give a file name of the "
+                                     "tables folder, like nim-normal-k3-h15.h5");
         }
         const fs::path path = fs::path(options.tables_dir) / name;
         std::error_code ec;
@@ -157,164 +158,175 @@ void WebServer::Impl::routes() {
         });
     }
     http.Get("/api/tables", guarded([this](const httplib::Request&) {
-        std::vector<std::string> names;
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(options.tables_dir, ec)) {
-            const std::string n = e.path().filename().string();
-            if (is_table_name(n)) names.push_back(n);
-        }
-        std::sort(names.begin(), names.end());
-        json out = json::array();
-        std::lock_guard lock(tables_mutex);
-        for (const auto& n : names) {
-            try {
-                out.push_back(info(table(n), n));
-            } catch (const std::exception&) {
-                // Not a table nimtb can read: not listed.
-            }
-        }
-        return json{{"tables", out}};
-    }));
+                 std::vector<std::string> names;
+                 std::error_code ec;
+                 for (const auto& e : fs::directory_iterator(options.tables_dir, ec)) {
+                     const std::string n = e.path().filename().string();
+                     if (is_table_name(n)) names.push_back(n);
+                 }
+                 std::sort(names.begin(), names.end());
+                 json out = json::array();
+                 std::lock_guard lock(tables_mutex);
+                 for (const auto& n : names) {
+                     try {
+                         out.push_back(info(table(n), n));
+                     } catch (const std::exception&) {
+                         // Not a table nimtb can read: not listed.
+                     }
+                 }
+                 return json{{"tables", out}};
+             }));
     http.Get("/api/info", guarded([this](const httplib::Request& req) {
-        const std::string n = param(req, "table");
-        std::lock_guard lock(tables_mutex);
-        return info(table(n), n);
-    }));
+                 const std::string n = param(req, "table");
+                 std::lock_guard lock(tables_mutex);
+                 return info(table(n), n);
+             }));
     http.Get("/api/query", guarded([this](const httplib::Request& req) {
-        const engine::Heaps heaps = position_param(req);
-        const bool line = req.has_param("line") && req.get_param_value("line") != "0";
-        std::lock_guard lock(tables_mutex);
-        return query_json(*table(param(req, "table")).prober, heaps, line);
-    }));
+                 const engine::Heaps heaps = position_param(req);
+                 const bool line = req.has_param("line") && req.get_param_value("line") != "0";
+                 std::lock_guard lock(tables_mutex);
+                 return query_json(*table(param(req, "table")).prober, heaps, line);
+             }));
     http.Get("/api/count", guarded([this](const httplib::Request& req) {
-        std::lock_guard lock(tables_mutex);
-        Open& t = table(param(req, "table"));
-        if (!t.census) {
-            io::TableReader& r = t.prober->table();
-            if (r.info().positions > MAX_COUNT_POSITIONS) {
-                throw HttpError(422, fmt::format("the table has {} positions, more than the "
-                                                 "server counts ({}); run nimtb dump --count",
-                                                 r.info().positions, MAX_COUNT_POSITIONS));
+                 std::lock_guard lock(tables_mutex);
+                 Open& t = table(param(req, "table"));
+                 if (!t.census) {
+                     io::TableReader& r = t.prober->table();
+                     if (r.info().positions > MAX_COUNT_POSITIONS) {
+                         throw HttpError(422,
+                                         fmt::format("the table has {} positions, more than the "
+                                                     "server counts ({}); run nimtb dump --count",
+                                                     r.info().positions, MAX_COUNT_POSITIONS));
+                     }
+                     t.census = census_json(r, count_table(r));
+                 }
+                 return *t.census;
+             }));
+    http.Get(
+        "/api/grid", guarded([this](const httplib::Request& req) {
+            std::lock_guard lock(tables_mutex);
+            io::TableReader& r = table(param(req, "table")).prober->table();
+            const engine::Universe& u = r.universe();
+            const bool sliced = req.has_param("third");
+            if (u.max_heaps() < (sliced ? 3u : 2u)) {
+                throw HttpError(400,
+                                fmt::format("the table holds at most {} heaps", u.max_heaps()));
             }
-            t.census = census_json(r, count_table(r));
-        }
-        return *t.census;
-    }));
-    http.Get("/api/grid", guarded([this](const httplib::Request& req) {
-        std::lock_guard lock(tables_mutex);
-        io::TableReader& r = table(param(req, "table")).prober->table();
-        const engine::Universe& u = r.universe();
-        const bool sliced = req.has_param("third");
-        if (u.max_heaps() < (sliced ? 3u : 2u)) {
-            throw HttpError(400, fmt::format("the table holds at most {} heaps", u.max_heaps()));
-        }
-        uint32_t third = 0;
-        if (sliced) {
-            const engine::Heaps t = engine::parse_heaps(param(req, "third"));
-            if (t.size() != 1) throw HttpError(400, "'third' is one heap size");
-            third = t[0];
-        }
-        const uint32_t side = u.is_box() ? u.max_heap_size() + 1 : u.max_total() + 1;
-        if (side > MAX_GRID_SIDE) {
-            throw HttpError(422, fmt::format("heaps up to {} make a board too big to draw (at "
-                                             "most {} a side)", side - 1, MAX_GRID_SIDE));
-        }
-        json values = json::array(), remoteness = json::array();
-        for (uint32_t a = 0; a < side; ++a) {
-            json vrow = json::array(), rrow = json::array();
-            for (uint32_t b = 0; b < side; ++b) {
-                engine::Heaps h{a, b};
-                if (sliced) h.push_back(third);
-                engine::Heaps sorted;
-                try {
-                    sorted = u.normalise(h);
-                } catch (const nimtb::InputError&) {
-                    vrow.push_back(nullptr);  // outside the universe
-                    rrow.push_back(nullptr);
-                    continue;
+            uint32_t third = 0;
+            if (sliced) {
+                const engine::Heaps t = engine::parse_heaps(param(req, "third"));
+                if (t.size() != 1) throw HttpError(400, "'third' is one heap size");
+                third = t[0];
+            }
+            const uint32_t side = u.is_box() ? u.max_heap_size() + 1 : u.max_total() + 1;
+            if (side > MAX_GRID_SIDE) {
+                throw HttpError(422, fmt::format("heaps up to {} make a board too big to draw (at "
+                                                 "most {} a side)",
+                                                 side - 1, MAX_GRID_SIDE));
+            }
+            json values = json::array(), remoteness = json::array();
+            for (uint32_t a = 0; a < side; ++a) {
+                json vrow = json::array(), rrow = json::array();
+                for (uint32_t b = 0; b < side; ++b) {
+                    engine::Heaps h{a, b};
+                    if (sliced) h.push_back(third);
+                    engine::Heaps sorted;
+                    try {
+                        sorted = u.normalise(h);
+                    } catch (const nimtb::InputError&) {
+                        vrow.push_back(nullptr);  // outside the universe
+                        rrow.push_back(nullptr);
+                        continue;
+                    }
+                    const uint64_t rank = u.rank(sorted);
+                    vrow.push_back(r.value(rank));
+                    rrow.push_back(r.has_remoteness() ? json(r.remoteness(rank)) : json(nullptr));
                 }
-                const uint64_t rank = u.rank(sorted);
-                vrow.push_back(r.value(rank));
-                rrow.push_back(r.has_remoteness() ? json(r.remoteness(rank)) : json(nullptr));
+                values.push_back(vrow);
+                remoteness.push_back(rrow);
             }
-            values.push_back(vrow);
-            remoteness.push_back(rrow);
-        }
-        json j = {{"side", side}, {"values", values}, {"remoteness", remoteness}};
-        j["third"] = sliced ? json(third) : json(nullptr);
-        return j;
-    }));
+            json j = {{"side", side}, {"values", values}, {"remoteness", remoteness}};
+            j["third"] = sliced ? json(third) : json(nullptr);
+            return j;
+        }));
     http.Get("/api/hint", guarded([this](const httplib::Request& req) {
-        const engine::Heaps heaps = position_param(req);
-        std::lock_guard lock(tables_mutex);
-        io::Prober& p = *table(param(req, "table")).prober;
-        const io::ProbeResult r = p.probe(heaps);
-        if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-        return json{{"text", play::hint(p, r)}};
-    }));
-    http.Get("/api/move", guarded([this](const httplib::Request& req) {
-        const engine::Heaps heaps = position_param(req);
-        const play::Level level = play::parse_level(param(req, "level"));
-        const std::string name = param(req, "table");
-        std::lock_guard lock(tables_mutex);
-        io::Prober& p = *table(name).prober;
-        const io::ProbeResult r = p.probe(heaps);
-        if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-        if (level == play::Level::learning) {
-            auto& learner = learners.try_emplace(name, "").first->second;
-            const io::ProbedMove& m = learner.choose(r, rng);
-            const auto draws = learner.take_draws();
-            return json{{"move", move_json(m)}, {"draw", {draws[0].first, draws[0].second}}};
-        }
-        const auto player = play::make_table_player(level, p.table().info().convention);
-        return json{{"move", move_json(player->choose(r, rng))}};
-    }));
-    http.Post("/api/learn", guarded([this](const httplib::Request& req) {
-        const json body = json::parse(req.body);
-        const std::string name = body.at("table").get<std::string>();
-        const bool won = body.at("won").get<bool>();
-        std::lock_guard lock(tables_mutex);
-        io::Prober& p = *table(name).prober;
-        // Every draw must be a move of the table's game, so the bags hold only real positions.
-        std::vector<play::MatchboxLearner::Draw> draws;
-        for (const auto& d : body.at("draws")) {
-            const std::string from = d.at(0).get<std::string>(), to = d.at(1).get<std::string>();
-            const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
-            const bool legal = std::any_of(r.moves.begin(), r.moves.end(), [&](const auto& m) {
-                return play::MatchboxLearner::key(m.result) == to;
-            });
-            if (play::MatchboxLearner::key(r.heaps) != from || !legal) {
-                throw HttpError(400, "no move from " + from + " to " + to);
+                 const engine::Heaps heaps = position_param(req);
+                 std::lock_guard lock(tables_mutex);
+                 io::Prober& p = *table(param(req, "table")).prober;
+                 const io::ProbeResult r = p.probe(heaps);
+                 if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+                 return json{{"text", play::hint(p, r)}};
+             }));
+    http.Get(
+        "/api/move", guarded([this](const httplib::Request& req) {
+            const engine::Heaps heaps = position_param(req);
+            const play::Level level = play::parse_level(param(req, "level"));
+            const std::string name = param(req, "table");
+            std::lock_guard lock(tables_mutex);
+            io::Prober& p = *table(name).prober;
+            const io::ProbeResult r = p.probe(heaps);
+            if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+            if (level == play::Level::learning) {
+                auto& learner = learners.try_emplace(name, "").first->second;
+                const io::ProbedMove& m = learner.choose(r, rng);
+                const auto draws = learner.take_draws();
+                return json{{"move", move_json(m)}, {"draw", {draws[0].first, draws[0].second}}};
             }
-            draws.push_back({from, to});
-        }
-        auto& learner = learners.try_emplace(name, "").first->second;
-        learner.learn(draws, won);
-        return json{{"learned", draws.size()}, {"positions_known", learner.positions_known()}};
-    }));
-    http.Get("/api/find", guarded([this](const httplib::Request& req) {
-        // The table of a game from a start (position=P) or a named layout
-        // (layout=classic|random|...), found in the folder or solved now if small.
-        const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
-        const engine::Convention convention = engine::parse_convention(param(req, "convention"));
-        const bool by_layout = !req.has_param("position");
-        const std::string layout = by_layout ? param(req, "layout") : "";
-        std::lock_guard lock(tables_mutex);
-        const engine::Heaps need =
-            by_layout ? play::layout_needs(layout, rule, rng) : position_param(req);
-        std::string path;
-        try {
-            path = find_or_solve_table(options.tables_dir, rule, convention, need);
-        } catch (const std::runtime_error& e) {
-            throw HttpError(422, e.what());  // too big to solve now: the message names the solve
-        }
-        const std::string name = fs::path(path).filename().string();
-        Open& t = table(name);
-        const engine::Heaps start =
-            layout == "random" ? play::random_start(t.prober->universe(), rng) : need;
-        return json{{"table", name}, {"start", heaps_json(start)}, {"info", info(t, name)}};
-    }));
-    http.Get("/api/northcott", guarded([this](const httplib::Request& req) { return northcott(req); }));
+            const auto player = play::make_table_player(level, p.table().info().convention);
+            return json{{"move", move_json(player->choose(r, rng))}};
+        }));
+    http.Post(
+        "/api/learn", guarded([this](const httplib::Request& req) {
+            const json body = json::parse(req.body);
+            const std::string name = body.at("table").get<std::string>();
+            const bool won = body.at("won").get<bool>();
+            std::lock_guard lock(tables_mutex);
+            io::Prober& p = *table(name).prober;
+            // Every draw must be a move of the table's game, so the bags hold only real positions.
+            std::vector<play::MatchboxLearner::Draw> draws;
+            for (const auto& d : body.at("draws")) {
+                const std::string from = d.at(0).get<std::string>(),
+                                  to = d.at(1).get<std::string>();
+                const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
+                const bool legal = std::any_of(r.moves.begin(), r.moves.end(), [&](const auto& m) {
+                    return play::MatchboxLearner::key(m.result) == to;
+                });
+                if (play::MatchboxLearner::key(r.heaps) != from || !legal) {
+                    throw HttpError(400, "no move from " + from + " to " + to);
+                }
+                draws.push_back({from, to});
+            }
+            auto& learner = learners.try_emplace(name, "").first->second;
+            learner.learn(draws, won);
+            return json{{"learned", draws.size()}, {"positions_known", learner.positions_known()}};
+        }));
+    http.Get(
+        "/api/find", guarded([this](const httplib::Request& req) {
+            // The table of a game from a start (position=P) or a named layout
+            // (layout=classic|random|...), found in the folder or solved now if small.
+            const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
+            const engine::Convention convention =
+                engine::parse_convention(param(req, "convention"));
+            const bool by_layout = !req.has_param("position");
+            const std::string layout = by_layout ? param(req, "layout") : "";
+            std::lock_guard lock(tables_mutex);
+            const engine::Heaps need =
+                by_layout ? play::layout_needs(layout, rule, rng) : position_param(req);
+            std::string path;
+            try {
+                path = find_or_solve_table(options.tables_dir, rule, convention, need);
+            } catch (const std::runtime_error& e) {
+                throw HttpError(422,
+                                e.what());  // too big to solve now: the message names the solve
+            }
+            const std::string name = fs::path(path).filename().string();
+            Open& t = table(name);
+            const engine::Heaps start =
+                layout == "random" ? play::random_start(t.prober->universe(), rng) : need;
+            return json{{"table", name}, {"start", heaps_json(start)}, {"info", info(t, name)}};
+        }));
+    http.Get("/api/northcott",
+             guarded([this](const httplib::Request& req) { return northcott(req); }));
 
     // Anything that ends in an error without a body of ours (404 for an
     // unknown path, 413 for a body too big, 414 for a URL too long) gets one.
@@ -350,13 +362,17 @@ json WebServer::Impl::northcott(const httplib::Request& req) {
         board.move(rt[0] - 1, piece_param("piece"), rt[1] - 1);
     }
     auto state = [](const NorthcottBoard& b) {
+        const engine::Heaps gaps = b.gaps();
         uint32_t x = 0;
-        for (uint32_t g : b.gaps()) x ^= g;
+        for (uint32_t g : gaps) x ^= g;
         json rows = json::array();
         for (const auto& r : b.rows()) rows.push_back({{"x", r.x + 1}, {"o", r.o + 1}});
-        return json{{"board", b.text()},        {"rows", rows},
-                    {"gaps", heaps_json(b.gaps())}, {"xor", x},
-                    {"x_can_move", b.can_move(Piece::x)}, {"o_can_move", b.can_move(Piece::o)}};
+        return json{{"board", b.text()},
+                    {"rows", rows},
+                    {"gaps", heaps_json(gaps)},
+                    {"xor", x},
+                    {"x_can_move", b.can_move(Piece::x)},
+                    {"o_can_move", b.can_move(Piece::o)}};
     };
     j["after_move"] = state(board);
     if (req.has_param("reply")) {
@@ -364,7 +380,8 @@ json WebServer::Impl::northcott(const httplib::Request& req) {
         const Piece side = piece_param("reply");
         const play::Level level =
             play::parse_level(req.has_param("level") ? req.get_param_value("level") : "perfect");
-        if (level == play::Level::learning) throw HttpError(400, "the learning level plays heap games only");
+        if (level == play::Level::learning)
+            throw HttpError(400, "the learning level plays heap games only");
         std::lock_guard lock(tables_mutex);
         const std::string path = find_or_solve_table(
             options.tables_dir, engine::Rule::parse("nim"), engine::Convention::normal,
@@ -374,7 +391,9 @@ json WebServer::Impl::northcott(const httplib::Request& req) {
         const auto m = play::computer_move(board, side, *player, *t.prober, rng);
         if (m) {
             board.move(m->row, side, m->to);
-            j["reply"] = {{"row", m->row + 1}, {"from", m->from + 1}, {"to", m->to + 1},
+            j["reply"] = {{"row", m->row + 1},
+                          {"from", m->from + 1},
+                          {"to", m->to + 1},
                           {"closes", m->closes}};
         } else {
             j["reply"] = nullptr;  // that side cannot move: it has lost
@@ -393,14 +412,14 @@ WebServer::~WebServer() = default;
 
 int WebServer::bind() {
     Impl& i = *impl_;
-    i.port = i.options.port == 0 ? i.http.bind_to_any_port(i.options.host)
-                                 : (i.http.bind_to_port(i.options.host, i.options.port)
-                                        ? i.options.port
-                                        : -1);
+    i.port = i.options.port == 0
+                 ? i.http.bind_to_any_port(i.options.host)
+                 : (i.http.bind_to_port(i.options.host, i.options.port) ? i.options.port : -1);
     if (i.port <= 0) {
-        throw std::runtime_error(fmt::format("cannot listen on {}:{} (in use, or not an address "
-                                             "of this machine)",
-                                             i.options.host, i.options.port));
+        throw std::runtime_error(
+            fmt::format("cannot listen on {}:{} (in use, or not an address "
+                        "of this machine)",
+                        i.options.host, i.options.port));
     }
     return i.port;
 }
