@@ -33,6 +33,7 @@ int cmd_info(const std::vector<std::string>& args) {
         "stored       value ({} bits){}\n"
         "method       {}\n"
         "compression  {}, chunks of {} positions, Fletcher-32 checksums\n"
+        "transforms   {}\n"
         "{}"
         "generator    {}\n"
         "format       nimtb-table v{}, index {}\n",
@@ -44,7 +45,12 @@ int cmd_info(const std::vector<std::string>& args) {
         i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits)
                           : std::string(", no remoteness"),
         i.method.empty() ? "not recorded" : i.method, io::to_string(i.compression),
-        i.chunk_elements, storage_lines(i), i.generator, io::FORMAT_VERSION, i.index);
+        i.chunk_elements,
+        fmt::format("value {}", io::to_string(i.value_transform)) +
+            (i.remoteness_bits
+                 ? fmt::format(", remoteness {}", io::to_string(i.remoteness_transform))
+                 : ""),
+        storage_lines(i), i.generator, i.format_version, i.index);
     return EXIT_OK;
 }
 

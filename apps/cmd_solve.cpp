@@ -67,9 +67,12 @@ int cmd_solve(const std::vector<std::string>& args) {
         "list-presets", "list the catalogue of standard tables and exit")(
         "output,o", po::value<std::string>(), "where to write the table")(
         "threads,t", po::value<int64_t>()->default_value(0), "worker threads; 0: every core")(
-        "compression,c", po::value<std::string>()->default_value("deflate"),
-        "deflate, zstd, lz4 or none")("level", po::value<int>()->default_value(6),
-                                      "compression level, 1-9")(
+        "compression,c", po::value<std::string>()->default_value("zstd"),
+        "zstd, deflate, lz4 or none")("level", po::value<int>(),
+                                      "compression level, 1-9 (default: zstd 4, deflate 6)")(
+        "format-version", po::value<int64_t>()->default_value(int64_t(io::FORMAT_VERSION)),
+        "table format to write: 2 (transformed chunks, the default) or 1 (what nimtb 0.1 "
+        "reads)")(
         "method,m", po::value<std::string>()->default_value("brute"),
         "brute (from the rules alone) or sprague-grundy (normal play, values only, by the "
         "theorem)")(
@@ -130,8 +133,14 @@ int cmd_solve(const std::vector<std::string>& args) {
     so.threads = whole_number(*vm, "threads", 1024);
     io::WriteOptions wo;
     wo.compression = io::parse_compression((*vm)["compression"].as<std::string>());
-    wo.level = (*vm)["level"].as<int>();
-    if (wo.level < 1 || wo.level > 9) throw UsageError("--level must be from 1 to 9");
+    if (vm->count("level")) {
+        wo.level = (*vm)["level"].as<int>();
+        if (wo.level < 1 || wo.level > 9) throw UsageError("--level must be from 1 to 9");
+    }
+    const int64_t version = (*vm)["format-version"].as<int64_t>();
+    if (version != 1 && version != 2)
+        throw UsageError("--format-version must be 1 or 2, not " + std::to_string(version));
+    wo.format_version = static_cast<uint64_t>(version);
     wo.overwrite = vm->count("force") > 0;
     wo.threads = so.threads;
     const std::string path = vm->count("output")

@@ -62,7 +62,7 @@ nlohmann::json info_json(const io::TableReader& table) {
         {"positions", i.positions},
         {"index", i.index},
         {"max_total", i.max_total},
-        {"format_version", io::FORMAT_VERSION},
+        {"format_version", i.format_version},
         {"quantities", {{"value", i.value_bits}}},
         {"compression", io::to_string(i.compression)},
         {"chunk_elements", i.chunk_elements},
@@ -73,7 +73,11 @@ nlohmann::json info_json(const io::TableReader& table) {
         {"generator", i.generator},
         {"method", i.method},
     };
-    if (i.remoteness_bits) j["quantities"]["remoteness"] = i.remoteness_bits;
+    j["transforms"] = {{"value", io::to_string(i.value_transform)}};
+    if (i.remoteness_bits) {
+        j["quantities"]["remoteness"] = i.remoteness_bits;
+        j["transforms"]["remoteness"] = io::to_string(i.remoteness_transform);
+    }
     return j;
 }
 

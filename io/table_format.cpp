@@ -14,7 +14,22 @@ constexpr Named<Compression> COMPRESSIONS[] = {{Compression::deflate, "deflate"}
                                                {Compression::lz4, "lz4"},
                                                {Compression::none, "none"},
                                                {Compression::deflate, "gzip"}};
+constexpr Named<Transform> TRANSFORMS[] = {{Transform::none, "none"},
+                                           {Transform::xor_previous, "xor-previous"},
+                                           {Transform::delta_zigzag, "delta-zigzag"}};
 }  // namespace
+
+Transform parse_transform(std::string_view text) {
+    return parse_name(TRANSFORMS, text, "transform");
+}
+
+const char* to_string(Transform t) {
+    return name_of(TRANSFORMS, t);
+}
+
+int default_level(Compression c) {
+    return c == Compression::zstd ? 4 : 6;
+}
 
 Compression parse_compression(std::string_view text) {
     return parse_name(COMPRESSIONS, text, "compression");

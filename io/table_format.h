@@ -1,6 +1,6 @@
 #pragma once
-// Table format v1 (DESIGN.md): names, compression choices and what a table
-// says about itself.
+// The table format (docs/FORMAT.md), versions 1 and 2: names, compression
+// choices, transforms and what a table says about itself.
 
 #include <cstdint>
 #include <string>
@@ -11,23 +11,34 @@
 namespace nimtb::io {
 
 inline constexpr const char* FORMAT_NAME = "nimtb-table";
-inline constexpr uint64_t FORMAT_VERSION = 1;
+// The version written; every earlier one is still read.
+inline constexpr uint64_t FORMAT_VERSION = 2;
 // The indexes this nimtb reads and writes (engine/universe.h, docs/FORMAT.md).
 inline constexpr const char* INDEX_NAME = "colex-multiset-v1";     // box universes
 inline constexpr const char* TOTAL_INDEX_NAME = "colex-total-v1";  // total-bounded universes
 inline constexpr const char* VALUE_DATASET = "value";
 inline constexpr const char* REMOTENESS_DATASET = "remoteness";
+// Version 2: each dataset's attribute naming the transform of its chunks.
+inline constexpr const char* TRANSFORM_ATTRIBUTE = "transform";
 
 // HDF5 filter ids of the plug-ins behind zstd and lz4.
 inline constexpr int BLOSC_FILTER = 32001;
 inline constexpr int LZ4_FILTER = 32004;
 
-// Elements per chunk. One chunk is what a point look-up reads and
-// decompresses: 256 Ki elements (256 KiB of 8-bit values) inflate in about a
-// millisecond, while deflate's 32 KiB window means larger chunks would gain
-// next to nothing in ratio; zstd gains a little from larger chunks, not enough
-// to make every look-up slower.
+// Elements per chunk of version 1. One chunk is what a point look-up reads
+// and decompresses: 256 Ki elements (256 KiB of 8-bit values) inflate in
+// about a millisecond, and deflate's 32 KiB window gains next to nothing
+// from larger chunks.
 inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
+// Version 2's chunks are four times longer: zstd finds the repeats of a
+// table's structure in them (nim misere K=6 H=63, remoteness: 10.8 MB in
+// chunks of 2^18, 7.6 MB in chunks of 2^20, zstd level 7).
+inline constexpr uint64_t CHUNK_ELEMENTS_V2 = uint64_t{1} << 20;
+
+// What a chunk's entries go through before compression (io/chunk_codec.h).
+enum class Transform { none, xor_previous, delta_zigzag };
+Transform parse_transform(std::string_view text);  // throws nimtb::InputError
+const char* to_string(Transform t);
 
 // deflate: HDF5's built-in zlib filter, readable everywhere (the default).
 // zstd: Blosc with its zstd codec (filter 32001, hdf5-filter-plugin-blosc-serial).
@@ -35,6 +46,9 @@ inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
 enum class Compression { deflate, zstd, lz4, none, other };
 Compression parse_compression(std::string_view text);  // throws nimtb::InputError
 const char* to_string(Compression c);
+// The level used when none is given: deflate 6; zstd 4 on Blosc's scale
+// (zstd's own level 7), the smallest tables still written at memory speed.
+int default_level(Compression c);
 
 // What `nimtb info` shows.
 struct TableInfo {
@@ -46,10 +60,13 @@ struct TableInfo {
     uint32_t max_heap_size = 0;
     uint32_t max_total = 0;  // N of a total-bounded universe; 0 for a box
     uint64_t positions = 0;
+    uint64_t format_version = 0;
     std::string generator;
     std::string method;  // "brute", "sprague-grundy", or "" when not recorded
     unsigned value_bits = 0;
     unsigned remoteness_bits = 0;  // 0: the table has no remoteness
+    Transform value_transform = Transform::none;
+    Transform remoteness_transform = Transform::none;
     Compression compression = Compression::none;
     uint64_t chunk_elements = 0;
     uint64_t file_bytes = 0;

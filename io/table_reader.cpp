@@ -1,9 +1,11 @@
 #include "io/table_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "engine/moves.h"
+#include "io/chunk_codec.h"
 
 namespace nimtb::io {
 
@@ -21,9 +23,16 @@ struct TableReader::Dataset {
     std::string what;
     uint64_t size = 0;
     uint64_t chunk = 0;
+    unsigned width = 1;  // bytes per entry in the file
+    Transform transform = Transform::none;
+    // The filters are a compressor nimtb decodes itself and the checksum
+    // (chunk_codec.h): chunks are read raw, with no HDF5 plug-in.
+    bool direct = false;
+    Compression compression = Compression::none;
     std::vector<Slot> slots;
     std::vector<int32_t> slot_of;  // per chunk; -1 when not cached
     uint64_t clock = 0;
+    std::vector<uint8_t> stored, raw;  // scratch of one chunk
 
     void set_cache(uint64_t bytes) {
         const uint64_t chunks = (size + chunk - 1) / chunk;
@@ -32,22 +41,61 @@ struct TableReader::Dataset {
         slot_of.assign(chunks, -1);
     }
 
-    // Reads chunk `index` whole: HDF5 decompresses and checks only that chunk.
-    void read_chunk(uint64_t index, std::vector<uint16_t>& out) {
-        read(index * chunk, std::min(chunk, size - index * chunk), out);
+    std::string damaged(uint64_t start, uint64_t count, const std::string& why) const {
+        return what + ": cannot read positions " + std::to_string(start) + " to " +
+               std::to_string(start + count - 1) + " (the file is damaged: " + why + ")";
     }
 
-    // Reads entries [start, start + count).
-    void read(hsize_t start, hsize_t count, std::vector<uint16_t>& out) {
+    // Chunk `index` in the file's width, transform undone, into `raw`
+    // (count entries). Raw when the filters allow it, else through HDF5.
+    void read_raw(uint64_t index, uint64_t count) {
+        const hsize_t offset = index * chunk;
+        raw.resize(chunk * width);
+        bool done = false;
+        if (direct) {
+            hsize_t bytes = 0;
+            uint32_t mask = 0;
+            if (H5Dget_chunk_storage_size(handle.get(), &offset, &bytes) < 0 || bytes == 0)
+                throw TableError(damaged(offset, count, "a chunk is missing"));
+            stored.resize(bytes);
+            if (H5Dread_chunk(handle.get(), H5P_DEFAULT, &offset, &mask, stored.data()) < 0)
+                throw TableError(damaged(offset, count, hdf5_error_message()));
+            // A plug-in filter may have been skipped for a chunk it could not
+            // shrink (mask bit 0): then the chunk is stored as it is.
+            if (mask == 0 || mask == 1) {
+                const std::string why = decompress_chunk(mask ? Compression::none : compression,
+                                                         stored, {raw.data(), raw.size()});
+                if (!why.empty()) throw TableError(damaged(offset, count, why));
+                done = true;
+            }
+        }
+        if (!done) {
+            const hsize_t n = count;
+            Handle mem = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, what);
+            check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &n,
+                                      nullptr),
+                  what);
+            if (H5Dread(handle.get(), width == 1 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16, mem.get(),
+                        file_space.get(), H5P_DEFAULT, raw.data()) < 0)
+                throw TableError(damaged(offset, count, hdf5_error_message()));
+        }
+        if (width == 1) {
+            decode_transform<uint8_t>(transform, {raw.data(), count});
+        } else {
+            decode_transform<uint16_t>(transform, {reinterpret_cast<uint16_t*>(raw.data()), count});
+        }
+    }
+
+    // Reads chunk `index` whole: only that chunk is read and decompressed.
+    void read_chunk(uint64_t index, std::vector<uint16_t>& out) {
+        const uint64_t count = std::min(chunk, size - index * chunk);
+        read_raw(index, count);
         out.resize(count);
-        Handle mem = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
-        check(
-            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr),
-            what);
-        check(H5Dread(handle.get(), H5T_NATIVE_UINT16, mem.get(), file_space.get(), H5P_DEFAULT,
-                      out.data()),
-              what + ": cannot read positions " + std::to_string(start) + " to " +
-                  std::to_string(start + count - 1) + " (the file is damaged)");
+        if (width == 1) {
+            std::copy(raw.begin(), raw.begin() + static_cast<ptrdiff_t>(count), out.begin());
+        } else {
+            std::memcpy(out.data(), raw.data(), count * 2);
+        }
     }
 
     uint16_t get(uint64_t rank) {
@@ -93,6 +141,18 @@ Compression compression_of(hid_t dcpl) {
     return c;
 }
 
+// Whether the pipeline is what nimtb writes, so chunks can be decoded
+// without HDF5: at most one compressor nimtb knows, then Fletcher-32.
+bool direct_pipeline(hid_t dcpl, Compression c) {
+    const int n = H5Pget_nfilters(dcpl);
+    if (!direct_codec(c) || n < 1 || n > 2) return false;
+    unsigned flags = 0;
+    size_t cd_count = 0;
+    const H5Z_filter_t last = H5Pget_filter2(dcpl, static_cast<unsigned>(n - 1), &flags, &cd_count,
+                                             nullptr, 0, nullptr, nullptr);
+    return last == H5Z_FILTER_FLETCHER32 && (n == 2) == (c != Compression::none);
+}
+
 }  // namespace
 
 TableReader::TableReader(const std::string& path) {
@@ -130,12 +190,14 @@ TableReader::TableReader(const std::string& path) {
         return *v;
     };
     const uint64_t version = require_u64("format_version");
-    if (version != FORMAT_VERSION) {
+    if (version < 1 || version > FORMAT_VERSION) {
+        const std::string known = "versions 1 to " + std::to_string(FORMAT_VERSION);
         throw TableError(path + ": table format version " + std::to_string(version) +
                          (version > FORMAT_VERSION
-                              ? " is newer than this nimtb reads (version 1); update nimtb"
-                              : " is not one this nimtb reads (version 1)"));
+                              ? " is newer than this nimtb reads (" + known + "); update nimtb"
+                              : " is not one this nimtb reads (" + known + ")"));
     }
+    info_.format_version = version;
     const std::string index = require_string("index");
     if (index != INDEX_NAME && index != TOTAL_INDEX_NAME) {
         throw TableError(path + ": unknown index '" + index + "', expected '" + INDEX_NAME +
@@ -221,17 +283,38 @@ TableReader::TableReader(const std::string& path) {
                            H5Pget_chunk(dcpl.get(), 1, &chunk) == 1 && chunk > 0
                        ? chunk
                        : std::min<uint64_t>(dims, CHUNK_ELEMENTS);
+        d->width = static_cast<unsigned>(width);
+        d->compression = compression_of(dcpl.get());
+        d->direct = direct_pipeline(dcpl.get(), d->compression);
+        if (version >= 2) {  // every version 2 dataset names its transform
+            auto transform = read_string_attribute(d->handle.get(), TRANSFORM_ATTRIBUTE, what);
+            if (!transform) throw TableError(what + ": attribute 'transform' is missing");
+            try {
+                d->transform = parse_transform(*transform);
+            } catch (const nimtb::InputError& e) {
+                throw TableError(what + ": " + e.what() + " (a newer nimtb wrote it?)");
+            }
+        }
         if (name == std::string(VALUE_DATASET)) {
             info_.value_bits = static_cast<unsigned>(width * 8);
-            info_.compression = compression_of(dcpl.get());
+            info_.compression = d->compression;
             info_.chunk_elements = d->chunk;
+            info_.value_transform = d->transform;
         } else {
             info_.remoteness_bits = static_cast<unsigned>(width * 8);
+            info_.remoteness_transform = d->transform;
         }
         return d;
     };
     value_ = open_dataset(VALUE_DATASET, true);
     remoteness_ = open_dataset(REMOTENESS_DATASET, false);
+    // A chunk decodes only from its start: the datasets are read chunk by
+    // chunk together, so they must share the chunk length.
+    if (remoteness_ && remoteness_->chunk != value_->chunk) {
+        throw TableError(path + ": datasets /value and /remoteness have different chunk lengths (" +
+                         std::to_string(value_->chunk) + " and " +
+                         std::to_string(remoteness_->chunk) + ")");
+    }
     set_cache_bytes(DEFAULT_CACHE_BYTES);
 }
 
@@ -267,9 +350,7 @@ void TableReader::for_each_chunk(const std::function<void(uint64_t, std::span<co
     const uint64_t chunk = value_->chunk;
     for (uint64_t index = 0; index * chunk < value_->size; ++index) {
         value_->read_chunk(index, values);
-        // Both datasets were written with the same chunk length by nimtb;
-        // read the matching slice whatever a foreign writer chose.
-        if (remoteness_) remoteness_->read(index * chunk, values.size(), rem);
+        if (remoteness_) remoteness_->read_chunk(index, rem);
         visit(index * chunk, values,
               remoteness_ ? std::span<const uint16_t>(rem) : std::span<const uint16_t>());
     }

@@ -1,7 +1,6 @@
 #include "io/table_writer.h"
 
 #include <fcntl.h>
-#include <libdeflate.h>
 #include <oneapi/tbb/task_arena.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 
 #include "engine/parallel.h"
 #include "engine/version.h"
+#include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
 
 namespace nimtb::io {
@@ -22,38 +22,16 @@ namespace {
 
 constexpr unsigned BLOSC_ZSTD = 5;  // Blosc's code for its zstd codec
 
-// HDF5's Fletcher-32 (H5_checksum_fletcher32): 16-bit big-endian words, sums
-// folded every 360 words; an odd last byte counts as a high byte.
-uint32_t fletcher32(const uint8_t* data, size_t bytes) {
-    size_t words = bytes / 2;
-    uint32_t sum1 = 0, sum2 = 0;
-    while (words) {
-        size_t n = std::min<size_t>(words, 360);
-        words -= n;
-        for (; n; --n, data += 2) {
-            sum1 += (uint32_t{data[0]} << 8) | data[1];
-            sum2 += sum1;
-        }
-        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    }
-    if (bytes % 2) {
-        sum1 += uint32_t{*data} << 8;
-        sum2 += sum1;
-        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    }
-    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    return (sum2 << 16) | sum1;
-}
-
 bool cancelled(const WriteOptions& o) {
     return o.cancel && o.cancel->load();
 }
 
 unsigned bits_needed(uint32_t max) {
     return max <= 0xff ? 8 : 16;
+}
+
+int level_of(const WriteOptions& o) {
+    return o.level ? o.level : default_level(o.compression);
 }
 
 // Elements [first, first + count) of `a` in the file's width, padded with
@@ -73,17 +51,45 @@ void chunk_bytes(const engine::QuantityArray& a, unsigned file_bits, uint64_t fi
     }
 }
 
-// The plug-in filters are optional in the pipeline: Blosc refuses buffers
-// too small to gain from compression (a table of 120 positions), and HDF5
-// then stores that chunk as it is, marked in the chunk's filter mask, which
-// every reader honours. The checksum stays mandatory.
-void set_filters(hid_t dcpl, Compression c, int level) {
+void encode(Transform t, unsigned file_bits, std::vector<uint8_t>& raw) {
+    if (file_bits == 8) {
+        encode_transform<uint8_t>(t, raw);
+    } else {
+        encode_transform<uint16_t>(t, {reinterpret_cast<uint16_t*>(raw.data()), raw.size() / 2});
+    }
+}
+
+// The transform of a dataset, chosen on three of its chunks (the first, the
+// middle and the last whole one): enough to tell the candidates apart,
+// little beside the write itself.
+Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk) {
+    const uint64_t n = a.size(), chunks = n / chunk;
+    std::vector<uint64_t> firsts{0};
+    if (chunks > 2) firsts.push_back(chunks / 2 * chunk);
+    if (chunks > 1) firsts.push_back((chunks - 1) * chunk);
+    std::vector<uint8_t> sample, part;
+    for (uint64_t first : firsts) {
+        const uint64_t count = std::min(chunk, n - first);
+        chunk_bytes(a, file_bits, first, count, count, part);
+        sample.insert(sample.end(), part.begin(), part.end());
+    }
+    if (file_bits == 8) return choose_transform<uint8_t>(std::span<const uint8_t>(sample), chunk);
+    return choose_transform<uint16_t>(
+        {reinterpret_cast<const uint16_t*>(sample.data()), sample.size() / 2}, chunk);
+}
+
+// The filters the dataset declares: what HDF5 and h5py read it with. The
+// plug-in filters are optional in the pipeline, as version 1 wrote them
+// through HDF5 (Blosc refused buffers too small to gain); chunks nimtb
+// compresses itself always pass every filter. The checksum is mandatory.
+void set_filters(hid_t dcpl, Compression c, int level, unsigned file_bits) {
     switch (c) {
         case Compression::deflate:
             check(H5Pset_deflate(dcpl, static_cast<unsigned>(level)), "deflate filter");
             break;
         case Compression::zstd: {
-            const unsigned cd[7] = {0, 0, 0, 0, static_cast<unsigned>(level), 0, BLOSC_ZSTD};
+            const unsigned shuffle = file_bits > 8 ? 1 : 0;
+            const unsigned cd[7] = {0, 0, 0, 0, static_cast<unsigned>(level), shuffle, BLOSC_ZSTD};
             check(H5Pset_filter(dcpl, BLOSC_FILTER, H5Z_FLAG_OPTIONAL, 7, cd), "blosc/zstd filter");
             break;
         }
@@ -98,85 +104,60 @@ void set_filters(hid_t dcpl, Compression c, int level) {
     check(H5Pset_fletcher32(dcpl), "Fletcher-32 filter");
 }
 
-// One libdeflate compressor, freed with it.
-struct Compressor {
-    explicit Compressor(int level) : c(libdeflate_alloc_compressor(level)) {
-        if (!c) throw std::bad_alloc();
-    }
-    ~Compressor() { libdeflate_free_compressor(c); }
-    Compressor(const Compressor&) = delete;
-    Compressor& operator=(const Compressor&) = delete;
-    libdeflate_compressor* c;
-};
-
-// Deflate chunks compressed in parallel and written in order with
-// H5Dwrite_chunk: HDF5 itself would compress them one by one on one core.
-// The bytes are what HDF5's deflate and Fletcher-32 filters read: a zlib
-// stream, then the checksum. libdeflate writes the stream about twice as
-// fast as zlib at the same level and ratio, which matters when a table of a
-// billion positions is written (its write took longer than its solve).
-// A batch of chunks is compressed at a time, each into its own slot, then
-// written in order by this thread (HDF5 is not thread-safe): memory stays at
-// a batch of chunks whatever the table's size.
-void write_deflate_direct(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits,
-                          uint64_t chunk, const WriteOptions& o, const std::string& what) {
+// Chunks transformed and compressed in parallel, written in order by this
+// thread (HDF5 is not thread-safe): a batch of chunks at a time, each into
+// its own slot, so memory stays at a batch whatever the table's size. The
+// bytes are what HDF5's filters would have made (chunk_codec.h), handed to
+// H5Dwrite_chunk; lz4, whose filter only the plug-in has, goes through
+// HDF5's pipeline one chunk at a time instead.
+void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk,
+                  Transform transform, const WriteOptions& o, const std::string& what) {
     const uint64_t n = a.size();
     const uint64_t chunks = (n + chunk - 1) / chunk;
+    const bool direct = direct_codec(o.compression);
+    const int level = level_of(o);
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
     const uint64_t batch = 4 * static_cast<uint64_t>(arena.max_concurrency());
-    std::vector<std::vector<uint8_t>> packets(batch);
+    std::vector<std::vector<uint8_t>> raws(batch), packets(batch);
     std::vector<char> failed(batch);
-    std::vector<std::unique_ptr<Compressor>> compressors(batch);
-    for (auto& c : compressors) c = std::make_unique<Compressor>(o.level);
+    Handle file_space = checked(H5Dget_space(dataset), H5Sclose, what);
+    const hid_t file_type = file_bits == 8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16;
     for (uint64_t first = 0; first < chunks && !cancelled(o); first += batch) {
         const uint64_t count = std::min(batch, chunks - first);
         arena.execute([&] {
             engine::sync_parallel_for(uint64_t{0}, count, [&](uint64_t slot) {
                 const uint64_t begin = (first + slot) * chunk;
-                std::vector<uint8_t> raw;
+                std::vector<uint8_t>& raw = raws[slot];
                 chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
-                std::vector<uint8_t>& bytes = packets[slot];
-                libdeflate_compressor* c = compressors[slot]->c;
-                bytes.resize(libdeflate_zlib_compress_bound(c, raw.size()) + 4);
-                const size_t size =
-                    libdeflate_zlib_compress(c, raw.data(), raw.size(), bytes.data(), bytes.size());
-                failed[slot] = size == 0;
-                const uint32_t sum = fletcher32(bytes.data(), size);
-                std::memcpy(bytes.data() + size, &sum, 4);  // little-endian, as HDF5 stores it
-                bytes.resize(size + 4);
+                encode(transform, file_bits, raw);
+                failed[slot] = direct && !compress_chunk(o.compression, level, file_bits / 8, raw,
+                                                         packets[slot]);
             });
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
             const hsize_t offset = (first + slot) * chunk;
-            if (failed[slot]) throw TableError(what + ": cannot write: deflate failed");
-            if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packets[slot].size(),
-                               packets[slot].data()) < 0) {
-                throw TableError(what + ": cannot write: " + hdf5_error_message());
+            if (failed[slot]) {
+                throw TableError(what + ": cannot write: " + to_string(o.compression) +
+                                 " compression failed");
             }
+            if (direct) {
+                if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packets[slot].size(),
+                                   packets[slot].data()) < 0) {
+                    throw TableError(what + ": cannot write: " + hdf5_error_message());
+                }
+                continue;
+            }
+            const hsize_t size = std::min<uint64_t>(chunk, n - offset);
+            Handle mem_space = checked(H5Screate_simple(1, &size, nullptr), H5Sclose, what);
+            check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &size,
+                                      nullptr),
+                  what);
+            check(H5Dwrite(dataset, file_type, mem_space.get(), file_space.get(), H5P_DEFAULT,
+                           raws[slot].data()),
+                  what + ": cannot write");
         }
     }
     if (cancelled(o)) throw nimtb::Cancelled();
-}
-
-// Through HDF5's own filter pipeline (plug-in filters), a few chunks per call
-// so that cancellation is noticed.
-void write_filtered(hid_t dataset, const engine::QuantityArray& a, uint64_t chunk,
-                    const WriteOptions& o, const std::string& what) {
-    const uint64_t n = a.size();
-    const uint64_t step = chunk * 8;
-    Handle file_space = checked(H5Dget_space(dataset), H5Sclose, what);
-    const hid_t mem_type = a.bits() == 8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16;
-    for (uint64_t first = 0; first < n; first += step) {
-        if (cancelled(o)) throw nimtb::Cancelled();
-        const hsize_t start = first, count = std::min(step, n - first);
-        Handle mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
-        check(
-            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr),
-            what);
-        check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT,
-                       static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8)),
-              what + ": cannot write");
-    }
 }
 
 // After a failed write (a full disk above all), HDF5 cannot close a file
@@ -193,21 +174,20 @@ void write_dataset(hid_t file, const char* name, const engine::QuantityArray& a,
     const std::string what = path + ": dataset /" + name;
     const unsigned file_bits = bits_needed(max);
     const hsize_t dims = a.size();
-    const hsize_t chunk = std::min<uint64_t>(CHUNK_ELEMENTS, a.size());
+    const bool v2 = o.format_version >= 2;
+    const hsize_t chunk = std::min<uint64_t>(v2 ? CHUNK_ELEMENTS_V2 : CHUNK_ELEMENTS, a.size());
     Handle space = checked(H5Screate_simple(1, &dims, nullptr), H5Sclose, what);
     Handle dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
     check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);
     check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
-    set_filters(dcpl.get(), o.compression, o.level);
+    set_filters(dcpl.get(), o.compression, level_of(o), file_bits);
     Handle dataset = checked(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE,
                                         space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                              H5Dclose, what + ": cannot create");
+    const Transform transform = v2 ? pick_transform(a, file_bits, chunk) : Transform::none;
+    if (v2) write_string_attribute(dataset.get(), TRANSFORM_ATTRIBUTE, to_string(transform));
     try {
-        if (o.compression == Compression::deflate) {
-            write_deflate_direct(dataset.get(), a, file_bits, chunk, o, what);
-        } else {
-            write_filtered(dataset.get(), a, chunk, o, what);
-        }
+        write_chunks(dataset.get(), a, file_bits, chunk, transform, o, what);
     } catch (...) {
         release_space(tmp_path);
         throw;
@@ -240,25 +220,17 @@ struct TemporaryFile {
 }  // namespace
 
 bool compression_available(Compression c, std::string* why) {
+    // nimtb compresses deflate and zstd chunks itself (chunk_codec.h); only
+    // lz4 needs HDF5's plug-in to write.
+    if (c != Compression::lz4) return true;
     init_hdf5();
-    H5Z_filter_t id = H5Z_FILTER_DEFLATE;
-    const char* package = "libhdf5-103-1";
-    if (c == Compression::zstd) {
-        id = BLOSC_FILTER;
-        package = "hdf5-filter-plugin-blosc-serial";
-    } else if (c == Compression::lz4) {
-        id = LZ4_FILTER;
-        package = "hdf5-filter-plugin";
-    } else if (c == Compression::none) {
-        return true;
-    }
-    const htri_t ok = H5Zfilter_avail(id);
+    const htri_t ok = H5Zfilter_avail(LZ4_FILTER);
     H5Eclear2(H5E_DEFAULT);
     if (ok > 0) return true;
     if (why) {
-        *why = std::string("the ") + to_string(c) +
-               " filter plug-in is not installed; install the Debian package " + package +
-               " (apt-get install " + package + ")";
+        *why =
+            "the lz4 filter plug-in is not installed; install the Debian package "
+            "hdf5-filter-plugin (apt-get install hdf5-filter-plugin)";
     }
     return false;
 }
@@ -291,7 +263,7 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
     try {
         const hid_t root = file.get();
         write_string_attribute(root, "format", FORMAT_NAME);
-        write_u64_attribute(root, "format_version", FORMAT_VERSION);
+        write_u64_attribute(root, "format_version", o.format_version);
         write_string_attribute(root, "rules", s.rule.canonical());
         write_string_attribute(root, "convention", engine::to_string(s.convention));
         write_u64_attribute(root, "max_heaps", s.max_heaps);

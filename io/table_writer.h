@@ -1,5 +1,5 @@
 #pragma once
-// Writing a solved universe as a table (format v1).
+// Writing a solved universe as a table (format v2, or v1 on request).
 
 #include <atomic>
 #include <string>
@@ -10,8 +10,9 @@
 namespace nimtb::io {
 
 struct WriteOptions {
-    Compression compression = Compression::deflate;
-    int level = 6;           // deflate 1-9, zstd 1-9 (Blosc's scale)
+    Compression compression = Compression::zstd;
+    int level = 0;           // deflate 1-9, zstd 1-9 (Blosc's scale); 0: default_level
+    uint64_t format_version = FORMAT_VERSION;  // 1 writes what nimtb 0.1 wrote
     bool overwrite = false;  // replace an existing table at the path
     unsigned threads = 0;    // compression threads for deflate; 0: every core
     // Set from any thread (a SIGINT handler) to abandon the write: the
@@ -23,6 +24,8 @@ struct WriteOptions {
 // flushed and synced, then renamed. On any failure, or cancellation, nothing
 // is left under either name. Refuses an existing `path` unless overwrite.
 // Values are stored in 8 bits when they fit, else 16; likewise remoteness.
+// In version 2 each dataset's chunks go through the transform that makes a
+// sample of them smallest (io/chunk_codec.h).
 // Throws TableError, nimtb::Cancelled.
 void write_table(const std::string& path, const engine::Solution& solution,
                  const WriteOptions& options);
@@ -33,7 +36,8 @@ void write_table(const std::string& path, const engine::Solution& solution,
 // before a long solve.
 void check_output(const std::string& path, const WriteOptions& options);
 
-// Whether the filter behind `c` can be used here; if not, `why` names the
+// Whether a table compressed with `c` can be written here (lz4 needs HDF5's
+// plug-in; nimtb compresses the others itself); if not, `why` names the
 // Debian package that provides it.
 bool compression_available(Compression c, std::string* why);
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "engine/solver.h"
+#include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/probe.h"
 #include "io/table_reader.h"
@@ -89,13 +90,20 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
     EXPECT_EQ(a.info().convention, Convention::misere);
     expect_same(small, a);
 
-    // 16-bit remoteness, more than one chunk.
-    const Solution wide = solve("nim", Convention::normal, 2, 800);
-    nimtb::io::write_table(path("b.h5"), wide, {});
-    TableReader b(path("b.h5"));
-    EXPECT_EQ(b.info().remoteness_bits, 16u);
-    EXPECT_GT(b.info().positions, nimtb::io::CHUNK_ELEMENTS);
-    expect_same(wide, b);
+    // 16-bit remoteness, more than one chunk (an edge chunk too), both versions.
+    const Solution wide = solve("nim", Convention::normal, 2, 1500);
+    for (uint64_t version : {1, 2}) {
+        nimtb::io::WriteOptions o;
+        o.format_version = version;
+        o.overwrite = true;
+        nimtb::io::write_table(path("b.h5"), wide, o);
+        TableReader b(path("b.h5"));
+        EXPECT_EQ(b.info().format_version, version);
+        EXPECT_EQ(b.info().remoteness_bits, 16u);
+        EXPECT_GT(b.info().positions, 1 * b.info().chunk_elements);
+        EXPECT_NE(b.info().positions % b.info().chunk_elements, 0u);
+        expect_same(wide, b);
+    }
 
     // 16-bit values.
     const Solution values16 = solve("nim", Convention::normal, 1, 300, {.remoteness = false});
@@ -108,22 +116,85 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
 }
 
 TEST_F(TableFiles, EveryCompressionRoundTrips) {
-    // Several chunks, and a table smaller than Blosc's smallest buffer.
+    // Several chunks of either version, and a table smaller than Blosc's
+    // smallest buffer.
     for (const auto& s :
-         {solve("nim", Convention::misere, 3, 90), solve("nim", Convention::normal, 3, 7)}) {
+         {solve("nim", Convention::misere, 2, 1500), solve("nim", Convention::normal, 3, 7)}) {
         for (Compression c :
              {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
-            std::string why;
-            ASSERT_TRUE(nimtb::io::compression_available(c, &why)) << why;
-            nimtb::io::WriteOptions o;
-            o.compression = c;
-            o.overwrite = true;
-            const std::string file = path(std::string(nimtb::io::to_string(c)) + ".h5");
-            nimtb::io::write_table(file, s, o);
-            TableReader t(file);
-            EXPECT_EQ(t.info().compression, c);
-            expect_same(s, t);
+            for (uint64_t version : {1, 2}) {
+                std::string why;
+                ASSERT_TRUE(nimtb::io::compression_available(c, &why)) << why;
+                nimtb::io::WriteOptions o;
+                o.compression = c;
+                o.overwrite = true;
+                o.format_version = version;
+                const std::string file = path(std::string(nimtb::io::to_string(c)) + ".h5");
+                nimtb::io::write_table(file, s, o);
+                TableReader t(file);
+                EXPECT_EQ(t.info().compression, c);
+                EXPECT_EQ(t.info().format_version, version);
+                expect_same(s, t);
+            }
         }
+    }
+}
+
+TEST(ChunkCodec, TransformsRoundTripInEitherWidth) {
+    // Steps of every size both ways, wrapping around the width.
+    std::vector<uint16_t> wide;
+    std::vector<uint8_t> narrow;
+    uint32_t x = 12345;
+    for (int i = 0; i < 5000; ++i) {
+        x = x * 1103515245u + 12345u;
+        wide.push_back(static_cast<uint16_t>(i % 7 == 0 ? x >> 16 : (i * 3) % 400));
+        narrow.push_back(static_cast<uint8_t>(x >> 24));
+    }
+    using nimtb::io::Transform;
+    for (Transform t : {Transform::none, Transform::xor_previous, Transform::delta_zigzag}) {
+        auto w = wide;
+        auto n = narrow;
+        nimtb::io::encode_transform<uint16_t>(t, w);
+        nimtb::io::encode_transform<uint8_t>(t, n);
+        if (t != Transform::none) {
+            EXPECT_NE(w, wide);
+        }
+        nimtb::io::decode_transform<uint16_t>(t, w);
+        nimtb::io::decode_transform<uint8_t>(t, n);
+        EXPECT_EQ(w, wide) << nimtb::io::to_string(t);
+        EXPECT_EQ(n, narrow) << nimtb::io::to_string(t);
+    }
+    // Zigzag: small steps either way are small numbers.
+    std::vector<uint8_t> steps{5, 6, 4, 4, 255};
+    nimtb::io::encode_transform<uint8_t>(Transform::delta_zigzag, steps);
+    EXPECT_EQ(steps, (std::vector<uint8_t>{10, 2, 3, 0, 9}));  // 4 -> 255 is a step of -5
+}
+
+TEST(ChunkCodec, TheChosenTransformFitsTheData) {
+    using nimtb::io::Transform;
+    std::vector<uint16_t> ramp, xors, noise;
+    uint32_t x = 1;
+    for (uint16_t i = 0; i < 4096; ++i) {
+        x = x * 1103515245u + 12345u;
+        ramp.push_back(static_cast<uint16_t>(i / 3 + (x >> 31)));        // remoteness-like
+        xors.push_back(static_cast<uint16_t>((i % 64) ^ (i / 64 % 8)));  // Nim-like values
+        noise.push_back(static_cast<uint16_t>(x >> 16));
+    }
+    EXPECT_EQ(nimtb::io::choose_transform<uint16_t>(ramp, 1024), Transform::delta_zigzag);
+    EXPECT_EQ(nimtb::io::choose_transform<uint16_t>(xors, 1024), Transform::xor_previous);
+}
+
+TEST(ChunkCodec, EveryDirectCodecRoundTripsAndChecksItsSum) {
+    std::vector<uint8_t> raw(70000);
+    for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i % 251 ^ i / 300);
+    for (Compression c : {Compression::deflate, Compression::zstd, Compression::none}) {
+        std::vector<uint8_t> stored, back(raw.size());
+        ASSERT_TRUE(nimtb::io::compress_chunk(c, nimtb::io::default_level(c), 2, raw, stored));
+        EXPECT_EQ(nimtb::io::decompress_chunk(c, stored, back), "");
+        EXPECT_EQ(back, raw);
+        stored[stored.size() / 2] ^= 0x10;
+        EXPECT_EQ(nimtb::io::decompress_chunk(c, stored, back),
+                  "data error detected by Fletcher32 checksum");
     }
 }
 
@@ -187,8 +258,27 @@ class Damage : public TableFiles {
 
 TEST_F(Damage, NewerFormatVersion) {
     const std::string f = make();
-    set_u64(f, "format_version", 2);
-    expect_refused(f, "version 2 is newer");
+    set_u64(f, "format_version", 3);
+    expect_refused(f, "version 3 is newer");
+}
+
+TEST_F(Damage, UnknownOrMissingTransform) {
+    std::string f = make();
+    hid_t h = H5Fopen(f.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(h, "remoteness", H5P_DEFAULT);
+    H5Adelete(d, "transform");
+    nimtb::io::write_string_attribute(d, "transform", "wavelet");
+    H5Dclose(d);
+    H5Fclose(h);
+    expect_refused(f, "unknown transform 'wavelet'");
+    fs::remove(f);
+    f = make();
+    h = H5Fopen(f.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    d = H5Dopen2(h, "value", H5P_DEFAULT);
+    H5Adelete(d, "transform");
+    H5Dclose(d);
+    H5Fclose(h);
+    expect_refused(f, "dataset /value: attribute 'transform' is missing");
 }
 
 TEST_F(Damage, BadAttributes) {

@@ -20,6 +20,21 @@ def run(*args, stdin=None, cwd=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def entry(dataset, r):
+    """Entry r of a table's dataset read with h5py, its chunk's transform undone (docs/FORMAT.md)."""
+    import numpy as np
+    first = r - r % dataset.chunks[0]
+    t = dataset[first:r + 1]
+    transform = dataset.attrs.get("transform", "none")
+    if transform == "xor-previous":
+        t = np.bitwise_xor.accumulate(t)
+    elif transform == "delta-zigzag":
+        t = np.cumsum((t >> 1) ^ np.negative(t & 1), dtype=t.dtype)
+    else:
+        assert transform == "none", transform
+    return int(t[-1])
+
+
 class Workdir(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="nimtb-e2e-")
@@ -262,11 +277,11 @@ class Formats(Workdir):
             t = self.solve("--rules", rule, *extra, "--heaps", "3", "--max-heap", str(h), name=f"w{i}.h5")
             with h5py.File(t, "r") as f:
                 self.assertEqual(f.attrs["format"], "nimtb-table")
-                self.assertEqual(f.attrs["format_version"], 1)
+                self.assertEqual(f.attrs["format_version"], 2)
                 self.assertEqual(f.attrs["index"], "colex-multiset-v1")
                 self.assertEqual(f.attrs["positions"], len(f["value"]))
                 self.assertTrue(f["value"].fletcher32)
-                self.assertEqual((int(f["value"][rank]), int(f["remoteness"][rank])), (value, remoteness), rule)
+                self.assertEqual((entry(f["value"], rank), entry(f["remoteness"], rank)), (value, remoteness), rule)
 
     def test_the_format_specs_python_example(self):
         """docs/FORMAT.md is enough to read a table: its script answers as nimtb query does."""
@@ -293,10 +308,15 @@ class Formats(Workdir):
                 self.assertIn(f"rank {q['rank']}, value {q['value']}, remoteness {q['remoteness']}:", p.stdout)
 
     def test_h5dump_reads_a_table(self):
-        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7")
+        """h5dump reads both versions; version 1 stores the entries as they are, version 2 names its transform."""
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7", "--format-version", "1", name="v1.h5")
         p = subprocess.run(["h5dump", "-d", "/value", "-s", "48", "-c", "1", t], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("(48): 2", p.stdout)
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7", name="v2.h5")
+        p = subprocess.run(["h5dump", "-d", "/value", t], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('"xor-previous"', p.stdout)
 
     def test_every_compression(self):
         import h5py
@@ -309,7 +329,7 @@ class Formats(Workdir):
                 code, out, err = run("query", t, "1 1 1", "--json")
                 self.assertEqual(json.loads(out)["value"], 0)
                 with h5py.File(t, "r") as f:  # through Debian's plug-ins
-                    self.assertEqual(int(f["value"][3]), 0)
+                    self.assertEqual(entry(f["value"], 3), 0)
 
 
 class Dump(Workdir):
@@ -434,7 +454,8 @@ class Verify(Workdir):
 
     def test_a_wrong_table_is_a_mismatch(self):
         import h5py
-        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7", "-c", "none")
+        # Version 1 stores entries as they are, so one entry can be changed alone.
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7", "-c", "none", "--format-version", "1")
         with h5py.File(t, "r+") as f:
             v = f["value"][:]
             v[48] = 3
@@ -539,6 +560,30 @@ class Families(Workdir):
         code, a, err = run("dump", old, "--csv")
         code, b, err = run("dump", fresh, "--csv")
         self.assertEqual(a, b)
+
+    def test_every_stored_version_1_table_answers_as_version_2(self):
+        """Format v1 files (16-bit remoteness, several chunks, zstd through Blosc, a total) read as fresh v2 tables."""
+        data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+        cases = [("nimtb-0.1-nim-misere-k2-h200.h5", ["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "200"],
+                  ["200 199", "7 3"]),
+                 ("nimtb-0.1-nim-normal-k3-h127.h5", ["--rules", "nim", "--heaps", "3", "--max-heap", "127"],
+                  ["127 126 1", "100 64 36"]),
+                 ("nimtb-0.1-octal-0.77-misere-n20-zstd.h5", ["--rules", "octal:0.77", "--misere", "--max-total", "20"],
+                  ["7 6 3", "20"])]
+        for name, args, positions in cases:
+            with self.subTest(table=name):
+                old = os.path.join(data, name)
+                code, out, err = run("info", old, "--json")
+                self.assertEqual(code, 0, err)
+                self.assertEqual(json.loads(out)["format_version"], 1)
+                fresh = self.solve(*args, name="fresh-" + name)
+                code, out, err = run("info", fresh, "--json")
+                self.assertEqual(json.loads(out)["format_version"], 2)
+                for position in positions:
+                    self.assertEqual(run("query", old, position, "--json")[1], run("query", fresh, position, "--json")[1])
+                code, a, err = run("dump", old, "--csv")
+                self.assertEqual(code, 0, err)
+                self.assertEqual(a, run("dump", fresh, "--csv")[1])
 
 
 class Help(unittest.TestCase):

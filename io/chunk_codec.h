@@ -1,0 +1,55 @@
+#pragma once
+// One chunk of a dataset, as format v2 stores it (docs/FORMAT.md): the
+// entries in the file's width, a transform that makes them compress well,
+// then a compressor, then HDF5's Fletcher-32 checksum. The writer encodes
+// chunks in parallel and hands the bytes to H5Dwrite_chunk; the reader reads
+// them with H5Dread_chunk and decodes them here, so reading needs no HDF5
+// plug-in. Every function is pure: safe to call from any thread.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "io/table_format.h"
+
+namespace nimtb::io {
+
+// HDF5's Fletcher-32 (H5_checksum_fletcher32) of `bytes`.
+uint32_t fletcher32(std::span<const uint8_t> bytes);
+
+// The transforms restart at every chunk, so one chunk decodes alone:
+//   xor-previous   t[0] = x[0], t[i] = x[i] ^ x[i-1]
+//   delta-zigzag   d = x[i] - x[i-1] (x[-1] = 0) modulo 2^w, stored zigzag:
+//                  (d << 1) ^ (d >> (w-1)) with d read as signed, so small
+//                  steps either way become small numbers
+// in the entries' width w (8 or 16 bits).
+template <class T>
+void encode_transform(Transform t, std::span<T> entries);
+template <class T>
+void decode_transform(Transform t, std::span<T> entries);
+
+// The transform that makes `entries` (a sample of a dataset, a few chunks of
+// `chunk` entries) smallest under a fast zstd pass: what the writer stores
+// when it is told nothing else.
+template <class T>
+Transform choose_transform(std::span<const T> sample, uint64_t chunk);
+
+// Compresses `raw` (transformed entries of `width` bytes) into `out` as the
+// HDF5 filter pipeline of `c` would, checksum included. zstd is Blosc's
+// container (filter 32001) holding one zstd block, byte-shuffled for 16-bit
+// entries; deflate a zlib stream. Returns false only if the compressor failed.
+bool compress_chunk(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
+                    std::vector<uint8_t>& out);
+
+// Undoes compress_chunk: checks the checksum and decompresses `stored` into
+// exactly `raw.size()` bytes. Returns an empty string on success, else what
+// is wrong ("checksum mismatch", "zstd stream damaged").
+std::string decompress_chunk(Compression c, std::span<const uint8_t> stored,
+                             std::span<uint8_t> raw);
+
+// Whether compress_chunk / decompress_chunk handle `c` (lz4 goes through
+// HDF5's own filter pipeline instead).
+bool direct_codec(Compression c);
+
+}  // namespace nimtb::io
