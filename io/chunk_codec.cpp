@@ -69,8 +69,7 @@ void encode_transform(Transform t, std::span<T> x) {
 }
 
 template <class T>
-void decode_transform(Transform t, std::span<T> x) {
-    T previous = 0;
+void decode_transform(Transform t, std::span<T> x, T previous) {
     switch (t) {
         case Transform::none:
             return;
@@ -88,8 +87,8 @@ void decode_transform(Transform t, std::span<T> x) {
 
 template void encode_transform<uint8_t>(Transform, std::span<uint8_t>);
 template void encode_transform<uint16_t>(Transform, std::span<uint16_t>);
-template void decode_transform<uint8_t>(Transform, std::span<uint8_t>);
-template void decode_transform<uint16_t>(Transform, std::span<uint16_t>);
+template void decode_transform<uint8_t>(Transform, std::span<uint8_t>, uint8_t);
+template void decode_transform<uint16_t>(Transform, std::span<uint16_t>, uint16_t);
 
 namespace {
 

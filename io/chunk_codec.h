@@ -26,8 +26,10 @@ uint32_t fletcher32(std::span<const uint8_t> bytes);
 // in the entries' width w (8 or 16 bits).
 template <class T>
 void encode_transform(Transform t, std::span<T> entries);
+// decode_transform also resumes a chunk decoded up to some entry: `previous`
+// is then the decoded entry just before `entries`.
 template <class T>
-void decode_transform(Transform t, std::span<T> entries);
+void decode_transform(Transform t, std::span<T> entries, T previous = 0);
 
 // The transform that makes `entries` (a sample of a dataset, a few chunks of
 // `chunk` entries) smallest under a fast zstd pass: what the writer stores

@@ -1,6 +1,8 @@
 #include "io/probe.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 namespace nimtb::io {
 
@@ -34,9 +36,17 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
         }
         p.result = std::move(m.result);
         p.child_rank = m.child_rank;
-        p.value = table_.value(m.child_rank);
-        if (table_.has_remoteness()) p.remoteness = table_.remoteness(m.child_rank);
         r.moves.push_back(std::move(p));
+    }
+    // The children looked up together: each chunk they touch is read once.
+    std::vector<uint64_t> ranks;
+    for (const ProbedMove& p : r.moves) ranks.push_back(p.child_rank);
+    std::vector<uint32_t> found(ranks.size());
+    table_.values(ranks, found);
+    for (size_t i = 0; i < ranks.size(); ++i) r.moves[i].value = found[i];
+    if (table_.has_remoteness()) {
+        table_.remotenesses(ranks, found);
+        for (size_t i = 0; i < ranks.size(); ++i) r.moves[i].remoteness = found[i];
     }
     std::stable_sort(r.moves.begin(), r.moves.end(), [](const ProbedMove& a, const ProbedMove& b) {
         if (a.winning() != b.winning()) return a.winning();

@@ -14,6 +14,7 @@
 #include "engine/rules.h"
 #include "engine/solver.h"
 #include "engine/universe.h"
+#include "io/dataset_reader.h"
 #include "io/hdf5_handle.h"
 #include "io/table_format.h"
 
@@ -38,13 +39,17 @@ class TableReader {
     // Decoded chunks kept in memory, for both datasets together. Point
     // queries need a few chunks; a pass that follows children (verify) wants
     // the whole table, or as much of it as memory allows.
-    static constexpr uint64_t DEFAULT_CACHE_BYTES = uint64_t{8} << 20;
+    static constexpr uint64_t DEFAULT_CACHE_BYTES = uint64_t{32} << 20;
     void set_cache_bytes(uint64_t bytes);
 
     // The value / remoteness at a rank in [0, positions). Reads and caches the
     // one chunk that holds it. Throws TableError on a damaged chunk.
     uint32_t value(uint64_t rank);
     uint32_t remoteness(uint64_t rank);
+    // out[i] = value(ranks[i]) / remoteness(ranks[i]) for every i, each chunk
+    // the ranks touch decompressed once, in parallel: a position's children.
+    void values(std::span<const uint64_t> ranks, std::span<uint32_t> out);
+    void remotenesses(std::span<const uint64_t> ranks, std::span<uint32_t> out);
 
     // Calls visit(first_rank, values, remoteness) for consecutive slices of the
     // table in rank order, one chunk at a time; `remoteness` is empty when the
@@ -57,15 +62,14 @@ class TableReader {
     void read_all(engine::QuantityArray& values, engine::QuantityArray& remoteness);
 
   private:
-    struct Dataset;
-    uint32_t lookup(Dataset& d, uint64_t rank);
+    void require_remoteness() const;
 
     TableInfo info_;
     engine::Rule rule_ = engine::Rule::nim();
     std::unique_ptr<engine::Universe> universe_;
     Handle file_;
-    std::unique_ptr<Dataset> value_;
-    std::unique_ptr<Dataset> remoteness_;
+    std::unique_ptr<DatasetReader> value_;
+    std::unique_ptr<DatasetReader> remoteness_;
 };
 
 }  // namespace nimtb::io

@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# Write time and compression ratio of the nim misere K=5 H=63 table for each
-# compression choice, from the real binary's summary. Median of RUNS runs.
-#   tools/bench_write.sh [RUNS]
+# Write time and size of a table in format v2 (zstd, the default) beside
+# format v1 with deflate (what nimtb 0.1 wrote), from the real binary's
+# summary in the same run. Median write time of RUNS solves each.
+#   tools/bench_write.sh [RUNS] [SOLVE ARGUMENTS...]
+#   tools/bench_write.sh 3                                    # nim misere K=6 H=63
+#   tools/bench_write.sh 1 --rules nim --misere --heaps 7 --max-heap 63
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-3}"
+shift || true
+if (($# == 0)); then set -- --rules nim --misere --heaps 6 --max-heap 63; fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-printf '%-8s %12s %12s %12s %8s\n' compression "solve s" "write s" "file" ratio
-for c in deflate zstd lz4 none; do
+echo "table: $*"
+printf '%-22s %10s %10s %14s %10s\n' format "solve s" "write s" "stored" ratio
+for format in "2 zstd" "2 deflate" "1 deflate" "1 zstd"; do
+    read -r version compression <<<"$format"
     writes=()
     for ((i = 0; i < RUNS; i++)); do
-        summary="$(build/apps/nimtb solve --preset nim-5x63-misere -c "$c" -o "$out/t.h5" --force)"
+        summary="$(build/apps/nimtb solve "$@" --format-version "$version" -c "$compression" \
+            -o "$out/t.h5" --force)"
         writes+=("$(awk '/^write time/ {print $3}' <<<"$summary")")
         solve="$(awk '/^solve time/ {print $3}' <<<"$summary")"
-        size="$(awk '/^file size/ {print $3 " " $4}' <<<"$summary")"
+        stored="$(sed -n 's/^data .* as arrays, \(.*\) stored .*/\1/p' <<<"$summary")"
         ratio="$(sed -n 's/.*compression ratio \([0-9.]*x\).*/\1/p' <<<"$summary")"
     done
     median="$(printf '%s\n' "${writes[@]}" | sort -n | sed -n "$(((RUNS + 1) / 2))p")"
-    printf '%-8s %12s %12s %12s %8s\n' "$c" "$solve" "$median" "$size" "$ratio"
+    printf '%-22s %10s %10s %14s %10s\n' "v$version $compression" "$solve" "$median" "$stored" "$ratio"
 done

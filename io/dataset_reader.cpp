@@ -1,0 +1,212 @@
+#include "io/dataset_reader.h"
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "io/chunk_codec.h"
+
+namespace nimtb::io {
+
+namespace {
+// A transform is undone this many entries at a time past what a look-up
+// needs: the next look-ups in the chunk then rarely wait for it.
+constexpr uint64_t DECODE_STEP = uint64_t{1} << 14;
+}  // namespace
+
+DatasetReader::DatasetReader(Handle handle, std::string what, uint64_t size, uint64_t chunk,
+                             unsigned width, Transform transform, Compression compression,
+                             bool direct)
+    : handle_(std::move(handle)),
+      file_space_(checked(H5Dget_space(handle_.get()), H5Sclose, what)),
+      what_(std::move(what)),
+      size_(size),
+      chunk_(chunk),
+      width_(width),
+      transform_(transform),
+      compression_(compression),
+      direct_(direct) {}
+
+void DatasetReader::set_cache(uint64_t bytes) {
+    const uint64_t chunks = (size_ + chunk_ - 1) / chunk_;
+    const uint64_t n = std::clamp<uint64_t>(bytes / (chunk_ * width_), 1, chunks);
+    slots_.assign(n, Slot());
+    slot_of_.assign(chunks, -1);
+}
+
+std::string DatasetReader::damaged(uint64_t index, const std::string& why) const {
+    const uint64_t first = index * chunk_;
+    const uint64_t last = std::min(size_, first + chunk_) - 1;
+    return what_ + ": cannot read positions " + std::to_string(first) + " to " +
+           std::to_string(last) + " (the file is damaged: " + why + ")";
+}
+
+void DatasetReader::fetch(uint64_t index, Slot& slot) {
+    const hsize_t offset = index * chunk_;
+    slot.chunk = UINT64_MAX;
+    slot.count = std::min<uint64_t>(chunk_, size_ - offset);
+    slot.decoded = 0;
+    slot.stored.clear();
+    slot.error.clear();
+    if (direct_) {
+        hsize_t bytes = 0;
+        uint32_t mask = 0;
+        if (H5Dget_chunk_storage_size(handle_.get(), &offset, &bytes) < 0 || bytes == 0) {
+            H5Eclear2(H5E_DEFAULT);
+            throw TableError(damaged(index, "a chunk is missing"));
+        }
+        slot.stored.resize(bytes);
+        if (H5Dread_chunk(handle_.get(), H5P_DEFAULT, &offset, &mask, slot.stored.data()) < 0)
+            throw TableError(damaged(index, hdf5_error_message()));
+        // A plug-in filter may have skipped a chunk it could not shrink
+        // (mask bit 0: the chunk is stored as it is, checksum after it); any
+        // other mask is left to HDF5.
+        slot.codec = mask == 0 ? compression_ : Compression::none;
+        if (mask == 0 || (mask == 1 && compression_ != Compression::none)) return;
+        slot.stored.clear();
+    }
+    slot.bytes.resize(chunk_ * width_);
+    const hsize_t n = slot.count;
+    Handle mem = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, what_);
+    check(H5Sselect_hyperslab(file_space_.get(), H5S_SELECT_SET, &offset, nullptr, &n, nullptr),
+          what_);
+    if (H5Dread(handle_.get(), width_ == 1 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16, mem.get(),
+                file_space_.get(), H5P_DEFAULT, slot.bytes.data()) < 0)
+        throw TableError(damaged(index, hdf5_error_message()));
+}
+
+void DatasetReader::decompress(Slot& slot) const {
+    if (slot.stored.empty()) return;  // HDF5 decompressed it
+    slot.bytes.resize(chunk_ * width_);
+    slot.error = decompress_chunk(slot.codec, slot.stored, slot.bytes);
+    slot.stored.clear();
+}
+
+void DatasetReader::decode_to(Slot& slot, uint64_t offset) const {
+    if (offset < slot.decoded) return;
+    const uint64_t end = std::min(slot.count, (offset / DECODE_STEP + 1) * DECODE_STEP);
+    const uint64_t from = slot.decoded;
+    if (width_ == 1) {
+        uint8_t* x = slot.bytes.data();
+        decode_transform<uint8_t>(transform_, {x + from, end - from}, from ? x[from - 1] : 0);
+    } else {
+        uint16_t* x = reinterpret_cast<uint16_t*>(slot.bytes.data());
+        decode_transform<uint16_t>(transform_, {x + from, end - from}, from ? x[from - 1] : 0);
+    }
+    slot.decoded = end;
+}
+
+uint32_t DatasetReader::entry(const Slot& slot, uint64_t offset) const {
+    if (width_ == 1) return slot.bytes[offset];
+    uint16_t v;
+    std::memcpy(&v, slot.bytes.data() + 2 * offset, 2);
+    return v;
+}
+
+DatasetReader::Slot& DatasetReader::victim() {
+    size_t s = 0;
+    for (size_t i = 1; i < slots_.size(); ++i) {
+        if (slots_[i].used < slots_[s].used) s = i;
+    }
+    Slot& v = slots_[s];
+    if (v.chunk != UINT64_MAX) slot_of_[v.chunk] = -1;
+    v.chunk = UINT64_MAX;
+    return v;
+}
+
+DatasetReader::Slot& DatasetReader::load(uint64_t index) {
+    int32_t s = slot_of_[index];
+    if (s < 0) {
+        Slot& v = victim();
+        fetch(index, v);
+        decompress(v);
+        if (!v.error.empty()) throw TableError(damaged(index, v.error));
+        v.chunk = index;
+        s = static_cast<int32_t>(&v - slots_.data());
+        slot_of_[index] = s;
+    }
+    Slot& slot = slots_[static_cast<size_t>(s)];
+    slot.used = ++clock_;
+    return slot;
+}
+
+uint32_t DatasetReader::get(uint64_t rank) {
+    if (rank >= size_)
+        throw TableError(what_ + ": rank " + std::to_string(rank) + " is outside the table");
+    const uint64_t index = rank / chunk_, offset = rank % chunk_;
+    Slot& slot = load(index);
+    decode_to(slot, offset);
+    return entry(slot, offset);
+}
+
+void DatasetReader::get_many(std::span<const uint64_t> ranks, std::span<uint32_t> out) {
+    for (uint64_t r : ranks) {
+        if (r >= size_)
+            throw TableError(what_ + ": rank " + std::to_string(r) + " is outside the table");
+    }
+    // 1. The look-ups in chunk order; those in cached chunks answered now.
+    std::vector<size_t> order;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        const uint64_t c = ranks[i] / chunk_;
+        if (slot_of_[c] >= 0 || !direct_) {
+            out[i] = get(ranks[i]);  // cached, or decompressed by HDF5 into the cache
+        } else {
+            order.push_back(i);
+        }
+    }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ranks[a] < ranks[b]; });
+
+    // 2. Every other chunk read as stored, one after the other (HDF5 is not
+    // thread-safe) ...
+    struct Batch {
+        size_t begin, end;  // into `order`
+        Slot slot;          // stored bytes only
+    };
+    std::vector<Batch> batches;
+    for (size_t k = 0; k < order.size(); ++k) {
+        const uint64_t c = ranks[order[k]] / chunk_;
+        if (batches.empty() || batches.back().slot.chunk != c) {
+            batches.push_back({k, k, Slot()});
+            fetch(c, batches.back().slot);
+            batches.back().slot.chunk = c;
+        }
+        batches.back().end = k + 1;
+    }
+    // 3. ... then decompressed in parallel, each into its thread's buffer,
+    // decoded only as far as its furthest look-up. A cold query of a 7-heap
+    // position touches some 60 chunks of 1-2 MiB: buffers per thread keep
+    // the memory touched (and its page faults) at two chunks.
+    tbb::enumerable_thread_specific<Slot> scratch;
+    tbb::parallel_for(size_t{0}, batches.size(), [&](size_t b) {
+        Batch& batch = batches[b];
+        Slot& s = scratch.local();
+        s.bytes.resize(chunk_ * width_);
+        s.count = batch.slot.count;
+        s.decoded = 0;
+        s.error = decompress_chunk(batch.slot.codec, batch.slot.stored, s.bytes);
+        batch.slot.stored.clear();
+        if (!s.error.empty()) {
+            batch.slot.error = s.error;
+            return;
+        }
+        decode_to(s, ranks[order[batch.end - 1]] % chunk_);
+        for (size_t k = batch.begin; k < batch.end; ++k)
+            out[order[k]] = entry(s, ranks[order[k]] % chunk_);
+    });
+    for (const Batch& batch : batches) {
+        if (!batch.slot.error.empty())
+            throw TableError(damaged(batch.slot.chunk, batch.slot.error));
+    }
+}
+
+void DatasetReader::read_chunk(uint64_t index, std::vector<uint16_t>& out) {
+    Slot& slot = load(index);
+    decode_to(slot, slot.count - 1);
+    out.resize(slot.count);
+    for (uint64_t i = 0; i < slot.count; ++i) out[i] = static_cast<uint16_t>(entry(slot, i));
+}
+
+}  // namespace nimtb::io

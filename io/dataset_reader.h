@@ -1,0 +1,86 @@
+#pragma once
+// One dataset of a table (/value or /remoteness), read chunk by chunk with a
+// cache of decoded chunks. A point look-up decompresses the one chunk that
+// holds it and undoes the chunk's transform only as far as it needs; a batch
+// of look-ups (a position's children) decompresses each chunk it touches
+// once, the chunks in parallel. For io/table_reader only.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "io/hdf5_handle.h"
+#include "io/table_format.h"
+
+namespace nimtb::io {
+
+class DatasetReader {
+  public:
+    // Takes an open dataset already checked by the table reader: entries of
+    // `width` bytes, `size` of them in chunks of `chunk`.
+    DatasetReader(Handle handle, std::string what, uint64_t size, uint64_t chunk, unsigned width,
+                  Transform transform, Compression compression, bool direct);
+
+    uint64_t size() const { return size_; }
+    uint64_t chunk() const { return chunk_; }
+
+    // Decoded chunks kept, at most `bytes` of them (at least one chunk).
+    void set_cache(uint64_t bytes);
+
+    // The entry at `rank` < size(). Throws TableError on a damaged chunk.
+    uint32_t get(uint64_t rank);
+
+    // out[i] = get(ranks[i]) for every i. Throws TableError on a damaged chunk.
+    void get_many(std::span<const uint64_t> ranks, std::span<uint32_t> out);
+
+    // Chunk `index` whole, widened to 16 bits.
+    void read_chunk(uint64_t index, std::vector<uint16_t>& out);
+
+  private:
+    // A decompressed chunk whose entries [0, decoded) have their transform undone.
+    struct Slot {
+        uint64_t chunk = UINT64_MAX;
+        uint64_t used = 0;
+        uint64_t count = 0;
+        uint64_t decoded = 0;
+        std::vector<uint8_t> bytes;
+        // Between fetch() and decompress(): the chunk as stored, and the
+        // codec that undoes it; then what was wrong with it, if anything.
+        std::vector<uint8_t> stored;
+        Compression codec = Compression::none;
+        std::string error;
+    };
+
+    // Reads chunk `index` into `slot`: its stored bytes when the pipeline is
+    // direct (decompress() follows), else decompressed by HDF5. Not thread-safe.
+    void fetch(uint64_t index, Slot& slot);
+    // Decompresses what fetch() read. Thread-safe for distinct slots.
+    void decompress(Slot& slot) const;
+    // Undoes the transform up to entry `offset` included. Thread-safe for distinct slots.
+    void decode_to(Slot& slot, uint64_t offset) const;
+    uint32_t entry(const Slot& slot, uint64_t offset) const;
+    // The slot holding chunk `index`, loaded if it was not cached.
+    Slot& load(uint64_t index);
+    Slot& victim();
+    std::string damaged(uint64_t index, const std::string& why) const;
+
+    Handle handle_;
+    Handle file_space_;
+    std::string what_;
+    uint64_t size_;
+    uint64_t chunk_;
+    unsigned width_;
+    Transform transform_;
+    Compression compression_;
+    // The filters are a compressor nimtb decodes itself and the checksum
+    // (chunk_codec.h): chunks are read raw, with no HDF5 plug-in.
+    bool direct_;
+    std::vector<Slot> slots_;
+    std::vector<int32_t> slot_of_;  // per chunk; -1 when not cached
+    uint64_t clock_ = 0;
+};
+
+}  // namespace nimtb::io
