@@ -4,59 +4,126 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "engine/long_sequence.h"
+#include "engine/memory.h"
 #include "engine/periodicity.h"
-#include "engine/sequence.h"
 
 namespace nimtb::apps {
 
 namespace {
 
 constexpr const char* EXAMPLES = R"(examples:
-  nimtb sequence --rules octal:0.77 --max-heap 100     # Kayles
-  nimtb sequence --rules grundy --max-heap 200 --json
+  nimtb sequence --rules octal:0.77 --max-heap 100      # Kayles
+  nimtb sequence --rules grundy --max-heap 1048576 --json
+  nimtb sequence --rules octal:0.16 --until-proven      # Gangolli and Plambeck's period
   nimtb sequence --rules subtract:2,5,7 --max-heap 80
 
 The normal-play values g(0), g(1), ... of single heaps, for rules whose moves
 touch one heap, by the Sprague-Grundy method: a split's value is the XOR of
-its parts' values. No table is needed. The period is reported as proven where
-a theorem makes the values computed a proof (subtraction games; octal games,
-by the octal periodicity theorem of Guy and Smith), else as observed, or not
-claimed.
+its parts' values. No table is needed. Take-and-break games use the
+sparse-space method once a few thousand values show its mask (--method).
+The period is reported as proven where a theorem makes the values computed a
+proof (subtraction games; octal codes, by the octal periodicity theorem of
+Guy and Smith), else as observed within the values (up to 100000 heaps), or
+not claimed. --until-proven computes until a period is proven, up to
+--limit heaps.
 )";
 
-constexpr uint64_t MAX_LENGTH = 100'000;
+// Values are 2 bytes a heap: 2^31 heaps is 4 GiB.
+constexpr uint64_t MAX_LENGTH = uint64_t{1} << 31;
+// Beyond this many heaps the table-style search for observed periods is too
+// slow (quadratic); proofs are found while computing.
+constexpr uint64_t OBSERVE_UP_TO = 100'000;
+constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 24;
+// A sequence longer than this prints its first values only (--json and
+// --out give them all).
+constexpr uint64_t PRINTED = 2000;
+
+uint64_t heap_option(const po::variables_map& vm, const char* name) {
+    const int64_t v = vm[name].as<int64_t>();
+    if (v < 1 || uint64_t(v) > MAX_LENGTH) {
+        throw UsageError(
+            fmt::format("--{} must be a whole number from 1 to {}, not {}", name, MAX_LENGTH, v));
+    }
+    return static_cast<uint64_t>(v);
+}
 
 }  // namespace
 
 int cmd_sequence(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule")(
-        "max-heap,H", po::value<int64_t>(), "the largest heap, up to 100000")("json", "print JSON");
-    const auto vm =
-        parse_arguments("sequence", args, opts, {}, "--rules RULE --max-heap N [--json]", EXAMPLES);
+        "max-heap,H", po::value<int64_t>(), "the largest heap, up to 2^31")(
+        "until-proven", "compute until a period is proven (octal codes, subtraction games)")(
+        "limit", po::value<int64_t>(), "with --until-proven: the largest heap (default 2^24)")(
+        "method", po::value<std::string>()->default_value("auto"),
+        "auto, plain (every move of every heap) or sparse (the sparse-space method)")(
+        "json", "print JSON")("progress",
+                              "draw the progress bar even when stderr is not a terminal");
+    const auto vm = parse_arguments("sequence", args, opts, {},
+                                    "--rules RULE (--max-heap N | --until-proven [--limit N]) "
+                                    "[--json]",
+                                    EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
-    if (!vm->count("max-heap")) throw UsageError("missing --max-heap N");
+    const bool until = vm->count("until-proven") > 0;
+    if (until == (vm->count("max-heap") > 0))
+        throw UsageError("give --max-heap N or --until-proven, not both or neither");
+    if (vm->count("limit") && !until) throw UsageError("--limit goes with --until-proven");
     const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-    const auto n = static_cast<uint32_t>(whole_number(*vm, "max-heap", MAX_LENGTH));
-    const std::vector<uint32_t> g = engine::grundy_sequence(rule, n);
-    const engine::Periodicity p = engine::find_period(rule, engine::Convention::normal, g);
+    const uint64_t n = until ? (vm->count("limit") ? heap_option(*vm, "limit") : DEFAULT_LIMIT)
+                             : heap_option(*vm, "max-heap");
+    engine::SequenceOptions so;
+    so.method = engine::parse_sequence_method((*vm)["method"].as<std::string>());
+    so.until_proven = until;
+    so.cancel = &interrupted();
+    // The memory, before any work.
+    const uint64_t bytes = engine::long_sequence_bytes(n);
+    const uint64_t available = engine::available_memory();
+    if (available && bytes > available) {
+        throw nimtb::ResourceError(
+            fmt::format("{} heaps need {} of memory, more than the {} available", n,
+                        human_count(double(bytes)) + "B", human_count(double(available)) + "B"));
+    }
+    ProgressBar bar(fmt::format("sequence ({}B)", human_count(double(bytes))),
+                    (stderr_is_terminal() || vm->count("progress")) && n >= 100'000);
+    so.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+    install_interrupt_handler();
+    engine::LongSequence seq = engine::long_sequence(rule, n, so);
+    bar.finish();
+    const std::vector<uint16_t>& g = seq.values;
+    engine::Periodicity p = seq.period;
+    if (p.basis != engine::Basis::proof && g.size() <= OBSERVE_UP_TO + 1) {
+        // The table-style search: proofs at their smallest window, or what is observed.
+        p = engine::find_period(rule, engine::Convention::normal,
+                                std::vector<uint32_t>(g.begin(), g.end()));
+    }
+    const std::string method =
+        seq.method == engine::SequenceMethod::sparse
+            ? fmt::format("sparse-space (mask {}, {} rare heaps)", seq.mask, seq.rare_heaps)
+            : std::string("plain");
     if (vm->count("json")) {
-        nlohmann::json j = {{"rules", rule.canonical()},
-                            {"convention", "normal"},
-                            {"method", "sprague-grundy"},
-                            {"values", g}};
+        nlohmann::json j = {
+            {"rules", rule.canonical()},  {"convention", "normal"},
+            {"method", "sprague-grundy"}, {"algorithm", engine::to_string(seq.method)},
+            {"max_heap", g.size() - 1},   {"values", g}};
+        if (seq.method == engine::SequenceMethod::sparse) {
+            j["mask"] = seq.mask;
+            j["rare_heaps"] = seq.rare_heaps;
+        }
         j["period"] = period_json(p);
         std::cout << j.dump() << "\n";
         return EXIT_OK;
     }
+    const size_t shown = std::min<size_t>(g.size(), PRINTED);
     std::string out = fmt::format(
         "rules        {}\nmethod       sprague-grundy (normal play; a split's value is the XOR "
-        "of its parts')\nvalues of a heap of 0, 1, 2, ..., {} tokens:\n",
-        rule.canonical(), n);
-    for (size_t i = 0; i < g.size(); i += 20) {
+        "of its parts'), {}\nvalues of a heap of 0, 1, 2, ..., {} tokens{}:\n",
+        rule.canonical(), method, g.size() - 1,
+        shown < g.size() ? fmt::format(" (the first {}; --json prints all)", shown) : "");
+    for (size_t i = 0; i < shown; i += 20) {
         out += fmt::format("  {:>6}:", i);
-        for (size_t k = i; k < std::min(g.size(), i + 20); ++k) out += fmt::format(" {}", g[k]);
+        for (size_t k = i; k < std::min(shown, i + 20); ++k) out += fmt::format(" {}", g[k]);
         out += "\n";
     }
     out += fmt::format("period       {}\n", p.explanation);

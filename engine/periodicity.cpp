@@ -50,21 +50,10 @@ std::optional<Candidate> observed(std::span<const uint32_t> g, bool arithmetic) 
     return std::nullopt;
 }
 
-// A theorem that turns g(n) = g(n + p) for every n in [n0, end(n0, p)) into
-// g(n) = g(n + p) for every n >= n0, with end(n0, p) = a n0 + b p + c.
-struct WindowTheorem {
-    uint64_t a, b, c;
-    std::string why;      // why the window suffices, for the proof's sentence
-    std::string formula;  // the largest heap a window needs, in words
-    uint64_t end(uint64_t n0, uint64_t p) const { return a * n0 + b * p + c; }
-    // The window's last n reads g(n + p).
-    uint64_t needed(uint64_t n0, uint64_t p) const { return end(n0, p) - 1 + p; }
-};
-
 // The smallest period, then the smallest preperiod, whose window the table
 // holds and agrees on: the smallest true period has the smallest window, and
 // a window that holds at n0 proves a preperiod of at most n0.
-Periodicity window_period(std::span<const uint32_t> g, const WindowTheorem& t) {
+Periodicity window_period(std::span<const uint32_t> g, const ProofWindow& t) {
     Periodicity r;
     const uint64_t max_heap = g.size() - 1;
     for (uint32_t p = 1; t.needed(0, p) <= max_heap; ++p) {
@@ -73,10 +62,7 @@ Periodicity window_period(std::span<const uint32_t> g, const WindowTheorem& t) {
             r.basis = Basis::proof;
             r.preperiod = n0;
             r.period = p;
-            r.explanation = fmt::format(
-                "period {} from heap {}, proven: {}, and g(n) = g(n+{}) for every n from {} to {} "
-                "carries to every n >= {}",
-                p, n0, t.why, p, n0, t.end(n0, p) - 1, n0);
+            r.explanation = proof_sentence(t, n0, p);
             return r;
         }
     }
@@ -97,28 +83,39 @@ Periodicity window_period(std::span<const uint32_t> g, const WindowTheorem& t) {
 
 }  // namespace
 
-Periodicity find_period(const Rule& rule, Convention convention, std::span<const uint32_t> g) {
-    if (g.empty()) return {};
+std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention) {
     if (rule.kind() == RuleKind::subtract) {
         // Subtraction games: the window n0 .. n0 + max(S) - 1.
         const uint64_t s = rule.ranges().back().last;
-        return window_period(
-            g, {1, 0, s,
-                fmt::format("every amount of the subtraction set is a move from a heap of {} or "
-                            "more, so each value depends only on the {} values before it",
-                            s, s),
-                fmt::format("n0 + p + {}", s - 1)});
+        return ProofWindow{
+            1, 0, s,
+            fmt::format("every amount of the subtraction set is a move from a heap of {} or more, "
+                        "so each value depends only on the {} values before it",
+                        s, s),
+            fmt::format("n0 + p + {}", s - 1)};
     }
     if (rule.kind() == RuleKind::octal && convention == Convention::normal) {
         // The octal periodicity theorem: the window n0 .. 2 n0 + p + t - 1.
         const uint64_t t = rule.octal_digits().size() - 1;
-        return window_period(
-            g, {2, 1, t,
-                fmt::format("by the octal periodicity theorem of Guy and Smith, as at most {} "
-                            "tokens are taken in a move",
-                            t),
-                fmt::format("2 n0 + 2 p + {}", t - 1)});
+        return ProofWindow{2, 1, t,
+                           fmt::format("by the octal periodicity theorem of Guy and Smith, as at "
+                                       "most {} tokens are taken in a move",
+                                       t),
+                           fmt::format("2 n0 + 2 p + {}", t - 1)};
     }
+    return std::nullopt;
+}
+
+std::string proof_sentence(const ProofWindow& w, uint64_t n0, uint64_t p) {
+    return fmt::format(
+        "period {} from heap {}, proven: {}, and g(n) = g(n+{}) for every n from {} to {} "
+        "carries to every n >= {}",
+        p, n0, w.why, p, n0, w.end(n0, p) - 1, n0);
+}
+
+Periodicity find_period(const Rule& rule, Convention convention, std::span<const uint32_t> g) {
+    if (g.empty()) return {};
+    if (const auto w = proof_window(rule, convention)) return window_period(g, *w);
     // Everything else: an arithmetic period, observed only.
     Periodicity r;
     const auto c = observed(g, true);

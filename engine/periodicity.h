@@ -52,6 +52,25 @@ struct Periodicity {
     std::string explanation;  // one or two sentences: the claim and what it rests on
 };
 
+// A theorem that turns g(n) = g(n + p) for every n in [n0, end(n0, p)) into
+// g(n) = g(n + p) for every n >= n0, with end(n0, p) = a n0 + b p + c: the
+// subtraction-game window (a, b, c) = (1, 0, max S) and the octal
+// periodicity theorem's (2, 1, t).
+struct ProofWindow {
+    uint64_t a, b, c;
+    std::string why;      // why the window suffices, for the proof's sentence
+    std::string formula;  // the largest heap a window needs, in words
+    uint64_t end(uint64_t n0, uint64_t p) const { return a * n0 + b * p + c; }
+    // The window's last n reads g(n + p).
+    uint64_t needed(uint64_t n0, uint64_t p) const { return end(n0, p) - 1 + p; }
+};
+
+// The window theorem for `rule` in `convention`, if one applies.
+std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention);
+
+// The sentence of a proven period.
+std::string proof_sentence(const ProofWindow& w, uint64_t n0, uint64_t p);
+
 // The period of `values` = g(0..H), the single-heap values of `rule` in
 // `convention` as a table holds them.
 Periodicity find_period(const Rule& rule, Convention convention, std::span<const uint32_t> values);

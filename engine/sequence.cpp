@@ -1,7 +1,5 @@
 #include "engine/sequence.h"
 
-#include "engine/moves.h"
-
 namespace nimtb::engine {
 
 std::vector<uint32_t> grundy_sequence(const Rule& rule, uint32_t max_heap) {
@@ -13,19 +11,7 @@ std::vector<uint32_t> grundy_sequence(const Rule& rule, uint32_t max_heap) {
     std::vector<uint32_t> g;
     g.reserve(size_t{max_heap} + 1);
     std::vector<char> seen;
-    for (uint32_t n = 0; n <= max_heap; ++n) {
-        seen.assign(seen.size(), 0);
-        const uint32_t heap[] = {n};
-        for_each_child(rule, heap, [&](const Heaps& child) {
-            uint32_t x = 0;
-            for (uint32_t part : child) x ^= g[part];  // every part is smaller than n
-            if (x >= seen.size()) seen.resize(size_t{x} + 1, 0);
-            seen[x] = 1;
-        });
-        uint32_t mex = 0;
-        while (mex < seen.size() && seen[mex]) ++mex;
-        g.push_back(mex);
-    }
+    for (uint32_t n = 0; n <= max_heap; ++n) g.push_back(grundy_value(rule, n, g, seen));
     return g;
 }
 

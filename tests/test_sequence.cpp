@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <tuple>
 #include <vector>
 
+#include "engine/long_sequence.h"
 #include "engine/periodicity.h"
 #include "engine/sequence.h"
 #include "engine/verify.h"
@@ -132,4 +135,84 @@ TEST(Sequence, WythoffAndMooreTheoremsHold) {
     EXPECT_FALSE(r.ok());
     ASSERT_FALSE(r.check(CheckId::wythoff).counterexamples.empty());
     EXPECT_EQ(r.check(CheckId::wythoff).counterexamples[0].heaps, (nimtb::engine::Heaps{3, 5}));
+}
+
+namespace {
+
+using nimtb::engine::long_sequence;
+using nimtb::engine::SequenceMethod;
+using nimtb::engine::SequenceOptions;
+
+std::vector<uint16_t> long_values(const char* rule, uint64_t n, SequenceMethod m) {
+    SequenceOptions o;
+    o.method = m;
+    return long_sequence(Rule::parse(rule), n, o).values;
+}
+
+}  // namespace
+
+TEST(LongSequence, PlainMethodMatchesTheReference) {
+    for (const char* rule :
+         {"octal:0.77", "octal:0.07", "octal:0.137", "octal:4.7", "octal:0.16", "octal:0.45",
+          "octal:0.6", "octal:0.51", "grundy", "lasker", "subtract:1,3,4", "nim"}) {
+        const std::vector<uint32_t> want = grundy_sequence(Rule::parse(rule), 1500);
+        const std::vector<uint16_t> got = long_values(rule, 1500, SequenceMethod::automatic);
+        ASSERT_EQ(std::vector<uint32_t>(got.begin(), got.end()), want) << rule;
+    }
+}
+
+TEST(LongSequence, SparseSpaceMethodMatchesThePlainOne) {
+    // The sparse method from heap 64 on, so that it runs from a poorly chosen
+    // mask too; then from its own start.
+    EXPECT_EQ(long_values("grundy", 104, SequenceMethod::sparse),
+              std::vector<uint16_t>(GRUNDY.begin(), GRUNDY.end()));
+    for (const char* rule : {"grundy", "octal:0.16", "octal:0.45", "octal:0.156", "octal:0.77",
+                             "octal:0.07", "octal:4.7", "octal:0.6", "octal:0.777"}) {
+        const auto plain = long_values(rule, 1 << 13, SequenceMethod::plain);
+        EXPECT_EQ(long_values(rule, 1 << 13, SequenceMethod::sparse), plain) << rule;
+        EXPECT_EQ(long_values(rule, 1 << 13, SequenceMethod::automatic), plain) << rule;
+    }
+    SequenceOptions o;
+    const auto grundy = long_sequence(Rule::parse("grundy"), 1 << 14, o);
+    EXPECT_EQ(grundy.method, SequenceMethod::sparse);
+    EXPECT_EQ(grundy.mask & 127,
+              126u);  // Flammenkamp's mask (values < 128 so far): every bit but the lowest
+    EXPECT_LT(grundy.rare_heaps, 1300u);
+}
+
+TEST(LongSequence, ProvesThePublishedPeriods) {
+    SequenceOptions o;
+    o.until_proven = true;
+    // Winning Ways, ch. 4, and Flammenkamp's tables: (preperiod, period).
+    for (const auto& [rule, preperiod, period] :
+         {std::tuple{"octal:0.45", 498u, 20u}, std::tuple{"octal:0.156", 3479u, 349u},
+          std::tuple{"octal:0.77", 71u, 12u}, std::tuple{"octal:0.07", 53u, 34u},
+          std::tuple{"subtract:1,3,4", 0u, 7u}}) {
+        const auto s = long_sequence(Rule::parse(rule), 1 << 16, o);
+        EXPECT_EQ(s.period.basis, Basis::proof) << rule << ": " << s.period.explanation;
+        EXPECT_EQ(s.period.preperiod, preperiod) << rule;
+        EXPECT_EQ(s.period.period, period) << rule;
+        // It stopped at the proof: the window's last heap.
+        EXPECT_LT(s.values.size(), 3 * (preperiod + period) + 20) << rule;
+    }
+    // Nothing is proven for a game still open (0.6), up to the limit.
+    const auto open = long_sequence(Rule::parse("octal:0.6"), 5000, o);
+    EXPECT_EQ(open.period.basis, Basis::none);
+    EXPECT_EQ(open.values.size(), 5001u);
+    EXPECT_NE(open.period.explanation.find("no period proven for heaps up to 5000"),
+              std::string::npos);
+}
+
+TEST(LongSequence, RefusesWhatItCannotDo) {
+    SequenceOptions o;
+    o.until_proven = true;
+    EXPECT_THROW(long_sequence(Rule::parse("grundy"), 100, o), nimtb::InputError);
+    o.until_proven = false;
+    o.method = SequenceMethod::sparse;
+    EXPECT_THROW(long_sequence(Rule::parse("subtract:1,3,4"), 100, o), nimtb::InputError);
+    o.method = SequenceMethod::automatic;
+    EXPECT_THROW(long_sequence(Rule::parse("wythoff"), 100, o), nimtb::InputError);
+    std::atomic<bool> stop{true};
+    o.cancel = &stop;
+    EXPECT_THROW(long_sequence(Rule::parse("grundy"), 1 << 17, o), nimtb::Cancelled);
 }
