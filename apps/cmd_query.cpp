@@ -5,6 +5,9 @@
 
 #include "apps/cli.h"
 #include "apps/json_views.h"
+#include "engine/long_sequence.h"
+#include "engine/periodic_game.h"
+#include "io/sequence_file.h"
 
 namespace nimtb::apps {
 namespace {
@@ -14,10 +17,19 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb query tables/nim-normal-k3-h15.h5 3,4,5 --json
   nimtb query tables/nim-normal-k3-h15.h5 "3 4 5" --line
   printf '1 2 3\n3 4 5\n' | nimtb query tables/nim-normal-k3-h15.h5 -
+  nimtb query --rules octal:0.16 "1000000000000 7 12"       # from a proven period
+  nimtb query --sequence s.h5 "1000000000000 7 12"          # from nimtb sequence --out s.h5
 
 The position is heap sizes separated by spaces or commas; '-' reads one
-position per line from stdin and answers each in order.
+position per line from stdin and answers each in order. With --rules (an
+octal code or a subtraction game, normal play) or --sequence instead of a
+TABLE, heaps of any size (up to 2^63) are answered from the single-heap
+sequence's proven period: the value is the XOR of the heaps' values, and a
+winning move is named. --rules computes the sequence until a period is
+proven, up to --limit heaps.
 )";
+
+constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 22;
 
 std::string remoteness_text(const std::optional<uint32_t>& r) {
     return r ? std::to_string(*r) : "-";
@@ -65,23 +77,141 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
     std::cout << out;
 }
 
+// The game of a one-heap rule from its proven period: read from a sequence
+// file, or computed now until proven.
+engine::PeriodicGame periodic_game(const po::variables_map& vm, engine::Periodicity& period) {
+    engine::Rule rule = engine::Rule::nim();
+    std::vector<uint16_t> values;
+    if (vm.count("sequence")) {
+        io::SequenceFile f = io::read_sequence(vm["sequence"].as<std::string>());
+        rule = f.rule;
+        values = std::move(f.values);
+        period = f.period;
+        if (vm.count("rules") && engine::Rule::parse(vm["rules"].as<std::string>()) != rule)
+            throw UsageError("--rules names another rule than the sequence file's " +
+                             rule.canonical());
+    } else {
+        rule = engine::Rule::parse(vm["rules"].as<std::string>());
+        engine::SequenceOptions so;
+        so.until_proven = true;
+        so.cancel = &interrupted();
+        uint64_t limit = DEFAULT_LIMIT;
+        if (vm.count("limit")) {
+            const int64_t v = vm["limit"].as<int64_t>();
+            if (v < 1 || v > (int64_t{1} << 31))
+                throw UsageError("--limit must be a whole number from 1 to 2^31");
+            limit = static_cast<uint64_t>(v);
+        }
+        engine::LongSequence seq = engine::long_sequence(rule, limit, so);
+        values = std::move(seq.values);
+        period = seq.period;
+    }
+    if (period.basis != engine::Basis::proof) {
+        throw nimtb::InputError("no period of " + rule.canonical() +
+                                " is proven, so heaps beyond the values computed cannot be "
+                                "answered: " +
+                                period.explanation);
+    }
+    return engine::PeriodicGame(rule, std::move(values), period.preperiod, period.period);
+}
+
+void answer_from_period(const engine::PeriodicGame& game, const engine::Rule& rule,
+                        const engine::Periodicity& period, const std::string& text, bool json) {
+    const std::vector<uint64_t> heaps = engine::parse_big_heaps(text);
+    const uint32_t value = game.value(heaps);
+    const auto move = game.winning_move(heaps);
+    if (value && !move)
+        throw std::logic_error("no winning move found from a position of value > 0");
+    std::string shown;
+    for (uint64_t h : heaps) {
+        if (!shown.empty()) shown += ' ';
+        shown += std::to_string(h);
+    }
+    if (json) {
+        nlohmann::json j = {{"rules", rule.canonical()},
+                            {"convention", "normal"},
+                            {"heaps", heaps},
+                            {"value", value},
+                            {"to_move_wins", value != 0},
+                            {"basis", "period"},
+                            {"period", period_json(period)}};
+        if (move) {
+            j["winning_move"] = {{"heap", move->index + 1},
+                                 {"heap_size", move->heap},
+                                 {"amount", move->taken},
+                                 {"leaves", move->leaves},
+                                 {"phrase", move->phrase}};
+        }
+        std::cout << j.dump() << "\n";
+        return;
+    }
+    std::string out = fmt::format("position    {}\n", shown.empty() ? "(empty)" : shown);
+    out += fmt::format("to move     {}\n", value ? "wins (N-position)" : "loses (P-position)");
+    out += fmt::format("value       {} (the XOR of the heaps' values)\n", value);
+    if (move) out += fmt::format("winning     {}\n", move->phrase);
+    out += fmt::format("from        {} {}, period {} from heap {} (proven)\n", rule.canonical(),
+                       "normal play", period.period, period.preperiod);
+    std::cout << out;
+}
+
 }  // namespace
 
 int cmd_query(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
-        "position", po::value<std::string>()->required(),
-        "heap sizes, e.g. \"3 4 5\" or 3,4,5; '-' for stdin")(
+    opts.add_options()("table", po::value<std::string>(), "the table file")(
+        "position", po::value<std::string>(), "heap sizes, e.g. \"3 4 5\" or 3,4,5; '-' for stdin")(
         "json", "print JSON (one object per position)")(
-        "line", "also print the whole game from here under perfect play");
+        "line", "also print the whole game from here under perfect play")(
+        "rules,r", po::value<std::string>(),
+        "instead of a TABLE: answer from the rule's proven period")(
+        "sequence", po::value<std::string>(),
+        "instead of a TABLE: answer from a sequence file's proven period")(
+        "limit", po::value<int64_t>(), "with --rules: compute at most this many heaps (2^22)");
     po::positional_options_description pos;
     pos.add("table", 1).add("position", 1);
-    const auto vm =
-        parse_arguments("query", args, opts, pos, "TABLE POSITION|- [--json] [--line]", EXAMPLES);
+    const auto vm = parse_arguments("query", args, opts, pos,
+                                    "(TABLE | --rules RULE | --sequence FILE) POSITION|- [--json] "
+                                    "[--line]",
+                                    EXAMPLES);
     if (!vm) return EXIT_OK;
-    io::Prober prober((*vm)["table"].as<std::string>());
     const bool json = vm->count("json") > 0, line = vm->count("line") > 0;
-    const std::string position = (*vm)["position"].as<std::string>();
+    const bool periodic = vm->count("rules") || vm->count("sequence");
+    // Without a TABLE the one positional argument is the position.
+    const std::string position = periodic && !vm->count("position") && vm->count("table")
+                                     ? (*vm)["table"].as<std::string>()
+                                 : vm->count("position") ? (*vm)["position"].as<std::string>()
+                                                         : "";
+    if (periodic) {
+        if (vm->count("position")) throw UsageError("give a TABLE or --rules/--sequence, not both");
+        if (position.empty()) throw UsageError("missing POSITION");
+        if (line) throw UsageError("--line needs a TABLE");
+        install_interrupt_handler();  // a sequence may be computed first
+        engine::Periodicity period;
+        const engine::PeriodicGame game = periodic_game(*vm, period);
+        const engine::Rule rule = vm->count("sequence")
+                                      ? io::read_sequence((*vm)["sequence"].as<std::string>()).rule
+                                      : engine::Rule::parse((*vm)["rules"].as<std::string>());
+        if (position != "-") {
+            answer_from_period(game, rule, period, position, json);
+            return EXIT_OK;
+        }
+        int status = EXIT_OK;
+        std::string text;
+        for (unsigned n = 1; std::getline(std::cin, text); ++n) {
+            try {
+                answer_from_period(game, rule, period, text, json);
+            } catch (const nimtb::InputError& e) {
+                std::cout.flush();
+                fmt::print(stderr, "nimtb: error: line {}: {}\n", n, e.what());
+                status = EXIT_USAGE;
+            }
+        }
+        return status;
+    }
+    if (!vm->count("table")) throw UsageError("missing TABLE");
+    if (!vm->count("position")) throw UsageError("missing POSITION");
+    if (vm->count("limit")) throw UsageError("--limit goes with --rules");
+    io::Prober prober((*vm)["table"].as<std::string>());
     if (position != "-") {
         answer(prober, engine::parse_heaps(position), json, line);
         return EXIT_OK;

@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -7,6 +8,7 @@
 #include "engine/long_sequence.h"
 #include "engine/memory.h"
 #include "engine/periodicity.h"
+#include "io/sequence_file.h"
 
 namespace nimtb::apps {
 
@@ -58,11 +60,13 @@ int cmd_sequence(const std::vector<std::string>& args) {
         "limit", po::value<int64_t>(), "with --until-proven: the largest heap (default 2^24)")(
         "method", po::value<std::string>()->default_value("auto"),
         "auto, plain (every move of every heap) or sparse (the sparse-space method)")(
-        "json", "print JSON")("progress",
-                              "draw the progress bar even when stderr is not a terminal");
+        "out,o", po::value<std::string>(),
+        "also write the values and the period to this HDF5 file (docs/FORMAT.md)")(
+        "force", "overwrite --out if it exists")("json", "print JSON")(
+        "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("sequence", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[--json]",
+                                    "[--out FILE] [--json]",
                                     EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
@@ -71,6 +75,9 @@ int cmd_sequence(const std::vector<std::string>& args) {
         throw UsageError("give --max-heap N or --until-proven, not both or neither");
     if (vm->count("limit") && !until) throw UsageError("--limit goes with --until-proven");
     const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
+    const std::string out_path = vm->count("out") ? (*vm)["out"].as<std::string>() : "";
+    if (!out_path.empty() && !vm->count("force") && std::filesystem::exists(out_path))
+        throw nimtb::TableError(out_path + " already exists; choose another --out or add --force");
     const uint64_t n = until ? (vm->count("limit") ? heap_option(*vm, "limit") : DEFAULT_LIMIT)
                              : heap_option(*vm, "max-heap");
     engine::SequenceOptions so;
@@ -97,6 +104,14 @@ int cmd_sequence(const std::vector<std::string>& args) {
         // The table-style search: proofs at their smallest window, or what is observed.
         p = engine::find_period(rule, engine::Convention::normal,
                                 std::vector<uint32_t>(g.begin(), g.end()));
+    }
+    if (!out_path.empty()) {
+        io::SequenceFile f;
+        f.rule = rule;
+        f.algorithm = engine::to_string(seq.method);
+        f.values = g;
+        f.period = seq.period;  // a proof only: what answers positions beyond the values
+        io::write_sequence(out_path, f, vm->count("force") > 0);
     }
     const std::string method =
         seq.method == engine::SequenceMethod::sparse

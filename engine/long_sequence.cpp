@@ -221,7 +221,7 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
     if (options.until_proven && !window) {
         throw InputError("no theorem proves a period of " + rule.canonical() +
                          " from finitely many values (subtraction games and octal codes have "
-                         "one); drop --until-proven");
+                         "one)");
     }
     const std::optional<SplitMoves> moves = split_moves(rule);
     if (options.method == SequenceMethod::sparse && !(moves && moves->splits())) {

@@ -16,6 +16,7 @@
 #include "engine/version.h"
 #include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
+#include "io/hdf5_output.h"
 
 namespace nimtb::io {
 namespace {
@@ -160,17 +161,10 @@ void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_b
     if (cancelled(o)) throw nimtb::Cancelled();
 }
 
-// After a failed write (a full disk above all), HDF5 cannot close a file
-// whose cached data it cannot flush, and then crashes at exit. Emptying the
-// temporary file first gives the flush room; the file is removed afterwards.
-void release_space(const std::string& tmp_path) {
-    if (::truncate(tmp_path.c_str(), 0) != 0) {
-        // Nothing more to do: the error being reported is the real one.
-    }
-}
-
-void write_dataset(hid_t file, const char* name, const engine::QuantityArray& a, uint32_t max,
-                   const WriteOptions& o, const std::string& path, const std::string& tmp_path) {
+void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArray& a, uint32_t max,
+                   const WriteOptions& o) {
+    const hid_t file = out.root();
+    const std::string& path = out.path();
     const std::string what = path + ": dataset /" + name;
     const unsigned file_bits = bits_needed(max);
     const hsize_t dims = a.size();
@@ -189,33 +183,15 @@ void write_dataset(hid_t file, const char* name, const engine::QuantityArray& a,
     try {
         write_chunks(dataset.get(), a, file_bits, chunk, transform, o, what);
     } catch (...) {
-        release_space(tmp_path);
+        out.release_space();
         throw;
     }
     if (!dataset.close()) {
         const std::string why = hdf5_error_message();
-        release_space(tmp_path);
+        out.release_space();
         throw TableError(what + ": cannot write: " + why);
     }
 }
-
-void sync_path(const std::string& path, bool directory) {
-    const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-    if (fd < 0) return;
-    const int rc = ::fsync(fd);
-    ::close(fd);
-    if (rc != 0 && !directory)
-        throw TableError(path + ": cannot sync to disk: " + std::strerror(errno));
-}
-
-// Removes the temporary file unless the write completed.
-struct TemporaryFile {
-    std::string path;
-    bool keep = false;
-    ~TemporaryFile() {
-        if (!keep) std::remove(path.c_str());
-    }
-};
 
 }  // namespace
 
@@ -254,52 +230,31 @@ void check_output(const std::string& path, const WriteOptions& o) {
 void write_table(const std::string& path, const engine::Solution& s, const WriteOptions& o) {
     init_hdf5();
     check_output(path, o);
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
 
     // 1. Everything goes to a temporary file beside the final one.
-    TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
-    Handle file = checked(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                          H5Fclose, tmp.path + ": cannot create");
-    try {
-        const hid_t root = file.get();
-        write_string_attribute(root, "format", FORMAT_NAME);
-        write_u64_attribute(root, "format_version", o.format_version);
-        write_string_attribute(root, "rules", s.rule.canonical());
-        write_string_attribute(root, "convention", engine::to_string(s.convention));
-        write_u64_attribute(root, "max_heaps", s.max_heaps);
-        write_u64_attribute(root, "max_heap_size", s.max_heap_size);
-        write_u64_attribute(root, "positions", s.positions);
-        write_string_attribute(root, "index", s.max_total ? TOTAL_INDEX_NAME : INDEX_NAME);
-        if (s.max_total) write_u64_attribute(root, "max_total", s.max_total);
-        write_string_attribute(root, "generator", std::string("nimtb ") + VERSION);
-        write_string_attribute(root, "method", engine::to_string(s.method));
+    Hdf5Output out(path, "table");
+    const hid_t root = out.root();
+    write_string_attribute(root, "format", FORMAT_NAME);
+    write_u64_attribute(root, "format_version", o.format_version);
+    write_string_attribute(root, "rules", s.rule.canonical());
+    write_string_attribute(root, "convention", engine::to_string(s.convention));
+    write_u64_attribute(root, "max_heaps", s.max_heaps);
+    write_u64_attribute(root, "max_heap_size", s.max_heap_size);
+    write_u64_attribute(root, "positions", s.positions);
+    write_string_attribute(root, "index", s.max_total ? TOTAL_INDEX_NAME : INDEX_NAME);
+    if (s.max_total) write_u64_attribute(root, "max_total", s.max_total);
+    write_string_attribute(root, "generator", std::string("nimtb ") + VERSION);
+    write_string_attribute(root, "method", engine::to_string(s.method));
 
-        // 2. The datasets, in the narrowest width that holds them.
-        write_dataset(root, VALUE_DATASET, s.value, s.max_value, o, path, tmp.path);
-        if (!s.remoteness.empty()) {
-            write_dataset(root, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, path,
-                          tmp.path);
-        }
-
-        // 3. Flush and close: a full disk shows up here at the latest.
-        if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0 || !file.close()) {
-            throw TableError(tmp.path + ": cannot finish writing: " + hdf5_error_message());
-        }
-    } catch (...) {
-        release_space(tmp.path);
-        file.close();
-        throw;
+    // 2. The datasets, in the narrowest width that holds them.
+    write_dataset(out, VALUE_DATASET, s.value, s.max_value, o);
+    if (!s.remoteness.empty()) {
+        write_dataset(out, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o);
     }
     if (cancelled(o)) throw nimtb::Cancelled();
 
-    // 4. Synced bytes first, then the name: a file under the final name is whole.
-    sync_path(tmp.path, false);
-    if (std::rename(tmp.path.c_str(), path.c_str()) != 0) {
-        throw TableError(path +
-                         ": cannot rename the finished table into place: " + std::strerror(errno));
-    }
-    tmp.keep = true;
-    sync_path(parent.empty() ? "." : parent.string(), true);
+    // 3. Flushed, synced, renamed: a file under the final name is whole.
+    out.commit();
 }
 
 }  // namespace nimtb::io

@@ -586,6 +586,84 @@ class Families(Workdir):
                 self.assertEqual(a, run("dump", fresh, "--csv")[1])
 
 
+class Sequences(Workdir):
+    """Single-heap sequences at length: proven periods, files, positions of any size."""
+
+    def test_gangolli_and_plambecks_period_of_0_16(self):
+        code, out, err = run("sequence", "--rules", "octal:0.16", "--until-proven", "--json",
+                             "-o", self.path("s.h5"))
+        self.assertEqual(code, 0, err)
+        j = json.loads(out)
+        self.assertEqual((j["period"]["basis"], j["period"]["preperiod"], j["period"]["period"]),
+                         ("proof", 105351, 149459))
+        # It stopped at the proof's window: g(n) = g(n + p) for n0 <= n < 2 n0 + p + 2.
+        self.assertEqual(j["max_heap"], 2 * 105351 + 2 * 149459 + 2 - 1)
+        self.assertEqual(j["algorithm"], "sparse")
+        import h5py
+        with h5py.File(self.path("s.h5"), "r") as f:
+            self.assertEqual(f.attrs["format"], "nimtb-sequence")
+            self.assertEqual((f.attrs["preperiod"], f.attrs["period"]), (105351, 149459))
+            self.assertEqual(list(f["value"][:]), j["values"])
+
+    def test_a_heap_of_a_trillion(self):
+        code, out, err = run("sequence", "--rules", "octal:0.45", "--until-proven", "-o", self.path("s.h5"))
+        self.assertEqual(code, 0, err)
+        for source in (["--sequence", self.path("s.h5")], ["--rules", "octal:0.45"]):
+            code, out, err = run("query", *source, "1000000000000 7 13", "--json")
+            self.assertEqual(code, 0, err)
+            q = json.loads(out)
+            self.assertTrue(q["to_move_wins"])
+            m = q["winning_move"]
+            heaps = [1000000000000, 7, 13]
+            self.assertEqual(heaps[m["heap"] - 1], m["heap_size"])
+            after = heaps[:m["heap"] - 1] + m["leaves"] + heaps[m["heap"]:]
+            self.assertEqual(sum(after), sum(heaps) - m["amount"])
+            code, out, err = run("query", *source, " ".join(map(str, after)), "--json")
+            self.assertFalse(json.loads(out)["to_move_wins"], after)  # the move wins: a P-position
+
+    def test_the_same_answers_as_a_table(self):
+        t = self.solve("--rules", "octal:0.45", "--max-total", "30")
+        for position in ["30", "7 6 3", "10 9 8", "12 12", "1 2 3 4 5 6"]:
+            code, out, err = run("query", t, position, "--json")
+            table = json.loads(out)
+            code, out, err = run("query", "--rules", "octal:0.45", position, "--json")
+            self.assertEqual(code, 0, err)
+            period = json.loads(out)
+            self.assertEqual(period["value"], table["value"], position)
+            if table["value"]:
+                winning = {tuple(sorted(m["result"])) for m in table["moves"] if m["value"] == 0}
+                left = [h for i, h in enumerate(period["heaps"]) if i != period["winning_move"]["heap"] - 1]
+                self.assertIn(tuple(sorted(x for x in left + period["winning_move"]["leaves"] if x)), winning)
+
+    def test_refusals_and_ctrl_c(self):
+        code, out, err = run("query", "--rules", "grundy", "5 6")
+        self.assert_error(code, err, 2, "no theorem proves a period of grundy")
+        code, out, err = run("query", "--rules", "octal:0.6", "--limit", "3000", "5 6")
+        self.assert_error(code, err, 2, "no period of octal:0.6 is proven")
+        code, out, err = run("query", "--rules", "octal:0.45", "5 x")
+        self.assert_error(code, err, 2, "heap 2 ('x') is not a number")
+        code, out, err = run("query", "--rules", "octal:0.45", "99999999999999999999")
+        self.assert_error(code, err, 2, "too large")
+        code, out, err = run("sequence", "--rules", "grundy", "--max-heap", "100", "--until-proven")
+        self.assert_error(code, err, 2, "not both")
+        code, out, err = run("sequence", "--rules", "grundy", "--max-heap", "0")
+        self.assert_error(code, err, 2, "--max-heap must be a whole number from 1")
+        code, out, err = run("sequence", "--rules", "subtract:1,3,4", "--max-heap", "100", "--method", "sparse")
+        self.assert_error(code, err, 2, "sparse-space method is for rules that split heaps")
+        p = subprocess.Popen([NIMTB, "sequence", "--rules", "grundy", "--max-heap", "100000000", "--progress",
+                              "-o", self.path("g.h5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        seen = b""
+        while b"sequence" not in seen:
+            byte = p.stderr.read(1)
+            self.assertTrue(byte, "nimtb ended before computing")
+            seen += byte
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn(b"interrupted", err)
+        self.assertEqual(os.listdir(self.dir), [])
+
+
 class Help(unittest.TestCase):
     def test_help_and_exit_codes(self):
         code, out, err = run("--help")

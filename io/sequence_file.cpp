@@ -1,0 +1,125 @@
+#include "io/sequence_file.h"
+
+#include <filesystem>
+
+#include "engine/version.h"
+#include "io/hdf5_output.h"
+
+namespace nimtb::io {
+
+namespace {
+constexpr const char* VALUES = "value";
+constexpr hsize_t CHUNK = hsize_t{1} << 20;
+}  // namespace
+
+void write_sequence(const std::string& path, const SequenceFile& s, bool overwrite) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !overwrite)
+        throw TableError(path + " already exists; choose another --out or add --force");
+    Hdf5Output out(path, "sequence");
+    const hid_t root = out.root();
+    write_string_attribute(root, "format", SEQUENCE_FORMAT_NAME);
+    write_u64_attribute(root, "format_version", SEQUENCE_FORMAT_VERSION);
+    write_string_attribute(root, "rules", s.rule.canonical());
+    write_string_attribute(root, "convention", "normal");
+    write_u64_attribute(root, "max_heap", s.values.size() - 1);
+    write_string_attribute(root, "algorithm", s.algorithm);
+    write_string_attribute(root, "generator", std::string("nimtb ") + VERSION);
+    write_string_attribute(root, "period_basis", engine::to_string(s.period.basis));
+    write_string_attribute(root, "period_explanation", s.period.explanation);
+    if (s.period.basis == engine::Basis::proof) {
+        write_u64_attribute(root, "preperiod", s.period.preperiod);
+        write_u64_attribute(root, "period", s.period.period);
+    }
+    // g(n) as 16-bit integers: deflate over byte planes (HDF5's shuffle),
+    // readable by every HDF5 reader with no plug-in.
+    const std::string what = path + ": dataset /" + VALUES;
+    const hsize_t dims = s.values.size(), chunk = std::min(CHUNK, dims);
+    Handle space = checked(H5Screate_simple(1, &dims, nullptr), H5Sclose, what);
+    Handle dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+    check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);
+    check(H5Pset_shuffle(dcpl.get()), what);
+    check(H5Pset_deflate(dcpl.get(), 6), what);
+    check(H5Pset_fletcher32(dcpl.get()), what);
+    {
+        Handle dataset = checked(H5Dcreate2(root, VALUES, H5T_STD_U16LE, space.get(), H5P_DEFAULT,
+                                            dcpl.get(), H5P_DEFAULT),
+                                 H5Dclose, what + ": cannot create");
+        if (H5Dwrite(dataset.get(), H5T_NATIVE_UINT16, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                     s.values.data()) < 0 ||
+            !dataset.close()) {
+            const std::string why = hdf5_error_message();
+            out.release_space();
+            throw TableError(what + ": cannot write: " + why);
+        }
+    }
+    out.commit();
+}
+
+SequenceFile read_sequence(const std::string& path) {
+    init_hdf5();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw TableError(path + ": no such file");
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        throw TableError(path + ": not an HDF5 file, so not a nimtb sequence");
+    }
+    Handle file = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+                          path + ": cannot open (truncated or damaged)");
+    const hid_t root = file.get();
+    auto require_string = [&](const char* name) {
+        auto v = read_string_attribute(root, name, path);
+        if (!v) throw TableError(path + ": attribute '" + name + "' is missing");
+        return *v;
+    };
+    auto require_u64 = [&](const char* name) {
+        auto v = read_u64_attribute(root, name, path);
+        if (!v) throw TableError(path + ": attribute '" + name + "' is missing");
+        return *v;
+    };
+    const auto format = read_string_attribute(root, "format", path);
+    if (!format || *format != SEQUENCE_FORMAT_NAME) {
+        throw TableError(path + ": not a nimtb sequence (its 'format' attribute is " +
+                         (format ? "'" + *format + "'" : std::string("missing")) + ", expected '" +
+                         SEQUENCE_FORMAT_NAME + "')");
+    }
+    const uint64_t version = require_u64("format_version");
+    if (version != SEQUENCE_FORMAT_VERSION) {
+        throw TableError(path + ": sequence format version " + std::to_string(version) +
+                         " is not one this nimtb reads (version 1)");
+    }
+    SequenceFile s;
+    try {
+        s.rule = engine::Rule::parse(require_string("rules"));
+    } catch (const nimtb::InputError& e) {
+        throw TableError(path + ": bad attribute: " + e.what());
+    }
+    s.algorithm = require_string("algorithm");
+    const uint64_t max_heap = require_u64("max_heap");
+    s.period.explanation = require_string("period_explanation");
+    if (require_string("period_basis") == engine::to_string(engine::Basis::proof)) {
+        s.period.basis = engine::Basis::proof;
+        s.period.preperiod = static_cast<uint32_t>(require_u64("preperiod"));
+        s.period.period = static_cast<uint32_t>(require_u64("period"));
+        if (s.period.period == 0 || uint64_t{s.period.preperiod} + s.period.period > max_heap + 1)
+            throw TableError(path + ": the period does not fit the values stored");
+    }
+    const std::string what = path + ": dataset /" + VALUES;
+    Handle dataset = checked(H5Dopen2(root, VALUES, H5P_DEFAULT), H5Dclose, what + ": cannot open");
+    Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, what);
+    hsize_t dims = 0;
+    if (H5Sget_simple_extent_ndims(space.get()) != 1 ||
+        H5Sget_simple_extent_dims(space.get(), &dims, nullptr) != 1 || dims != max_heap + 1) {
+        throw TableError(what + " does not hold max_heap + 1 = " + std::to_string(max_heap + 1) +
+                         " values");
+    }
+    s.values.resize(dims);
+    if (H5Dread(dataset.get(), H5T_NATIVE_UINT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.values.data()) <
+        0) {
+        throw TableError(what + ": cannot read (the file is damaged: " + hdf5_error_message() +
+                         ")");
+    }
+    return s;
+}
+
+}  // namespace nimtb::io

@@ -1,0 +1,33 @@
+#pragma once
+// A single-heap sequence as a file (docs/FORMAT.md, "Sequence files"): the
+// values g(0..H) of a one-heap rule in normal play, with the period proven
+// or not, for `nimtb sequence --out` and for answering positions from it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/periodicity.h"
+#include "engine/rules.h"
+
+namespace nimtb::io {
+
+inline constexpr const char* SEQUENCE_FORMAT_NAME = "nimtb-sequence";
+inline constexpr uint64_t SEQUENCE_FORMAT_VERSION = 1;
+
+struct SequenceFile {
+    engine::Rule rule = engine::Rule::nim();
+    std::string algorithm;         // "plain" or "sparse"
+    std::vector<uint16_t> values;  // g(0), ..., g(H)
+    engine::Periodicity period;    // basis proof with preperiod and period, or none
+};
+
+// Writes `s` to `path` under a temporary name, then renames it: nothing is
+// left on failure. Refuses an existing `path` unless overwrite. Throws TableError.
+void write_sequence(const std::string& path, const SequenceFile& s, bool overwrite);
+
+// Reads and checks a sequence file. Throws TableError naming the file and
+// what is wrong.
+SequenceFile read_sequence(const std::string& path);
+
+}  // namespace nimtb::io
