@@ -34,7 +34,7 @@ PeriodProver::PeriodProver(ProofWindow window) : window_(std::move(window)) {
 }
 
 uint64_t PeriodProver::preperiod(const Candidate& c) const {
-    return c.last_mismatch + 1 - c.period;
+    return std::max(window_.first, c.last_mismatch + 1 - c.period);
 }
 
 void PeriodProver::propose(std::span<const uint16_t> g, uint64_t period) {
@@ -94,7 +94,8 @@ bool PeriodProver::add(std::span<const uint16_t> g) {
     return false;
 }
 
-Periodicity PeriodProver::result(uint64_t computed_up_to) const {
+Periodicity PeriodProver::result(std::span<const uint16_t> g) const {
+    const uint64_t computed_up_to = g.size() - 1;
     Periodicity r;
     if (!proven_) {
         r.explanation = fmt::format(
@@ -103,10 +104,11 @@ Periodicity PeriodProver::result(uint64_t computed_up_to) const {
             computed_up_to, window_.why, window_.formula);
         return r;
     }
+    const uint64_t n0 = preperiod(*proven_), p = proven_->period;
     r.basis = Basis::proof;
-    r.preperiod = static_cast<uint32_t>(preperiod(*proven_));
-    r.period = static_cast<uint32_t>(proven_->period);
-    r.explanation = proof_sentence(window_, r.preperiod, r.period);
+    r.preperiod = static_cast<uint32_t>(extend_down(g, n0, p));
+    r.period = static_cast<uint32_t>(p);
+    r.explanation = proof_sentence(window_, n0, p, r.preperiod);
     return r;
 }
 

@@ -28,8 +28,9 @@ class PeriodProver {
     // in order. Returns true once a period is proven (then result() has it).
     bool add(std::span<const uint16_t> g);
 
-    // The proven period, or basis none with what was computed.
-    Periodicity result(uint64_t computed_up_to) const;
+    // The proven period, or basis none with what was computed: g(0..n) as
+    // last given to add().
+    Periodicity result(std::span<const uint16_t> g) const;
 
   private:
     struct Candidate {

@@ -56,13 +56,13 @@ std::optional<Candidate> observed(std::span<const uint32_t> g, bool arithmetic) 
 Periodicity window_period(std::span<const uint32_t> g, const ProofWindow& t) {
     Periodicity r;
     const uint64_t max_heap = g.size() - 1;
-    for (uint32_t p = 1; t.needed(0, p) <= max_heap; ++p) {
-        for (uint32_t n0 = 0; t.needed(n0, p) <= max_heap; ++n0) {
+    for (uint32_t p = 1; t.needed(t.first, p) <= max_heap; ++p) {
+        for (uint64_t n0 = t.first; t.needed(n0, p) <= max_heap; ++n0) {
             if (!shifts(g, p, 0, n0, t.end(n0, p))) continue;
             r.basis = Basis::proof;
-            r.preperiod = n0;
+            r.preperiod = static_cast<uint32_t>(extend_down(g, n0, p));
             r.period = p;
-            r.explanation = proof_sentence(t, n0, p);
+            r.explanation = proof_sentence(t, n0, p, r.preperiod);
             return r;
         }
     }
@@ -88,7 +88,10 @@ std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention)
         // Subtraction games: the window n0 .. n0 + max(S) - 1.
         const uint64_t s = rule.ranges().back().last;
         return ProofWindow{
-            1, 0, s,
+            1,
+            0,
+            s,
+            0,
             fmt::format("every amount of the subtraction set is a move from a heap of {} or more, "
                         "so each value depends only on the {} values before it",
                         s, s),
@@ -97,7 +100,10 @@ std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention)
     if (rule.kind() == RuleKind::octal && convention == Convention::normal) {
         // The octal periodicity theorem: the window n0 .. 2 n0 + p + t - 1.
         const uint64_t t = rule.octal_digits().size() - 1;
-        return ProofWindow{2, 1, t,
+        return ProofWindow{2,
+                           1,
+                           t,
+                           1,
                            fmt::format("by the octal periodicity theorem of Guy and Smith, as at "
                                        "most {} tokens are taken in a move",
                                        t),
@@ -106,11 +112,13 @@ std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention)
     return std::nullopt;
 }
 
-std::string proof_sentence(const ProofWindow& w, uint64_t n0, uint64_t p) {
-    return fmt::format(
+std::string proof_sentence(const ProofWindow& w, uint64_t n0, uint64_t p, uint64_t start) {
+    std::string s = fmt::format(
         "period {} from heap {}, proven: {}, and g(n) = g(n+{}) for every n from {} to {} "
         "carries to every n >= {}",
-        p, n0, w.why, p, n0, w.end(n0, p) - 1, n0);
+        p, start, w.why, p, n0, w.end(n0, p) - 1, n0);
+    if (start < n0) s += fmt::format(" (and it holds from heap {} to {} too)", start, n0 - 1);
+    return s;
 }
 
 Periodicity find_period(const Rule& rule, Convention convention, std::span<const uint32_t> g) {

@@ -56,8 +56,15 @@ struct Periodicity {
 // g(n) = g(n + p) for every n >= n0, with end(n0, p) = a n0 + b p + c: the
 // subtraction-game window (a, b, c) = (1, 0, max S) and the octal
 // periodicity theorem's (2, 1, t).
+//
+// The octal theorem holds from n0 >= 1 only: its induction maps a split
+// (a, b) of heap n + p to (a, b - p), and b - p may be 0 when n0 = 0, which
+// is no split (octal:0.04 has g = 0 0 0 0 1 ...: a window from heap 0 would
+// "prove" period 1). A period proven from heap `first` reaches down further
+// by the plain equalities g(n) = g(n + p) below it (extend_down).
 struct ProofWindow {
     uint64_t a, b, c;
+    uint64_t first;       // the smallest n0 the theorem allows
     std::string why;      // why the window suffices, for the proof's sentence
     std::string formula;  // the largest heap a window needs, in words
     uint64_t end(uint64_t n0, uint64_t p) const { return a * n0 + b * p + c; }
@@ -68,8 +75,17 @@ struct ProofWindow {
 // The window theorem for `rule` in `convention`, if one applies.
 std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention);
 
-// The sentence of a proven period.
-std::string proof_sentence(const ProofWindow& w, uint64_t n0, uint64_t p);
+// The smallest m <= n0 with g(n) = g(n + p) for every n in [m, n0): where a
+// period proven from n0 really starts.
+template <class T>
+uint64_t extend_down(std::span<const T> g, uint64_t n0, uint64_t p) {
+    while (n0 > 0 && g[n0 - 1] == g[n0 - 1 + p]) --n0;
+    return n0;
+}
+
+// The sentence of a period proven by the window from `n0` and starting at
+// heap `start` <= n0.
+std::string proof_sentence(const ProofWindow& w, uint64_t n0, uint64_t p, uint64_t start);
 
 // The period of `values` = g(0..H), the single-heap values of `rule` in
 // `convention` as a table holds them.

@@ -216,3 +216,31 @@ TEST(LongSequence, RefusesWhatItCannotDo) {
     o.cancel = &stop;
     EXPECT_THROW(long_sequence(Rule::parse("grundy"), 1 << 17, o), nimtb::Cancelled);
 }
+
+TEST(LongSequence, EveryProvenPeriodHoldsFarBeyondItsWindow) {
+    // Every code of up to two digits: a period proven from the values up to
+    // its window must hold on values computed four times further. (A window
+    // from heap 0 once "proved" period 1 for 0.04, whose g(4) is 1.)
+    for (const char d0 : {'0', '4'}) {
+        for (int d1 = 0; d1 < 8; ++d1) {
+            for (int d2 = 0; d2 < 8; ++d2) {
+                const std::string code =
+                    std::string("octal:") + d0 + "." + char('0' + d1) + char('0' + d2);
+                if (d0 == '0' && d1 == 0 && d2 == 0) continue;  // no move at all
+                SequenceOptions o;
+                o.until_proven = true;
+                const auto proven = long_sequence(Rule::parse(code), 2000, o);
+                if (proven.period.basis != Basis::proof) continue;
+                const uint64_t far = 4 * proven.values.size() + 100;
+                const auto g = long_sequence(Rule::parse(code), far, {}).values;
+                const uint64_t n0 = proven.period.preperiod, p = proven.period.period;
+                for (uint64_t n = n0; n + p < g.size(); ++n)
+                    ASSERT_EQ(g[n], g[n + p])
+                        << code << ": period " << p << " from " << n0 << " fails at heap " << n;
+                if (n0 > 0) {
+                    EXPECT_NE(g[n0 - 1], g[n0 - 1 + p]) << code << ": not the smallest";
+                }
+            }
+        }
+    }
+}
