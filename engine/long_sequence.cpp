@@ -295,6 +295,7 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
     }
     g.resize(n);
     if (options.progress) options.progress(n - 1, max_heap);
+    if (prover) prover->finish(g);
     out.period = prover ? prover->result(g) : unproven(rule, n - 1);
     return out;
 }

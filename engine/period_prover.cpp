@@ -9,13 +9,16 @@ namespace nimtb::engine {
 namespace {
 // A window of 32 values proposes a period; one window in 64 is remembered
 // (chosen by its hash, so a window and its repeat are both remembered or
-// both not): memory stays under a byte a heap. A short period has too few
-// distinct windows for a sample to catch, so periods up to SMALL are all
-// followed from the start.
+// both not): memory stays under a byte a heap. A period p has p distinct
+// windows, of which the sample catches p / 64: too few below a thousand or
+// so, so periods up to SMALL are all followed from the start, every STEP
+// heaps (a backward scan over the new heaps stops at its first mismatch,
+// which for all but true periods is the first heap it looks at).
 constexpr uint64_t WIDTH = 32;
 constexpr uint64_t BASE = 0x9E3779B97F4A7C15ull;
 constexpr unsigned SAMPLE_BITS = 6;
-constexpr uint64_t SMALL = 64;
+constexpr uint64_t SMALL = 1024;
+constexpr uint64_t STEP = 64;
 // Candidates followed at once. A true period never fails again, so when
 // there are more, the one that failed last goes.
 constexpr size_t MAX_CANDIDATES = 48;
@@ -64,22 +67,42 @@ PeriodProver::Candidate PeriodProver::smallest_divisor(std::span<const uint16_t>
     return c;
 }
 
+bool PeriodProver::prove(std::span<const uint16_t> g, const std::vector<Candidate>& list) {
+    const uint64_t n = g.size() - 1;
+    for (const Candidate& c : list) {
+        if (window_.needed(preperiod(c), c.period) <= n) {
+            proven_ = smallest_divisor(g, c);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool PeriodProver::finish(std::span<const uint16_t> g) {
+    if (proven_) return true;
+    const uint64_t n = g.size() - 1;
+    for (Candidate& c : small_) {
+        for (uint64_t x = n; x > small_done_ && x >= c.period; --x) {
+            if (g[x] != g[x - c.period]) {
+                c.last_mismatch = std::max(c.last_mismatch, x);
+                break;
+            }
+        }
+    }
+    small_done_ = n;
+    return prove(g, small_);
+}
+
 bool PeriodProver::add(std::span<const uint16_t> g) {
     if (proven_) return true;
     const uint64_t n = g.size() - 1;
     // 1. The candidates: their last mismatch, and whether one is proven
     // (the short periods first: they are the smallest).
-    for (std::vector<Candidate>* list : {&small_, &candidates_}) {
-        for (Candidate& c : *list) {
-            if (n >= c.period && g[n] != g[n - c.period]) c.last_mismatch = n;
-        }
-        for (const Candidate& c : *list) {
-            if (window_.needed(preperiod(c), c.period) <= n) {
-                proven_ = smallest_divisor(g, c);
-                return true;
-            }
-        }
+    if (n % STEP == STEP - 1 && finish(g)) return true;
+    for (Candidate& c : candidates_) {
+        if (n >= c.period && g[n] != g[n - c.period]) c.last_mismatch = n;
     }
+    if (prove(g, candidates_)) return true;
     // 2. The window ending at n, remembered for a sample of the heaps; seen
     // before, it proposes the distance as a period.
     hash_ = hash_ * BASE + g[n] + 1;

@@ -27,6 +27,9 @@ class PeriodProver {
     // Called with the values g(0..n) after each new g(n), n = 0, 1, 2, ...
     // in order. Returns true once a period is proven (then result() has it).
     bool add(std::span<const uint16_t> g);
+    // Brings the short periods up to date (add() does every few dozen
+    // heaps): called once after the last add(). Returns add()'s answer.
+    bool finish(std::span<const uint16_t> g);
 
     // The proven period, or basis none with what was computed: g(0..n) as
     // last given to add().
@@ -38,6 +41,8 @@ class PeriodProver {
         uint64_t last_mismatch;  // the last n with g(n) != g(n - period); period - 1 if none
     };
     uint64_t preperiod(const Candidate& c) const;
+    // Whether a candidate of `list` is proven by g(0..n); keeps the smallest.
+    bool prove(std::span<const uint16_t> g, const std::vector<Candidate>& list);
     void propose(std::span<const uint16_t> g, uint64_t period);
     // The candidate with the smallest period among `c`'s divisors that the
     // values prove, or c itself.
@@ -46,7 +51,8 @@ class PeriodProver {
     ProofWindow window_;
     uint64_t hash_ = 0, power_ = 1;  // rolling hash of the last WIDTH values, and BASE^WIDTH
     std::unordered_map<uint64_t, uint64_t> seen_;  // sampled window hash -> its last heap
-    std::vector<Candidate> small_;                 // every period up to a few dozen
+    std::vector<Candidate> small_;                 // every period up to a thousand
+    uint64_t small_done_ = 0;                      // small_ is up to date for g(0..small_done_)
     std::vector<Candidate> candidates_;            // longer ones the windows proposed
     std::optional<Candidate> proven_;
 };
