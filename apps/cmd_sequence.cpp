@@ -92,6 +92,10 @@ int cmd_sequence(const std::vector<std::string>& args) {
             fmt::format("{} heaps need {} of memory, more than the {} available", n,
                         human_count(double(bytes)) + "B", human_count(double(available)) + "B"));
     }
+    if (n >= (uint64_t{1} << 20)) {
+        fmt::print(stderr, "sequence: up to heap {}, {}B of memory\n", n,
+                   human_count(double(bytes)));
+    }
     ProgressBar bar(fmt::format("sequence ({}B)", human_count(double(bytes))),
                     (stderr_is_terminal() || vm->count("progress")) && n >= 100'000);
     so.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
