@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
+#include "engine/line_check.h"
+#include "engine/memory.h"
 #include "engine/moves.h"
 #include "engine/parallel.h"
 #include "engine/sequence.h"
@@ -116,9 +119,17 @@ struct Context {
     unsigned moore_k;
 };
 
+// Adds one to counts[i], growing it as needed.
+void count(std::vector<uint64_t>& counts, uint32_t i) {
+    if (i >= counts.size()) counts.resize(size_t{i} + 1, 0);
+    ++counts[i];
+}
+
 // Verifies ranks [first, last) into `report` (counts, histograms, checks).
+// With `lines`, the consistency check is the line check's (it needs every
+// rank from 0, in order); else each position's children are looked up.
 void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64_t last,
-                  VerifyReport& report) {
+                  VerifyReport& report, LineCheck* lines) {
     const Universe& u = ctx.u;
     const unsigned k = u.max_heaps();
     const bool normal = ctx.normal;
@@ -137,30 +148,37 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     const bool rem = table.has_remoteness();
     const std::vector<uint32_t>& single = ctx.single;
     const std::vector<uint32_t>& normal_single = ctx.normal_single;
+    std::vector<uint64_t> value_counts, remoteness_counts;
     for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
         const uint32_t v = table.value(rank);
-        ++report.value_histogram[v];
+        count(value_counts, v);
         report.p_positions += v == 0;
         const uint32_t r = rem ? table.remoteness(rank) : 0;
-        if (rem) ++report.remoteness_histogram[r];
+        if (rem) count(remoteness_counts, r);
 
-        // 1. Consistency with the definitions, from the stored children.
-        gen.child_ranks(heaps, children);
-        seen.assign(children.size() + 2, 0);
-        uint32_t max_all = 0, min_p = UINT32_MAX;
-        for (const uint64_t child : children) {
-            const uint32_t cv = table.value(child);
-            if (cv < seen.size()) seen[cv] = 1;
-            if (rem) {
-                const uint32_t cr = table.remoteness(child);
-                max_all = std::max(max_all, cr);
-                if (cv == 0) min_p = std::min(min_p, cr);
+        // 1. Consistency with the definitions: from the lines, or from the
+        // stored children.
+        uint32_t want_v = 0, want_r = 0;
+        if (lines) {
+            lines->next(heaps.data(), v, r, want_v, want_r);
+        } else {
+            gen.child_ranks(heaps, children);
+            seen.assign(children.size() + 2, 0);
+            uint32_t max_all = 0, min_p = UINT32_MAX;
+            for (const uint64_t child : children) {
+                const uint32_t cv = table.value(child);
+                if (cv < seen.size()) seen[cv] = 1;
+                if (rem) {
+                    const uint32_t cr = table.remoteness(child);
+                    max_all = std::max(max_all, cr);
+                    if (cv == 0) min_p = std::min(min_p, cr);
+                }
             }
+            uint32_t mex = 0;
+            while (seen[mex]) ++mex;
+            want_v = children.empty() ? (normal ? 0 : 1) : mex;
+            want_r = children.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
         }
-        uint32_t mex = 0;
-        while (seen[mex]) ++mex;
-        const uint32_t want_v = children.empty() ? (normal ? 0 : 1) : mex;
-        const uint32_t want_r = children.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
         const bool consistent = v == want_v && (!rem || r == want_r);
         record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
                v != want_v ? want_v : want_r);
@@ -191,6 +209,12 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
             record(moore, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
         }
     }
+    for (uint32_t i = 0; i < value_counts.size(); ++i) {
+        if (value_counts[i]) report.value_histogram[i] += value_counts[i];
+    }
+    for (uint32_t i = 0; i < remoteness_counts.size(); ++i) {
+        if (remoteness_counts[i]) report.remoteness_histogram[i] += remoteness_counts[i];
+    }
 }
 
 // Adds a slice's report to the whole one.
@@ -210,7 +234,7 @@ void merge(VerifyReport& into, const VerifyReport& part) {
 }  // namespace
 
 VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, TableSource& table,
-                    const std::function<void(uint64_t, uint64_t)>& progress) {
+                    const std::function<void(uint64_t, uint64_t)>& progress, bool line_check) {
     VerifyReport report;
     report.positions = u.size();
     const bool normal = convention == Convention::normal;
@@ -259,12 +283,20 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
                       normal_single,
                       normal,
                       rule.kind() == RuleKind::moore ? rule.moore_k() : 0};
-    if (!table.thread_safe()) {
+    // Nim in a box: the consistency check line by line (line_check.h), in
+    // one pass in rank order, when its lines fit in memory beside the table.
+    std::optional<LineCheck> lines;
+    const uint64_t available = available_memory();
+    if (line_check && LineCheck::applies(rule, u) &&
+        (available == 0 || LineCheck::bytes(u, table.has_remoteness()) <= available / 2)) {
+        lines.emplace(u, convention, table.has_remoteness());
+    }
+    if (lines || !table.thread_safe()) {
         // One pass in rank order: a streaming source reads its chunks in sequence.
         const uint64_t step = std::max<uint64_t>(u.size() / 100, 1 << 16);
         for (uint64_t first = 0; first < u.size(); first += step) {
             const uint64_t last = std::min(u.size(), first + step);
-            verify_range(ctx, table, first, last, report);
+            verify_range(ctx, table, first, last, report, lines ? &*lines : nullptr);
             if (progress) progress(last, u.size());
         }
         return report;
@@ -284,7 +316,7 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
                 c.tested = c.held = 0;
                 c.counterexamples.clear();  // those merged so far are the report's
             }
-            verify_range(ctx, table, s * slice, std::min(u.size(), (s + 1) * slice), part);
+            verify_range(ctx, table, s * slice, std::min(u.size(), (s + 1) * slice), part, nullptr);
         });
         for (const VerifyReport& part : parts) merge(report, part);
         if (progress) progress(std::min(u.size(), e * slice), u.size());

@@ -115,3 +115,75 @@ TEST(Verify, CounterexamplesAreListedOnceAcrossBatches) {
     // rule on normal-play values (1 and 4) predicts a win for the player to move.
     EXPECT_EQ(tame.counterexamples[0].heaps, (nimtb::engine::Heaps{1, 5}));
 }
+
+// The line check of Nim tables against the plain check (every child looked
+// up): the same report on correct tables and on tables with values and
+// remoteness changed here and there, in both conventions, 8- and 16-bit.
+TEST(Verify, LineCheckAgreesWithThePlainCheck) {
+    uint32_t x = 7;
+    auto random = [&] {
+        x = x * 1103515245u + 12345u;
+        return x >> 8;
+    };
+    for (Convention c : {Convention::normal, Convention::misere}) {
+        for (const auto& [k, h] :
+             {std::pair{1u, 20u}, std::pair{3u, 14u}, std::pair{4u, 9u}, std::pair{2u, 150u}}) {
+            auto s = solve("nim", c, k, h);
+            const Universe u(k, h);
+            for (int round = 0; round < 4; ++round) {
+                ArraySource source(s.value, s.remoteness);
+                const VerifyReport lines = nimtb::engine::verify(s.rule, c, u, source, {}, true);
+                const VerifyReport plain = nimtb::engine::verify(s.rule, c, u, source, {}, false);
+                expect_same(lines, plain);
+                EXPECT_EQ(lines.ok(), round == 0) << k << " " << h;
+                // Damage two entries for the next round.
+                const uint64_t a = random() % s.positions, b = random() % s.positions;
+                if (s.value.bits() == 8) {
+                    s.value.data<uint8_t>()[a] ^= static_cast<uint8_t>(1 + random() % 3);
+                } else {
+                    s.value.data<uint16_t>()[a] ^= static_cast<uint16_t>(1 + random() % 3);
+                }
+                if (s.remoteness.bits() == 8) {
+                    s.remoteness.data<uint8_t>()[b] += 2;
+                } else {
+                    s.remoteness.data<uint16_t>()[b] += 2;
+                }
+            }
+        }
+    }
+}
+
+// The mutation test of the issue: one value, then one remoteness, changed in
+// a table of 120 million positions; verify names that position first.
+// (Named VerifyLarge: the sanitizer runs leave it out for its size.)
+TEST(VerifyLarge, NamesAChangedEntryInAHundredMillionPositions) {
+    const Universe u(6, 63);
+    ASSERT_GE(u.size(), 100'000'000u);
+    nimtb::engine::SolveOptions o;
+    o.convention = Convention::misere;
+    auto s = nimtb::engine::solve(Rule::nim(), u, o);
+    const nimtb::engine::Heaps position{5, 17, 22, 40, 41, 58};
+    const uint64_t rank = u.rank(position);
+    ArraySource source(s.value, s.remoteness);
+    auto first_failure = [&] {
+        const VerifyReport r = nimtb::engine::verify(s.rule, Convention::misere, u, source);
+        const auto& consistency = check(r, "consistency");
+        EXPECT_FALSE(r.ok());
+        EXPECT_FALSE(consistency.counterexamples.empty());
+        return consistency.counterexamples.empty() ? nimtb::engine::Counterexample{}
+                                                   : consistency.counterexamples.front();
+    };
+    const uint8_t value = s.value.data<uint8_t>()[rank];
+    s.value.data<uint8_t>()[rank] = static_cast<uint8_t>(value ^ 1);
+    auto ex = first_failure();
+    EXPECT_EQ(ex.heaps, position);
+    EXPECT_EQ(ex.stored, value ^ 1u);
+    EXPECT_EQ(ex.expected, value);
+    s.value.data<uint8_t>()[rank] = value;
+    const uint16_t remoteness = s.remoteness.data<uint16_t>()[rank];
+    s.remoteness.data<uint16_t>()[rank] = static_cast<uint16_t>(remoteness + 2);
+    ex = first_failure();
+    EXPECT_EQ(ex.heaps, position);
+    EXPECT_EQ(ex.stored, remoteness + 2u);
+    EXPECT_EQ(ex.expected, remoteness);
+}
