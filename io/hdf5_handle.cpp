@@ -160,4 +160,25 @@ std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name,
     return v;
 }
 
+std::string require_string_attribute(hid_t object, const char* name, const std::string& where) {
+    auto v = read_string_attribute(object, name, where);
+    if (!v) throw TableError(where + ": attribute '" + name + "' is missing");
+    return *v;
+}
+
+uint64_t require_u64_attribute(hid_t object, const char* name, const std::string& where) {
+    auto v = read_u64_attribute(object, name, where);
+    if (!v) throw TableError(where + ": attribute '" + name + "' is missing");
+    return *v;
+}
+
+void require_format(hid_t root, const char* expected, const std::string& path, const char* what) {
+    const auto format = read_string_attribute(root, "format", path);
+    if (!format || *format != expected) {
+        throw TableError(path + ": not a nimtb " + what + " (its 'format' attribute is " +
+                         (format ? "'" + *format + "'" : std::string("missing")) + ", expected '" +
+                         expected + "')");
+    }
+}
+
 }  // namespace nimtb::io

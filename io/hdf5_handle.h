@@ -68,5 +68,12 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name,
                                                  const std::string& where);
 std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name,
                                            const std::string& where);
+// The same, a missing attribute being an error: TableError("`where`:
+// attribute 'name' is missing").
+std::string require_string_attribute(hid_t object, const char* name, const std::string& where);
+uint64_t require_u64_attribute(hid_t object, const char* name, const std::string& where);
+// Throws TableError("`path`: not a nimtb `what` (its 'format' attribute is
+// ...)") unless the root's `format` attribute is `expected`.
+void require_format(hid_t root, const char* expected, const std::string& path, const char* what);
 
 }  // namespace nimtb::io

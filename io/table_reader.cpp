@@ -64,21 +64,10 @@ TableReader::TableReader(const std::string& path) {
     const std::string where = path;
 
     // 1. Identity and version.
-    auto format = read_string_attribute(root, "format", where);
-    if (!format || *format != FORMAT_NAME) {
-        throw TableError(path + ": not a nimtb table (its 'format' attribute is " +
-                         (format ? "'" + *format + "'" : std::string("missing")) + ", expected '" +
-                         FORMAT_NAME + "')");
-    }
-    auto require_u64 = [&](const char* name) {
-        auto v = read_u64_attribute(root, name, where);
-        if (!v) throw TableError(path + ": attribute '" + name + "' is missing");
-        return *v;
-    };
+    require_format(root, FORMAT_NAME, path, "table");
+    auto require_u64 = [&](const char* name) { return require_u64_attribute(root, name, where); };
     auto require_string = [&](const char* name) {
-        auto v = read_string_attribute(root, name, where);
-        if (!v) throw TableError(path + ": attribute '" + name + "' is missing");
-        return *v;
+        return require_string_attribute(root, name, where);
     };
     const uint64_t version = require_u64("format_version");
     if (version < 1 || version > FORMAT_VERSION) {
@@ -175,10 +164,10 @@ TableReader::TableReader(const std::string& path) {
         const Compression compression = compression_of(dcpl.get());
         Transform transform = Transform::none;
         if (version >= 2) {  // every version 2 dataset names its transform
-            auto text = read_string_attribute(handle.get(), TRANSFORM_ATTRIBUTE, what);
-            if (!text) throw TableError(what + ": attribute 'transform' is missing");
+            const std::string text =
+                require_string_attribute(handle.get(), TRANSFORM_ATTRIBUTE, what);
             try {
-                transform = parse_transform(*text);
+                transform = parse_transform(text);
             } catch (const nimtb::InputError& e) {
                 throw TableError(what + ": " + e.what() + " (a newer nimtb wrote it?)");
             }

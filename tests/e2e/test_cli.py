@@ -50,6 +50,21 @@ class Workdir(unittest.TestCase):
         self.assertEqual(code, 0, err)
         return self.path(name)
 
+    def interrupt_once(self, args, marker):
+        """Runs nimtb with `args`, sends Ctrl-C once stderr shows `marker` (its progress bar
+        is drawn), and expects exit 1, "interrupted" and nothing left in the work folder."""
+        p = subprocess.Popen([NIMTB, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        seen = b""
+        while marker not in seen:
+            byte = p.stderr.read(1)
+            self.assertTrue(byte, "nimtb ended before it began")
+            seen += byte
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn(b"interrupted", err)
+        self.assertEqual(os.listdir(self.dir), [])
+
     def assert_error(self, code, err, expected_code, fragment):
         self.assertEqual(code, expected_code, err)
         self.assertIn(fragment, err)
@@ -143,19 +158,8 @@ class Solve(Workdir):
         self.assert_error(code, err, 1, "of memory, but only")
 
     def test_ctrl_c_leaves_no_table(self):
-        p = subprocess.Popen([NIMTB, "solve", "--rules", "nim", "--heaps", "6", "--max-heap", "60", "--progress",
-                              "-o", self.path("big.h5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        # Interrupt once the solve has begun (its progress bar is drawn).
-        seen = b""
-        while b"solving" not in seen:
-            byte = p.stderr.read(1)
-            self.assertTrue(byte, "nimtb ended before solving")
-            seen += byte
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=120)
-        self.assertEqual(p.returncode, 1, err)
-        self.assertIn(b"interrupted", err)
-        self.assertEqual(os.listdir(self.dir), [])
+        self.interrupt_once(["solve", "--rules", "nim", "--heaps", "6", "--max-heap", "60", "--progress",
+                             "-o", self.path("big.h5")], b"solving")
 
     def test_sprague_grundy_method_and_no_remoteness(self):
         t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "7", "--method", "sprague-grundy")
@@ -652,18 +656,8 @@ class Sequences(Workdir):
         self.assert_error(code, err, 2, "--max-heap must be a whole number from 1")
         code, out, err = run("sequence", "--rules", "subtract:1,3,4", "--max-heap", "100", "--method", "sparse")
         self.assert_error(code, err, 2, "sparse-space method is for rules that split heaps")
-        p = subprocess.Popen([NIMTB, "sequence", "--rules", "grundy", "--max-heap", "100000000", "--progress",
-                              "-o", self.path("g.h5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        seen = b""
-        while b"sequence" not in seen:
-            byte = p.stderr.read(1)
-            self.assertTrue(byte, "nimtb ended before computing")
-            seen += byte
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=120)
-        self.assertEqual(p.returncode, 1, err)
-        self.assertIn(b"interrupted", err)
-        self.assertEqual(os.listdir(self.dir), [])
+        self.interrupt_once(["sequence", "--rules", "grundy", "--max-heap", "100000000", "--progress",
+                             "-o", self.path("g.h5")], b"sequence (")
 
 
 class Help(unittest.TestCase):
