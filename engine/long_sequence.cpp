@@ -240,9 +240,14 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
         }
         if (prover && prover->add(std::span<const uint16_t>(out.values.data(), n + 1)))
             return options.until_proven;
+        // A run until a proof grows its values as it goes: most proofs need
+        // far fewer heaps than the limit.
+        if (n + 1 == out.values.size() && n < max_heap)
+            out.values.resize(std::min(max_heap + 1, 2 * out.values.size()));
         return false;
     };
-    out.values.assign(max_heap + 1, 0);
+    out.values.assign(options.until_proven ? std::min<uint64_t>(max_heap + 1, 4096) : max_heap + 1,
+                      0);
     std::vector<uint16_t>& g = out.values;
     uint64_t n = 0;
     bool done = false;
