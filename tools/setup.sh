@@ -21,7 +21,7 @@ PACKAGES=(
     nlohmann-json3-dev libfmt-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3-h5py python3-numpy hdf5-filter-plugin hdf5-filter-plugin-blosc-serial
-    libcpp-httplib-dev
+    libcpp-httplib-dev pybind11-dev python3-dev python3-pytest
     chromium chromium-driver python3-selenium
 )
 

@@ -1,0 +1,113 @@
+"""`import nimtb` against the command: the same answers, the same errors.
+
+Run by ctest with Debian's /usr/bin/python3 and its pytest; PYTHONPATH holds
+the built module, NIMTB names the binary.
+"""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import nimtb
+
+NIMTB = os.environ.get("NIMTB", "build/apps/nimtb")
+
+
+def cli(*args):
+    p = subprocess.run([NIMTB, *args], capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+TABLES = [
+    ("nim", ["--heaps", "3", "--max-heap", "7"], {"heaps": 3, "max_heap": 7}, ["3 4 5", "1 1 1", "0", "7 7"]),
+    ("nim", ["--misere", "--heaps", "4", "--max-heap", "9"], {"heaps": 4, "max_heap": 9, "misere": True},
+     ["3 4 5", "1 1 1", "9 8 1 1"]),
+    ("subtract:1,3,4", ["--misere", "--heaps", "3", "--max-heap", "10"],
+     {"heaps": 3, "max_heap": 10, "misere": True}, ["2 2 7", "10 9"]),
+    ("octal:0.77", ["--max-total", "16"], {"max_total": 16}, ["7 6 3", "16", "1 1 2"]),
+    ("wythoff", ["--heaps", "2", "--max-heap", "20"], {"heaps": 2, "max_heap": 20}, ["6 9", "3 5"]),
+]
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tables")
+    made = []
+    for n, (rule, args, kwargs, positions) in enumerate(TABLES):
+        cli_path, py_path = str(folder / f"cli{n}.h5"), str(folder / f"py{n}.h5")
+        code, out, err = cli("solve", "--rules", rule, *args, "-o", cli_path, "--quiet")
+        assert code == 0, err
+        made.append((rule, cli_path, nimtb.solve(rule, py_path, **kwargs), positions))
+    return made
+
+
+def test_queries_answer_as_the_command(tables):
+    for rule, path, solved, positions in tables:
+        opened = nimtb.Table(path)
+        for position in positions:
+            code, out, err = cli("query", path, position, "--json", "--line")
+            want = json.loads(out)
+            assert opened.query(position, line=True) == want, (rule, position)
+            assert solved.query(position, line=True) == want, (rule, position)  # solved by the module
+            heaps = [int(h) for h in position.split()]
+            assert opened.query(heaps) == {k: v for k, v in want.items() if k != "line"}
+            assert opened.line(heaps) == want["line"]
+            assert opened.rank(heaps) == want["rank"]
+
+
+def test_info_is_the_commands(tables):
+    for rule, path, solved, positions in tables:
+        code, out, err = cli("info", path, "--json")
+        assert nimtb.Table(path).info == json.loads(out)
+        assert solved.info["rules"] == rule
+
+
+def test_whole_arrays(tables):
+    for rule, path, solved, positions in tables:
+        values, remoteness = nimtb.Table(path).arrays()
+        v2, r2 = solved.arrays()
+        assert values.dtype in (np.uint8, np.uint16)
+        assert np.array_equal(values, v2) and np.array_equal(remoteness, r2)
+        t = nimtb.Table(path)
+        for position in positions:
+            q = t.query(position)
+            assert (int(values[q["rank"]]), int(remoteness[q["rank"]])) == (q["value"], q["remoteness"])
+
+
+def test_sequences_are_the_commands():
+    for rule, args, kwargs in [("grundy", ["--max-heap", "3000"], {"max_heap": 3000}),
+                               ("octal:0.156", ["--until-proven"], {"until_proven": True}),
+                               ("subtract:1,3,4", ["--max-heap", "100"], {"max_heap": 100})]:
+        code, out, err = cli("sequence", "--rules", rule, *args, "--json")
+        want = json.loads(out)
+        got = nimtb.sequence(rule, **kwargs)
+        assert got["values"].dtype == np.uint16
+        assert got["values"].tolist() == want["values"], rule
+        assert got["algorithm"] == want["algorithm"]
+        if want["period"]["basis"] == "proof":
+            assert (got["period"]["preperiod"], got["period"]["period"]) == \
+                (want["period"]["preperiod"], want["period"]["period"])
+
+
+def test_errors_carry_the_commands_messages(tables, tmp_path):
+    rule, path, solved, positions = tables[0]
+    code, out, err = cli("query", path, "3 9")
+    with pytest.raises(nimtb.InputError) as e:
+        nimtb.Table(path).query("3 9")
+    assert err.strip() == "nimtb: error: " + str(e.value)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(nimtb.TableError) as e:
+        nimtb.Table(str(tmp_path / "none.h5"))
+    assert "no such file" in str(e.value) and isinstance(e.value, OSError)
+    with pytest.raises(nimtb.InputError, match="unknown rule"):
+        nimtb.solve("chess", str(tmp_path / "c.h5"), heaps=2, max_heap=3)
+    with pytest.raises(nimtb.InputError, match="splits heaps"):
+        nimtb.solve("grundy", str(tmp_path / "g.h5"), heaps=2, max_heap=3)
+    with pytest.raises(nimtb.TableError, match="already exists"):
+        nimtb.solve("nim", path, heaps=3, max_heap=7)
+    with pytest.raises(nimtb.InputError, match="no theorem proves a period of grundy"):
+        nimtb.sequence("grundy", until_proven=True)
+    with pytest.raises(nimtb.InputError, match="not both or neither"):
+        nimtb.sequence("grundy")
