@@ -13,25 +13,30 @@ LONG="${2:-1048576}"
 NIMTB="${NIMTB:-build/apps/nimtb}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# One code: its JSON in $work, its time in $work/<code>.ms.
+one() {
+    local code="$1" start
+    start=$(date +%s%N)
+    "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LIMIT" --json >"$work/$code.json"
+    if /usr/bin/python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j["period"]["basis"] != "proof" and j.get("rare_heaps", 1 << 62) * 32 < j["max_heap"] else 1)' \
+        "$work/$code.json"; then
+        "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LONG" --json >"$work/$code.json"
+    fi
+    echo "$(( ($(date +%s%N) - start) / 1000000 ))" >"$work/$code.ms"
+}
+export -f one
+export NIMTB LIMIT LONG work
+# A sequence is computed on one core: the codes run side by side, one per core.
 for d0 in 0 4; do
     for d1 in 0 1 2 3 4 5 6 7; do
         for d2 in 0 1 2 3 4 5 6 7; do
-            code="$d0.$d1$d2"
-            [[ $code == 0.00 ]] && continue  # no move at all
-            start=$(date +%s%N)
-            "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LIMIT" --json \
-                >"$work/$code.json"
-            if /usr/bin/python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-sys.exit(0 if j["period"]["basis"] != "proof" and j.get("rare_heaps", 1 << 62) * 32 < j["max_heap"] else 1)' \
-                "$work/$code.json"; then
-                "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LONG" --json \
-                    >"$work/$code.json"
-            fi
-            echo "$code $(( ($(date +%s%N) - start) / 1000000 ))" >>"$work/times"
+            [[ $d0.$d1$d2 == 0.00 ]] || echo "$d0.$d1$d2"  # 0.00 has no move at all
         done
     done
-done
+done | xargs -P "$(nproc)" -I{} bash -c 'one {}'
+for f in "$work"/*.ms; do echo "$(basename "$f" .ms) $(cat "$f")"; done >"$work/times"
 /usr/bin/python3 - "$work" "$LIMIT" "$LONG" <<'PY'
 import csv, json, os, sys
 work, limit, long_limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
