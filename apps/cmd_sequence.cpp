@@ -93,8 +93,13 @@ int cmd_sequence(const std::vector<std::string>& args) {
                         human_count(double(bytes)) + "B", human_count(double(available)) + "B"));
     }
     if (n >= (uint64_t{1} << 20)) {
-        fmt::print(stderr, "sequence: up to heap {}, {}B of memory\n", n,
-                   human_count(double(bytes)));
+        const std::string memory = human_count(double(bytes)) + "B";
+        if (until) {
+            fmt::print(stderr, "sequence: until a period is proven, up to heap {} at most ({})\n",
+                       n, memory);
+        } else {
+            fmt::print(stderr, "sequence: up to heap {}, {} of memory\n", n, memory);
+        }
     }
     ProgressBar bar(fmt::format("sequence ({}B)", human_count(double(bytes))),
                     (stderr_is_terminal() || vm->count("progress")) && n >= 100'000);
