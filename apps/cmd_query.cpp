@@ -188,9 +188,7 @@ int cmd_query(const std::vector<std::string>& args) {
         install_interrupt_handler();  // a sequence may be computed first
         engine::Periodicity period;
         const engine::PeriodicGame game = periodic_game(*vm, period);
-        const engine::Rule rule = vm->count("sequence")
-                                      ? io::read_sequence((*vm)["sequence"].as<std::string>()).rule
-                                      : engine::Rule::parse((*vm)["rules"].as<std::string>());
+        const engine::Rule& rule = game.rule();
         if (position != "-") {
             answer_from_period(game, rule, period, position, json);
             return EXIT_OK;

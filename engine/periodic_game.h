@@ -27,6 +27,7 @@ class PeriodicGame {
     PeriodicGame(const Rule& rule, std::vector<uint16_t> values, uint64_t preperiod,
                  uint64_t period);
 
+    const Rule& rule() const { return rule_; }
     uint32_t value(uint64_t heap) const;
     uint32_t value(std::span<const uint64_t> heaps) const;  // the XOR of the heaps' values
 
