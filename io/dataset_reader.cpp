@@ -133,9 +133,13 @@ DatasetReader::Slot& DatasetReader::load(uint64_t index) {
     return slot;
 }
 
-uint32_t DatasetReader::get(uint64_t rank) {
+void DatasetReader::check_rank(uint64_t rank) const {
     if (rank >= size_)
         throw TableError(what_ + ": rank " + std::to_string(rank) + " is outside the table");
+}
+
+uint32_t DatasetReader::get(uint64_t rank) {
+    check_rank(rank);
     const uint64_t index = rank / chunk_, offset = rank % chunk_;
     Slot& slot = load(index);
     decode_to(slot, offset);
@@ -143,10 +147,7 @@ uint32_t DatasetReader::get(uint64_t rank) {
 }
 
 void DatasetReader::get_many(std::span<const uint64_t> ranks, std::span<uint32_t> out) {
-    for (uint64_t r : ranks) {
-        if (r >= size_)
-            throw TableError(what_ + ": rank " + std::to_string(r) + " is outside the table");
-    }
+    for (uint64_t r : ranks) check_rank(r);
     // 1. The look-ups in chunk order; those in cached chunks answered now.
     std::vector<size_t> order;
     for (size_t i = 0; i < ranks.size(); ++i) {

@@ -65,6 +65,7 @@ class DatasetReader {
     // The slot holding chunk `index`, loaded if it was not cached.
     Slot& load(uint64_t index);
     Slot& victim();
+    void check_rank(uint64_t rank) const;  // throws TableError beyond the table
     std::string damaged(uint64_t index, const std::string& why) const;
 
     Handle handle_;
