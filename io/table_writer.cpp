@@ -169,7 +169,10 @@ void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArra
     const unsigned file_bits = bits_needed(max);
     const hsize_t dims = a.size();
     const bool v2 = o.format_version >= 2;
-    const hsize_t chunk = std::min<uint64_t>(v2 ? CHUNK_ELEMENTS_V2 : CHUNK_ELEMENTS, a.size());
+    const uint64_t wanted = o.chunk_elements ? o.chunk_elements
+                            : v2             ? CHUNK_ELEMENTS_V2
+                                             : CHUNK_ELEMENTS;
+    const hsize_t chunk = std::min<uint64_t>(wanted, a.size());
     Handle space = checked(H5Screate_simple(1, &dims, nullptr), H5Sclose, what);
     Handle dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
     check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);

@@ -90,12 +90,14 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
     EXPECT_EQ(a.info().convention, Convention::misere);
     expect_same(small, a);
 
-    // 16-bit remoteness, more than one chunk (an edge chunk too), both versions.
-    const Solution wide = solve("nim", Convention::normal, 2, 1500);
+    // 16-bit remoteness, more than one chunk (an edge chunk too), both
+    // versions; chunks shorter than the default keep the table small.
+    const Solution wide = solve("nim", Convention::normal, 2, 800);
     for (uint64_t version : {1, 2}) {
         nimtb::io::WriteOptions o;
         o.format_version = version;
         o.overwrite = true;
+        o.chunk_elements = 50'000;
         nimtb::io::write_table(path("b.h5"), wide, o);
         TableReader b(path("b.h5"));
         EXPECT_EQ(b.info().format_version, version);
@@ -116,10 +118,10 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
 }
 
 TEST_F(TableFiles, EveryCompressionRoundTrips) {
-    // Several chunks of either version, and a table smaller than Blosc's
-    // smallest buffer.
+    // Several chunks of either version (321,201 positions), and a table
+    // smaller than Blosc's smallest buffer.
     for (const auto& s :
-         {solve("nim", Convention::misere, 2, 1500), solve("nim", Convention::normal, 3, 7)}) {
+         {solve("nim", Convention::misere, 2, 800), solve("nim", Convention::normal, 3, 7)}) {
         for (Compression c :
              {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
             for (uint64_t version : {1, 2}) {
@@ -129,6 +131,7 @@ TEST_F(TableFiles, EveryCompressionRoundTrips) {
                 o.compression = c;
                 o.overwrite = true;
                 o.format_version = version;
+                o.chunk_elements = 50'000;  // several chunks, and an edge chunk
                 const std::string file = path(std::string(nimtb::io::to_string(c)) + ".h5");
                 nimtb::io::write_table(file, s, o);
                 TableReader t(file);
