@@ -56,6 +56,15 @@ unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t ma
     return static_cast<unsigned>(v);
 }
 
+uint64_t heap_count(const po::variables_map& vm, const char* name) {
+    const int64_t v = vm[name].as<int64_t>();
+    if (v < 1 || uint64_t(v) > MAX_SEQUENCE_HEAPS) {
+        throw UsageError(fmt::format("--{} must be a whole number from 1 to {}, not {}", name,
+                                     MAX_SEQUENCE_HEAPS, v));
+    }
+    return static_cast<uint64_t>(v);
+}
+
 std::atomic<bool>& interrupted() {
     static std::atomic<bool> flag{false};
     return flag;
@@ -195,15 +204,14 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
         fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
                     c == engine::Convention::misere ? " --misere" : "", universe_options(u));
     if (u.size() > SOLVE_ON_THE_SPOT) {
-        throw std::runtime_error("no table under " + dir + "/ holds this game; make one with: " +
-                                 command);
+        throw std::runtime_error("no table under " + dir +
+                                 "/ holds this game; make one with: " + command);
     }
     const std::string path =
         (fs::path(dir) / fs::path(default_table_path(rule, c, u)).filename()).string();
-    fmt::print(
-        stderr,
-        "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}\n", dir,
-        u.size(), path);
+    fmt::print(stderr,
+               "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}\n",
+               dir, u.size(), path);
     engine::SolveOptions so;
     so.convention = c;
     fs::create_directories(dir);

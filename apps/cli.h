@@ -43,6 +43,11 @@ std::optional<po::variables_map> parse_arguments(
 // otherwise turn "-1" into a huge unsigned number.
 unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t max);
 
+// How many heaps a single-heap sequence runs to (--max-heap, --limit): from
+// 1 to MAX_SEQUENCE_HEAPS (values are 2 bytes a heap: 2^31 heaps is 4 GiB).
+inline constexpr uint64_t MAX_SEQUENCE_HEAPS = uint64_t{1} << 31;
+uint64_t heap_count(const po::variables_map& vm, const char* name);
+
 // Set by SIGINT/SIGTERM. A signal handler can only reach a global; this flag
 // is the one piece of process state nimtb keeps outside an object.
 std::atomic<bool>& interrupted();

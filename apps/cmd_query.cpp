@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -95,13 +96,7 @@ engine::PeriodicGame periodic_game(const po::variables_map& vm, engine::Periodic
         engine::SequenceOptions so;
         so.until_proven = true;
         so.cancel = &interrupted();
-        uint64_t limit = DEFAULT_LIMIT;
-        if (vm.count("limit")) {
-            const int64_t v = vm["limit"].as<int64_t>();
-            if (v < 1 || v > (int64_t{1} << 31))
-                throw UsageError("--limit must be a whole number from 1 to 2^31");
-            limit = static_cast<uint64_t>(v);
-        }
+        const uint64_t limit = vm.count("limit") ? heap_count(vm, "limit") : DEFAULT_LIMIT;
         engine::LongSequence seq = engine::long_sequence(rule, limit, so);
         values = std::move(seq.values);
         period = seq.period;
@@ -115,8 +110,9 @@ engine::PeriodicGame periodic_game(const po::variables_map& vm, engine::Periodic
     return engine::PeriodicGame(rule, std::move(values), period.preperiod, period.period);
 }
 
-void answer_from_period(const engine::PeriodicGame& game, const engine::Rule& rule,
-                        const engine::Periodicity& period, const std::string& text, bool json) {
+void answer_from_period(const engine::PeriodicGame& game, const engine::Periodicity& period,
+                        const std::string& text, bool json) {
+    const engine::Rule& rule = game.rule();
     const std::vector<uint64_t> heaps = engine::parse_big_heaps(text);
     const uint32_t value = game.value(heaps);
     const auto move = game.winning_move(heaps);
@@ -154,6 +150,28 @@ void answer_from_period(const engine::PeriodicGame& game, const engine::Rule& ru
     std::cout << out;
 }
 
+// `position`, or with "-" every line of stdin in order: a bad line is
+// reported and skipped, and the exit code says so.
+int answer_each(const std::string& position,
+                const std::function<void(const std::string&)>& answer) {
+    if (position != "-") {
+        answer(position);
+        return EXIT_OK;
+    }
+    int status = EXIT_OK;
+    std::string text;
+    for (unsigned n = 1; std::getline(std::cin, text); ++n) {
+        try {
+            answer(text);
+        } catch (const nimtb::InputError& e) {
+            std::cout.flush();
+            fmt::print(stderr, "nimtb: error: line {}: {}\n", n, e.what());
+            status = EXIT_USAGE;
+        }
+    }
+    return status;
+}
+
 }  // namespace
 
 int cmd_query(const std::vector<std::string>& args) {
@@ -188,45 +206,17 @@ int cmd_query(const std::vector<std::string>& args) {
         install_interrupt_handler();  // a sequence may be computed first
         engine::Periodicity period;
         const engine::PeriodicGame game = periodic_game(*vm, period);
-        const engine::Rule& rule = game.rule();
-        if (position != "-") {
-            answer_from_period(game, rule, period, position, json);
-            return EXIT_OK;
-        }
-        int status = EXIT_OK;
-        std::string text;
-        for (unsigned n = 1; std::getline(std::cin, text); ++n) {
-            try {
-                answer_from_period(game, rule, period, text, json);
-            } catch (const nimtb::InputError& e) {
-                std::cout.flush();
-                fmt::print(stderr, "nimtb: error: line {}: {}\n", n, e.what());
-                status = EXIT_USAGE;
-            }
-        }
-        return status;
+        return answer_each(position, [&](const std::string& text) {
+            answer_from_period(game, period, text, json);
+        });
     }
     if (!vm->count("table")) throw UsageError("missing TABLE");
     if (!vm->count("position")) throw UsageError("missing POSITION");
     if (vm->count("limit")) throw UsageError("--limit goes with --rules");
     io::Prober prober((*vm)["table"].as<std::string>());
-    if (position != "-") {
-        answer(prober, engine::parse_heaps(position), json, line);
-        return EXIT_OK;
-    }
-    // A batch: each line answered in order; a bad line is reported and skipped.
-    int status = EXIT_OK;
-    std::string text;
-    for (unsigned n = 1; std::getline(std::cin, text); ++n) {
-        try {
-            answer(prober, engine::parse_heaps(text), json, line);
-        } catch (const nimtb::InputError& e) {
-            std::cout.flush();
-            fmt::print(stderr, "nimtb: error: line {}: {}\n", n, e.what());
-            status = EXIT_USAGE;
-        }
-    }
-    return status;
+    return answer_each(position, [&](const std::string& text) {
+        answer(prober, engine::parse_heaps(text), json, line);
+    });
 }
 
 }  // namespace nimtb::apps

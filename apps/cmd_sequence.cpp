@@ -31,8 +31,6 @@ not claimed. --until-proven computes until a period is proven, up to
 --limit heaps.
 )";
 
-// Values are 2 bytes a heap: 2^31 heaps is 4 GiB.
-constexpr uint64_t MAX_LENGTH = uint64_t{1} << 31;
 // Beyond this many heaps the table-style search for observed periods is too
 // slow (quadratic); proofs are found while computing.
 constexpr uint64_t OBSERVE_UP_TO = 100'000;
@@ -40,15 +38,6 @@ constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 24;
 // A sequence longer than this prints its first values only (--json and
 // --out give them all).
 constexpr uint64_t PRINTED = 2000;
-
-uint64_t heap_option(const po::variables_map& vm, const char* name) {
-    const int64_t v = vm[name].as<int64_t>();
-    if (v < 1 || uint64_t(v) > MAX_LENGTH) {
-        throw UsageError(
-            fmt::format("--{} must be a whole number from 1 to {}, not {}", name, MAX_LENGTH, v));
-    }
-    return static_cast<uint64_t>(v);
-}
 
 }  // namespace
 
@@ -78,8 +67,8 @@ int cmd_sequence(const std::vector<std::string>& args) {
     const std::string out_path = vm->count("out") ? (*vm)["out"].as<std::string>() : "";
     if (!out_path.empty() && !vm->count("force") && std::filesystem::exists(out_path))
         throw nimtb::TableError(out_path + " already exists; choose another --out or add --force");
-    const uint64_t n = until ? (vm->count("limit") ? heap_option(*vm, "limit") : DEFAULT_LIMIT)
-                             : heap_option(*vm, "max-heap");
+    const uint64_t n = until ? (vm->count("limit") ? heap_count(*vm, "limit") : DEFAULT_LIMIT)
+                             : heap_count(*vm, "max-heap");
     engine::SequenceOptions so;
     so.method = engine::parse_sequence_method((*vm)["method"].as<std::string>());
     so.until_proven = until;
