@@ -172,34 +172,42 @@ std::string default_table_path(const engine::Rule& rule, engine::Convention c,
 // Positions a solve on the spot may have: a second or two of work.
 constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
 
-std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
-                                engine::Convention c, const engine::Heaps& start) {
+namespace {
+
+// The smallest table in `dir` of the rule and convention that `fits`, or "".
+template <class Fits>
+std::string find_table(const std::string& dir, const engine::Rule& rule, engine::Convention c,
+                       Fits fits) {
     namespace fs = std::filesystem;
     std::string best;
     uint64_t best_size = UINT64_MAX;
     std::error_code ec;
-    if (fs::is_directory(dir, ec)) {
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(dir, ec)) {
-            if (e.path().extension() == ".h5") files.push_back(e.path());
-        }
-        std::sort(files.begin(), files.end());
-        for (const auto& f : files) {
-            try {
-                io::TableReader t(f.string());
-                const auto& i = t.info();
-                if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size) {
-                    t.universe().normalise(start);  // throws unless the table holds the start
-                    best = f.string();
-                    best_size = i.positions;
-                }
-            } catch (const std::exception&) {
-                // Not a usable table: look further.
+    if (!fs::is_directory(dir, ec)) return best;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (e.path().extension() == ".h5") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        try {
+            io::TableReader t(f.string());
+            const auto& i = t.info();
+            if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size &&
+                fits(t.universe())) {
+                best = f.string();
+                best_size = i.positions;
             }
+        } catch (const std::exception&) {
+            // Not a usable table: look further.
         }
     }
-    if (!best.empty()) return best;
-    const engine::Universe u = smallest_universe(rule, start);
+    return best;
+}
+
+// Solves `u` into `dir` when it is small, or names the solve to run.
+std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::Convention c,
+                      const engine::Universe& u) {
+    namespace fs = std::filesystem;
     const std::string command =
         fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
                     c == engine::Convention::misere ? " --misere" : "", universe_options(u));
@@ -217,6 +225,29 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
     fs::create_directories(dir);
     io::write_table(path, engine::solve(rule, u, so), {});
     return path;
+}
+
+}  // namespace
+
+std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
+                                engine::Convention c, const engine::Heaps& start) {
+    const std::string found = find_table(dir, rule, c, [&](const engine::Universe& u) {
+        try {
+            u.normalise(start);  // throws unless the table holds the start
+            return true;
+        } catch (const nimtb::InputError&) {
+            return false;
+        }
+    });
+    return found.empty() ? solve_now(dir, rule, c, smallest_universe(rule, start)) : found;
+}
+
+std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
+                                   engine::Convention c, const engine::Universe& universe) {
+    const std::string found = find_table(dir, rule, c, [&](const engine::Universe& u) {
+        return u.describe() == universe.describe();
+    });
+    return found.empty() ? solve_now(dir, rule, c, universe) : found;
 }
 
 std::string universe_options(const engine::Universe& u) {

@@ -94,6 +94,10 @@ std::string default_table_path(const engine::Rule& rule, engine::Convention c,
 // (a second or two of work), or an error naming the solve to run.
 std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
                                 engine::Convention c, const engine::Heaps& start);
+// The same for exactly the universe `u`: a table of `dir` with the same
+// universe, or `u` solved now when small (normal and misère side by side).
+std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
+                                   engine::Convention c, const engine::Universe& u);
 // The options of `nimtb solve` that make `u`: "--heaps K --max-heap H" or "--max-total N".
 std::string universe_options(const engine::Universe& u);
 // The smallest universe that holds `start` and the rule's moves from it: a

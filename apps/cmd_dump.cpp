@@ -43,6 +43,12 @@ int print_census(io::TableReader& table, bool json) {
     for (size_t i = 0; i < c.by_largest.size(); ++i) {
         out += row_text("  " + std::to_string(i), c.by_largest[i], t);
     }
+    if (table.has_remoteness()) {
+        out += "\nby remoteness (moves to the end under perfect play)\n";
+        for (size_t i = 0; i < c.by_remoteness.size(); ++i) {
+            out += row_text("  " + std::to_string(i), c.by_remoteness[i], t);
+        }
+    }
     std::cout << out;
     return EXIT_OK;
 }
@@ -56,8 +62,8 @@ int cmd_dump(const std::vector<std::string>& args) {
         "max-total", po::value<int64_t>(), "only positions with at most N tokens in all")(
         "csv", "comma-separated values with a header line")(
         "count",
-        "count the P-positions instead: as positions and as ordered tuples, by total "
-        "and by largest heap")("json", "with --count: print JSON");
+        "count the P-positions instead: as positions and as ordered tuples, by total, "
+        "by largest heap and by remoteness")("json", "with --count: print JSON");
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
@@ -67,8 +73,9 @@ int cmd_dump(const std::vector<std::string>& args) {
         "  nimtb dump t.h5 --csv > t.csv\n"
         "  nimtb dump t.h5 --count --json\n\n"
         "Positions come in rank order, each with a winning move when it has one. With\n"
-        "--count: how many positions and P-positions there are, by total and by largest\n"
-        "heap, also as ordered tuples: the rows of a board of K rows, empty rows included.\n");
+        "--count: how many positions and P-positions there are, by total, by largest\n"
+        "heap and by remoteness, also as ordered tuples: the rows of a board of K rows,\n"
+        "empty rows included.\n");
     if (!vm) return EXIT_OK;
     if (vm->count("count")) {
         for (const char* other : {"p-only", "max-total", "csv"}) {

@@ -84,7 +84,9 @@ nlohmann::json info_json(const io::TableReader& table) {
 engine::Census count_table(io::TableReader& table) {
     engine::CensusCounter counter(table.universe());
     table.for_each_chunk([&](uint64_t first, std::span<const uint16_t> values,
-                             std::span<const uint16_t>) { counter.add(first, values); });
+                             std::span<const uint16_t> remoteness) {
+        counter.add(first, values, remoteness);
+    });
     return counter.census();
 }
 
@@ -107,6 +109,14 @@ nlohmann::json census_json(const io::TableReader& table, const engine::Census& c
         nlohmann::json r = row_json(c.by_largest[i], t);
         r["largest"] = i;
         j["by_largest"].push_back(r);
+    }
+    if (table.has_remoteness()) {
+        j["by_remoteness"] = nlohmann::json::array();
+        for (size_t i = 0; i < c.by_remoteness.size(); ++i) {
+            nlohmann::json r = row_json(c.by_remoteness[i], t);
+            r["remoteness"] = i;
+            j["by_remoteness"].push_back(r);
+        }
     }
     return j;
 }

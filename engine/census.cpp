@@ -65,7 +65,8 @@ CensusCounter::CensusCounter(const Universe& u)
     c_.has_tuples = tuples_;
 }
 
-void CensusCounter::add(uint64_t first, std::span<const uint16_t> values) {
+void CensusCounter::add(uint64_t first, std::span<const uint16_t> values,
+                        std::span<const uint16_t> remoteness) {
     const unsigned k = u_.max_heaps();
     uint32_t* a = heaps_.data();
     u_.unrank(first, a);
@@ -77,6 +78,11 @@ void CensusCounter::add(uint64_t first, std::span<const uint16_t> values) {
             tuples_ ? std::optional<uint64_t>(arrangements(a, k)) : std::nullopt;
         count_into(c_.by_total[total], p, tuples);
         count_into(c_.by_largest[a[k - 1]], p, tuples);
+        if (!remoteness.empty()) {
+            const uint16_t r = remoteness[i];
+            if (r >= c_.by_remoteness.size()) c_.by_remoteness.resize(size_t{r} + 1);
+            count_into(c_.by_remoteness[r], p, tuples);
+        }
     }
 }
 

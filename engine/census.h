@@ -27,6 +27,9 @@ struct Census {
     CensusRow all;
     std::vector<CensusRow> by_total;    // index: total number of tokens
     std::vector<CensusRow> by_largest;  // index: largest heap
+    // Index: remoteness (moves to the end under perfect play); empty when
+    // the table stores no remoteness.
+    std::vector<CensusRow> by_remoteness;
 };
 
 // The number of ordered K-tuples of the universe (K heaps, empty ones
@@ -39,7 +42,9 @@ class CensusCounter {
   public:
     explicit CensusCounter(const Universe& u);
     // Counts ranks [first, first + values.size()); a value 0 marks a P-position.
-    void add(uint64_t first, std::span<const uint16_t> values);
+    // `remoteness`, when not empty, holds the same ranks' remoteness.
+    void add(uint64_t first, std::span<const uint16_t> values,
+             std::span<const uint16_t> remoteness = {});
     // The counts so far, with the totals row filled in.
     Census census() const;
 

@@ -391,10 +391,20 @@ class Dump(Workdir):
                     return not misere  # no move: normal play loses, misere wins
                 return not any(lost(c) for c in children)
 
-            by_total, by_largest = {}, {}
+            @functools.lru_cache(maxsize=None)
+            def remoteness(pos):  # Steinhaus: the winner hurries, the loser holds out
+                children = [tuple(sorted(x for x in c if x)) for c in moves(pos)]
+                if not children:
+                    return 0
+                if lost(pos):
+                    return 1 + max(remoteness(c) for c in children)
+                return 1 + min(remoteness(c) for c in children if lost(c))
+
+            by_total, by_largest, by_remoteness = {}, {}, {}
             for t in tuples(k, top, budget):
-                p = lost(tuple(sorted(x for x in t if x)))
-                for table, key in ((by_total, sum(t)), (by_largest, max(t))):
+                pos = tuple(sorted(x for x in t if x))
+                p = lost(pos)
+                for table, key in ((by_total, sum(t)), (by_largest, max(t)), (by_remoteness, remoteness(pos))):
                     row = table.setdefault(key, [0, 0])
                     row[0] += 1
                     row[1] += p
@@ -403,7 +413,8 @@ class Dump(Workdir):
             self.assertEqual(code, 0, err)
             census = json.loads(out)
             self.assertEqual(census["tuple_length"], k)
-            for name, key, expected in (("by_total", "total", by_total), ("by_largest", "largest", by_largest)):
+            for name, key, expected in (("by_total", "total", by_total), ("by_largest", "largest", by_largest),
+                                        ("by_remoteness", "remoteness", by_remoteness)):
                 got = {r[key]: [r["tuples"], r["p_tuples"]] for r in census[name] if r["positions"]}
                 self.assertEqual(got, expected, args)
             self.assertEqual(census["all"]["tuples"], sum(r[0] for r in by_total.values()))
@@ -412,6 +423,7 @@ class Dump(Workdir):
             code, text, err = run("dump", t, "--count")
             self.assertEqual(code, 0, err)
             self.assertIn("by largest heap", text)
+            self.assertIn("by remoteness", text)
             self.assertRegex(text, r"\nall\s+{}\s+{}\s+{}\s+{}\n".format(
                 census["all"]["positions"], census["all"]["p_positions"], census["all"]["tuples"],
                 census["all"]["p_tuples"]))
