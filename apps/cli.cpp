@@ -97,17 +97,6 @@ std::string storage_lines(const io::TableInfo& info) {
         engine::format_bytes(info.file_bytes));
 }
 
-nlohmann::json period_json(const engine::Periodicity& p) {
-    nlohmann::json j = {{"basis", engine::to_string(p.basis)}, {"explanation", p.explanation}};
-    if (p.period) {
-        j["preperiod"] = p.preperiod;
-        j["period"] = p.period;
-        j["saltus"] = p.saltus;
-    }
-    if (p.needed_max_heap) j["needed_max_heap"] = *p.needed_max_heap;
-    return j;
-}
-
 std::string human_count(double n) {
     if (n >= 1e9) return fmt::format("{:.1f}G", n / 1e9);
     if (n >= 1e6) return fmt::format("{:.1f}M", n / 1e6);

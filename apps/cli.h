@@ -105,10 +105,6 @@ std::string universe_options(const engine::Universe& u);
 // its total.
 engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start);
 
-// A period as verify and sequence print it in JSON: basis, explanation, and
-// preperiod, period and saltus when one is claimed.
-nlohmann::json period_json(const engine::Periodicity& p);
-
 // "1.2M", "340k", "12".
 std::string human_count(double n);
 

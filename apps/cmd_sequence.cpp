@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/json_views.h"
 #include "engine/long_sequence.h"
 #include "engine/memory.h"
 #include "engine/periodicity.h"
@@ -31,9 +32,6 @@ not claimed. --until-proven computes until a period is proven, up to
 --limit heaps.
 )";
 
-// Beyond this many heaps the table-style search for observed periods is too
-// slow (quadratic); proofs are found while computing.
-constexpr uint64_t OBSERVE_UP_TO = 100'000;
 constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 24;
 // A sequence longer than this prints its first values only (--json and
 // --out give them all).
@@ -97,12 +95,6 @@ int cmd_sequence(const std::vector<std::string>& args) {
     engine::LongSequence seq = engine::long_sequence(rule, n, so);
     bar.finish();
     const std::vector<uint16_t>& g = seq.values;
-    engine::Periodicity p = seq.period;
-    if (p.basis != engine::Basis::proof && g.size() <= OBSERVE_UP_TO + 1) {
-        // The table-style search: proofs at their smallest window, or what is observed.
-        p = engine::find_period(rule, engine::Convention::normal,
-                                std::vector<uint32_t>(g.begin(), g.end()));
-    }
     if (!out_path.empty()) {
         io::SequenceFile f;
         f.rule = rule;
@@ -116,16 +108,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
             ? fmt::format("sparse-space (mask {}, {} rare heaps)", seq.mask, seq.rare_heaps)
             : std::string("plain");
     if (vm->count("json")) {
-        nlohmann::json j = {
-            {"rules", rule.canonical()},  {"convention", "normal"},
-            {"method", "sprague-grundy"}, {"algorithm", engine::to_string(seq.method)},
-            {"max_heap", g.size() - 1},   {"values", g}};
-        if (seq.method == engine::SequenceMethod::sparse) {
-            j["mask"] = seq.mask;
-            j["rare_heaps"] = seq.rare_heaps;
-        }
-        j["period"] = period_json(p);
-        std::cout << j.dump() << "\n";
+        std::cout << sequence_json(rule, seq).dump() << "\n";
         return EXIT_OK;
     }
     const size_t shown = std::min<size_t>(g.size(), PRINTED);
@@ -139,7 +122,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
         for (size_t k = i; k < std::min(shown, i + 20); ++k) out += fmt::format(" {}", g[k]);
         out += "\n";
     }
-    out += fmt::format("period       {}\n", p.explanation);
+    out += fmt::format("period       {}\n", reported_period(rule, seq).explanation);
     std::cout << out;
     return EXIT_OK;
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/json_views.h"
 
 namespace nimtb::apps {
 namespace {

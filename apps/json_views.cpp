@@ -121,4 +121,45 @@ nlohmann::json census_json(const io::TableReader& table, const engine::Census& c
     return j;
 }
 
+nlohmann::json period_json(const engine::Periodicity& p) {
+    nlohmann::json j = {{"basis", engine::to_string(p.basis)}, {"explanation", p.explanation}};
+    if (p.period) {
+        j["preperiod"] = p.preperiod;
+        j["period"] = p.period;
+        j["saltus"] = p.saltus;
+    }
+    if (p.needed_max_heap) j["needed_max_heap"] = *p.needed_max_heap;
+    return j;
+}
+
+namespace {
+
+// Beyond this many heaps the table-style search for observed periods is too
+// slow (quadratic); proofs are found while computing.
+constexpr uint64_t OBSERVE_UP_TO = 100'000;
+
+}  // namespace
+
+engine::Periodicity reported_period(const engine::Rule& rule, const engine::LongSequence& seq) {
+    const std::vector<uint16_t>& g = seq.values;
+    if (seq.period.basis == engine::Basis::proof || g.size() > OBSERVE_UP_TO + 1) return seq.period;
+    return engine::find_period(rule, engine::Convention::normal,
+                               std::vector<uint32_t>(g.begin(), g.end()));
+}
+
+nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq) {
+    nlohmann::json j = {{"rules", rule.canonical()},
+                        {"convention", "normal"},
+                        {"method", "sprague-grundy"},
+                        {"algorithm", engine::to_string(seq.method)},
+                        {"max_heap", seq.values.size() - 1},
+                        {"values", seq.values}};
+    if (seq.method == engine::SequenceMethod::sparse) {
+        j["mask"] = seq.mask;
+        j["rare_heaps"] = seq.rare_heaps;
+    }
+    j["period"] = period_json(reported_period(rule, seq));
+    return j;
+}
+
 }  // namespace nimtb::apps

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/census.h"
+#include "engine/long_sequence.h"
+#include "engine/periodicity.h"
 #include "io/probe.h"
 
 namespace nimtb::apps {
@@ -25,5 +27,17 @@ nlohmann::json info_json(const io::TableReader& table);
 // and by largest heap. Reads the whole table chunk by chunk.
 engine::Census count_table(io::TableReader& table);
 nlohmann::json census_json(const io::TableReader& table, const engine::Census& census);
+
+// A period as verify and sequence print it in JSON: basis, explanation, and
+// preperiod, period and saltus when one is claimed.
+nlohmann::json period_json(const engine::Periodicity& p);
+
+// The period `sequence` reports for values computed: the proof found while
+// computing, else the table-style search (a proof at its smallest window, or
+// a period observed) when the values are few enough for it.
+engine::Periodicity reported_period(const engine::Rule& rule, const engine::LongSequence& seq);
+
+// `nimtb sequence --json`: the rule, the method, every value and the period.
+nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq);
 
 }  // namespace nimtb::apps

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include "apps/json_views.h"
 #include "apps/web_assets.h"
 #include "engine/errors.h"
+#include "engine/long_sequence.h"
 #include "play/hint.h"
 #include "play/northcott.h"
 #include "play/players.h"
@@ -29,8 +31,13 @@ namespace {
 
 // Requests are small: a position, a rule, a game's draws.
 constexpr size_t MAX_BODY_BYTES = 64 * 1024;
-// The explorer's board: (H+1)^2 cells at most.
-constexpr uint32_t MAX_GRID_SIDE = 128;
+// The explorer's pictures: a plane of at most this many heap sizes a side.
+constexpr uint32_t MAX_PLANE_SIDE = 2048;
+// In a plane's binary answer: a cell outside the universe, a remoteness not stored.
+constexpr uint32_t NO_VALUE = UINT32_MAX;
+constexpr uint16_t NO_REMOTENESS = UINT16_MAX;
+// Single-heap sequences the page plots: a few seconds of work at most.
+constexpr uint64_t MAX_PAGE_SEQUENCE = 65'536;
 // Counting reads the whole table while holding the tables' lock.
 constexpr uint64_t MAX_COUNT_POSITIONS = 50'000'000;
 
@@ -128,24 +135,31 @@ struct WebServer::Impl {
     }
 
     void routes();
+    void plane(const httplib::Request& req, httplib::Response& res);
     json northcott(const httplib::Request& req);
 };
 
-// Wraps a handler: errors become a status and {"error": ...}.
+// Runs a handler's work: errors become a status and {"error": ...}.
+template <class F>
+void answering(httplib::Response& res, F work) {
+    try {
+        work();
+    } catch (const HttpError& e) {
+        send_json(res, {{"error", e.what()}}, e.status);
+    } catch (const nimtb::InputError& e) {
+        send_json(res, {{"error", e.what()}}, 400);
+    } catch (const json::exception& e) {
+        send_json(res, {{"error", std::string("bad JSON: ") + e.what()}}, 400);
+    } catch (const std::exception& e) {
+        send_json(res, {{"error", e.what()}}, 500);
+    }
+}
+
+// A handler that answers with JSON.
 template <class F>
 httplib::Server::Handler guarded(F f) {
     return [f](const httplib::Request& req, httplib::Response& res) {
-        try {
-            send_json(res, f(req));
-        } catch (const HttpError& e) {
-            send_json(res, {{"error", e.what()}}, e.status);
-        } catch (const nimtb::InputError& e) {
-            send_json(res, {{"error", e.what()}}, 400);
-        } catch (const json::exception& e) {
-            send_json(res, {{"error", std::string("bad JSON: ") + e.what()}}, 400);
-        } catch (const std::exception& e) {
-            send_json(res, {{"error", e.what()}}, 500);
-        }
+        answering(res, [&] { send_json(res, f(req)); });
     };
 }
 
@@ -202,53 +216,47 @@ void WebServer::Impl::routes() {
                  }
                  return *t.census;
              }));
-    http.Get(
-        "/api/grid", guarded([this](const httplib::Request& req) {
+    http.Get("/api/plane", [this](const httplib::Request& req, httplib::Response& res) {
+        answering(res, [&] {
             std::lock_guard lock(tables_mutex);
-            io::TableReader& r = table(param(req, "table")).prober->table();
-            const engine::Universe& u = r.universe();
-            const bool sliced = req.has_param("third");
-            if (u.max_heaps() < (sliced ? 3u : 2u)) {
-                throw HttpError(400,
-                                fmt::format("the table holds at most {} heaps", u.max_heaps()));
-            }
-            uint32_t third = 0;
-            if (sliced) {
-                const engine::Heaps t = engine::parse_heaps(param(req, "third"));
-                if (t.size() != 1) throw HttpError(400, "'third' is one heap size");
-                third = t[0];
-            }
-            const uint32_t side = u.is_box() ? u.max_heap_size() + 1 : u.max_total() + 1;
-            if (side > MAX_GRID_SIDE) {
-                throw HttpError(422, fmt::format("heaps up to {} make a board too big to draw (at "
-                                                 "most {} a side)",
-                                                 side - 1, MAX_GRID_SIDE));
-            }
-            json values = json::array(), remoteness = json::array();
-            for (uint32_t a = 0; a < side; ++a) {
-                json vrow = json::array(), rrow = json::array();
-                for (uint32_t b = 0; b < side; ++b) {
-                    engine::Heaps h{a, b};
-                    if (sliced) h.push_back(third);
-                    engine::Heaps sorted;
-                    try {
-                        sorted = u.normalise(h);
-                    } catch (const nimtb::InputError&) {
-                        vrow.push_back(nullptr);  // outside the universe
-                        rrow.push_back(nullptr);
-                        continue;
-                    }
-                    const uint64_t rank = u.rank(sorted);
-                    vrow.push_back(r.value(rank));
-                    rrow.push_back(r.has_remoteness() ? json(r.remoteness(rank)) : json(nullptr));
-                }
-                values.push_back(vrow);
-                remoteness.push_back(rrow);
-            }
-            json j = {{"side", side}, {"values", values}, {"remoteness", remoteness}};
-            j["third"] = sliced ? json(third) : json(nullptr);
-            return j;
-        }));
+            plane(req, res);
+        });
+    });
+    http.Get("/api/companion", guarded([this](const httplib::Request& req) {
+                 const std::string name = param(req, "table");
+                 std::lock_guard lock(tables_mutex);
+                 const io::TableReader& r = table(name).prober->table();
+                 const engine::Convention other = r.info().convention == engine::Convention::normal
+                                                      ? engine::Convention::misere
+                                                      : engine::Convention::normal;
+                 std::string path;
+                 try {
+                     path = find_or_solve_universe(options.tables_dir, r.rule(), other,
+                                                   r.universe());
+                 } catch (const std::runtime_error& e) {
+                     throw HttpError(422, e.what());  // too big to solve now: names the solve
+                 }
+                 const std::string found = fs::path(path).filename().string();
+                 return json{{"table", found}, {"info", info(table(found), found)}};
+             }));
+    http.Get("/api/sequence", guarded([](const httplib::Request& req) {
+                 const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
+                 engine::SequenceOptions so;
+                 so.until_proven = req.has_param("until_proven");
+                 const std::string bound = so.until_proven ? "limit" : "max_heap";
+                 uint64_t n = MAX_PAGE_SEQUENCE;
+                 if (!so.until_proven || req.has_param("limit")) {
+                     const engine::Heaps h = engine::parse_heaps(param(req, bound.c_str()));
+                     if (h.size() != 1) throw HttpError(400, "'" + bound + "' is one heap size");
+                     n = h[0];
+                 }
+                 if (n > MAX_PAGE_SEQUENCE) {
+                     throw HttpError(422, fmt::format("the page computes sequences up to heap {}; "
+                                                      "run nimtb sequence for longer ones",
+                                                      MAX_PAGE_SEQUENCE));
+                 }
+                 return sequence_json(rule, engine::long_sequence(rule, n, so));
+             }));
     http.Get("/api/hint", guarded([this](const httplib::Request& req) {
                  const engine::Heaps heaps = position_param(req);
                  std::lock_guard lock(tables_mutex);
@@ -344,6 +352,73 @@ void WebServer::Impl::routes() {
         int yes = 1;
         setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
+}
+
+// A picture's data: every position a b c... of two heaps a (rows) and b
+// (columns) from 0, the other heaps fixed at `others`. The body is binary,
+// little-endian: rows x cols values (uint32, NO_VALUE outside the universe),
+// then rows x cols remoteness (uint16, NO_REMOTENESS when not stored); the
+// headers X-Rows and X-Cols give its shape, X-Clipped says the universe
+// goes on beyond it.
+void WebServer::Impl::plane(const httplib::Request& req, httplib::Response& res) {
+    io::TableReader& r = table(param(req, "table")).prober->table();
+    const engine::Universe& u = r.universe();
+    if (u.max_heaps() < 2) throw HttpError(400, "the table holds one heap: there is no plane");
+    const engine::Heaps others =
+        req.has_param("others") ? engine::parse_heaps(req.get_param_value("others")) : engine::Heaps{};
+    if (others.size() > u.max_heaps() - 2) {
+        throw HttpError(400, fmt::format("a plane of a table of {} heaps fixes at most {} others",
+                                         u.max_heaps(), u.max_heaps() - 2));
+    }
+    u.normalise(others);  // a clear error when the others alone are beyond the table
+    uint64_t fixed_total = 0;
+    engine::Heaps fixed;
+    for (uint32_t c : others) {
+        fixed_total += c;
+        if (c) fixed.push_back(c);
+    }
+    // The heap sizes a or b can take with the others as they are.
+    const uint64_t extent = u.is_box() ? uint64_t{u.max_heap_size()} + 1
+                                       : uint64_t{u.max_total()} - fixed_total + 1;
+    const uint32_t side = static_cast<uint32_t>(std::min<uint64_t>(extent, MAX_PLANE_SIDE));
+    const size_t cells = size_t{side} * side;
+    std::vector<uint64_t> ranks;
+    std::vector<uint32_t> where;  // the cell of each rank
+    ranks.reserve(cells);
+    where.reserve(cells);
+    engine::Heaps h(u.max_heaps());
+    for (uint32_t a = 0; a < side; ++a) {
+        for (uint32_t b = 0; b < side; ++b) {
+            const size_t nonzero = fixed.size() + (a != 0) + (b != 0);
+            if (nonzero > u.max_heaps() || (!u.is_box() && a + b + fixed_total > u.max_total()))
+                continue;
+            std::fill(h.begin(), h.end(), 0);
+            std::copy(fixed.begin(), fixed.end(), h.begin());
+            h[fixed.size()] = a;
+            h[fixed.size() + 1] = b;
+            std::sort(h.begin(), h.end());
+            ranks.push_back(u.rank(h));
+            where.push_back(a * side + b);
+        }
+    }
+    std::vector<uint32_t> found(ranks.size());
+    std::vector<uint32_t> values(cells, NO_VALUE);
+    std::vector<uint16_t> remoteness(cells, NO_REMOTENESS);
+    r.values(ranks, found);
+    for (size_t i = 0; i < ranks.size(); ++i) values[where[i]] = found[i];
+    if (r.has_remoteness()) {
+        r.remotenesses(ranks, found);
+        for (size_t i = 0; i < ranks.size(); ++i)
+            remoteness[where[i]] = static_cast<uint16_t>(found[i]);
+    }
+    std::string body(cells * (sizeof(uint32_t) + sizeof(uint16_t)), '\0');
+    std::memcpy(body.data(), values.data(), cells * sizeof(uint32_t));
+    std::memcpy(body.data() + cells * sizeof(uint32_t), remoteness.data(),
+                cells * sizeof(uint16_t));
+    res.set_header("X-Rows", std::to_string(side));
+    res.set_header("X-Cols", std::to_string(side));
+    res.set_header("X-Clipped", extent > side ? "1" : "0");
+    res.set_content(std::move(body), "application/octet-stream");
 }
 
 json WebServer::Impl::northcott(const httplib::Request& req) {

@@ -8,7 +8,10 @@
 //   GET  /api/info?table=T                      info --json
 //   GET  /api/query?table=T&position=3,4,5[&line=1]   query --json [--line]
 //   GET  /api/count?table=T                     dump --count --json
-//   GET  /api/grid?table=T[&third=C]            values and remoteness of every a b [C]
+//   GET  /api/plane?table=T[&others=C,D]        values and remoteness of every a b C D, binary
+//   GET  /api/companion?table=T                 the same rule and universe in the other
+//                                               convention, found or solved now if small
+//   GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])   sequence --json
 //   GET  /api/hint?table=T&position=P           {"text"}: the hint of `nimtb play`
 //   GET  /api/move?table=T&position=P&level=L   the computer's move, as in query's "moves"
 //   POST /api/learn  {"table","won","draws"}    the learning level learns from a game

@@ -111,18 +111,11 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
     o.method = engine::parse_sequence_method(method);
     const engine::Rule rule = engine::Rule::parse(rules);
     const engine::LongSequence s = engine::long_sequence(rule, max_heap.value_or(limit), o);
-    py::dict period;
-    period["basis"] = engine::to_string(s.period.basis);
-    period["explanation"] = s.period.explanation;
-    if (s.period.basis == engine::Basis::proof) {
-        period["preperiod"] = s.period.preperiod;
-        period["period"] = s.period.period;
-    }
     py::dict d;
     d["rules"] = rule.canonical();
     d["algorithm"] = engine::to_string(s.method);
     d["values"] = numpy_of(s.values.data(), s.values.size());
-    d["period"] = period;
+    d["period"] = to_python(apps::period_json(apps::reported_period(rule, s)));
     return d;
 }
 

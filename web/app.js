@@ -48,16 +48,10 @@ function el(tag, attrs = {}, ...children) {
 const heapsText = (heaps) => heaps.filter((h) => h > 0).join(" ") || "(empty)";
 const remotenessText = (r) => (r === null ? "not stored" : String(r));
 
-// The colour of a value on the boards: P-positions (value 0) dark, others by hue.
-function valueColour(v) {
-  if (v === null) return "transparent";
-  if (v === 0) return "#263238";
-  return `hsl(${((v - 1) * 67) % 360}, 65%, 74%)`;
-}
-
 // ---------------------------------------------------------------- views
 
 function showView(name) {
+  showError(null);  // an error belongs to the view that caused it
   for (const s of document.querySelectorAll(".view")) s.hidden = s.id !== name;
   for (const b of document.querySelectorAll("nav button")) {
     b.classList.toggle("active", b.dataset.view === name);
@@ -394,8 +388,17 @@ function ncHistory() {
 
 // ---------------------------------------------------------------- explore
 
+function clearAnswer() {
+  $("ex-summary").textContent = "";
+  delete $("ex-summary").dataset.value;
+  $("ex-moves").replaceChildren();
+  $("ex-line-title").hidden = true;
+  $("ex-line").replaceChildren();
+}
+
 async function explore(event) {
   if (event) event.preventDefault();
+  clearAnswer();  // no answer of another table or position stays under an error
   const table = $("ex-table").value;
   if (!table) throw new Error("no table in the server's folder yet: solve one with nimtb solve");
   const q = await api("/api/query", { table, position: $("ex-position").value, line: 1 });
@@ -413,42 +416,137 @@ async function explore(event) {
   $("ex-line").replaceChildren(...q.line.map((m) => el("li", {}, `${m.move} → ${heapsText(m.result)}`)));
 }
 
-async function drawGrid() {
+// The pictures: planes of the chosen table (and of its other convention).
+const ex = { table: null, planes: [], others: [], companions: new Map(), serial: 0, view: null };
+
+function othersFor(t) {
+  return t.max_heaps > 2 ? Array.from({ length: Math.min(t.max_heaps - 2, 6) }, () => 0) : [];
+}
+
+// A slider per heap besides a and b (up to six); the others stay empty.
+function drawSliders(t) {
+  const box = t.index === "colex-multiset-v1";
+  const top = box ? t.max_heap_size : t.max_total;
+  $("ex-others").replaceChildren(...ex.others.map((c, i) => {
+    const shown = el("output", {}, String(c));
+    const slider = el("input", {
+      type: "range", min: 0, max: top, value: c, id: `ex-other-${i + 1}`,
+      "aria-label": `heap ${i + 3}`,
+    });
+    slider.addEventListener("input", () => {
+      ex.others[i] = Number(slider.value);
+      shown.textContent = slider.value;
+      schedulePictures();
+    });
+    return el("label", {}, `heap ${i + 3} `, slider, shown);
+  }));
+}
+
+let pictureTimer = null;
+function schedulePictures() {
+  clearTimeout(pictureTimer);
+  pictureTimer = setTimeout(guard(() => drawPictures(true)), 120);
+}
+
+async function companionOf(table) {
+  if (!ex.companions.has(table)) {
+    const c = await api("/api/companion", { table });
+    ex.companions.set(table, c);
+    if (!tables.some((t) => t.path === c.table)) await loadTables();  // solved just now
+  }
+  return ex.companions.get(table);
+}
+
+// Draws the planes of the chosen table; keep: keep the zoom and pan.
+async function drawPictures(keep = false) {
+  const serial = ++ex.serial;
   const t = tables.find((x) => x.path === $("ex-table").value);
-  const grid = $("ex-grid");
-  grid.replaceChildren();
-  $("ex-legend").replaceChildren();
   if (!t) return;
+  if (t.path !== ex.table) {
+    ex.table = t.path;
+    ex.others = othersFor(t);
+    drawSliders(t);
+    keep = false;
+  }
   if (t.max_heaps < 2) {
-    $("ex-board-help").textContent = "The table holds one heap: there is no board to draw.";
-    $("ex-third-row").hidden = true;
+    ex.view.clear();
+    $("ex-board-help").textContent = "The table holds one heap: there is no plane to draw.";
+    $("ex-legend").replaceChildren();
     return;
   }
-  const sliced = t.max_heaps >= 3;
-  $("ex-third-row").hidden = !sliced;
-  const params = { table: t.path };
-  if (sliced) params.third = $("ex-third").value || "0";
-  const g = await api("/api/grid", params);
-  $("ex-board-help").textContent = (sliced
-    ? `Positions a b ${g.third}: the slice of the third heap ${g.third}. `
-    : "Positions a b: the stone game's board, the stone at row a and column b. ") +
-    "Dark cells are P-positions (value 0); click a cell to query it.";
-  grid.style.gridTemplateColumns = `repeat(${g.side}, var(--cell))`;
-  for (let a = 0; a < g.side; ++a) {
-    for (let b = 0; b < g.side; ++b) {
-      const v = g.values[a][b];
-      const position = sliced ? [a, b, g.third] : [a, b];
-      grid.append(el("div", {
-        class: "cell" + (v === 0 ? " p" : "") + (v === null ? " outside" : ""),
-        title: v === null ? "outside the table" : `${position.join(" ")}: value ${v}, remoteness ${remotenessText(g.remoteness[a][b])}`,
-        style: `background:${valueColour(v)}`,
-        dataset: { a, b, value: v === null ? "" : v },
-        onclick: v === null ? () => {} : guard(() => { $("ex-position").value = position.join(" "); return explore(); }),
-      }, v === 0 ? "P" : ""));
-    }
+  const mode = $("ex-compare").value, colour = $("ex-colour").value;
+  let pair = [t];
+  if (mode !== "one") {
+    const c = await companionOf(t.path);
+    pair = t.convention === "normal" ? [t, c.info] : [c.info, t];
   }
-  const seen = [...new Set(g.values.flat().filter((v) => v !== null))].sort((x, y) => x - y).slice(0, 16);
-  $("ex-legend").append("values: ", ...seen.map((v) => el("span", { class: "swatch", style: `background:${valueColour(v)}` }, String(v))));
+  const others = [...ex.others];
+  const planes = await Promise.all(pair.map((x) => fetchPlane(x.path, others)));
+  if (serial !== ex.serial) return;  // a newer choice came first
+  ex.planes = planes.map((p, i) => ({ ...p, info: pair[i] }));
+  const [first] = ex.planes;
+  const pictures = mode === "difference"
+    ? [{ title: "normal against misère play", image: paintCells(first.rows, first.cols, cellColour("difference", first, ex.planes[1])) }]
+    : ex.planes.map((p) => ({
+      title: `${p.info.rules} ${p.info.convention}` + (p.info.convention === "misere" ? " (misère: the last move loses)" : ""),
+      image: paintCells(p.rows, p.cols, cellColour(colour, p)),
+    }));
+  ex.view.show(pictures, first.rows, first.cols, keep);
+  const named = ["a", "b", ...others.filter((c) => c > 0)].join(" ");
+  $("ex-board-help").textContent = `Positions ${named}: heap a down, heap b across` +
+    (others.length ? ", the other heaps set by the sliders" : "") +
+    (first.clipped ? `; a and b up to ${first.rows - 1} of the table's larger range` : "") +
+    ". Drag to pan, wheel or + − to zoom, hover to read a cell, click to query it.";
+  drawLegend(mode, colour);
+}
+
+function swatch(rgb, text) {
+  return el("span", { class: "swatch", style: `background:${css(rgb)}` }, text);
+}
+
+function drawLegend(mode, colour) {
+  const legend = $("ex-legend");
+  if (mode === "difference") {
+    legend.replaceChildren(swatch(CELL.differs, " "), " the outcome differs  ",
+      swatch(CELL.p, " "), " P in both  ", swatch(CELL.n, " "), " N in both");
+  } else if (colour === "outcome") {
+    legend.replaceChildren(swatch(CELL.p, " "), " P: the player to move loses  ",
+      swatch(CELL.n, " "), " N: the player to move wins");
+  } else if (colour === "remoteness") {
+    const max = Math.max(...ex.planes.map((p) => p.maxRemoteness));
+    const ramp = (r, label) => el("span", { class: "ramp", style: `background:linear-gradient(90deg,${css(r[0])},${css(r[1])})` }, label);
+    legend.replaceChildren("remoteness 0 ", ramp(RAMP.p, "P"), ` ${max}   0 `, ramp(RAMP.n, "N"), ` ${max}`);
+  } else {
+    const seen = new Set();
+    for (const p of ex.planes) for (const v of p.values) if (v !== NO_VALUE && seen.size <= 64) seen.add(v);
+    const sorted = [...seen].sort((x, y) => x - y);
+    legend.replaceChildren("values: ", ...sorted.slice(0, 16).map((v) => {
+      const s = swatch(valueRgb(v), String(v));
+      if (v === 0) s.classList.add("dark");
+      return s;
+    }), sorted.length > 16 ? " …" : "");
+  }
+}
+
+// What a cell holds, in each picture's table.
+function describeCell(cell) {
+  if (!cell) return "\u00a0";
+  const position = [cell.a, cell.b, ...ex.others.slice(0)];
+  const i = cell.a * ex.planes[0].cols + cell.b;
+  const parts = ex.planes.map((p) => {
+    const v = p.values[i], r = p.remoteness[i];
+    if (v === NO_VALUE) return `${p.info.convention}: not in the table`;
+    return `${p.info.convention}: value ${v} (${v === 0 ? "P" : "N"})` +
+      (r === NO_REMOTENESS ? "" : `, remoteness ${r}`);
+  });
+  return `${heapsText(position)} — ${parts.join("; ")}`;
+}
+
+function queryCell(cell) {
+  const i = cell.a * ex.planes[0].cols + cell.b;
+  if (ex.planes[0].values[i] === NO_VALUE) throw new Error("that cell is not a position of the table");
+  $("ex-position").value = [cell.a, cell.b, ...ex.others].join(" ");
+  return explore();
 }
 
 // ---------------------------------------------------------------- research
@@ -472,6 +570,32 @@ async function research(event) {
   };
   fill("re-by-total", c.by_total, "total");
   fill("re-by-largest", c.by_largest, "largest");
+  const bars = (id, rows, key, label) => barChart($(id), rows.map((r) => r[key]), [
+    { name: "P-positions", cls: "p", values: rows.map((r) => r.p_positions) },
+    { name: "N-positions", cls: "n", values: rows.map((r) => r.positions - r.p_positions) },
+  ], label, "positions");
+  bars("re-plot-total", c.by_total, "total", "total");
+  bars("re-plot-largest", c.by_largest, "largest", "largest heap");
+  if (c.by_remoteness) bars("re-plot-remoteness", c.by_remoteness, "remoteness", "remoteness");
+  else $("re-plot-remoteness").replaceChildren();
+}
+
+async function sequence(event) {
+  if (event) event.preventDefault();
+  const rules = $("sq-rules").value.trim();
+  const params = { rules };
+  if ($("sq-until").checked) Object.assign(params, { until_proven: 1, limit: $("sq-max").value });
+  else params.max_heap = $("sq-max").value;
+  $("sq-summary").textContent = "computing…";
+  $("sq-plot").replaceChildren();
+  try {
+    const s = await api("/api/sequence", params);
+    $("sq-summary").textContent = `${s.rules}: g(0) to g(${s.max_heap}); ${s.period.explanation}`;
+    sequencePlot($("sq-plot"), s);
+  } catch (e) {
+    $("sq-summary").textContent = "";
+    throw e;
+  }
 }
 
 // ---------------------------------------------------------------- wiring
@@ -488,9 +612,17 @@ function wire() {
   $("nc-play-setup").addEventListener("click", guard(() => ncStart(boardText(nc.rows))));
   $("nc-hint").addEventListener("click", guard(ncHint));
   $("ex-form").addEventListener("submit", guard(explore));
-  $("ex-table").addEventListener("change", guard(drawGrid));
-  $("ex-third").addEventListener("change", guard(drawGrid));
+  ex.view = new PlaneView($("ex-pictures"), {
+    onHover: (cell) => { $("ex-hover").textContent = describeCell(cell); },
+    onClick: guard(queryCell),
+  });
+  $("ex-table").addEventListener("change", guard(() => { clearAnswer(); return drawPictures(); }));
+  for (const id of ["ex-colour", "ex-compare"]) $(id).addEventListener("change", guard(() => drawPictures(true)));
+  $("ex-zoom-in").addEventListener("click", () => ex.view.zoom(1.5));
+  $("ex-zoom-out").addEventListener("click", () => ex.view.zoom(1 / 1.5));
+  $("ex-zoom-fit").addEventListener("click", () => ex.view.fit());
   $("re-form").addEventListener("submit", guard(research));
+  $("sq-form").addEventListener("submit", guard(sequence));
   const fromHash = () => {
     const view = location.hash.slice(1);
     showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play");
@@ -502,5 +634,5 @@ function wire() {
 wire();
 guard(async () => {
   await loadTables();
-  await drawGrid();
+  await drawPictures();
 })();

@@ -1,0 +1,331 @@
+// The Explore view's pictures: a plane of positions a b (the table's other
+// heaps fixed) on canvases, one cell per position, heap a down and heap b
+// across, with axes, zoom (wheel, buttons), pan (drag), hover and click.
+// Several pictures (normal and misère side by side) share one view.
+"use strict";
+
+const NO_VALUE = 0xffffffff, NO_REMOTENESS = 0xffff;
+
+// The colours of the cells, as [r, g, b].
+const CELL = {
+  p: [38, 50, 56],          // a P-position: the player to move loses
+  n: [207, 216, 220],       // an N-position, by outcome
+  outside: [255, 255, 255], // not a position of the table
+  differs: [211, 47, 47],   // the outcome changes between normal and misère play
+  unknown: [176, 190, 197], // remoteness not stored
+};
+const RAMP = { p: [[187, 222, 251], [13, 71, 161]], n: [[255, 224, 178], [230, 81, 0]] };
+
+const css = (rgb) => `rgb(${rgb.join(",")})`;
+
+function hslToRgb(h, s, l) {
+  const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
+  const f = (n) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
+  return [f(0), f(8), f(4)].map((x) => Math.round(x * 255));
+}
+
+// Value 0 dark; the others light, each value its own hue.
+const valueColours = new Map();
+function valueRgb(v) {
+  if (v === 0) return CELL.p;
+  if (!valueColours.has(v)) valueColours.set(v, hslToRgb(((v - 1) * 67) % 360, 0.65, 0.74));
+  return valueColours.get(v);
+}
+
+function remotenessRgb(isP, r, max) {
+  const [lo, hi] = isP ? RAMP.p : RAMP.n, t = max ? r / max : 0;
+  return lo.map((x, i) => Math.round(x + (hi[i] - x) * t));
+}
+
+// A plane as /api/plane sends it: rows x cols values, then remoteness.
+async function fetchPlane(table, others) {
+  const res = await fetch("/api/plane?" + new URLSearchParams({ table, others: others.join(",") }));
+  if (!res.ok) throw new Error((await res.json()).error || res.statusText);
+  const rows = Number(res.headers.get("X-Rows")), cols = Number(res.headers.get("X-Cols"));
+  const buffer = await res.arrayBuffer(), n = rows * cols;
+  const plane = {
+    table, rows, cols, clipped: res.headers.get("X-Clipped") === "1",
+    values: new Uint32Array(buffer, 0, n), remoteness: new Uint16Array(buffer, 4 * n, n),
+  };
+  plane.maxRemoteness = 0;
+  for (const r of plane.remoteness) if (r !== NO_REMOTENESS && r > plane.maxRemoteness) plane.maxRemoteness = r;
+  return plane;
+}
+
+// The colour of every cell of `plane` in a colour mode ("difference" also reads `other`).
+function cellColour(mode, plane, other) {
+  const v = plane.values, r = plane.remoteness;
+  switch (mode) {
+    case "outcome":
+      return (i) => (v[i] === NO_VALUE ? CELL.outside : v[i] === 0 ? CELL.p : CELL.n);
+    case "remoteness":
+      return (i) => (v[i] === NO_VALUE ? CELL.outside : r[i] === NO_REMOTENESS ? CELL.unknown
+        : remotenessRgb(v[i] === 0, r[i], plane.maxRemoteness));
+    case "difference":
+      return (i) => {
+        const w = other.values[i];
+        if (v[i] === NO_VALUE || w === NO_VALUE) return CELL.outside;
+        if ((v[i] === 0) !== (w === 0)) return CELL.differs;
+        return v[i] === 0 ? CELL.p : CELL.n;
+      };
+    default:
+      return (i) => (v[i] === NO_VALUE ? CELL.outside : valueRgb(v[i]));
+  }
+}
+
+// One pixel per cell, drawn later scaled up without smoothing.
+function paintCells(rows, cols, colourOf) {
+  const image = document.createElement("canvas");
+  image.width = cols;
+  image.height = rows;
+  const ctx = image.getContext("2d");
+  const data = ctx.createImageData(cols, rows);
+  for (let i = 0; i < rows * cols; ++i) {
+    const c = colourOf(i);
+    data.data.set(c, 4 * i);
+    data.data[4 * i + 3] = 255;
+  }
+  ctx.putImageData(data, 0, 0);
+  return image;
+}
+
+const MARGIN = { left: 44, right: 10, top: 10, bottom: 34 };
+const MAX_CELL_PX = 48;
+
+class PlaneView {
+  // onHover(cell or null), onClick(cell): cell = { a, b }.
+  constructor(container, { onHover, onClick }) {
+    this.container = container;
+    this.onHover = onHover;
+    this.onClick = onClick;
+    this.figures = [];
+    this.rows = 0;
+    this.cols = 0;
+    this.view = { x0: 0, y0: 0, scale: 1 };
+    this.hover = null;
+    new ResizeObserver(() => this.layout()).observe(container);
+  }
+
+  // pictures: [{ title, image }] of rows x cols cells; keep: keep the zoom and pan.
+  show(pictures, rows, cols, keep) {
+    const same = keep && rows === this.rows && cols === this.cols && this.figures.length;
+    this.rows = rows;
+    this.cols = cols;
+    this.container.replaceChildren();
+    this.figures = pictures.map((p, index) => {
+      const canvas = document.createElement("canvas");
+      canvas.dataset.picture = index;
+      const figure = el("figure", { class: "picture" }, el("figcaption", {}, p.title), canvas);
+      this.container.append(figure);
+      this.wire(canvas);
+      return { canvas, image: p.image };
+    });
+    this.layout();
+    if (!same) this.fit();
+    this.draw();
+  }
+
+  clear() {
+    this.figures = [];
+    this.container.replaceChildren();
+  }
+
+  // The canvases' size from the container: square plots side by side, no
+  // taller than most of the window.
+  layout() {
+    if (!this.figures.length) return;
+    const gap = 16, count = this.figures.length;
+    const room = Math.max(160, Math.floor((this.container.clientWidth - gap * (count - 1)) / count));
+    const side = Math.min(room - MARGIN.left - MARGIN.right,
+      Math.max(220, Math.floor(window.innerHeight * 0.75)) - MARGIN.top - MARGIN.bottom);
+    const width = side + MARGIN.left + MARGIN.right, height = side + MARGIN.top + MARGIN.bottom;
+    const ratio = window.devicePixelRatio || 1;
+    for (const f of this.figures) {
+      f.canvas.style.width = width + "px";
+      f.canvas.style.height = height + "px";
+      f.canvas.width = Math.round(width * ratio);
+      f.canvas.height = Math.round(height * ratio);
+    }
+    this.width = width;
+    this.height = height;
+    if (this.fitted) this.fit();
+    else this.draw();
+  }
+
+  plotSize() {
+    return { w: this.width - MARGIN.left - MARGIN.right, h: this.height - MARGIN.top - MARGIN.bottom };
+  }
+
+  fitScale() {
+    const { w, h } = this.plotSize();
+    return Math.min(w / Math.max(this.cols, 1), h / Math.max(this.rows, 1));
+  }
+
+  fit() {
+    this.view = { x0: 0, y0: 0, scale: this.fitScale() };
+    this.fitted = true;
+    this.draw();
+  }
+
+  // Zooms by `factor` keeping the cell under (x, y) (canvas pixels, CSS) in place.
+  zoom(factor, x, y) {
+    const { w, h } = this.plotSize();
+    if (x === undefined) [x, y] = [MARGIN.left + w / 2, MARGIN.top + h / 2];
+    const v = this.view;
+    const scale = Math.min(MAX_CELL_PX, Math.max(this.fitScale(), v.scale * factor));
+    const bx = v.x0 + (x - MARGIN.left) / v.scale, ay = v.y0 + (y - MARGIN.top) / v.scale;
+    this.view = { x0: bx - (x - MARGIN.left) / scale, y0: ay - (y - MARGIN.top) / scale, scale };
+    this.fitted = false;
+    this.clamp();
+    this.draw();
+  }
+
+  // Moves the view by (dx, dy) canvas pixels.
+  pan(from, dx, dy) {
+    this.view = { ...from, x0: from.x0 - dx / from.scale, y0: from.y0 - dy / from.scale };
+    this.fitted = false;
+    this.clamp();
+    this.draw();
+  }
+
+  // Some of the plane stays in sight.
+  clamp() {
+    const { w, h } = this.plotSize(), v = this.view;
+    const spanX = w / v.scale, spanY = h / v.scale;
+    v.x0 = Math.min(Math.max(v.x0, Math.min(0, this.cols - spanX)), Math.max(0, this.cols - spanX));
+    v.y0 = Math.min(Math.max(v.y0, Math.min(0, this.rows - spanY)), Math.max(0, this.rows - spanY));
+  }
+
+  // The cells in sight: a in [a0, a1], b in [b0, b1].
+  visible() {
+    const { w, h } = this.plotSize(), v = this.view;
+    return {
+      a0: Math.max(0, Math.floor(v.y0)), a1: Math.min(this.rows - 1, Math.ceil(v.y0 + h / v.scale) - 1),
+      b0: Math.max(0, Math.floor(v.x0)), b1: Math.min(this.cols - 1, Math.ceil(v.x0 + w / v.scale) - 1),
+    };
+  }
+
+  // The cell under (x, y) in CSS pixels of a canvas, or null.
+  cellAt(x, y) {
+    const { w, h } = this.plotSize(), v = this.view;
+    if (x < MARGIN.left || y < MARGIN.top || x >= MARGIN.left + w || y >= MARGIN.top + h) return null;
+    const b = Math.floor(v.x0 + (x - MARGIN.left) / v.scale), a = Math.floor(v.y0 + (y - MARGIN.top) / v.scale);
+    return a >= 0 && b >= 0 && a < this.rows && b < this.cols ? { a, b } : null;
+  }
+
+  // The centre of cell a b in CSS pixels of a canvas.
+  centreOf(a, b) {
+    const v = this.view;
+    return { x: MARGIN.left + (b + 0.5 - v.x0) * v.scale, y: MARGIN.top + (a + 0.5 - v.y0) * v.scale };
+  }
+
+  draw() {
+    if (!this.figures.length || !this.width) return;
+    const { w, h } = this.plotSize(), v = this.view, ratio = this.figures[0].canvas.width / this.width;
+    for (const f of this.figures) {
+      const ctx = f.canvas.getContext("2d");
+      ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+      ctx.clearRect(0, 0, this.width, this.height);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(MARGIN.left, MARGIN.top, w, h);
+      ctx.clip();
+      ctx.fillStyle = "#f6f7f9";
+      ctx.fillRect(MARGIN.left, MARGIN.top, w, h);
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(f.image, MARGIN.left - v.x0 * v.scale, MARGIN.top - v.y0 * v.scale,
+        this.cols * v.scale, this.rows * v.scale);
+      if (this.hover) {
+        const c = this.centreOf(this.hover.a, this.hover.b);
+        ctx.strokeStyle = "#1565c0";
+        ctx.lineWidth = 2;
+        const s = Math.max(v.scale, 6);
+        ctx.strokeRect(c.x - s / 2 - 1, c.y - s / 2 - 1, s + 2, s + 2);
+      }
+      ctx.restore();
+      this.drawAxes(ctx, w, h);
+    }
+  }
+
+  drawAxes(ctx, w, h) {
+    const v = this.view, r = this.visible();
+    ctx.fillStyle = "#5f6b73";
+    ctx.strokeStyle = "#5f6b73";
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.lineWidth = 1;
+    const step = niceStep(36 / v.scale);
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    for (let b = Math.ceil(r.b0 / step) * step; b <= r.b1; b += step) {
+      const x = MARGIN.left + (b + 0.5 - v.x0) * v.scale;
+      ctx.fillText(String(b), x, MARGIN.top + h + 5);
+      ctx.beginPath();
+      ctx.moveTo(x, MARGIN.top + h);
+      ctx.lineTo(x, MARGIN.top + h + 3);
+      ctx.stroke();
+    }
+    ctx.fillText("heap b →", MARGIN.left + w / 2, MARGIN.top + h + 19);
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    for (let a = Math.ceil(r.a0 / step) * step; a <= r.a1; a += step) {
+      const y = MARGIN.top + (a + 0.5 - v.y0) * v.scale;
+      ctx.fillText(String(a), MARGIN.left - 6, y);
+      ctx.beginPath();
+      ctx.moveTo(MARGIN.left - 3, y);
+      ctx.lineTo(MARGIN.left, y);
+      ctx.stroke();
+    }
+    ctx.save();
+    ctx.translate(10, MARGIN.top + h / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = "center";
+    ctx.fillText("← heap a", 0, 0);
+    ctx.restore();
+  }
+
+  // Drag pans, a click without a drag picks a cell, the wheel zooms.
+  wire(canvas) {
+    let press = null;
+    const at = (e) => {
+      const box = canvas.getBoundingClientRect();
+      return { x: e.clientX - box.left, y: e.clientY - box.top };
+    };
+    canvas.addEventListener("pointerdown", (e) => {
+      press = { ...at(e), view: { ...this.view }, moved: false };
+      canvas.setPointerCapture(e.pointerId);
+    });
+    canvas.addEventListener("pointermove", (e) => {
+      const p = at(e);
+      if (press) {
+        const dx = p.x - press.x, dy = p.y - press.y;
+        if (press.moved || Math.hypot(dx, dy) > 4) {
+          press.moved = true;
+          this.pan(press.view, dx, dy);
+          return;
+        }
+      }
+      const cell = this.cellAt(p.x, p.y);
+      if ((cell && this.hover && cell.a === this.hover.a && cell.b === this.hover.b) || cell === this.hover) return;
+      this.hover = cell;
+      this.draw();
+      this.onHover(cell);
+    });
+    canvas.addEventListener("pointerup", (e) => {
+      const p = at(e), wasClick = press && !press.moved;
+      press = null;
+      const cell = this.cellAt(p.x, p.y);
+      if (wasClick && cell) this.onClick(cell);
+    });
+    canvas.addEventListener("pointerleave", () => {
+      if (press) return;
+      this.hover = null;
+      this.draw();
+      this.onHover(null);
+    });
+    canvas.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      const p = at(e);
+      this.zoom(e.deltaY < 0 ? 1.25 : 0.8, p.x, p.y);
+    }, { passive: false });
+  }
+}

@@ -1,0 +1,113 @@
+// Plots of the Research view, drawn as SVG by the page itself (nothing from a
+// CDN: the page works offline). Every mark carries its data in data-*
+// attributes and a <title>, so what is drawn can be read back.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svgEl(tag, attrs = {}, ...children) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+// A round step (1, 2 or 5 times a power of ten) of at least `least`.
+function niceStep(least) {
+  const p = 10 ** Math.floor(Math.log10(Math.max(least, 1e-9)));
+  for (const m of [1, 2, 5, 10]) if (m * p >= least) return m * p;
+  return 10 * p;
+}
+
+// Compact numbers for axis labels: 950, 12k, 3.4M.
+function shortNumber(n) {
+  if (n >= 1e6) return (n / 1e6).toFixed(n % 1e6 ? 1 : 0) + "M";
+  if (n >= 1e4) return (n / 1e3).toFixed(0) + "k";
+  return String(n);
+}
+
+const PLOT = { width: 640, height: 260, left: 56, right: 12, top: 14, bottom: 40 };
+const WIDE = { ...PLOT, width: 1100, height: 300 };
+
+// Axes over [x0, x1] x [0, y1] in a fresh plot of the given size; returns the two scales.
+function axes(svg, x0, x1, y1, xLabel, yLabel, box = PLOT) {
+  svg.replaceChildren();
+  svg.setAttribute("viewBox", `0 0 ${box.width} ${box.height}`);
+  const w = box.width - box.left - box.right, h = box.height - box.top - box.bottom;
+  const sx = (x) => box.left + ((x - x0) / Math.max(x1 - x0, 1e-9)) * w;
+  const sy = (y) => box.top + h - (y / Math.max(y1, 1e-9)) * h;
+  const g = svgEl("g", { class: "axes" });
+  g.append(svgEl("line", { x1: box.left, y1: box.top + h, x2: box.left + w, y2: box.top + h }),
+    svgEl("line", { x1: box.left, y1: box.top, x2: box.left, y2: box.top + h }));
+  const xStep = niceStep((x1 - x0) / 10);
+  for (let x = Math.ceil(x0 / xStep) * xStep; x <= x1; x += xStep) {
+    g.append(svgEl("line", { x1: sx(x), y1: box.top + h, x2: sx(x), y2: box.top + h + 4 }),
+      svgEl("text", { x: sx(x), y: box.top + h + 16, "text-anchor": "middle" }, shortNumber(x)));
+  }
+  const yStep = niceStep(y1 / 5);
+  for (let y = 0; y <= y1; y += yStep) {
+    g.append(svgEl("line", { class: "grid", x1: box.left, y1: sy(y), x2: box.left + w, y2: sy(y) }),
+      svgEl("text", { x: box.left - 6, y: sy(y) + 4, "text-anchor": "end" }, shortNumber(y)));
+  }
+  g.append(svgEl("text", { x: box.left + w / 2, y: box.height - 4, "text-anchor": "middle", class: "label" }, xLabel),
+    svgEl("text", { x: 12, y: box.top + h / 2, "text-anchor": "middle", class: "label",
+      transform: `rotate(-90 12 ${box.top + h / 2})` }, yLabel));
+  svg.append(g);
+  return { sx, sy };
+}
+
+// Stacked bars: for each x, one bar per series on top of the previous ones.
+// series: [{ name, cls, values }] with values[i] the height at xs[i].
+function barChart(svg, xs, series, xLabel, yLabel) {
+  const totals = xs.map((_, i) => series.reduce((s, ser) => s + ser.values[i], 0));
+  const x0 = xs.length ? xs[0] - 0.5 : 0, x1 = xs.length ? xs[xs.length - 1] + 0.5 : 1;
+  const { sx, sy } = axes(svg, x0, x1, Math.max(1, ...totals), xLabel, yLabel);
+  const width = Math.max(0.5, sx(1) - sx(0) - (xs.length > 60 ? 0 : 1));
+  xs.forEach((x, i) => {
+    let base = 0;
+    for (const ser of series) {
+      const v = ser.values[i];
+      if (v > 0) {
+        svg.append(svgEl("rect", {
+          class: "bar " + ser.cls, x: sx(x) - width / 2, width, y: sy(base + v), height: sy(base) - sy(base + v),
+          "data-x": x, "data-y": v,
+        }, svgEl("title", {}, `${xLabel} ${x}: ${v} ${ser.name}`)));
+      }
+      base += v;
+    }
+  });
+  svg.append(legendOf(series));
+}
+
+function legendOf(series) {
+  const g = svgEl("g", { class: "plot-legend" });
+  series.forEach((ser, i) => {
+    const x = PLOT.width - PLOT.right - 150, y = PLOT.top + 4 + 16 * i;
+    g.append(svgEl("rect", { class: "bar " + ser.cls, x, y, width: 10, height: 10 }),
+      svgEl("text", { x: x + 14, y: y + 9 }, ser.name));
+  });
+  return g;
+}
+
+// g(n) of a single heap, n = 0..max, as `sequence --json` gives it; the
+// periodic stretch shaded from the preperiod on, its first period darker.
+function sequencePlot(svg, seq) {
+  const g = seq.values, n = g.length - 1;
+  const { sx, sy } = axes(svg, 0, Math.max(n, 1), Math.max(1, ...g), "heap n", "g(n)", WIDE);
+  const p = seq.period;
+  if (p.period) {
+    const top = sy(Math.max(1, ...g)), bottom = sy(0);
+    const cls = p.basis === "proof" ? "proven" : "observed";
+    const start = Math.min(p.preperiod, n), firstEnd = Math.min(p.preperiod + p.period, n);
+    svg.append(svgEl("rect", {
+      class: "period " + cls, x: sx(start), y: top, width: Math.max(sx(n) - sx(start), 1), height: bottom - top,
+      "data-preperiod": p.preperiod, "data-period": p.period, "data-basis": p.basis,
+    }, svgEl("title", {}, p.explanation)), svgEl("rect", {
+      class: "period first " + cls, x: sx(start), y: top, width: Math.max(sx(firstEnd) - sx(start), 1), height: bottom - top,
+    }, svgEl("title", {}, `the first period: heaps ${p.preperiod} to ${p.preperiod + p.period - 1}`)));
+  }
+  const dots = svgEl("g", { class: "dots" });
+  g.forEach((v, i) => dots.append(svgEl("circle", { cx: sx(i), cy: sy(v), r: g.length > 2000 ? 1 : 1.8, "data-n": i, "data-g": v },
+    svgEl("title", {}, `g(${i}) = ${v}`))));
+  svg.append(dots);
+}
