@@ -417,7 +417,8 @@ async function explore(event) {
 }
 
 // The pictures: planes of the chosen table (and of its other convention).
-const ex = { table: null, planes: [], others: [], companions: new Map(), serial: 0, view: null };
+// serial: the latest drawing asked for; drawn: the latest finished.
+const ex = { table: null, planes: [], others: [], companions: new Map(), serial: 0, drawn: 0, view: null };
 
 function othersFor(t) {
   return t.max_heaps > 2 ? Array.from({ length: Math.min(t.max_heaps - 2, 6) }, () => 0) : [];
@@ -498,6 +499,7 @@ async function drawPictures(keep = false) {
     (first.clipped ? `; a and b up to ${first.rows - 1} of the table's larger range` : "") +
     ". Drag to pan, wheel or + − to zoom, hover to read a cell, click to query it.";
   drawLegend(mode, colour);
+  ex.drawn = serial;
 }
 
 function swatch(rgb, text) {

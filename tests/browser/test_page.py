@@ -7,6 +7,7 @@ Run by ctest with Debian's /usr/bin/python3 (python3-selenium), chromium and
 chromium-driver, which tools/setup.sh installs.
 """
 import json
+import math
 import os
 import random
 import re
@@ -18,12 +19,17 @@ import unittest
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from test_cli import NIMTB, run  # noqa: E402
 from test_serve import Server  # noqa: E402
+
+# The cells' colours (web/plane.js): a P-position, an N-position by outcome, an
+# outcome that differs between normal and misère play.
+P_COLOUR, N_COLOUR, DIFFERS_COLOUR = [38, 50, 56], [207, 216, 220], [211, 47, 47]
 
 SCREENSHOTS = os.environ.get("SCREENSHOTS", os.path.join(tempfile.gettempdir(), "nimtb-screenshots"))
 
@@ -42,7 +48,9 @@ class Page(unittest.TestCase):
         os.makedirs(cls.tables)
         for args, name in [(["--rules", "nim", "--heaps", "3", "--max-heap", "15"], "nim-normal-k3-h15.h5"),
                            (["--rules", "subtract:1,3,4", "--misere", "--heaps", "2", "--max-heap", "20"],
-                            "subtract-1_3_4-misere-k2-h20.h5")]:
+                            "subtract-1_3_4-misere-k2-h20.h5"),
+                           (["--rules", "wythoff", "--heaps", "2", "--max-heap", "200"], "wythoff-normal-k2-h200.h5"),
+                           (["--rules", "nim", "--heaps", "2", "--max-heap", "30"], "nim-normal-k2-h30.h5")]:
             code, out, err = run("solve", *args, "-o", os.path.join(cls.tables, name), "--quiet")
             assert code == 0, err
         cls.server = Server(cls.tables)
@@ -61,6 +69,7 @@ class Page(unittest.TestCase):
     # -- helpers
 
     def open(self, view):
+        self.driver.get("about:blank")  # a fresh page, not a jump to a hash of the last one
         self.driver.get(self.server.url + "#" + view)
         self.wait_for(lambda d: d.execute_script("return document.readyState") == "complete")
 
@@ -87,9 +96,54 @@ class Page(unittest.TestCase):
         print(f"screenshot: {path}", file=sys.stderr)
 
     def choose_table(self, select, table):
-        """Picks `table` in a table list once the page has listed the server's two tables."""
-        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, f"#{select} option")) == 2)
+        """Picks `table` in a table list once the page has listed it."""
+        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, f'#{select} option[value="{table}"]'))
         Select(self.by_id(select)).select_by_value(table)
+
+    # The pictures of Explore: what the canvases show, read back from their pixels.
+
+    def pictures_drawn(self, table, count=1):
+        """Waits until `count` canvases show `table` and no other drawing is under way."""
+        self.wait_for(lambda d: d.execute_script(
+            "return ex.table === arguments[0] && ex.drawn === ex.serial && ex.view.width > 0"
+            " && document.querySelectorAll('#ex-pictures canvas').length === arguments[1]", table, count))
+
+    def cells_coloured(self, rgb, picture=0, with_seen=False):
+        """The cells a b whose centre pixel has the colour rgb, among those whose centre is
+        in sight (also returned with `with_seen`)."""
+        found, seen = self.driver.execute_script("""
+            const [rgb, picture] = arguments;
+            const canvas = document.querySelectorAll('#ex-pictures canvas')[picture];
+            const ratio = canvas.width / ex.view.width;
+            const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            const r = ex.view.visible(), found = [], seen = [];
+            for (let a = r.a0; a <= r.a1; ++a) {
+              for (let b = r.b0; b <= r.b1; ++b) {
+                const c = ex.view.centreOf(a, b);
+                const x = Math.floor(c.x * ratio), y = Math.floor(c.y * ratio);
+                if (x < 0 || y < 0 || x >= canvas.width || y >= canvas.height) continue;
+                if (!ex.view.cellAt(c.x, c.y)) continue;  // under the axes
+                seen.push([a, b]);
+                const i = 4 * (y * canvas.width + x);
+                if (pixels[i] === rgb[0] && pixels[i + 1] === rgb[1] && pixels[i + 2] === rgb[2]) found.push([a, b]);
+              }
+            }
+            return [found, seen];""", rgb, picture)
+        found, seen = {tuple(c) for c in found}, {tuple(c) for c in seen}
+        return (found, seen) if with_seen else found
+
+    def in_sight(self):
+        r = self.driver.execute_script("return ex.view.visible()")
+        return r["a0"], r["a1"], r["b0"], r["b1"]
+
+    def canvas_point(self, a, b):
+        """The offset of cell a b's centre from the canvas's centre, as Selenium's pointer wants
+        it: the canvas is scrolled wholly into sight, as Selenium measures from the centre of
+        what is in sight."""
+        return self.driver.execute_script("""
+            document.querySelector('#ex-pictures canvas').scrollIntoView({ block: 'center' });
+            const c = ex.view.centreOf(arguments[0], arguments[1]);
+            return [Math.round(c.x - ex.view.width / 2), Math.round(c.y - ex.view.height / 2)];""", a, b)
 
     def board_heaps(self):
         # Read in one script: the board may be redrawn between two element reads.
@@ -235,42 +289,190 @@ class Page(unittest.TestCase):
         self.assertEqual(self.text("nc-status"), "O cannot move: you win")
         self.screenshot("northcott-end")
 
-    def test_explorer_board_cells_hold_the_tables_values(self):
+    def test_wythoff_p_positions_are_the_dark_cells_through_zoom_and_pan(self):
         self.open("explore")
-        table = "subtract-1_3_4-misere-k2-h20.h5"
-        self.choose_table("ex-table", table)
-        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ex-grid .cell")) == 21 * 21)
+        self.choose_table("ex-table", "wythoff-normal-k2-h200.h5")
+        self.pictures_drawn("wythoff-normal-k2-h200.h5")
         self.no_error()
-        path = os.path.join(self.tables, table)
-        for a, b in [(0, 0), (2, 7), (7, 2), (5, 5), (20, 13), (1, 0)]:
-            c = self.driver.find_element(By.CSS_SELECTOR, f'#ex-grid .cell[data-a="{a}"][data-b="{b}"]')
-            q = query(path, f"{a} {b}")
-            self.assertEqual(c.get_attribute("data-value"), str(q["value"]), (a, b))
-            self.assertEqual(c.text == "P", q["value"] == 0, (a, b))
-            self.assertNotIn(c.value_of_css_property("background-color"), ("rgba(0, 0, 0, 0)", "transparent"))
-        # Clicking a cell queries it.
-        self.driver.find_element(By.CSS_SELECTOR, '#ex-grid .cell[data-a="2"][data-b="7"]').click()
-        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("2 7:"))
-        q = query(path, "2 7")
+        # Wythoff's P-positions: (floor(n phi), floor(n phi^2)) and the mirror images.
+        p_positions = set()
+        for n in range(0, 201):
+            lo = (n + math.isqrt(5 * n * n)) // 2
+            for a, b in ((lo, lo + n), (lo + n, lo)):
+                if a <= 200 and b <= 200:
+                    p_positions.add((a, b))
+        self.assertEqual(self.in_sight(), (0, 200, 0, 200))
+        self.assertEqual(self.cells_coloured(P_COLOUR), p_positions)
+        self.screenshot("explore-wythoff")
+
+        def check():
+            found, seen = self.cells_coloured(P_COLOUR, with_seen=True)
+            self.assertGreater(len(seen), 80 * 80)
+            self.assertEqual(found, p_positions & seen)
+            return found
+
+        # Zoom in twice around the middle: fewer cells in sight, each larger, the same colours.
+        before = self.driver.execute_script("return ex.view.view.scale")
+        self.by_id("ex-zoom-in").click()
+        self.by_id("ex-zoom-in").click()
+        a0, a1, b0, b1 = self.in_sight()
+        self.assertLess(a1 - a0, 120)
+        self.assertGreater(a0, 0)
+        self.assertAlmostEqual(self.driver.execute_script("return ex.view.view.scale"), before * 2.25, places=3)
+        check()
+        # Drag the picture up and left: the cells in sight move down and right.
+        canvas = self.driver.find_element(By.CSS_SELECTOR, "#ex-pictures canvas")
+        ActionChains(self.driver).move_to_element(canvas).click_and_hold().move_by_offset(-60, -40) \
+            .move_by_offset(-60, -40).release().perform()
+        self.wait_for(lambda d: self.in_sight()[0] > a0 and self.in_sight()[2] > b0)
+        shown = check()
+        self.screenshot("explore-wythoff-zoomed")
+        # Hover names the position under the pointer; a click queries it.
+        a0, a1, b0, b1 = self.in_sight()
+        a, b = min((c for c in shown if (c[0], c[1] + 1) not in shown),
+                   key=lambda c: abs(c[0] - (a0 + a1) / 2) + abs(c[1] - (b0 + b1) / 2))
+        dx, dy = self.canvas_point(a, b)
+        ActionChains(self.driver).move_to_element_with_offset(canvas, dx, dy).perform()
+        self.wait_for(lambda d: d.find_element(By.ID, "ex-hover").text.startswith(f"{a} {b} "))
+        self.assertIn("normal: value 0 (P)", self.text("ex-hover"))
+        dx, dy = self.canvas_point(a, b + 1)
+        ActionChains(self.driver).move_to_element_with_offset(canvas, dx, dy).click().perform()
+        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith(f"{a} {b + 1}:"))
+        q = query(os.path.join(self.tables, "wythoff-normal-k2-h200.h5"), f"{a} {b + 1}")
         self.assertIn(f"value {q['value']}; remoteness {q['remoteness']}", self.text("ex-summary"))
+        self.assertTrue(q["to_move_wins"])
         rows = self.driver.find_elements(By.CSS_SELECTOR, "#ex-moves tr")
         self.assertEqual(len(rows) - 1, len(q["moves"]))
         self.assertTrue(rows[1].text.startswith(q["moves"][0]["move"]))
-        self.screenshot("explore")
-        # Three heaps: a slice per third heap.
-        Select(self.by_id("ex-table")).select_by_value("nim-normal-k3-h15.h5")
-        self.wait_for(lambda d: d.find_element(By.ID, "ex-third-row").is_displayed())
-        third = self.by_id("ex-third")
-        third.clear()
-        third.send_keys("6\n")
-        self.driver.execute_script("document.getElementById('ex-third').dispatchEvent(new Event('change'))")
-        self.wait_for(lambda d: "slice of the third heap 6" in d.find_element(By.ID, "ex-board-help").text)
-        c = self.driver.find_element(By.CSS_SELECTOR, '#ex-grid .cell[data-a="3"][data-b="5"]')
-        self.assertEqual(c.get_attribute("data-value"), "0")  # 3 ^ 5 ^ 6 = 0
-        self.assertEqual(c.text, "P")
-        self.screenshot("explore-slice")
+        # Fit shows the whole plane again.
+        self.by_id("ex-zoom-fit").click()
+        self.assertEqual(self.in_sight(), (0, 200, 0, 200))
+        self.no_error()
 
-    def test_research_counts_match_dump_count(self):
+    def test_difference_view_marks_where_misere_changes_the_outcome(self):
+        normal = "nim-normal-k2-h30.h5"
+        self.open("explore")
+        self.choose_table("ex-table", normal)
+        self.pictures_drawn(normal)
+        # The misère table of the same universe is found, or solved on the spot by the server.
+        Select(self.by_id("ex-compare")).select_by_value("side")
+        self.pictures_drawn(normal, 2)
+        captions = [f.text for f in self.driver.find_elements(By.CSS_SELECTOR, "#ex-pictures figcaption")]
+        self.assertEqual(captions[0], "nim normal")
+        self.assertTrue(captions[1].startswith("nim misere"), captions)
+        misere = self.driver.execute_script("return ex.planes[1].info.path")
+        self.screenshot("explore-side-by-side")
+
+        def outcomes(table):
+            code, out, err = run("dump", os.path.join(self.tables, table), "--csv")
+            self.assertEqual(code, 0, err)
+            lost = {}
+            for line in out.splitlines()[1:]:
+                position, value = line.split(",")[:2]
+                heaps = [] if position == "(empty)" else [int(h) for h in position.split()]
+                lost[tuple(sorted(heaps))] = value == "0"
+            return lost
+
+        n, m = outcomes(normal), outcomes(misere)
+        cells = {(a, b) for a in range(31) for b in range(31)}
+
+        def key(a, b):
+            return tuple(sorted(h for h in (a, b) if h))
+
+        # Side by side: each picture's dark cells are its table's P-positions.
+        self.assertEqual(self.cells_coloured(P_COLOUR, 0), {c for c in cells if n[key(*c)]})
+        self.assertEqual(self.cells_coloured(P_COLOUR, 1), {c for c in cells if m[key(*c)]})
+        Select(self.by_id("ex-compare")).select_by_value("difference")
+        self.pictures_drawn(normal, 1)
+        differ = {c for c in cells if n[key(*c)] != m[key(*c)]}
+        self.assertTrue(differ)
+        self.assertEqual(self.cells_coloured(DIFFERS_COLOUR), differ)
+        self.screenshot("explore-difference")
+        self.no_error()
+
+    def test_explorer_slices_three_heaps_and_answers_a_position(self):
+        self.open("explore")
+        table = "nim-normal-k3-h15.h5"
+        self.choose_table("ex-table", table)
+        self.pictures_drawn(table)
+        slider = self.by_id("ex-other-1")
+        self.driver.execute_script(
+            "arguments[0].value = 6; arguments[0].dispatchEvent(new Event('input'))", slider)
+        self.wait_for(lambda d: "Positions a b 6" in d.find_element(By.ID, "ex-board-help").text)
+        self.pictures_drawn(table)
+        # Nim's XOR: a b 6 is a P-position exactly when a ^ b = 6.
+        self.assertEqual(self.cells_coloured(P_COLOUR), {(a, b) for a in range(16) for b in range(16) if a ^ b == 6})
+        Select(self.by_id("ex-colour")).select_by_value("outcome")
+        self.pictures_drawn(table)
+        self.assertIn("P: the player to move loses", self.text("ex-legend"))
+        self.assertEqual(len(self.cells_coloured(N_COLOUR)), 16 * 16 - 16)
+        self.screenshot("explore-slice")
+        position = self.by_id("ex-position")
+        position.clear()
+        position.send_keys("3 5 6\n")
+        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("3 5 6:"))
+        self.assertIn("loses (P-position)", self.text("ex-summary"))
+
+    def wythoff_error_after_a_nim_answer(self):
+        self.open("explore")
+        self.choose_table("ex-table", "nim-normal-k3-h15.h5")
+        self.by_id("ex-query").click()
+        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("3 4 5:"))
+        self.choose_table("ex-table", "wythoff-normal-k2-h200.h5")
+        self.by_id("ex-query").click()  # 3 4 5 is not a position of a 2-heap table
+        self.wait_for(lambda d: d.find_element(By.ID, "error").is_displayed())
+        self.assertIn("more than this table's limit", self.text("error"))
+
+    def test_an_error_leaves_no_answer_of_another_table(self):
+        """A defect of the first page: a Nim answer stayed under a Wythoff table's error."""
+        self.wythoff_error_after_a_nim_answer()
+        self.assertEqual(self.text("ex-summary"), "")
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#ex-moves tr"), [])
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#ex-line li"), [])
+        self.screenshot("explore-error")
+
+    def test_an_error_leaves_with_its_view(self):
+        """A defect of the first page: Explore's error stayed on screen in Research."""
+        self.wythoff_error_after_a_nim_answer()
+        self.driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="research"]').click()
+        self.wait_for(lambda d: d.find_element(By.ID, "research").is_displayed())
+        self.assertFalse(self.by_id("error").is_displayed())
+        self.no_error()
+
+    def test_no_view_scrolls_sideways_at_1280_px_or_on_a_phone(self):
+        try:
+            for width, height, mobile in ((1280, 900, False), (390, 844, True)):
+                self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+                for view in ("play", "northcott", "explore", "research"):
+                    self.open(view)
+                    if view == "play":
+                        self.by_id("play-new").click()
+                        self.state("play", ("human-turn",))
+                    elif view == "northcott":
+                        self.by_id("nc-new").click()
+                        self.state("nc", ("human-turn", "game-over"))
+                    elif view == "explore":
+                        self.choose_table("ex-table", "nim-normal-k3-h15.h5")
+                        self.pictures_drawn("nim-normal-k3-h15.h5")
+                        self.by_id("ex-query").click()
+                        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text)
+                    else:
+                        self.choose_table("re-table", "nim-normal-k3-h15.h5")
+                        self.by_id("re-count").click()
+                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#re-plot-total rect.bar"))
+                        self.by_id("sq-compute").click()
+                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+                    wide, window = self.driver.execute_script(
+                        "return [document.documentElement.scrollWidth, window.innerWidth]")
+                    self.assertLessEqual(wide, window, f"{view} at {width} px")
+                    self.no_error()
+                    if width < 600:
+                        self.screenshot(f"phone-{view}")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_research_counts_and_plots_match_dump_count(self):
         self.open("research")
         table = "nim-normal-k3-h15.h5"
         self.choose_table("re-table", table)
@@ -278,11 +480,52 @@ class Page(unittest.TestCase):
         self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
         code, out, err = run("dump", os.path.join(self.tables, table), "--count", "--json")
         c = json.loads(out)
-        shown = [int(td.text) for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td.p-count")]
+        shown = [int(td.get_attribute("textContent"))
+                 for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td.p-count")]
         self.assertEqual(shown, [r["p_positions"] for r in c["by_total"]])
         self.assertIn(f"{c['all']['p_positions']} P-positions of {c['all']['positions']}", self.text("re-summary"))
         self.assertIn(f"{c['all']['p_tuples']} of {c['all']['tuples']}", self.text("re-summary"))
+
+        def bars(plot, cls):
+            return {int(x): int(y) for x, y in self.driver.execute_script(
+                f"return [...document.querySelectorAll('#{plot} rect.bar.{cls}[data-x]')]"
+                ".map(r => [r.dataset.x, r.dataset.y])")}
+
+        for plot, rows, key in (("re-plot-total", c["by_total"], "total"),
+                                ("re-plot-largest", c["by_largest"], "largest"),
+                                ("re-plot-remoteness", c["by_remoteness"], "remoteness")):
+            self.assertEqual(bars(plot, "p"), {r[key]: r["p_positions"] for r in rows if r["p_positions"]}, plot)
+            self.assertEqual(bars(plot, "n"), {r[key]: r["positions"] - r["p_positions"]
+                                               for r in rows if r["positions"] > r["p_positions"]}, plot)
         self.screenshot("research")
+
+    def test_sequence_plot_draws_the_commands_values_and_period(self):
+        self.open("research")
+        for rules, form, args in (("octal:0.77", {"sq-max": "300"}, ["--max-heap", "300"]),
+                                  ("octal:0.45", {"sq-max": "5000", "sq-until": True}, ["--until-proven"])):
+            field = self.by_id("sq-rules")
+            field.clear()
+            field.send_keys(rules)
+            self.by_id("sq-max").clear()
+            self.by_id("sq-max").send_keys(form["sq-max"])
+            if self.by_id("sq-until").is_selected() != form.get("sq-until", False):
+                self.by_id("sq-until").click()
+            self.by_id("sq-compute").click()
+            self.wait_for(lambda d: d.find_element(By.ID, "sq-summary").text.startswith(rules))
+            code, out, err = run("sequence", "--rules", rules, *args, "--json")
+            self.assertEqual(code, 0, err)
+            want = json.loads(out)
+            drawn = self.driver.execute_script(
+                "return [...document.querySelectorAll('#sq-plot circle')].map(c => [Number(c.dataset.n), Number(c.dataset.g)])")
+            self.assertEqual([g for n, g in sorted(drawn)], want["values"], rules)
+            self.assertEqual([n for n, g in sorted(drawn)], list(range(len(want["values"]))))
+            shade = self.driver.find_element(By.CSS_SELECTOR, "#sq-plot rect.period[data-period]")
+            self.assertEqual((int(shade.get_attribute("data-preperiod")), int(shade.get_attribute("data-period"))),
+                             (want["period"]["preperiod"], want["period"]["period"]), rules)
+            self.assertEqual(shade.get_attribute("data-basis"), want["period"]["basis"])
+            self.assertIn(want["period"]["explanation"], self.text("sq-summary"))
+            self.screenshot("sequence-" + rules.replace(":", "-"))
+        self.no_error()
 
 
 if __name__ == "__main__":
