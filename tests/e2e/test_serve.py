@@ -8,6 +8,7 @@ import os
 import random
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -30,15 +31,19 @@ class Server:
         self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
 
     def request(self, path, params=None, body=None, method=None, raw_path=False):
-        """(status, parsed JSON or text, content type)."""
+        """(status, parsed JSON, text or bytes, content type); the headers stay in self.headers."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         target = path if raw_path or params is None else path + "?" + urllib.parse.urlencode(params)
         headers = {"Content-Type": "application/json"} if body is not None else {}
         conn.request(method or ("POST" if body is not None else "GET"), target, body=body, headers=headers)
         r = conn.getresponse()
-        data = r.read().decode()
+        data = r.read()
         ctype = r.getheader("Content-Type", "")
+        self.headers = dict(r.getheaders())
         conn.close()
+        if ctype == "application/octet-stream":
+            return r.status, data, ctype
+        data = data.decode()
         return r.status, (json.loads(data) if ctype.startswith("application/json") else data), ctype
 
     def stop(self):
@@ -155,7 +160,18 @@ class Api(ServeCase):
             ("/api/find", {"rules": "nim", "convention": "normal", "position": "900 900 900 900 900"}, 422,
              "nimtb solve --rules nim --heaps 5 --max-heap 900"),
             ("/api/find", {"rules": "nim", "convention": "normal", "layout": "spiral"}, 400, "unknown layout"),
-            ("/api/grid", {"table": "kayles-n12.h5", "third": "x"}, 400, "not a number"),
+            ("/api/plane", {"table": "kayles-n12.h5", "others": "x"}, 400, "not a number"),
+            ("/api/plane", {"table": "kayles-n12.h5", "others": "7 6"}, 400, "13 tokens or more"),
+            ("/api/plane", {"table": t, "others": "1 2"}, 400, "fixes at most 1 others"),
+            ("/api/plane", {"table": t, "others": "16"}, 400, "more than this table's limit"),
+            ("/api/plane", {"others": "1"}, 400, "missing parameter 'table'"),
+            ("/api/companion", {"table": "nothing.h5"}, 404, "no table"),
+            ("/api/sequence", {"rules": "wythoff", "max_heap": "10"}, 400, "several heaps"),
+            ("/api/sequence", {"rules": "nim:3", "max_heap": "10"}, 400, ""),
+            ("/api/sequence", {"rules": "nim"}, 400, "missing parameter 'max_heap'"),
+            ("/api/sequence", {"rules": "nim", "max_heap": "1 2"}, 400, "one heap size"),
+            ("/api/sequence", {"rules": "nim", "max_heap": "70000"}, 422, "up to heap 65536"),
+            ("/api/sequence", {"rules": "grundy", "until_proven": "1", "limit": "100"}, 400, "no theorem"),
             ("/api/northcott", {"board": "1-1"}, 400, "X and O on one square"),
             ("/api/northcott", {"board": "1-5", "piece": "x", "row": "1", "to": "7"}, 400, "cannot jump over"),
             ("/api/northcott", {"board": "1-5", "piece": "z", "row": "1", "to": "2"}, 400, "'piece' is x or o"),
@@ -184,17 +200,49 @@ class Api(ServeCase):
         self.assertEqual(code, 0, err)
         self.assertIn("stopped", out)
 
-    def test_grid_hint_move_and_learning(self):
+    def plane(self, table, others=""):
+        """The values and remoteness of /api/plane as rows of lists, None outside or not stored."""
+        s, data, ctype = self.get("/api/plane", table=table, others=others)
+        self.assertEqual((s, ctype), (200, "application/octet-stream"), data)
+        rows, cols = int(self.server.headers["X-Rows"]), int(self.server.headers["X-Cols"])
+        self.assertEqual(len(data), rows * cols * 6)
+        values = struct.unpack(f"<{rows * cols}I", data[:4 * rows * cols])
+        remoteness = struct.unpack(f"<{rows * cols}H", data[4 * rows * cols:])
+        v = [[None if x == 0xFFFFFFFF else x for x in values[a * cols:(a + 1) * cols]] for a in range(rows)]
+        r = [[None if x == 0xFFFF else x for x in remoteness[a * cols:(a + 1) * cols]] for a in range(rows)]
+        return v, r, self.server.headers["X-Clipped"]
+
+    def test_plane_companion_sequence_hint_move_and_learning(self):
         t = "nim-normal-k3-h15.h5"
-        s, g, _ = self.get("/api/grid", table=t, third="4")
-        self.assertEqual(g["side"], 16)
+        v, r, clipped = self.plane(t, others="4")
+        self.assertEqual((len(v), len(v[0]), clipped), (16, 16, "0"))
         for a, b in [(0, 0), (1, 5), (7, 3), (15, 15)]:
             _, q, _ = self.get("/api/query", table=t, position=f"{a} {b} 4")
-            self.assertEqual(g["values"][a][b], q["value"])
-            self.assertEqual(g["remoteness"][a][b], q["remoteness"])
-        _, g, _ = self.get("/api/grid", table="kayles-n12.h5")
-        self.assertIsNone(g["values"][7][6])  # 13 tokens: outside the total-bounded table
-        self.assertEqual(g["values"][6][6], 0)  # Kayles 6 6 is a P-position (values are XORs)
+            self.assertEqual((v[a][b], r[a][b]), (q["value"], q["remoteness"]))
+        v, r, _ = self.plane("kayles-n12.h5")
+        self.assertEqual(len(v), 13)
+        self.assertIsNone(v[7][6])  # 13 tokens: outside the total-bounded table
+        self.assertEqual(v[6][6], 0)  # Kayles 6 6 is a P-position (values are XORs)
+        v, r, _ = self.plane("kayles-n12.h5", others="3 0 4")
+        self.assertEqual(len(v), 6)  # a + b at most 12 - 7
+        _, q, _ = self.get("/api/query", table="kayles-n12.h5", position="2 3 3 4")
+        self.assertEqual((v[2][3], r[2][3]), (q["value"], q["remoteness"]))
+        # The other convention of a table: solved on the spot, then found in the folder.
+        s, c, _ = self.get("/api/companion", table="s134-misere.h5")
+        self.assertEqual(s, 200, c)
+        self.assertEqual((c["info"]["convention"], c["info"]["rules"]), ("normal", "subtract:1,3,4"))
+        self.assertEqual(c["info"]["max_heap_size"], 12)
+        self.assertTrue(os.path.exists(os.path.join(self.tables, c["table"])))
+        s, again, _ = self.get("/api/companion", table="s134-misere.h5")
+        self.assertEqual(again["table"], c["table"])
+        s, back, _ = self.get("/api/companion", table=c["table"])
+        self.assertEqual(back["table"], "s134-misere.h5")
+        # Sequences: sequence --json.
+        for params, args in [({"rules": "octal:0.77", "max_heap": "200"}, ["--max-heap", "200"]),
+                             ({"rules": "octal:0.45", "until_proven": "1"}, ["--until-proven"])]:
+            s, seq, _ = self.get("/api/sequence", **params)
+            self.assertEqual(s, 200, seq)
+            self.assertEqual(seq, self.cli_json("sequence", *args, "--rules", params["rules"], "--json"))
         _, h, _ = self.get("/api/hint", table=t, position="3 4 5")
         self.assertIn("3 ^ 4 ^ 5 = 2", h["text"])
         _, m, _ = self.get("/api/move", table=t, position="3 4 5", level="perfect")
