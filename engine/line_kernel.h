@@ -85,18 +85,8 @@ struct LineKernel {
         uint64_t line[Universe::MAX_HEAPS];     // the line of heap i (distinct heaps only)
         uint64_t joining[Universe::MAX_HEAPS];  // the rank of its point v - lag (lag > 0)
         for (uint64_t rank = first; rank < first + count; ++rank) {
-            // 1. The lines of the distinct heaps: suffix sums from the top,
-            // then prefix sums from the bottom.
-            uint64_t suffix = 0;
-            for (unsigned i = k; i-- > 0;) {
-                line[i] = suffix;
-                if (i > 0) suffix += u.term(i - 1, a[i]);
-            }
-            uint64_t prefix = 0;
-            for (unsigned i = 0; i < k; ++i) {
-                line[i] += prefix;
-                prefix += u.term(i, a[i]);
-            }
+            // 1. The lines of the distinct heaps.
+            lines_of(a, line);
             // 2. Combine the lines' aggregates (a heap of 0 has no prefix).
             uint64_t set[W] = {};
             R max_rem = 0, neg_min_rem_p = 0;
@@ -175,16 +165,68 @@ struct LineKernel {
                         continue;
                     }
                 }
-                seen[line[i] * W + (jv >> 6)] |= uint64_t{1} << (jv & 63);
-                if constexpr (REM) {
-                    R* lr = line_remoteness + 2 * line[i];
-                    lr[0] = std::max(lr[0], jr);
-                    if (jv == 0) lr[1] = std::max<R>(lr[1], R_MAX - jr);
-                }
+                join(line[i], jv, jr);
             }
             u.next(a);
         }
         return lookups;
+    }
+
+    // The positions [first, first + count), solved before a resumed solve
+    // began, join their lines' aggregates as step 5 of sweep made them.
+    void rejoin(uint64_t first, uint64_t count, Scratch& heaps) const {
+        const unsigned k = u.max_heaps();
+        uint32_t* a = heaps.data();
+        u.unrank(first, a);
+        uint64_t line[Universe::MAX_HEAPS];
+        for (uint64_t rank = first; rank < first + count; ++rank) {
+            lines_of(a, line);
+            for (unsigned i = 0; i < k; ++i) {
+                if (i > 0 && a[i - 1] == a[i]) continue;
+                uint64_t point = rank;  // Nim: p itself
+                if (lag > 0) {
+                    point = UINT64_MAX;
+                    if (a[i] == 0) continue;
+                    for_each_amount_of_heap(u, amounts, near_count + 1, a, i,
+                                            rank - u.term(i, a[i]), [&](uint32_t s, uint64_t c) {
+                                                if (s == lag) point = c;
+                                            });
+                    if (point == UINT64_MAX) continue;  // v < lag: nothing joins yet
+                }
+                const uint32_t jv = value[point];
+                R jr = 0;
+                if constexpr (REM) jr = remoteness[point];
+                if (jv < VALUE_LIMIT) join(line[i], jv, jr);
+            }
+            u.next(a);
+        }
+    }
+
+  private:
+    // The lines of sorted heaps a, one for each heap (used for the distinct
+    // ones): suffix sums of the terms from the top, then prefix sums from the bottom.
+    void lines_of(const uint32_t* a, uint64_t* line) const {
+        const unsigned k = u.max_heaps();
+        uint64_t suffix = 0;
+        for (unsigned i = k; i-- > 0;) {
+            line[i] = suffix;
+            if (i > 0) suffix += u.term(i - 1, a[i]);
+        }
+        uint64_t prefix = 0;
+        for (unsigned i = 0; i < k; ++i) {
+            line[i] += prefix;
+            prefix += u.term(i, a[i]);
+        }
+    }
+
+    // A point of value jv and remoteness jr joins the aggregate of `line`.
+    void join(uint64_t line, uint32_t jv, R jr) const {
+        seen[line * W + (jv >> 6)] |= uint64_t{1} << (jv & 63);
+        if constexpr (REM) {
+            R* lr = line_remoteness + 2 * line;
+            lr[0] = std::max(lr[0], jr);
+            if (jv == 0) lr[1] = std::max<R>(lr[1], R_MAX - jr);
+        }
     }
 };
 

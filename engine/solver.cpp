@@ -1,5 +1,6 @@
 #include "engine/solver.h"
 
+#include <fmt/core.h>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/combinable.h>
 #include <oneapi/tbb/task_arena.h>
@@ -253,10 +254,10 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
 
 // Solves the levels of `plan` from `first_level` on with `kernel`, until all
 // are done or a level meets a number that does not fit (`overflow`, which the
-// kernel sets).
+// kernel sets). Each level done is saved in o.levels, when there is one.
 template <class Kernel>
 Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_t first_level,
-                const Overflow& overflow, const SolveOptions& o) {
+                const Overflow& overflow, const Solution& s, const SolveOptions& o) {
     tbb::combinable<uint64_t> lookups([] { return uint64_t{0}; });
     uint64_t done = plan.positions_below(first_level);
     report(o, done, u.size());
@@ -286,11 +287,29 @@ Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_
             pass.remoteness = overflow.remoteness;
             break;
         }
+        if (o.levels) o.levels->save(plan, level, s);
         for (size_t b = lo; b < hi; ++b) done += plan.blocks[b].count;
         report(o, done, u.size());
     }
     pass.lookups = lookups.combine(std::plus<>());
     return pass;
+}
+
+// The line kernel's aggregates of the levels below `end_level`, solved
+// before a resumed solve began: each position joins its lines again, level
+// by level (a line is touched by one block of a level at a time).
+template <class Kernel>
+void rejoin_levels(const Kernel& kernel, const Plan& plan, size_t end_level) {
+    for (size_t level = 0; level < end_level; ++level) {
+        sync_parallel_for_with(
+            tbb::blocked_range<size_t>(plan.level_start[level], plan.level_start[level + 1], 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                auto scratch = kernel.scratch();
+                for (size_t b = r.begin(); b != r.end(); ++b)
+                    kernel.rejoin(plan.blocks[b].first, plan.blocks[b].count, scratch);
+            },
+            tbb::simple_partitioner());
+    }
 }
 
 template <class Children, bool REM, class V, class R>
@@ -304,7 +323,7 @@ Pass run_brute(const Universe& u, const Children& children, const Plan& plan, si
         REM ? s.remoteness.data<R>() : nullptr,
         static_cast<V>(o.convention == Convention::misere ? 1 : 0),
         &overflow};
-    return run_levels(u, kernel, plan, first_level, overflow, o);
+    return run_levels(u, kernel, plan, first_level, overflow, s, o);
 }
 
 template <class Children>
@@ -350,7 +369,7 @@ struct LineStore {
 
 template <unsigned W, bool REM, class V, class R>
 Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& plan,
-               Solution& s, const SolveOptions& o) {
+               size_t first_level, Solution& s, const SolveOptions& o) {
     std::vector<uint32_t> amounts = shape.near;
     if (shape.lag > 0) amounts.push_back(shape.lag);
     Overflow overflow;
@@ -365,22 +384,23 @@ Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, cons
         static_cast<uint64_t*>(store.seen.data()),
         static_cast<R*>(store.remoteness.data()),
         &overflow.value};
-    return run_levels(u, kernel, plan, 0, overflow, o);
+    if (first_level > 0) rejoin_levels(kernel, plan, first_level);
+    return run_levels(u, kernel, plan, first_level, overflow, s, o);
 }
 
 template <unsigned W, class V>
 Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
-                    Solution& s, const SolveOptions& o) {
-    if (s.remoteness.empty()) return run_lines<W, false, V, uint8_t>(u, shape, store, p, s, o);
-    return s.remoteness.bits() == 8 ? run_lines<W, true, V, uint8_t>(u, shape, store, p, s, o)
-                                    : run_lines<W, true, V, uint16_t>(u, shape, store, p, s, o);
+                    size_t l, Solution& s, const SolveOptions& o) {
+    if (s.remoteness.empty()) return run_lines<W, false, V, uint8_t>(u, shape, store, p, l, s, o);
+    return s.remoteness.bits() == 8 ? run_lines<W, true, V, uint8_t>(u, shape, store, p, l, s, o)
+                                    : run_lines<W, true, V, uint16_t>(u, shape, store, p, l, s, o);
 }
 
 template <unsigned W>
 Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
-                    Solution& s, const SolveOptions& o) {
-    return s.value.bits() == 8 ? dispatch_lines<W, uint8_t>(u, shape, store, p, s, o)
-                               : dispatch_lines<W, uint16_t>(u, shape, store, p, s, o);
+                    size_t l, Solution& s, const SolveOptions& o) {
+    return s.value.bits() == 8 ? dispatch_lines<W, uint8_t>(u, shape, store, p, l, s, o)
+                               : dispatch_lines<W, uint16_t>(u, shape, store, p, l, s, o);
 }
 
 // The kernel and widths a brute-force solve uses, decided before anything
@@ -443,14 +463,26 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
     if (choice.widths.remoteness_bits) {
         s.remoteness = QuantityArray(u.size(), choice.widths.remoteness_bits);
     }
+    // A resumed solve starts at its first unfinished level, under the same
+    // plan: the same kernel, blocks and starting widths.
     size_t level = 0;
-    if (choice.lines) {
-        s.kernel = Kernel::lines;
+    if (o.levels) {
+        const std::string key = fmt::format(
+            "kernel {}, blocks of the top {} heaps, {} blocks in {} levels, values from {} bits, "
+            "remoteness from {} bits",
+            choice.lines ? "lines" : "brute", j, plan.blocks.size(), plan.levels(),
+            choice.widths.value_bits, choice.widths.remoteness_bits);
+        level = o.levels->restore(key, plan, s);
+    }
+    if (choice.lines) s.kernel = Kernel::lines;
+    if (level == plan.levels()) return;  // every level was saved
+    // The line kernel, unless a resumed solve had left it for brute force.
+    if (choice.lines && s.brute_from_level == 0) {
         LineStore store(u, choice.widths);
         const unsigned w = line_words(u);
-        const Pass pass = w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, s, o)
-                          : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, s, o)
-                                   : dispatch_lines<16>(u, *choice.lines, store, plan, s, o);
+        const Pass pass = w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, level, s, o)
+                          : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, level, s, o)
+                                   : dispatch_lines<16>(u, *choice.lines, store, plan, level, s, o);
         s.child_lookups += pass.lookups;
         if (pass.complete()) return;
         assert(!pass.remoteness);  // R holds the longest game

@@ -9,10 +9,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "engine/errors.h"
 #include "engine/memory.h"
 #include "engine/rules.h"
+#include "engine/solve_order.h"
 #include "engine/universe.h"
 
 namespace nimtb::engine {
@@ -61,6 +63,26 @@ Kernel parse_kernel(std::string_view text);
 const char* to_string(SolveMethod method);
 SolveMethod parse_method(std::string_view text);
 
+struct Solution;
+
+// Where a brute-force solve keeps its finished levels, so that a solve that
+// stops (a crash, a kill, Ctrl-C) resumes at the first unfinished level and
+// ends with the same arrays. The engine only calls it; io/checkpoint.h keeps
+// the levels in files.
+class LevelStore {
+  public:
+    virtual ~LevelStore() = default;
+    // Called once before any level is solved, with the arrays allocated at
+    // their starting widths. `plan` describes the solve's choices (kernel,
+    // blocks, levels) in words: a store saved under another plan must refuse.
+    // Fills the positions of the levels saved before (widening an array too
+    // narrow for them), sets s.brute_from_level as it was saved, and returns
+    // how many levels, from level 0, are done.
+    virtual size_t restore(const std::string& plan_key, const Plan& plan, Solution& s) = 0;
+    // Level `level` of `plan` is solved (every level below it too): keep it.
+    virtual void save(const Plan& plan, size_t level, const Solution& s) = 0;
+};
+
 struct SolveOptions {
     Convention convention = Convention::normal;
     SolveMethod method = SolveMethod::brute;
@@ -78,6 +100,8 @@ struct SolveOptions {
     // Width values start at (8 or 16; 0: choose). Values and remoteness
     // that outgrow 8 bits are widened to 16 during the solve.
     unsigned value_bits = 0;
+    // Resumable solves (brute method): finished levels saved and restored here.
+    LevelStore* levels = nullptr;
 };
 
 // A solved universe, held in memory.

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "engine/solver.h"
 #include "reference.h"
@@ -232,6 +235,122 @@ TEST(Solver, WidensValuesThatOutgrowEightBits) {
     EXPECT_EQ(s.kernel, Kernel::lines);
     EXPECT_GT(s.brute_from_level, 0u);
     for (uint32_t n = 0; n <= 300; ++n) ASSERT_EQ(s.value.get(n), n);
+}
+
+namespace {
+
+// Levels kept in memory, as io/checkpoint.h keeps them in files; `crash_at`
+// makes save() throw right after saving that level, as a killed solve stops.
+struct MemoryLevels : nimtb::engine::LevelStore {
+    struct Saved {
+        std::vector<uint32_t> value, remoteness;
+        size_t brute_from_level;
+    };
+    std::string key;
+    std::vector<Saved> levels;
+    size_t crash_at = SIZE_MAX;
+    size_t saves = 0;
+    size_t restored = 0;
+
+    size_t restore(const std::string& plan_key, const nimtb::engine::Plan& plan,
+                   Solution& s) override {
+        if (!key.empty() && key != plan_key) throw std::runtime_error("another plan: " + plan_key);
+        key = plan_key;
+        for (size_t l = 0; l < levels.size(); ++l) {
+            size_t i = 0;
+            for (size_t b = plan.level_start[l]; b < plan.level_start[l + 1]; ++b) {
+                for (uint64_t r = plan.blocks[b].first; r < plan.blocks[b].first + plan.blocks[b].count;
+                     ++r, ++i) {
+                    set(s.value, r, levels[l].value[i]);
+                    if (!s.remoteness.empty()) set(s.remoteness, r, levels[l].remoteness[i]);
+                }
+            }
+            s.brute_from_level = levels[l].brute_from_level;
+        }
+        restored = levels.size();
+        return levels.size();
+    }
+
+    void save(const nimtb::engine::Plan& plan, size_t level, const Solution& s) override {
+        EXPECT_EQ(level, levels.size()) << "levels are saved in order, once each";
+        Saved saved{{}, {}, s.brute_from_level};
+        for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
+            for (uint64_t r = plan.blocks[b].first; r < plan.blocks[b].first + plan.blocks[b].count; ++r) {
+                saved.value.push_back(s.value.get(r));
+                if (!s.remoteness.empty()) saved.remoteness.push_back(s.remoteness.get(r));
+            }
+        }
+        levels.push_back(std::move(saved));
+        ++saves;
+        if (level == crash_at) throw std::runtime_error("killed");
+    }
+
+    static void set(nimtb::engine::QuantityArray& a, uint64_t rank, uint32_t v) {
+        if (a.bits() == 8 && v > 255) a.widen();
+        if (a.bits() == 8) {
+            a.data<uint8_t>()[rank] = static_cast<uint8_t>(v);
+        } else {
+            a.data<uint16_t>()[rank] = static_cast<uint16_t>(v);
+        }
+    }
+};
+
+}  // namespace
+
+// A solve stopped after any level and resumed from the levels saved ends
+// with the same arrays as a solve never stopped, for every kernel: lines
+// (with and without lagging points), brute force of take rules, of every
+// family, under a total, and the switch from lines to brute force with a
+// widening in between.
+TEST(Solver, ResumesFromSavedLevelsWithTheSameArrays) {
+    struct Case {
+        const char* rule;
+        Convention c;
+        Universe u;
+        SolveOptions o;
+    };
+    const std::vector<Case> cases = {
+        {"nim", Convention::misere, Universe(4, 12), {}},
+        {"allbut:1,2", Convention::normal, Universe(3, 15), {.kernel = Kernel::lines}},
+        {"subtract:1,3,4", Convention::misere, Universe(4, 10), {}},
+        {"octal:0.77", Convention::misere, Universe::total_bounded(18), {}},
+        {"grundy", Convention::normal, Universe::total_bounded(16), {}},
+        {"wythoff", Convention::normal, Universe(2, 30), {}},
+        {"moore:2", Convention::misere, Universe(3, 8), {}},
+        {"nim", Convention::normal, Universe(1, 300), {.value_bits = 8}},
+    };
+    for (const Case& k : cases) {
+        SolveOptions o = k.o;
+        o.convention = k.c;
+        const Rule rule = Rule::parse(k.rule);
+        const Solution whole = nimtb::engine::solve(rule, k.u, o);
+        MemoryLevels counting;
+        o.levels = &counting;
+        nimtb::engine::solve(rule, k.u, o);
+        const size_t levels = counting.levels.size();
+        ASSERT_GT(levels, 3u) << k.rule;
+        for (size_t crash : {size_t{0}, levels / 3, levels - 2}) {
+            MemoryLevels store;
+            store.crash_at = crash;
+            o.levels = &store;
+            EXPECT_THROW(nimtb::engine::solve(rule, k.u, o), std::runtime_error);
+            store.crash_at = SIZE_MAX;
+            store.saves = 0;
+            const Solution resumed = nimtb::engine::solve(rule, k.u, o);
+            EXPECT_EQ(store.restored, crash + 1) << k.rule;
+            EXPECT_EQ(store.saves, levels - crash - 1) << k.rule << ": it starts where it stopped";
+            EXPECT_TRUE(same_bits(whole.value, resumed.value)) << k.rule << " stopped after " << crash;
+            EXPECT_TRUE(same_bits(whole.remoteness, resumed.remoteness)) << k.rule << " " << crash;
+            EXPECT_EQ(whole.kernel, resumed.kernel) << k.rule;
+            EXPECT_EQ(whole.brute_from_level, resumed.brute_from_level) << k.rule;
+            EXPECT_EQ(whole.p_positions, resumed.p_positions);
+        }
+        // A store saved under another plan refuses.
+        MemoryLevels other;
+        other.key = "another plan";
+        o.levels = &other;
+        EXPECT_THROW(nimtb::engine::solve(rule, k.u, o), std::runtime_error) << k.rule;
+    }
 }
 
 TEST(Solver, ReportsProgressToTheEnd) {
