@@ -3,9 +3,11 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "apps/cli.h"
 #include "apps/presets.h"
+#include "io/checkpoint.h"
 #include "io/table_writer.h"
 
 namespace nimtb::apps {
@@ -81,6 +83,12 @@ int cmd_solve(const std::vector<std::string>& args) {
         "subtract: with long runs, in a box), brute (every child visited, every rule) or auto "
         "(lines where they pay); the tables are identical")(
         "no-remoteness", "store values only (half the memory and file)")(
+        "checkpoint", po::value<std::string>(),
+        "save each finished level in this folder; the same command run again after a crash "
+        "resumes there (removed once the table is written)")(
+        "checkpoint-every", po::value<double>()->default_value(1.0),
+        "with --checkpoint: write the levels finished at most this many seconds apart (0: each "
+        "level as it finishes)")(
         "force,f", "overwrite an existing table")(
         "progress", "draw the progress bar even when stderr is not a terminal")(
         "quiet,q", "no progress bar and no summary");
@@ -153,7 +161,29 @@ int cmd_solve(const std::vector<std::string>& args) {
     }
     io::check_output(path, wo);
 
-    // 3. Solve, with progress and Ctrl-C.
+    // 3. Solve, with progress and Ctrl-C, from a checkpoint's levels when there are some.
+    std::unique_ptr<io::Checkpoint> checkpoint;
+    if (vm->count("checkpoint")) {
+        if (so.method != engine::SolveMethod::brute) {
+            throw UsageError(
+                "--checkpoint goes with the brute method: the sprague-grundy method has no "
+                "levels to save");
+        }
+        const double every = (*vm)["checkpoint-every"].as<double>();
+        if (!(every >= 0 && every <= 86400))
+            throw UsageError("--checkpoint-every must be from 0 to 86400 seconds");
+        checkpoint = std::make_unique<io::Checkpoint>(
+            (*vm)["checkpoint"].as<std::string>(),
+            io::CheckpointIdentity{rule.canonical(), engine::to_string(so.convention),
+                                   universe.describe(), engine::to_string(so.method),
+                                   so.remoteness, 1},
+            std::chrono::milliseconds(static_cast<int64_t>(every * 1000)));
+        checkpoint->on_restored = [&](size_t levels) {
+            fmt::print(stderr, "solve: resuming from the checkpoint in {} ({} levels saved)\n",
+                       checkpoint->dir(), levels);
+        };
+        so.levels = checkpoint.get();
+    }
     install_interrupt_handler();
     so.cancel = &interrupted();
     wo.cancel = &interrupted();
@@ -167,8 +197,9 @@ int cmd_solve(const std::vector<std::string>& args) {
     bar.finish();
     const auto t1 = std::chrono::steady_clock::now();
 
-    // 4. Write under a temporary name, then rename.
+    // 4. Write under a temporary name, then rename; the checkpoint is done with.
     io::write_table(path, s, wo);
+    if (checkpoint) checkpoint->remove();
     const auto t2 = std::chrono::steady_clock::now();
 
     // 5. Summary.

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 NIMTB = os.environ.get("NIMTB", "build/apps/nimtb")
@@ -193,6 +194,118 @@ class FullDisk(Workdir):
             self.assert_error(code, err, 1, "No space left on device")
             self.assertEqual(err.count("\n"), 1, err)
             self.assertEqual(os.listdir(self.disk), [])
+        # A checkpoint on a full disk: the same clear error, and no table.
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "4", "--max-heap", "60", "--checkpoint",
+                             os.path.join(self.disk, "ck"), "--checkpoint-every", "0", "-o", self.path("t.h5"))
+        self.assert_error(code, err, 1, "No space left on device")
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertFalse(os.path.exists(self.path("t.h5")))
+
+
+class Checkpoints(Workdir):
+    """`solve --checkpoint DIR`: killed, interrupted or resumed, the table is the same as a
+    solve never stopped; another solve's checkpoint, or a damaged one, is refused."""
+
+    # Brute force on one thread, every level written as it finishes: a few seconds.
+    ARGS = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "40", "--kernel", "brute",
+            "--threads", "1", "--checkpoint-every", "0"]
+
+    def datasets(self, path):
+        import h5py
+        import numpy as np
+        with h5py.File(path, "r") as f:
+            return {k: np.array(f[k]) for k in ("value", "remoteness")}
+
+    def assert_same_table(self, a, b):
+        import numpy as np
+        da, db = self.datasets(a), self.datasets(b)
+        for k in da:
+            self.assertTrue(np.array_equal(da[k], db[k]), k)
+
+    def levels_files(self, ck):
+        return [f for f in os.listdir(ck) if f.startswith("levels-") and f.endswith(".zst")] \
+            if os.path.isdir(ck) else []
+
+    def start_and_stop(self, ck, out, sig, files=20):
+        """Starts the solve and sends `sig` once `files` files of levels are written."""
+        p = subprocess.Popen([NIMTB, "solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while len(self.levels_files(ck)) < files:
+            if p.poll() is not None:
+                self.fail("the solve ended before it was stopped: " + p.communicate()[1])
+            time.sleep(0.01)
+        p.send_signal(sig)
+        out_text, err = p.communicate(timeout=120)
+        return p.returncode, err
+
+    def test_killed_then_resumed_writes_the_same_table(self):
+        plain = self.solve(*self.ARGS[:7], name="plain.h5")  # the default kernel: lines
+        ck, out = self.path("ck"), self.path("t.h5")
+        code, err = self.start_and_stop(ck, out, signal.SIGKILL)
+        self.assertEqual(code, -signal.SIGKILL)
+        self.assertFalse(os.path.exists(out))
+        saved = len(self.levels_files(ck))
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assertEqual(code, 0, err)
+        self.assertRegex(err, r"resuming from the checkpoint in .*ck \((\d+) levels saved\)")
+        self.assertGreaterEqual(int(re.search(r"\((\d+) levels", err).group(1)), saved)
+        self.assert_same_table(plain, out)
+        self.assertFalse(os.path.exists(ck), "the checkpoint is removed once the table is written")
+
+    def test_interrupted_keeps_its_levels_and_resumes(self):
+        ck, out = self.path("ck"), self.path("t.h5")
+        code, err = self.start_and_stop(ck, out, signal.SIGINT, files=5)
+        self.assertEqual(code, 1, err)
+        self.assertIn("interrupted", err)
+        self.assertFalse(os.path.exists(out))
+        self.assertTrue(self.levels_files(ck))
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assertEqual(code, 0, err)
+        self.assertIn("resuming", err)
+        self.assert_same_table(self.solve(*self.ARGS[:7], name="plain.h5"), out)
+
+    def test_another_solves_or_a_damaged_checkpoint_is_refused(self):
+        ck, out = self.path("ck"), self.path("t.h5")
+        code, err = self.start_and_stop(ck, out, signal.SIGKILL, files=3)
+        for args, fragment in [
+            (["--rules", "nim", "--heaps", "6", "--max-heap", "40", "--kernel", "brute"],
+             "holds the checkpoint of another solve (nim misere, at most 6 heaps of at most 40 tokens"),
+            (["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "41", "--kernel", "brute"],
+             "holds the checkpoint of another solve"),
+            (["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "40", "--no-remoteness",
+              "--kernel", "brute"], "no remoteness"),
+            (["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "40", "--kernel", "lines"],
+             "saved under another plan of the solver (kernel brute"),
+        ]:
+            code, text, err = run("solve", *args, "--checkpoint", ck, "-o", out, "--quiet")
+            self.assert_error(code, err, 1, fragment)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertFalse(os.path.exists(out))
+        code, text, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "--method",
+                              "sprague-grundy", "--checkpoint", ck, "-o", out)
+        self.assert_error(code, err, 2, "--checkpoint goes with the brute method")
+        # One byte changed in a file of levels: its checksum fails, nothing is used.
+        first = sorted(self.levels_files(ck))[0]
+        with open(os.path.join(ck, first), "r+b") as f:
+            data = bytearray(f.read())
+            data[len(data) // 2] ^= 0x10
+            f.seek(0)
+            f.write(data)
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assert_error(code, err, 1, f"{first} is damaged")
+        self.assertFalse(os.path.exists(out))
+        # Levels without their manifest; a manifest of something else.
+        os.remove(os.path.join(ck, "manifest.json"))
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assert_error(code, err, 1, "no manifest.json: it is damaged")
+        with open(os.path.join(ck, "manifest.json"), "w") as f:
+            f.write('{"format": "something else"}')
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assert_error(code, err, 1, "is not a nimtb checkpoint")
+        with open(self.path("file"), "w") as f:
+            f.write("x")
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", self.path("file"), "-o", out, "--quiet")
+        self.assert_error(code, err, 1, "it is not a folder")
 
 
 class Query(Workdir):

@@ -1,0 +1,341 @@
+#include "io/checkpoint.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "engine/errors.h"
+
+namespace nimtb::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* FORMAT = "nimtb-checkpoint";
+constexpr int VERSION = 1;
+constexpr char MAGIC[8] = {'N', 'I', 'M', 'T', 'B', 'L', 'V', '1'};
+constexpr int ZSTD_LEVEL = 1;  // fast: a checkpoint is written during the solve
+// Levels held before a write whatever the time: bounds the memory they take.
+constexpr size_t MAX_PENDING = size_t{64} << 20;
+
+// The header of a level's data, before its values and remoteness.
+struct LevelHeader {
+    char magic[8];
+    uint64_t level;
+    uint64_t positions;
+    uint32_t value_bits;
+    uint32_t remoteness_bits;
+    uint64_t brute_from_level;
+    uint64_t reserved;
+};
+static_assert(sizeof(LevelHeader) == 48);
+
+[[noreturn]] void fail(const std::string& what) {
+    throw TableError(what);
+}
+
+std::string system_error(const std::string& what, const std::string& path) {
+    return fmt::format("{} {}: {}", what, path, std::strerror(errno));
+}
+
+// Writes `bytes` under `path` whole or not at all: a temporary file, flushed
+// to disk, renamed, and the folder flushed.
+void write_atomically(const std::string& path, const void* bytes, size_t size) {
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail(system_error("cannot write the checkpoint file", tmp));
+    const char* p = static_cast<const char*>(bytes);
+    size_t left = size;
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const std::string message = system_error("cannot write the checkpoint file", tmp);
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            fail(message);
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const std::string message = system_error("cannot write the checkpoint file", tmp);
+        ::unlink(tmp.c_str());
+        fail(message);
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        fail(system_error("cannot rename the checkpoint file", tmp));
+    }
+    const std::string dir = fs::path(path).parent_path().string();
+    const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+std::vector<char> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(system_error("cannot read the checkpoint file", path));
+    return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+nlohmann::json identity_json(const CheckpointIdentity& id) {
+    return {{"rules", id.rules},       {"convention", id.convention}, {"universe", id.universe},
+            {"method", id.method},     {"remoteness", id.remoteness}, {"processes", id.processes}};
+}
+
+std::string describe(const nlohmann::json& id) {
+    return fmt::format("{} {}, {}, {}{}, {} process{}", id.value("rules", "?"),
+                       id.value("convention", "?"), id.value("universe", "?"),
+                       id.value("method", "?"),
+                       id.value("remoteness", true) ? "" : ", no remoteness",
+                       id.value("processes", 0u), id.value("processes", 0u) == 1 ? "" : "es");
+}
+
+// Copies a level's elements of `bits` bits, in block order, into `array`
+// (widened first when the level's are wider).
+void fill(engine::QuantityArray& array, const engine::Plan& plan, size_t level,
+          const unsigned char* data, unsigned bits) {
+    if (bits > array.bits()) array.widen();
+    const size_t in = bits / 8, out = array.bits() / 8;
+    for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
+        const engine::Block& block = plan.blocks[b];
+        if (in == out) {
+            std::memcpy(static_cast<unsigned char*>(array.data<unsigned char>()) + block.first * out,
+                        data, block.count * in);
+        } else {  // 8-bit elements into a 16-bit array
+            uint16_t* to = array.data<uint16_t>() + block.first;
+            for (uint64_t i = 0; i < block.count; ++i) to[i] = data[i];
+        }
+        data += block.count * in;
+    }
+}
+
+uint64_t level_positions(const engine::Plan& plan, size_t level) {
+    uint64_t n = 0;
+    for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b)
+        n += plan.blocks[b].count;
+    return n;
+}
+
+}  // namespace
+
+Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
+                       std::chrono::milliseconds interval)
+    : dir_(std::move(dir)), identity_(std::move(identity)), interval_(interval) {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (!fs::is_directory(dir_, ec))
+        fail("cannot use " + dir_ + " as the checkpoint folder: it is not a folder");
+    const std::string manifest = (fs::path(dir_) / "manifest.json").string();
+    if (fs::exists(manifest, ec)) {
+        nlohmann::json m;
+        try {
+            const std::vector<char> text = read_file(manifest);
+            m = nlohmann::json::parse(text.begin(), text.end());
+        } catch (const nlohmann::json::exception&) {
+            fail(manifest + " is damaged (not JSON); remove " + dir_ + " to start the solve again");
+        }
+        if (!m.is_object() || m.value("format", "") != FORMAT) {
+            fail(manifest + " is not a nimtb checkpoint; give another --checkpoint folder");
+        }
+        if (m.value("version", 0) != VERSION) {
+            fail(fmt::format("{} is a checkpoint of version {}, this nimtb reads version {}",
+                             manifest, m.value("version", 0), VERSION));
+        }
+        const nlohmann::json mine = identity_json(identity_);
+        for (const auto& [key, value] : mine.items()) {
+            if (!m.contains(key) || m[key] != value) {
+                fail(fmt::format(
+                    "{} holds the checkpoint of another solve ({}); this one is {}: give another "
+                    "--checkpoint folder, or remove it to start again",
+                    dir_, describe(m), describe(mine)));
+            }
+        }
+        plan_key_ = m.value("plan", "");
+    } else if (!batches().empty()) {
+        fail(dir_ + " holds checkpoint levels but no manifest.json: it is damaged; remove it to "
+                    "start the solve again");
+    }
+}
+
+Checkpoint::~Checkpoint() {
+    try {
+        if (!removed_) flush();
+    } catch (const std::exception&) {
+        // Unwinding already: the levels written before stay usable.
+    }
+}
+
+std::vector<Checkpoint::Batch> Checkpoint::batches() const {
+    std::vector<Batch> all;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_, ec)) {
+        const std::string name = e.path().filename().string();
+        size_t first = 0, last = 0;
+        int used = 0;
+        if (std::sscanf(name.c_str(), "levels-%zu-%zu.zst%n", &first, &last, &used) == 2 &&
+            static_cast<size_t>(used) == name.size() && first <= last) {
+            all.push_back({e.path().string(), first, last});
+        }
+    }
+    std::sort(all.begin(), all.end(), [](const Batch& a, const Batch& b) { return a.first < b.first; });
+    std::vector<Batch> run;
+    for (const Batch& b : all) {
+        if (b.first != (run.empty() ? 0 : run.back().last + 1)) break;
+        run.push_back(b);
+    }
+    return run;
+}
+
+void Checkpoint::write_manifest(const std::string& plan_key) const {
+    nlohmann::json m = identity_json(identity_);
+    m["format"] = FORMAT;
+    m["version"] = VERSION;
+    m["plan"] = plan_key;
+    const std::string text = m.dump(2) + "\n";
+    write_atomically((fs::path(dir_) / "manifest.json").string(), text.data(), text.size());
+}
+
+size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan,
+                           engine::Solution& s) {
+    if (plan_key_.empty()) {
+        write_manifest(plan_key);
+        plan_key_ = plan_key;
+        return 0;
+    }
+    if (plan_key_ != plan_key) {
+        fail(fmt::format("{} was saved under another plan of the solver ({}); this solve's is "
+                         "({}): remove it to start again",
+                         dir_, plan_key_, plan_key));
+    }
+    size_t level = 0;
+    for (const Batch& batch : batches()) {
+        const std::string& path = batch.path;
+        const auto damaged = [&](const std::string& why) {
+            fail(fmt::format("{} is damaged ({}); remove {} to start the solve again", path, why,
+                             dir_));
+        };
+        if (batch.last >= plan.levels()) damaged("levels beyond this solve's");
+        const std::vector<char> frame = read_file(path);
+        uint64_t most = 0;
+        for (size_t l = batch.first; l <= batch.last; ++l)
+            most += sizeof(LevelHeader) + level_positions(plan, l) * 4;
+        const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+        if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > most)
+            damaged("not levels of this solve");
+        std::vector<unsigned char> data(size);
+        const size_t got = ZSTD_decompress(data.data(), data.size(), frame.data(), frame.size());
+        if (ZSTD_isError(got) || got != size) damaged(ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+        const unsigned char* p = data.data();
+        const unsigned char* end = data.data() + data.size();
+        for (; level <= batch.last; ++level) {
+            LevelHeader h;
+            if (end - p < static_cast<ptrdiff_t>(sizeof h)) damaged("short");
+            std::memcpy(&h, p, sizeof h);
+            const uint64_t positions = level_positions(plan, level);
+            const bool widths_ok =
+                (h.value_bits == 8 || h.value_bits == 16) &&
+                (s.remoteness.empty() ? h.remoteness_bits == 0
+                                      : h.remoteness_bits == 8 || h.remoteness_bits == 16);
+            const uint64_t bytes = positions * ((h.value_bits + h.remoteness_bits) / 8);
+            if (std::memcmp(h.magic, MAGIC, sizeof MAGIC) != 0 || h.level != level ||
+                h.positions != positions || !widths_ok ||
+                static_cast<uint64_t>(end - p) < sizeof h + bytes) {
+                damaged("a level's header does not match this solve");
+            }
+            const unsigned char* values = p + sizeof h;
+            fill(s.value, plan, level, values, h.value_bits);
+            if (h.remoteness_bits) {
+                fill(s.remoteness, plan, level, values + positions * (h.value_bits / 8),
+                     h.remoteness_bits);
+            }
+            s.brute_from_level = h.brute_from_level;
+            p += sizeof h + bytes;
+        }
+        if (p != end) damaged("more than its levels");
+    }
+    pending_first_ = level;
+    last_write_ = std::chrono::steady_clock::now();
+    if (level > 0 && on_restored) on_restored(level);
+    return level;
+}
+
+void Checkpoint::save(const engine::Plan& plan, size_t level, const engine::Solution& s) {
+    const uint64_t positions = level_positions(plan, level);
+    LevelHeader h{};
+    std::memcpy(h.magic, MAGIC, sizeof MAGIC);
+    h.level = level;
+    h.positions = positions;
+    h.value_bits = s.value.bits();
+    h.remoteness_bits = s.remoteness.empty() ? 0 : s.remoteness.bits();
+    h.brute_from_level = s.brute_from_level;
+    if (pending_count_ == 0) pending_first_ = level;
+    // Appended, not resized and overwritten: no pass of zeros over the bytes.
+    const auto* header = reinterpret_cast<const unsigned char*>(&h);
+    pending_.insert(pending_.end(), header, header + sizeof h);
+    for (const engine::QuantityArray* a : {&s.value, &s.remoteness}) {
+        if (a->empty()) continue;
+        const size_t bytes = a->bits() / 8;
+        const auto* base = static_cast<const unsigned char*>(a->raw());
+        for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
+            const engine::Block& block = plan.blocks[b];
+            pending_.insert(pending_.end(), base + block.first * bytes,
+                            base + (block.first + block.count) * bytes);
+        }
+    }
+    ++pending_count_;
+    if (std::chrono::steady_clock::now() - last_write_ >= interval_ || pending_.size() >= MAX_PENDING)
+        flush();
+}
+
+void Checkpoint::flush() {
+    if (pending_count_ == 0) return;
+    const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(),
+                                                                   ZSTD_freeCCtx);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, ZSTD_LEVEL);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+    const size_t bound = ZSTD_compressBound(pending_.size());
+    const std::unique_ptr<char[]> frame(new char[bound]);  // not zero-filled: zstd writes it
+    const size_t n = ZSTD_compress2(cctx.get(), frame.get(), bound, pending_.data(), pending_.size());
+    if (ZSTD_isError(n))
+        fail(std::string("cannot compress checkpoint levels: ") + ZSTD_getErrorName(n));
+    const size_t last = pending_first_ + pending_count_ - 1;
+    write_atomically(
+        (fs::path(dir_) / fmt::format("levels-{:06}-{:06}.zst", pending_first_, last)).string(),
+        frame.get(), n);
+    pending_.clear();
+    pending_first_ = last + 1;
+    pending_count_ = 0;
+    last_write_ = std::chrono::steady_clock::now();
+}
+
+void Checkpoint::remove() {
+    removed_ = true;
+    pending_.clear();
+    pending_count_ = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name == "manifest.json" || name == "manifest.json.tmp" ||
+            (name.starts_with("levels-") && (name.ends_with(".zst") || name.ends_with(".zst.tmp")))) {
+            fs::remove(e.path(), ec);
+        }
+    }
+    fs::remove(dir_, ec);  // only when empty
+}
+
+}  // namespace nimtb::io
