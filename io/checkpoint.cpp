@@ -27,7 +27,7 @@ constexpr const char* FORMAT = "nimtb-checkpoint";
 constexpr int VERSION = 1;
 constexpr char MAGIC[8] = {'N', 'I', 'M', 'T', 'B', 'L', 'V', '1'};
 constexpr int ZSTD_LEVEL = 1;  // fast: a checkpoint is written during the solve
-// Levels held before a write whatever the time: bounds the memory they take.
+// Compressed levels held before a write whatever the time.
 constexpr size_t MAX_PENDING = size_t{64} << 20;
 
 // The header of a level's data, before its values and remoteness.
@@ -135,7 +135,11 @@ uint64_t level_positions(const engine::Plan& plan, size_t level) {
 
 Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
                        std::chrono::milliseconds interval)
-    : dir_(std::move(dir)), identity_(std::move(identity)), interval_(interval) {
+    : dir_(std::move(dir)),
+      identity_(std::move(identity)),
+      interval_(interval),
+      cctx_(ZSTD_createCCtx(), ZSTD_freeCCtx) {
+    if (!cctx_) fail("cannot start zstd for the checkpoint: out of memory");
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (!fs::is_directory(dir_, ec))
@@ -234,12 +238,25 @@ size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan
         uint64_t most = 0;
         for (size_t l = batch.first; l <= batch.last; ++l)
             most += sizeof(LevelHeader) + level_positions(plan, l) * 4;
-        const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
-        if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > most)
-            damaged("not levels of this solve");
-        std::vector<unsigned char> data(size);
-        const size_t got = ZSTD_decompress(data.data(), data.size(), frame.data(), frame.size());
-        if (ZSTD_isError(got) || got != size) damaged(ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+        // Streamed: the frame's content size is not in its header.
+        std::vector<unsigned char> data;
+        {
+            const std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(),
+                                                                         ZSTD_freeDCtx);
+            ZSTD_inBuffer in{frame.data(), frame.size(), 0};
+            size_t left = 1;
+            while (left != 0) {
+                const size_t start = data.size();
+                if (start >= most) damaged("more than its levels");
+                data.resize(std::min<uint64_t>(most, std::max<size_t>(2 * start, 1 << 20)));
+                ZSTD_outBuffer out{data.data() + start, data.size() - start, 0};
+                left = ZSTD_decompressStream(dctx.get(), &out, &in);
+                if (ZSTD_isError(left)) damaged(ZSTD_getErrorName(left));
+                data.resize(start + out.pos);
+                if (left != 0 && in.pos == in.size && out.pos == 0) damaged("short");
+            }
+            if (in.pos != in.size) damaged("bytes after its frame");
+        }
         const unsigned char* p = data.data();
         const unsigned char* end = data.data() + data.size();
         for (; level <= batch.last; ++level) {
@@ -283,41 +300,55 @@ void Checkpoint::save(const engine::Plan& plan, size_t level, const engine::Solu
     h.value_bits = s.value.bits();
     h.remoteness_bits = s.remoteness.empty() ? 0 : s.remoteness.bits();
     h.brute_from_level = s.brute_from_level;
-    if (pending_count_ == 0) pending_first_ = level;
-    // Appended, not resized and overwritten: no pass of zeros over the bytes.
-    const auto* header = reinterpret_cast<const unsigned char*>(&h);
-    pending_.insert(pending_.end(), header, header + sizeof h);
+    if (pending_count_ == 0) {
+        pending_first_ = level;
+        ZSTD_CCtx_reset(cctx_.get(), ZSTD_reset_session_and_parameters);
+        ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_compressionLevel, ZSTD_LEVEL);
+        ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_checksumFlag, 1);
+        ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_nbWorkers, 1);  // compressed while the solve goes on
+    }
+    compress(&h, sizeof h);
     for (const engine::QuantityArray* a : {&s.value, &s.remoteness}) {
         if (a->empty()) continue;
         const size_t bytes = a->bits() / 8;
         const auto* base = static_cast<const unsigned char*>(a->raw());
         for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
             const engine::Block& block = plan.blocks[b];
-            pending_.insert(pending_.end(), base + block.first * bytes,
-                            base + (block.first + block.count) * bytes);
+            compress(base + block.first * bytes, block.count * bytes);
         }
     }
     ++pending_count_;
-    if (std::chrono::steady_clock::now() - last_write_ >= interval_ || pending_.size() >= MAX_PENDING)
+    if (std::chrono::steady_clock::now() - last_write_ >= interval_ || frame_size_ >= MAX_PENDING)
         flush();
+}
+
+void Checkpoint::compress(const void* bytes, size_t size, bool end) {
+    ZSTD_inBuffer in{bytes, size, 0};
+    for (size_t left = 1; end ? left != 0 : in.pos < in.size;) {
+        if (frame_capacity_ - frame_size_ < ZSTD_CStreamOutSize()) {
+            // Grown by hand: a vector would zero the room it adds, at every call.
+            const size_t capacity = std::max(2 * frame_capacity_, size_t{4} << 20);
+            std::unique_ptr<char[]> grown(new char[capacity]);
+            if (frame_size_) std::memcpy(grown.get(), frame_.get(), frame_size_);
+            frame_ = std::move(grown);
+            frame_capacity_ = capacity;
+        }
+        ZSTD_outBuffer out{frame_.get() + frame_size_, frame_capacity_ - frame_size_, 0};
+        left = ZSTD_compressStream2(cctx_.get(), &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+        frame_size_ += out.pos;
+        if (ZSTD_isError(left))
+            fail(std::string("cannot compress checkpoint levels: ") + ZSTD_getErrorName(left));
+    }
 }
 
 void Checkpoint::flush() {
     if (pending_count_ == 0) return;
-    const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(),
-                                                                   ZSTD_freeCCtx);
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, ZSTD_LEVEL);
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
-    const size_t bound = ZSTD_compressBound(pending_.size());
-    const std::unique_ptr<char[]> frame(new char[bound]);  // not zero-filled: zstd writes it
-    const size_t n = ZSTD_compress2(cctx.get(), frame.get(), bound, pending_.data(), pending_.size());
-    if (ZSTD_isError(n))
-        fail(std::string("cannot compress checkpoint levels: ") + ZSTD_getErrorName(n));
+    compress(nullptr, 0, true);
     const size_t last = pending_first_ + pending_count_ - 1;
     write_atomically(
         (fs::path(dir_) / fmt::format("levels-{:06}-{:06}.zst", pending_first_, last)).string(),
-        frame.get(), n);
-    pending_.clear();
+        frame_.get(), frame_size_);
+    frame_size_ = 0;
     pending_first_ = last + 1;
     pending_count_ = 0;
     last_write_ = std::chrono::steady_clock::now();
@@ -325,7 +356,7 @@ void Checkpoint::flush() {
 
 void Checkpoint::remove() {
     removed_ = true;
-    pending_.clear();
+    frame_size_ = 0;
     pending_count_ = 0;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir_, ec)) {

@@ -19,10 +19,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/solver.h"
+
+struct ZSTD_CCtx_s;
 
 namespace nimtb::io {
 
@@ -62,6 +65,8 @@ class Checkpoint : public engine::LevelStore {
     void remove();
 
   private:
+    // Compresses `size` bytes into the frame of pending levels; `end` ends the frame.
+    void compress(const void* bytes, size_t size, bool end = false);
     struct Batch {
         std::string path;
         size_t first, last;
@@ -74,8 +79,12 @@ class Checkpoint : public engine::LevelStore {
     CheckpointIdentity identity_;
     std::chrono::milliseconds interval_;
     std::string plan_key_;  // from the manifest, when there was one
-    // Levels saved but not written yet: their records, and the first's number.
-    std::vector<unsigned char> pending_;
+    // Levels saved but not written yet: their records go into a zstd frame
+    // as they come (compressed by zstd's worker thread while the solve goes
+    // on); the frame's bytes so far; the first level's number, the count.
+    std::unique_ptr<ZSTD_CCtx_s, size_t (*)(ZSTD_CCtx_s*)> cctx_;
+    std::unique_ptr<char[]> frame_;
+    size_t frame_size_ = 0, frame_capacity_ = 0;
     size_t pending_first_ = 0, pending_count_ = 0;
     std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
     bool removed_ = false;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# What a checkpoint costs: the solve time (from the real binary's summary)
+# and peak memory of a solve without --checkpoint and with it, at the default
+# --checkpoint-every 1 and at 0 (every level written as it finishes). Median
+# of RUNS solves each.
+#   tools/bench_checkpoint.sh [RUNS] [SOLVE ARGUMENTS...]
+#   tools/bench_checkpoint.sh 3                               # nim misere K=6 H=63
+#   tools/bench_checkpoint.sh 3 --rules octal:0.77 --misere --max-total 60
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${1:-3}"
+shift || true
+if (($# == 0)); then set -- --rules nim --misere --heaps 6 --max-heap 63; fi
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+median() { sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
+echo "table: $*"
+printf '%-28s %10s %12s\n' "" "solve s" "peak MiB"
+for mode in "none" "every 1" "every 0"; do
+    solves=() peaks=()
+    for ((i = 0; i < RUNS; i++)); do
+        extra=()
+        if [[ $mode != none ]]; then extra=(--checkpoint "$out/ck" --checkpoint-every "${mode#every }"); fi
+        summary="$(/usr/bin/time -f 'peak %M' -o "$out/time" build/apps/nimtb solve "$@" "${extra[@]}" \
+            -o "$out/t.h5" --force)"
+        solves+=("$(awk '/^solve time/ {print $3}' <<<"$summary")")
+        peaks+=("$(awk '/^peak/ {printf "%.0f", $2 / 1024}' "$out/time")")
+    done
+    label="no checkpoint"
+    [[ $mode != none ]] && label="--checkpoint-every ${mode#every }"
+    printf '%-28s %10s %12s\n' "$label" "$(printf '%s\n' "${solves[@]}" | median)" \
+        "$(printf '%s\n' "${peaks[@]}" | median)"
+done
