@@ -6,22 +6,15 @@
 #   tools/bench_checkpoint.sh [RUNS] [SOLVE ARGUMENTS...]
 #   tools/bench_checkpoint.sh 3                               # nim misere K=6 H=63
 #   tools/bench_checkpoint.sh 3 --rules octal:0.77 --misere --max-total 60
-set -euo pipefail
-cd "$(dirname "$0")/.."
-RUNS="${1:-3}"
-shift || true
-if (($# == 0)); then set -- --rules nim --misere --heaps 6 --max-heap 63; fi
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-median() { sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
-echo "table: $*"
+source "$(dirname "$0")/bench_common.sh" "$@"
+echo "table: ${SOLVE_ARGS[*]}"
 printf '%-28s %10s %12s\n' "" "solve s" "peak MiB"
 for mode in "none" "every 1" "every 0"; do
     solves=() peaks=()
     for ((i = 0; i < RUNS; i++)); do
         extra=()
         if [[ $mode != none ]]; then extra=(--checkpoint "$out/ck" --checkpoint-every "${mode#every }"); fi
-        summary="$(/usr/bin/time -f 'peak %M' -o "$out/time" build/apps/nimtb solve "$@" "${extra[@]}" \
+        summary="$(/usr/bin/time -f 'peak %M' -o "$out/time" build/apps/nimtb solve "${SOLVE_ARGS[@]}" "${extra[@]}" \
             -o "$out/t.h5" --force)"
         solves+=("$(awk '/^solve time/ {print $3}' <<<"$summary")")
         peaks+=("$(awk '/^peak/ {printf "%.0f", $2 / 1024}' "$out/time")")
