@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <memory>
 
 #include "apps/cli.h"
@@ -55,6 +57,35 @@ std::string kernel_phrase(const engine::Solution& s) {
 
 }  // namespace
 
+namespace {
+
+// `--stats FILE`: the figures of every level, as JSON.
+void write_stats(const std::string& path, const engine::Solution& s, const engine::Universe& u) {
+    nlohmann::json levels = nlohmann::json::array();
+    for (size_t l = 0; l < s.levels.size(); ++l) {
+        const engine::LevelStats& x = s.levels[l];
+        levels.push_back({{"level", l},
+                          {"blocks", x.blocks},
+                          {"positions", x.positions},
+                          {"lookups", x.lookups},
+                          {"seconds", x.seconds},
+                          {"kernel", engine::to_string(x.kernel)},
+                          {"restored", x.restored}});
+    }
+    const nlohmann::json j = {{"rules", s.rule.canonical()},
+                              {"convention", engine::to_string(s.convention)},
+                              {"universe", u.describe()},
+                              {"positions", s.positions},
+                              {"child_lookups", s.child_lookups},
+                              {"levels", levels}};
+    std::ofstream out(path);
+    out << j.dump(1) << "\n";
+    out.close();
+    if (!out) throw nimtb::TableError("cannot write " + path);
+}
+
+}  // namespace
+
 int cmd_solve(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule (see Rules below)")(
@@ -86,6 +117,9 @@ int cmd_solve(const std::vector<std::string>& args) {
         "checkpoint", po::value<std::string>(),
         "save each finished level in this folder; the same command run again after a crash "
         "resumes there (removed once the table is written)")(
+        "stats", po::value<std::string>(),
+        "write the figures of every level (blocks, positions, look-ups, seconds) to this JSON "
+        "file")(
         "checkpoint-every", po::value<double>()->default_value(1.0),
         "with --checkpoint: write the levels finished at most this many seconds apart (0: each "
         "level as it finishes)")(
@@ -161,6 +195,9 @@ int cmd_solve(const std::vector<std::string>& args) {
     }
     io::check_output(path, wo);
 
+    if (vm->count("stats") && so.method != engine::SolveMethod::brute)
+        throw UsageError("--stats goes with the brute method: the sprague-grundy method has no levels");
+
     // 3. Solve, with progress and Ctrl-C, from a checkpoint's levels when there are some.
     std::unique_ptr<io::Checkpoint> checkpoint;
     if (vm->count("checkpoint")) {
@@ -200,6 +237,7 @@ int cmd_solve(const std::vector<std::string>& args) {
     // 4. Write under a temporary name, then rename; the checkpoint is done with.
     io::write_table(path, s, wo);
     if (checkpoint) checkpoint->remove();
+    if (vm->count("stats")) write_stats((*vm)["stats"].as<std::string>(), s, universe);
     const auto t2 = std::chrono::steady_clock::now();
 
     // 5. Summary.

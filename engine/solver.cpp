@@ -2,11 +2,12 @@
 
 #include <fmt/core.h>
 #include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/combinable.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <bit>
 #include <cassert>
 #include <limits>
@@ -255,15 +256,16 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
 // Solves the levels of `plan` from `first_level` on with `kernel`, until all
 // are done or a level meets a number that does not fit (`overflow`, which the
 // kernel sets). Each level done is saved in o.levels, when there is one.
-template <class Kernel>
-Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_t first_level,
-                const Overflow& overflow, const Solution& s, const SolveOptions& o) {
-    tbb::combinable<uint64_t> lookups([] { return uint64_t{0}; });
+template <class LevelKernel>
+Pass run_levels(const Universe& u, const LevelKernel& kernel, const Plan& plan, size_t first_level,
+                const Overflow& overflow, Solution& s, const SolveOptions& o) {
     uint64_t done = plan.positions_below(first_level);
     report(o, done, u.size());
     Pass pass;
     for (size_t level = first_level; level < plan.levels(); ++level) {
         const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
+        const auto start = std::chrono::steady_clock::now();
+        std::atomic<uint64_t> lookups{0};
         // One task per block, largest first (solve_order.h): blocks differ
         // in size by orders of magnitude, and the level's barrier waits for
         // the last; the auto_partitioner's larger ranges left a thread idle
@@ -277,10 +279,17 @@ Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_
                     if (cancelled(o)) return;
                     local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count, scratch);
                 }
-                lookups.local() += local;
+                lookups.fetch_add(local, std::memory_order_relaxed);
             },
             tbb::simple_partitioner());
+        pass.lookups += lookups.load();
         if (cancelled(o)) throw Cancelled();
+        LevelStats& stats = s.levels[level];
+        stats.lookups = lookups.load();
+        stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats.kernel = s.kernel == engine::Kernel::lines && s.brute_from_level == 0
+                           ? engine::Kernel::lines
+                           : engine::Kernel::brute;
         if (overflow.value || overflow.remoteness) {
             pass.level = level;
             pass.value = overflow.value;
@@ -288,10 +297,9 @@ Pass run_levels(const Universe& u, const Kernel& kernel, const Plan& plan, size_
             break;
         }
         if (o.levels) o.levels->save(plan, level, s);
-        for (size_t b = lo; b < hi; ++b) done += plan.blocks[b].count;
+        done += stats.positions;
         report(o, done, u.size());
     }
-    pass.lookups = lookups.combine(std::plus<>());
     return pass;
 }
 
@@ -465,6 +473,12 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
     }
     // A resumed solve starts at its first unfinished level, under the same
     // plan: the same kernel, blocks and starting widths.
+    s.levels.assign(plan.levels(), LevelStats{});
+    for (size_t l = 0; l < plan.levels(); ++l) {
+        s.levels[l].blocks = plan.level_start[l + 1] - plan.level_start[l];
+        for (size_t b = plan.level_start[l]; b < plan.level_start[l + 1]; ++b)
+            s.levels[l].positions += plan.blocks[b].count;
+    }
     size_t level = 0;
     if (o.levels) {
         const std::string key = fmt::format(
@@ -473,6 +487,7 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
             choice.lines ? "lines" : "brute", j, plan.blocks.size(), plan.levels(),
             choice.widths.value_bits, choice.widths.remoteness_bits);
         level = o.levels->restore(key, plan, s);
+        for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
     }
     if (choice.lines) s.kernel = Kernel::lines;
     if (level == plan.levels()) return;  // every level was saved

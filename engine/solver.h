@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/errors.h"
 #include "engine/memory.h"
@@ -104,6 +105,18 @@ struct SolveOptions {
     LevelStore* levels = nullptr;
 };
 
+// What one level of a brute-force solve did: its blocks and positions, the
+// children it looked up (under the line kernel: near children and points
+// joining lines) and its time; the figures a cost model starts from.
+struct LevelStats {
+    uint64_t blocks = 0;
+    uint64_t positions = 0;
+    uint64_t lookups = 0;
+    double seconds = 0;
+    Kernel kernel = Kernel::brute;
+    bool restored = false;  // taken from a checkpoint, not solved by this run
+};
+
 // A solved universe, held in memory.
 struct Solution {
     Rule rule;
@@ -123,6 +136,8 @@ struct Solution {
     // kernel (a value its bitset could not hold); 0 when it did not.
     size_t brute_from_level = 0;
     uint32_t max_total = 0;  // N of a total-bounded universe; 0 for a box
+    // The brute method: one entry per level of the solve order.
+    std::vector<LevelStats> levels;
     // The universe the arrays are indexed by.
     Universe universe() const {
         return max_total ? Universe::total_bounded(max_total, max_heaps)

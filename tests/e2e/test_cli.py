@@ -245,11 +245,21 @@ class Checkpoints(Workdir):
         self.assertEqual(code, -signal.SIGKILL)
         self.assertFalse(os.path.exists(out))
         saved = len(self.levels_files(ck))
-        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        stats = self.path("stats.json")
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet", "--stats", stats)
         self.assertEqual(code, 0, err)
         self.assertRegex(err, r"resuming from the checkpoint in .*ck \((\d+) levels saved\)")
-        self.assertGreaterEqual(int(re.search(r"\((\d+) levels", err).group(1)), saved)
+        restored = int(re.search(r"\((\d+) levels", err).group(1))
+        self.assertGreaterEqual(restored, saved)
         self.assert_same_table(plain, out)
+        # --stats: every level, those restored marked, the positions adding up to the table's.
+        with open(stats) as f:
+            levels = json.load(f)["levels"]
+        self.assertEqual([x["level"] for x in levels], list(range(len(levels))))
+        self.assertEqual([x["restored"] for x in levels], [True] * restored + [False] * (len(levels) - restored))
+        info = json.loads(run("info", out, "--json")[1])
+        self.assertEqual(sum(x["positions"] for x in levels), info["positions"])
+        self.assertTrue(all(x["kernel"] == "brute" and x["lookups"] > 0 for x in levels[restored:] if x["positions"] > 1))
         self.assertFalse(os.path.exists(ck), "the checkpoint is removed once the table is written")
 
     def test_interrupted_keeps_its_levels_and_resumes(self):
@@ -284,6 +294,9 @@ class Checkpoints(Workdir):
         code, text, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "--method",
                               "sprague-grundy", "--checkpoint", ck, "-o", out)
         self.assert_error(code, err, 2, "--checkpoint goes with the brute method")
+        code, text, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "--method",
+                              "sprague-grundy", "--stats", self.path("s.json"), "-o", out)
+        self.assert_error(code, err, 2, "--stats goes with the brute method")
         # One byte changed in a file of levels: its checksum fails, nothing is used.
         first = sorted(self.levels_files(ck))[0]
         with open(os.path.join(ck, first), "r+b") as f:
