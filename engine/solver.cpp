@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <bit>
 #include <cassert>
+#include <chrono>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -306,8 +306,8 @@ Pass run_levels(const Universe& u, const LevelKernel& kernel, const Plan& plan, 
 // The line kernel's aggregates of the levels below `end_level`, solved
 // before a resumed solve began: each position joins its lines again, level
 // by level (a line is touched by one block of a level at a time).
-template <class Kernel>
-void rejoin_levels(const Kernel& kernel, const Plan& plan, size_t end_level) {
+template <class Lines>
+void rejoin_levels(const Lines& kernel, const Plan& plan, size_t end_level) {
     for (size_t level = 0; level < end_level; ++level) {
         sync_parallel_for_with(
             tbb::blocked_range<size_t>(plan.level_start[level], plan.level_start[level + 1], 1),

@@ -137,7 +137,7 @@ struct Solution {
     size_t brute_from_level = 0;
     uint32_t max_total = 0;  // N of a total-bounded universe; 0 for a box
     // The brute method: one entry per level of the solve order.
-    std::vector<LevelStats> levels;
+    std::vector<LevelStats> levels = {};
     // The universe the arrays are indexed by.
     Universe universe() const {
         return max_total ? Universe::total_bounded(max_total, max_heaps)

@@ -147,18 +147,21 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
     const std::string manifest = (fs::path(dir_) / "manifest.json").string();
     if (fs::exists(manifest, ec)) {
         nlohmann::json m;
+        int version = 0;
         try {
             const std::vector<char> text = read_file(manifest);
             m = nlohmann::json::parse(text.begin(), text.end());
+            if (!m.is_object() || m.value("format", "") != FORMAT) {
+                fail(manifest + " is not a nimtb checkpoint; give another --checkpoint folder");
+            }
+            version = m.value("version", 0);
         } catch (const nlohmann::json::exception&) {
-            fail(manifest + " is damaged (not JSON); remove " + dir_ + " to start the solve again");
+            fail(manifest + " is damaged (not the JSON of a checkpoint); remove " + dir_ +
+                 " to start the solve again");
         }
-        if (!m.is_object() || m.value("format", "") != FORMAT) {
-            fail(manifest + " is not a nimtb checkpoint; give another --checkpoint folder");
-        }
-        if (m.value("version", 0) != VERSION) {
+        if (version != VERSION) {
             fail(fmt::format("{} is a checkpoint of version {}, this nimtb reads version {}",
-                             manifest, m.value("version", 0), VERSION));
+                             manifest, version, VERSION));
         }
         const nlohmann::json mine = identity_json(identity_);
         for (const auto& [key, value] : mine.items()) {
@@ -169,7 +172,7 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
                     dir_, describe(m), describe(mine)));
             }
         }
-        plan_key_ = m.value("plan", "");
+        plan_key_ = m.contains("plan") && m["plan"].is_string() ? m["plan"].get<std::string>() : "";
     } else if (!batches().empty()) {
         fail(dir_ + " holds checkpoint levels but no manifest.json: it is damaged; remove it to "
                     "start the solve again");
