@@ -533,7 +533,7 @@ function drawLegend(mode, colour) {
 // What a cell holds, in each picture's table.
 function describeCell(cell) {
   if (!cell) return "\u00a0";
-  const position = [cell.a, cell.b, ...ex.others.slice(0)];
+  const position = [cell.a, cell.b, ...ex.others];
   const i = cell.a * ex.planes[0].cols + cell.b;
   const parts = ex.planes.map((p) => {
     const v = p.values[i], r = p.remoteness[i];
