@@ -482,7 +482,18 @@ async function drawPictures(keep = false) {
     pair = t.convention === "normal" ? [t, c.info] : [c.info, t];
   }
   const others = [...ex.others];
-  const planes = await Promise.all(pair.map((x) => fetchPlane(x.path, others)));
+  let planes;
+  try {
+    planes = await Promise.all(pair.map((x) => fetchPlane(x.path, others)));
+  } catch (e) {
+    // No picture of other heaps stays under the error (the sliders moved on).
+    if (serial === ex.serial) {
+      ex.planes = [];
+      ex.view.clear();
+      $("ex-legend").replaceChildren();
+    }
+    throw e;
+  }
   if (serial !== ex.serial) return;  // a newer choice came first
   ex.planes = planes.map((p, i) => ({ ...p, info: pair[i] }));
   const [first] = ex.planes;
@@ -520,7 +531,7 @@ function drawLegend(mode, colour) {
     legend.replaceChildren("remoteness 0 ", ramp(RAMP.p, "P"), ` ${max}   0 `, ramp(RAMP.n, "N"), ` ${max}`);
   } else {
     const seen = new Set();
-    for (const p of ex.planes) for (const v of p.values) if (v !== NO_VALUE && seen.size <= 64) seen.add(v);
+    for (const p of ex.planes) for (const v of p.values) if (v !== NO_VALUE) seen.add(v);
     const sorted = [...seen].sort((x, y) => x - y);
     legend.replaceChildren("values: ", ...sorted.slice(0, 16).map((v) => {
       const s = swatch(valueRgb(v), String(v));

@@ -50,7 +50,8 @@ class Page(unittest.TestCase):
                            (["--rules", "subtract:1,3,4", "--misere", "--heaps", "2", "--max-heap", "20"],
                             "subtract-1_3_4-misere-k2-h20.h5"),
                            (["--rules", "wythoff", "--heaps", "2", "--max-heap", "200"], "wythoff-normal-k2-h200.h5"),
-                           (["--rules", "nim", "--heaps", "2", "--max-heap", "30"], "nim-normal-k2-h30.h5")]:
+                           (["--rules", "nim", "--heaps", "2", "--max-heap", "30"], "nim-normal-k2-h30.h5"),
+                           (["--rules", "octal:0.77", "--misere", "--max-total", "20"], "kayles-misere-n20.h5")]:
             code, out, err = run("solve", *args, "-o", os.path.join(cls.tables, name), "--quiet")
             assert code == 0, err
         cls.server = Server(cls.tables)
@@ -412,6 +413,37 @@ class Page(unittest.TestCase):
         position.send_keys("3 5 6\n")
         self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("3 5 6:"))
         self.assertIn("loses (P-position)", self.text("ex-summary"))
+
+    def test_other_heaps_beyond_the_table_clear_the_picture(self):
+        """Under a total, sliders can ask for more tokens than the table holds: the error says
+        so and no picture of other heaps stays under it; back within the total, it returns."""
+        table = "kayles-misere-n20.h5"
+        self.open("explore")
+        self.choose_table("ex-table", table)
+        self.pictures_drawn(table)
+
+        def slide(values):
+            self.driver.execute_script("""
+                arguments[0].forEach((v, i) => {
+                  const s = document.getElementById('ex-other-' + (i + 1));
+                  s.value = v;
+                  s.dispatchEvent(new Event('input'));
+                });""", values)
+
+        slide([12, 9])
+        self.wait_for(lambda d: d.find_element(By.ID, "error").is_displayed())
+        self.assertIn("more than this table's limit: at most 20 tokens in all", self.text("error"))
+        self.wait_for(lambda d: not d.find_elements(By.CSS_SELECTOR, "#ex-pictures canvas"))
+        slide([5, 3])
+        self.wait_for(lambda d: "Positions a b 5 3" in d.find_element(By.ID, "ex-board-help").text)
+        self.pictures_drawn(table)
+        self.no_error()
+        # a + b at most 20 - 8: cells beyond are outside the table, and a b 5 3 is Kayles misere.
+        self.assertEqual(self.driver.execute_script("return [ex.planes[0].rows, ex.planes[0].cols]"), [13, 13])
+        p_cells = self.cells_coloured(P_COLOUR)
+        for a, b in [(0, 0), (1, 4), (6, 6), (12, 0)]:
+            q = query(os.path.join(self.tables, table), f"{a} {b} 5 3")
+            self.assertEqual((a, b) in p_cells, q["value"] == 0, (a, b))
 
     def wythoff_error_after_a_nim_answer(self):
         self.open("explore")
