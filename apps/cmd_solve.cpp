@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
 #include "apps/presets.h"
@@ -54,10 +54,6 @@ std::string kernel_phrase(const engine::Solution& s) {
     if (s.brute_from_level == 0) return "children summarised along lines";
     return "children summarised along lines, then visited (a value too large for the lines)";
 }
-
-}  // namespace
-
-namespace {
 
 // `--stats FILE`: the figures of every level, as JSON.
 void write_stats(const std::string& path, const engine::Solution& s, const engine::Universe& u) {

@@ -389,9 +389,11 @@ void WebServer::Impl::plane(const httplib::Request& req, httplib::Response& res)
     engine::Heaps h(u.max_heaps());
     for (uint32_t a = 0; a < side; ++a) {
         for (uint32_t b = 0; b < side; ++b) {
+            // The universe's limits checked here, not by normalise(), whose
+            // exception for each cell beyond a total would cost seconds.
             const size_t nonzero = fixed.size() + (a != 0) + (b != 0);
             if (nonzero > u.max_heaps() || (!u.is_box() && a + b + fixed_total > u.max_total()))
-                continue;
+                continue;  // outside the universe: NO_VALUE
             std::fill(h.begin(), h.end(), 0);
             std::copy(fixed.begin(), fixed.end(), h.begin());
             h[fixed.size()] = a;

@@ -10,6 +10,12 @@ uint64_t Plan::positions_below(size_t level) const {
     return done;
 }
 
+uint64_t Plan::positions_in(size_t level) const {
+    uint64_t n = 0;
+    for (size_t b = level_start[level]; b < level_start[level + 1]; ++b) n += blocks[b].count;
+    return n;
+}
+
 unsigned choose_block_heaps(const Universe& u) {
     const unsigned k = u.max_heaps();
     if (k == 1) return 1;

@@ -41,6 +41,8 @@ struct Plan {
     size_t levels() const { return level_start.size() - 1; }
     // Positions in the levels below `level`.
     uint64_t positions_below(size_t level) const;
+    // Positions in level `level`.
+    uint64_t positions_in(size_t level) const;
 };
 
 // Top heaps per block: at least 2 when K >= 2 so that a level holds many

@@ -476,8 +476,7 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
     s.levels.assign(plan.levels(), LevelStats{});
     for (size_t l = 0; l < plan.levels(); ++l) {
         s.levels[l].blocks = plan.level_start[l + 1] - plan.level_start[l];
-        for (size_t b = plan.level_start[l]; b < plan.level_start[l + 1]; ++b)
-            s.levels[l].positions += plan.blocks[b].count;
+        s.levels[l].positions = plan.positions_in(l);
     }
     size_t level = 0;
     if (o.levels) {

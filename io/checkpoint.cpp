@@ -114,21 +114,13 @@ void fill(engine::QuantityArray& array, const engine::Plan& plan, size_t level,
     for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
         const engine::Block& block = plan.blocks[b];
         if (in == out) {
-            std::memcpy(static_cast<unsigned char*>(array.data<unsigned char>()) + block.first * out,
-                        data, block.count * in);
+            std::memcpy(array.data<unsigned char>() + block.first * out, data, block.count * in);
         } else {  // 8-bit elements into a 16-bit array
             uint16_t* to = array.data<uint16_t>() + block.first;
             for (uint64_t i = 0; i < block.count; ++i) to[i] = data[i];
         }
         data += block.count * in;
     }
-}
-
-uint64_t level_positions(const engine::Plan& plan, size_t level) {
-    uint64_t n = 0;
-    for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b)
-        n += plan.blocks[b].count;
-    return n;
 }
 
 }  // namespace
@@ -181,7 +173,7 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
 
 Checkpoint::~Checkpoint() {
     try {
-        if (!removed_) flush();
+        flush();  // nothing after remove()
     } catch (const std::exception&) {
         // Unwinding already: the levels written before stay usable.
     }
@@ -240,7 +232,7 @@ size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan
         const std::vector<char> frame = read_file(path);
         uint64_t most = 0;
         for (size_t l = batch.first; l <= batch.last; ++l)
-            most += sizeof(LevelHeader) + level_positions(plan, l) * 4;
+            most += sizeof(LevelHeader) + plan.positions_in(l) * 4;
         // Streamed: the frame's content size is not in its header.
         std::vector<unsigned char> data;
         {
@@ -266,7 +258,7 @@ size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan
             LevelHeader h;
             if (end - p < static_cast<ptrdiff_t>(sizeof h)) damaged("short");
             std::memcpy(&h, p, sizeof h);
-            const uint64_t positions = level_positions(plan, level);
+            const uint64_t positions = plan.positions_in(level);
             const bool widths_ok =
                 (h.value_bits == 8 || h.value_bits == 16) &&
                 (s.remoteness.empty() ? h.remoteness_bits == 0
@@ -295,7 +287,7 @@ size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan
 }
 
 void Checkpoint::save(const engine::Plan& plan, size_t level, const engine::Solution& s) {
-    const uint64_t positions = level_positions(plan, level);
+    const uint64_t positions = plan.positions_in(level);
     LevelHeader h{};
     std::memcpy(h.magic, MAGIC, sizeof MAGIC);
     h.level = level;
@@ -358,7 +350,6 @@ void Checkpoint::flush() {
 }
 
 void Checkpoint::remove() {
-    removed_ = true;
     frame_size_ = 0;
     pending_count_ = 0;
     std::error_code ec;

@@ -87,7 +87,6 @@ class Checkpoint : public engine::LevelStore {
     size_t frame_size_ = 0, frame_capacity_ = 0;
     size_t pending_first_ = 0, pending_count_ = 0;
     std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
-    bool removed_ = false;
 };
 
 }  // namespace nimtb::io
