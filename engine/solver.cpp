@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/brute_kernel.h"
 #include "engine/line_kernel.h"
 #include "engine/moves.h"
 #include "engine/names.h"
@@ -120,131 +121,6 @@ struct Pass {
     bool complete() const { return !value && !remoteness; }
 };
 
-// Set by a kernel's loop bodies when a number does not fit.
-struct Overflow {
-    std::atomic<bool> value{false};
-    std::atomic<bool> remoteness{false};
-};
-
-// Child generators for the kernel, chosen at compile time. Each calls
-// f(child_rank) for every child of sorted, padded heaps of rank `rank`; each
-// task sweeps with its own copy, which may keep state from one position to
-// the next (TotalChildren, in total_children.h: one-heap families under a
-// total).
-//
-// Take families in a box: ranks computed incrementally (ALL: Nim amounts).
-template <bool ALL>
-struct TakeChildren {
-    const Universe& u;
-    const TakeAmounts& amounts;
-    template <class F>
-    void operator()(const uint32_t* heaps, uint64_t rank, F&& f) const {
-        for_each_take_child<ALL>(u, amounts, heaps, rank,
-                                 [&](uint32_t, uint32_t, uint64_t c) { f(c); });
-    }
-};
-
-// Every family, every universe: children as heap lists, each ranked. The
-// scratch lists are allocated once per position, not per child.
-struct FamilyChildren {
-    const Rule& rule;
-    const Universe& u;
-    template <class F>
-    void operator()(const uint32_t* heaps, uint64_t, F&& f) const {
-        const unsigned k = u.max_heaps();
-        unsigned zeros = 0;
-        while (zeros < k && heaps[zeros] == 0) ++zeros;
-        Heaps scratch;
-        scratch.reserve(k - zeros + 1);
-        for_each_child(rule, std::span<const uint32_t>(heaps + zeros, k - zeros),
-                       [&](const Heaps& child) {
-                           scratch.assign(child.begin(), child.end());
-                           f(rank_child(u, scratch));
-                       });
-    }
-};
-
-// The brute-force kernel for one child generator, one choice of stored
-// quantities (REM) and one pair of element types. The choices are made at
-// compile time so that the inner loop is a table read, a load and a few bit
-// operations per child.
-template <class Children, bool REM, class V, class R>
-struct BruteKernel {
-    const Universe& u;
-    Children children_of;
-    V* value;
-    R* remoteness;
-    V terminal;
-    Overflow* overflow;
-
-    // Children's values fit in V, so the mex bitset needs one bit more.
-    static constexpr unsigned WORDS = (uint64_t{1} << (sizeof(V) * 8)) / 64 + 1;
-    // A task's own buffers, inside its own stack frame: buffers from the
-    // heap, written at every position, could share a cache line with the
-    // other thread's (Kayles misere N=60 ran 1.25 s instead of 0.75 s on
-    // two threads when they did).
-    struct Scratch {
-        std::array<uint32_t, std::max(Universe::MAX_HEAPS, Universe::MAX_TOTAL)> heaps;
-        std::array<uint64_t, WORDS> seen;
-        Children children_of;
-    };
-    Scratch scratch() const { return {{}, {}, children_of}; }
-
-    // Solves ranks [first, first + count) in order; returns the child look-ups.
-    uint64_t sweep(uint64_t first, uint64_t count, Scratch& scratch) const {
-        uint32_t* heaps = scratch.heaps.data();
-        uint64_t* seen = scratch.seen.data();
-        Children& generate = scratch.children_of;
-        u.unrank(first, heaps);
-        uint64_t lookups = 0;
-        for (uint64_t rank = first; rank < first + count; ++rank) {
-            uint32_t max_value = 0;
-            uint32_t max_rem = 0, min_rem_p = std::numeric_limits<uint32_t>::max();
-            uint64_t children = 0;
-            generate(heaps, rank, [&](uint64_t c) {
-                assert(c < rank);  // every move leads to a colex-smaller position
-                const uint32_t v = value[c];
-                seen[v >> 6] |= uint64_t{1} << (v & 63);
-                max_value = std::max(max_value, v);
-                ++children;
-                if constexpr (REM) {
-                    const uint32_t r = remoteness[c];
-                    max_rem = std::max(max_rem, r);
-                    if (v == 0) min_rem_p = std::min(min_rem_p, r);
-                }
-            });
-            lookups += children;
-            if (children == 0) {
-                value[rank] = terminal;
-                if constexpr (REM) remoteness[rank] = 0;
-            } else {
-                const unsigned top = max_value >> 6;
-                uint32_t mex = (top + 1) * 64;
-                for (unsigned w = 0; w <= top; ++w) {
-                    if (~seen[w]) {
-                        mex = w * 64 + static_cast<uint32_t>(std::countr_one(seen[w]));
-                        break;
-                    }
-                }
-                std::fill(seen, seen + top + 1, 0);
-                if (mex > std::numeric_limits<V>::max()) {
-                    overflow->value.store(true, std::memory_order_relaxed);
-                }
-                value[rank] = static_cast<V>(mex);
-                if constexpr (REM) {
-                    const uint32_t r = 1 + (mex == 0 ? max_rem : min_rem_p);
-                    if (r > std::numeric_limits<R>::max()) {
-                        overflow->remoteness.store(true, std::memory_order_relaxed);
-                    }
-                    remoteness[rank] = static_cast<R>(r);
-                }
-            }
-            u.next(heaps);
-        }
-        return lookups;
-    }
-};
-
 bool cancelled(const SolveOptions& o) {
     return o.cancel && o.cancel->load(std::memory_order_relaxed);
 }
@@ -327,8 +203,7 @@ Pass run_brute(const Universe& u, const Children& children, const Plan& plan, si
     const BruteKernel<Children, REM, V, R> kernel{
         u,
         children,
-        s.value.data<V>(),
-        REM ? s.remoteness.data<R>() : nullptr,
+        {s.value.data<V>(), REM ? s.remoteness.data<R>() : nullptr},
         static_cast<V>(o.convention == Convention::misere ? 1 : 0),
         &overflow};
     return run_levels(u, kernel, plan, first_level, overflow, s, o);
@@ -504,14 +379,10 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
         s.brute_from_level = level;
     }
     const TakeAmounts amounts(rule, u.max_heap_size());
-    const bool take = rule.take_family() && u.is_box();
-    const bool total = TotalChildren::fits(rule, u);
     for (;;) {
-        const Pass pass =
-            total         ? dispatch_brute(u, TotalChildren(rule, u), plan, level, s, o)
-            : !take       ? dispatch_brute(u, FamilyChildren{rule, u}, plan, level, s, o)
-            : amounts.all ? dispatch_brute(u, TakeChildren<true>{u, amounts}, plan, level, s, o)
-                          : dispatch_brute(u, TakeChildren<false>{u, amounts}, plan, level, s, o);
+        const Pass pass = with_children(rule, u, amounts, [&](const auto& children) {
+            return dispatch_brute(u, children, plan, level, s, o);
+        });
         s.child_lookups += pass.lookups;
         if (pass.complete()) return;
         if (pass.value) {
@@ -594,6 +465,11 @@ uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions
     const Widths& w = choice.widths;
     return u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
            (choice.lines ? LineStore::bytes(u, w) : 0);
+}
+
+ArrayWidths brute_force_widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    const Widths w = widths(rule, u, options);
+    return {w.value_bits, w.remoteness_bits};
 }
 
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {

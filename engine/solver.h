@@ -145,6 +145,15 @@ struct Solution {
     }
 };
 
+// The widths in bits the brute-force kernel's arrays start at (remoteness 0
+// when it is not stored); a solve widens them when a level needs it. Throws
+// ResourceError when the longest game cannot fit 16 bits.
+struct ArrayWidths {
+    unsigned value_bits;
+    unsigned remoteness_bits;
+};
+ArrayWidths brute_force_widths(const Rule& rule, const Universe& universe, const SolveOptions& options);
+
 // Bytes a solve would allocate for its arrays.
 uint64_t estimate_memory(const Rule& rule, const Universe& universe, const SolveOptions& options);
 

@@ -136,6 +136,12 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
     fs::create_directories(dir_, ec);
     if (!fs::is_directory(dir_, ec))
         fail("cannot use " + dir_ + " as the checkpoint folder: it is not a folder");
+    // A distributed solve keeps one folder per process inside (dist/).
+    if (identity_.processes == 1 && fs::exists(fs::path(dir_) / "process-0", ec)) {
+        fail(dir_ +
+             " holds the checkpoint of a solve by several processes (under mpirun); run it as "
+             "before, or remove the folder to start again");
+    }
     const std::string manifest = (fs::path(dir_) / "manifest.json").string();
     if (fs::exists(manifest, ec)) {
         nlohmann::json m;
@@ -347,6 +353,12 @@ void Checkpoint::flush() {
     pending_first_ = last + 1;
     pending_count_ = 0;
     last_write_ = std::chrono::steady_clock::now();
+}
+
+void Checkpoint::forget_from(size_t level) {
+    std::error_code ec;
+    for (const Batch& b : batches())
+        if (b.first >= level) fs::remove(b.path, ec);
 }
 
 void Checkpoint::remove() {

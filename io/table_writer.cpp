@@ -13,15 +13,13 @@
 #include <vector>
 
 #include "engine/parallel.h"
-#include "engine/version.h"
 #include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/hdf5_output.h"
+#include "io/table_layout.h"
 
 namespace nimtb::io {
 namespace {
-
-constexpr unsigned BLOSC_ZSTD = 5;  // Blosc's code for its zstd codec
 
 bool cancelled(const WriteOptions& o) {
     return o.cancel && o.cancel->load();
@@ -77,32 +75,6 @@ Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uin
     if (file_bits == 8) return choose_transform<uint8_t>(std::span<const uint8_t>(sample), chunk);
     return choose_transform<uint16_t>(
         {reinterpret_cast<const uint16_t*>(sample.data()), sample.size() / 2}, chunk);
-}
-
-// The filters the dataset declares: what HDF5 and h5py read it with. The
-// plug-in filters are optional in the pipeline, as version 1 wrote them
-// through HDF5 (Blosc refused buffers too small to gain); chunks nimtb
-// compresses itself always pass every filter. The checksum is mandatory.
-void set_filters(hid_t dcpl, Compression c, int level, unsigned file_bits) {
-    switch (c) {
-        case Compression::deflate:
-            check(H5Pset_deflate(dcpl, static_cast<unsigned>(level)), "deflate filter");
-            break;
-        case Compression::zstd: {
-            const unsigned shuffle = file_bits > 8 ? 1 : 0;
-            const unsigned cd[7] = {0, 0, 0, 0, static_cast<unsigned>(level), shuffle, BLOSC_ZSTD};
-            check(H5Pset_filter(dcpl, BLOSC_FILTER, H5Z_FLAG_OPTIONAL, 7, cd), "blosc/zstd filter");
-            break;
-        }
-        case Compression::lz4:
-            check(H5Pset_filter(dcpl, LZ4_FILTER, H5Z_FLAG_OPTIONAL, 0, nullptr), "lz4 filter");
-            break;
-        case Compression::none:
-        case Compression::other:
-            break;
-    }
-    // Last in the pipeline, so the checksum covers the bytes on disk.
-    check(H5Pset_fletcher32(dcpl), "Fletcher-32 filter");
 }
 
 // Chunks transformed and compressed in parallel, written in order by this
@@ -237,17 +209,7 @@ void write_table(const std::string& path, const engine::Solution& s, const Write
     // 1. Everything goes to a temporary file beside the final one.
     Hdf5Output out(path, "table");
     const hid_t root = out.root();
-    write_string_attribute(root, "format", FORMAT_NAME);
-    write_u64_attribute(root, "format_version", o.format_version);
-    write_string_attribute(root, "rules", s.rule.canonical());
-    write_string_attribute(root, "convention", engine::to_string(s.convention));
-    write_u64_attribute(root, "max_heaps", s.max_heaps);
-    write_u64_attribute(root, "max_heap_size", s.max_heap_size);
-    write_u64_attribute(root, "positions", s.positions);
-    write_string_attribute(root, "index", s.max_total ? TOTAL_INDEX_NAME : INDEX_NAME);
-    if (s.max_total) write_u64_attribute(root, "max_total", s.max_total);
-    write_string_attribute(root, "generator", std::string("nimtb ") + VERSION);
-    write_string_attribute(root, "method", engine::to_string(s.method));
+    write_root_attributes(root, s, o.format_version);
 
     // 2. The datasets, in the narrowest width that holds them.
     write_dataset(out, VALUE_DATASET, s.value, s.max_value, o);
