@@ -1,6 +1,11 @@
 #include <fmt/core.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -78,6 +83,31 @@ void write_stats(const std::string& path, const engine::Solution& s, const engin
     out << j.dump(1) << "\n";
     out.close();
     if (!out) throw nimtb::TableError("cannot write " + path);
+}
+
+// Whether this process is one of an MPI job's (Open MPI's mpirun, or a
+// PMI launcher such as Slurm's srun).
+bool under_mpirun() {
+    return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK");
+}
+
+// Replaces this process by nimtb-mpi, beside this program, with the
+// resolved request: the distributed solve lives in a program of its own, so
+// that nimtb itself never links MPI.
+[[noreturn]] void hand_to_mpi(const nlohmann::json& request) {
+    std::error_code ec;
+    const std::filesystem::path program =
+        std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "nimtb-mpi";
+    if (ec || !std::filesystem::exists(program, ec)) {
+        throw UsageError(
+            "this nimtb was built without MPI, so it cannot solve under mpirun; install "
+            "openmpi-bin, libopenmpi-dev and libhdf5-openmpi-dev, then build again (tools/setup.sh "
+            "does both)");
+    }
+    const std::string text = request.dump();
+    const std::string name = program.string();
+    execl(name.c_str(), name.c_str(), "--request", text.c_str(), static_cast<char*>(nullptr));
+    throw nimtb::TableError("cannot start " + name + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -193,6 +223,28 @@ int cmd_solve(const std::vector<std::string>& args) {
 
     if (vm->count("stats") && so.method != engine::SolveMethod::brute)
         throw UsageError("--stats goes with the brute method: the sprague-grundy method has no levels");
+
+    // Under mpirun every process hands the solve to nimtb-mpi (dist/).
+    if (under_mpirun()) {
+        hand_to_mpi({{"rules", rule.canonical()},
+                     {"convention", engine::to_string(so.convention)},
+                     {"max_heaps", universe.max_heaps()},
+                     {"max_heap_size", universe.max_heap_size()},
+                     {"max_total", universe.max_total()},
+                     {"remoteness", so.remoteness},
+                     {"method", engine::to_string(so.method)},
+                     {"kernel", engine::to_string(so.kernel)},
+                     {"threads", so.threads},
+                     {"compression", io::to_string(wo.compression)},
+                     {"level", wo.level},
+                     {"format_version", wo.format_version},
+                     {"path", path},
+                     {"checkpoint", vm->count("checkpoint") ? (*vm)["checkpoint"].as<std::string>() : ""},
+                     {"checkpoint_every", (*vm)["checkpoint-every"].as<double>()},
+                     {"stats", vm->count("stats") ? (*vm)["stats"].as<std::string>() : ""},
+                     {"quiet", vm->count("quiet") > 0},
+                     {"progress", vm->count("progress") > 0}});
+    }
 
     // 3. Solve, with progress and Ctrl-C, from a checkpoint's levels when there are some.
     std::unique_ptr<io::Checkpoint> checkpoint;

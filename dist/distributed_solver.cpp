@@ -1,0 +1,559 @@
+#include "dist/distributed_solver.h"
+
+#include <fmt/core.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <numeric>
+#include <optional>
+
+#include "engine/brute_kernel.h"
+#include "engine/parallel.h"
+#include "engine/solve_order.h"
+#include "io/checkpoint.h"
+
+namespace nimtb::dist {
+
+size_t Layout::find(uint64_t rank) const {
+    return static_cast<size_t>(std::upper_bound(first.begin(), first.end(), rank) - first.begin()) - 1;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+using engine::Block;
+using engine::Plan;
+using engine::Universe;
+
+// 1. Who solves what: each level's blocks, largest first (the plan's
+// order), to the process with the least work in that level so far.
+Layout deal(const Plan& plan, const Comm& comm) {
+    Layout l;
+    const size_t n = plan.blocks.size();
+    std::vector<int> owner(n);
+    std::vector<uint64_t> offset(n);
+    std::vector<uint64_t> filled(static_cast<size_t>(comm.size), 0);
+    l.local_plan.level_start.push_back(0);
+    for (size_t level = 0; level < plan.levels(); ++level) {
+        std::vector<uint64_t> load(static_cast<size_t>(comm.size), 0);
+        for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
+            const auto least = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+            owner[b] = static_cast<int>(least);
+            offset[b] = filled[least];
+            load[least] += plan.blocks[b].count;
+            filled[least] += plan.blocks[b].count;
+            if (owner[b] == comm.rank) {
+                l.local_plan.blocks.push_back({offset[b], plan.blocks[b].count});
+                l.local_global_first.push_back(plan.blocks[b].first);
+            }
+        }
+        l.local_plan.level_start.push_back(l.local_plan.blocks.size());
+    }
+    l.local_positions = filled[static_cast<size_t>(comm.rank)];
+    std::vector<size_t> order(n);
+    for (size_t b = 0; b < n; ++b) order[b] = b;
+    std::sort(order.begin(), order.end(),
+              [&](size_t x, size_t y) { return plan.blocks[x].first < plan.blocks[y].first; });
+    for (size_t b : order) {
+        l.first.push_back(plan.blocks[b].first);
+        l.count.push_back(plan.blocks[b].count);
+        l.offset.push_back(offset[b]);
+        l.owner.push_back(owner[b]);
+    }
+    return l;
+}
+
+// Calls f(start, end, block) for the part [start, end) of every block that
+// overlaps the ranks [lo, hi), in rank order.
+template <class F>
+void for_each_overlap(const Layout& l, uint64_t lo, uint64_t hi, F&& f) {
+    for (size_t b = l.find(lo); b < l.first.size() && l.first[b] < hi; ++b) {
+        const uint64_t start = std::max(lo, l.first[b]);
+        const uint64_t end = std::min(hi, l.first[b] + l.count[b]);
+        if (start < end) f(start, end, b);
+    }
+}
+
+// Pages of 2^bits ranks: at least 64, and at most 2^21 pages in the
+// universe, so that the table of a page's slot stays within 8 MB. Small
+// pages carry fewer positions nobody asked for (misere Kayles N=70 on 4
+// processes sent 1.05 GB in pages of 512, MEASURED-64 in pages of 64).
+unsigned page_bits(const Universe& u) {
+    const unsigned bits = static_cast<unsigned>(std::bit_width(u.size()));
+    return std::max(6u, bits > 21 ? bits - 21 : 0u);
+}
+
+// The pages fetched for one round: a slot per page, the page's values and
+// remoteness in the arrays' widths.
+struct Pages {
+    unsigned bits = 9;
+    std::vector<int32_t> slot;  // per page of the universe; -1: not fetched
+    std::vector<uint64_t> marks;  // per page of the universe, a bit: needed
+    std::vector<uint64_t> list;   // the pages of this round, ascending
+    std::vector<uint64_t> value_words, remoteness_words;  // 8-byte aligned storage
+    uint64_t page() const { return uint64_t{1} << bits; }
+};
+
+// Reads children from the process's own arrays inside the block being
+// swept, and from the fetched pages below it.
+template <class V, class R>
+struct PagedStore {
+    V* value;  // at the block's first rank
+    R* remoteness;
+    uint64_t block_first;
+    const V* page_value;
+    const R* page_remoteness;
+    const int32_t* slot;
+    unsigned bits;
+
+    uint64_t at(uint64_t c) const {
+        const int32_t at = slot[c >> bits];
+        assert(at >= 0);
+        return (static_cast<uint64_t>(at) << bits) | (c & ((uint64_t{1} << bits) - 1));
+    }
+    V child_value(uint64_t c) const { return c >= block_first ? value[c - block_first] : page_value[at(c)]; }
+    R child_remoteness(uint64_t c) const {
+        return c >= block_first ? remoteness[c - block_first] : page_remoteness[at(c)];
+    }
+    void set(uint64_t rank, V v, R r) const {
+        value[rank - block_first] = v;
+        if (remoteness) remoteness[rank - block_first] = r;
+    }
+};
+
+// A piece of one of this process's blocks, swept in one round.
+struct Piece {
+    uint64_t first;        // rank
+    uint64_t count;
+    uint64_t block_first;  // rank
+    uint64_t block_local;  // offset of the block in this process's arrays
+};
+
+struct Solver {
+    const Comm& comm;
+    const engine::Rule& rule;
+    const Universe& u;
+    const DistributedOptions& o;
+    const Plan& plan;
+    Layout& layout;
+    engine::Solution& s;
+    std::vector<LevelTraffic>& traffic;
+    engine::TakeAmounts amounts;
+    Pages pages;
+    uint64_t round_positions;
+    uint64_t page_budget;
+    static constexpr uint64_t MIN_ROUND = 64;
+
+    unsigned value_bytes() const { return s.value.bits() / 8; }
+    unsigned remoteness_bytes() const { return o.solve.remoteness ? s.remoteness.bits() / 8 : 0; }
+
+    // The pieces of this process's blocks of `level` from `cursor` (block,
+    // offset) on, at most round_positions positions, one piece per block.
+    std::vector<Piece> take(size_t level, std::pair<size_t, uint64_t>& cursor) const {
+        std::vector<Piece> round;
+        uint64_t budget = round_positions;
+        const Plan& lp = layout.local_plan;
+        while (budget > 0 && cursor.first < lp.level_start[level + 1]) {
+            const Block& b = lp.blocks[cursor.first];
+            const uint64_t gfirst = layout.local_global_first[cursor.first];
+            const uint64_t n = std::min(budget, b.count - cursor.second);
+            round.push_back({gfirst + cursor.second, n, gfirst, b.first});
+            budget -= n;
+            cursor.second += n;
+            if (cursor.second < b.count) break;  // the block goes on next round
+            ++cursor.first;
+            cursor.second = 0;
+        }
+        return round;
+    }
+
+    // 2. The pages holding the children of `round` outside their blocks.
+    template <class Children>
+    void mark(const Children& children, const std::vector<Piece>& round) {
+        engine::sync_parallel_for_with(
+            tbb::blocked_range<size_t>(0, round.size(), 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                Children generate = children;
+                std::array<uint32_t, std::max(Universe::MAX_HEAPS, Universe::MAX_TOTAL)> heaps{};
+                for (size_t i = r.begin(); i != r.end(); ++i) {
+                    const Piece& p = round[i];
+                    u.unrank(p.first, heaps.data());
+                    for (uint64_t rank = p.first; rank < p.first + p.count; ++rank) {
+                        generate(heaps.data(), rank, [&](uint64_t c) {
+                            if (c >= p.block_first) return;
+                            const uint64_t page = c >> pages.bits;
+                            std::atomic_ref<uint64_t> word(pages.marks[page >> 6]);
+                            const uint64_t bit = uint64_t{1} << (page & 63);
+                            if (!(word.load(std::memory_order_relaxed) & bit))
+                                word.fetch_or(bit, std::memory_order_relaxed);
+                        });
+                        u.next(heaps.data());
+                    }
+                }
+            },
+            tbb::simple_partitioner());  // a piece per task: pieces differ in size a lot
+        pages.list.clear();
+        for (size_t w = 0; w < pages.marks.size(); ++w) {
+            for (uint64_t bits = pages.marks[w]; bits; bits &= bits - 1)
+                pages.list.push_back(w * 64 + static_cast<uint64_t>(std::countr_zero(bits)));
+            pages.marks[w] = 0;
+        }
+    }
+
+    // 3. Asks each page's owners for it and stores what comes back.
+    void fetch(LevelTraffic& t) {
+        const size_t processes = static_cast<size_t>(comm.size);
+        const uint64_t page = pages.page();
+        const unsigned vb = value_bytes(), rb = remoteness_bytes();
+        std::vector<std::vector<uint64_t>> asks(processes);
+        for (uint64_t p : pages.list) {
+            int last = -1;
+            for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
+                             [&](uint64_t, uint64_t, size_t b) {
+                                 if (layout.owner[b] != last) asks[size_t(layout.owner[b])].push_back(p);
+                                 last = layout.owner[b];
+                             });
+        }
+        for (auto& a : asks) a.erase(std::unique(a.begin(), a.end()), a.end());
+        std::vector<uint64_t> asked_counts;
+        const std::vector<uint64_t> asked = comm.exchange(asks, asked_counts);
+        // Answer: for each page asked, this process's parts of it, values
+        // then remoteness; counted first, so that the buffer is allocated once.
+        const auto* value = static_cast<const uint8_t*>(s.value.raw());
+        const auto* remoteness =
+            o.solve.remoteness ? static_cast<const uint8_t*>(s.remoteness.raw()) : nullptr;
+        const auto owned = [&](uint64_t p, int owner, auto&& f) {
+            for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
+                             [&](uint64_t start, uint64_t end, size_t b) {
+                                 if (layout.owner[b] == owner) f(start, end, b);
+                             });
+        };
+        std::vector<uint64_t> answer_counts(processes, 0);
+        size_t at = 0;
+        for (size_t from = 0; from < processes; ++from) {
+            for (uint64_t i = 0; i < asked_counts[from]; ++i, ++at)
+                owned(asked[at], comm.rank,
+                      [&](uint64_t start, uint64_t end, size_t) { answer_counts[from] += (end - start) * (vb + rb); });
+        }
+        std::vector<uint8_t> answer;
+        answer.reserve(std::accumulate(answer_counts.begin(), answer_counts.end(), uint64_t{0}));
+        for (uint64_t p : asked) {
+            for (auto [bytes, width] : {std::pair{value, vb}, std::pair{remoteness, rb}}) {
+                if (!width) continue;
+                owned(p, comm.rank, [&](uint64_t start, uint64_t end, size_t b) {
+                    const uint64_t local = layout.offset[b] + (start - layout.first[b]);
+                    answer.insert(answer.end(), bytes + local * width, bytes + (local + end - start) * width);
+                });
+            }
+        }
+        std::vector<uint64_t> reply_counts(processes, 0);
+        for (size_t owner = 0; owner < processes; ++owner) {
+            for (uint64_t p : asks[owner])
+                owned(p, int(owner), [&](uint64_t start, uint64_t end, size_t) {
+                    reply_counts[owner] += (end - start) * (vb + rb);
+                });
+        }
+        std::vector<uint8_t> reply;
+        comm.exchange_known(answer, answer_counts, reply, reply_counts);
+        std::vector<uint8_t>().swap(answer);  // the round holds at most two buffers at a time
+        // Into the slots: page i of the list is slot i.
+        const uint64_t slots = pages.list.size();
+        pages.value_words.assign((slots * page * vb + 7) / 8, 0);
+        pages.remoteness_words.assign((slots * page * rb + 7) / 8, 0);
+        for (size_t i = 0; i < slots; ++i) pages.slot[pages.list[i]] = static_cast<int32_t>(i);
+        auto* page_value = reinterpret_cast<uint8_t*>(pages.value_words.data());
+        auto* page_remoteness = reinterpret_cast<uint8_t*>(pages.remoteness_words.data());
+        const uint8_t* in = reply.data();
+        for (size_t owner = 0; owner < processes; ++owner) {
+            for (uint64_t p : asks[owner]) {
+                const uint64_t base = uint64_t(pages.slot[p]) * page;
+                for (auto [bytes, width] : {std::pair{page_value, vb}, std::pair{page_remoteness, rb}}) {
+                    if (!width) continue;
+                    for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
+                                     [&](uint64_t start, uint64_t end, size_t b) {
+                                         if (size_t(layout.owner[b]) != owner) return;
+                                         const uint64_t n = (end - start) * width;
+                                         std::memcpy(bytes + (base + start - p * page) * width, in, n);
+                                         in += n;
+                                     });
+                }
+            }
+        }
+        std::vector<uint8_t>().swap(reply);
+        for (size_t q = 0; q < processes; ++q) {
+            if (int(q) == comm.rank) continue;  // what a process asks itself stays in memory
+            t.sent += asks[q].size() * 8 + answer_counts[q];
+            t.received += asked_counts[q] * 8 + reply_counts[q];
+        }
+        t.pages += slots;
+    }
+
+    void release() {
+        for (uint64_t p : pages.list) pages.slot[p] = -1;
+    }
+
+    // 4. Sweeps the round's pieces with the brute-force kernel.
+    template <class Children, bool REM, class V, class R>
+    uint64_t sweep(const Children& children, const std::vector<Piece>& round, engine::Overflow& overflow) {
+        std::atomic<uint64_t> lookups{0};
+        const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
+        engine::sync_parallel_for_with(
+            tbb::blocked_range<size_t>(0, round.size(), 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                uint64_t local = 0;
+                for (size_t i = r.begin(); i != r.end(); ++i) {
+                    const Piece& p = round[i];
+                    const PagedStore<V, R> store{
+                        s.value.data<V>() + p.block_local,
+                        REM ? s.remoteness.data<R>() + p.block_local : nullptr,
+                        p.block_first,
+                        reinterpret_cast<const V*>(pages.value_words.data()),
+                        reinterpret_cast<const R*>(pages.remoteness_words.data()),
+                        pages.slot.data(),
+                        pages.bits};
+                    const engine::BruteKernel<Children, REM, V, R, PagedStore<V, R>> kernel{
+                        u, children, store, terminal, &overflow};
+                    auto scratch = kernel.scratch();
+                    local += kernel.sweep(p.first, p.count, scratch);
+                }
+                lookups.fetch_add(local, std::memory_order_relaxed);
+            },
+            tbb::simple_partitioner());
+        return lookups.load();
+    }
+
+    template <class Children, bool REM, class V, class R>
+    uint64_t solve_level(const Children& children, size_t level, engine::Overflow& overflow) {
+        LevelTraffic& t = traffic[level];
+        t = {};
+        uint64_t lookups = 0;
+        std::pair<size_t, uint64_t> cursor{layout.local_plan.level_start[level], 0};
+        const uint64_t budget = page_budget;
+        const unsigned width = value_bytes() + remoteness_bytes();
+        // Every process takes part in every round of the level, with an
+        // empty one once its own blocks are done.
+        for (;;) {
+            const auto saved = cursor;
+            std::vector<Piece> round = take(level, cursor);
+            mark(children, round);
+            // Too many pages: a smaller round, until it fits or is tiny.
+            while (pages.list.size() * pages.page() * width > budget && round_positions > MIN_ROUND) {
+                round_positions /= 2;
+                cursor = saved;
+                round = take(level, cursor);
+                mark(children, round);
+            }
+            if (!comm.any(!round.empty())) break;
+            fetch(t);
+            lookups += sweep<Children, REM, V, R>(children, round, overflow);
+            if (pages.list.size() * pages.page() * width * 4 < budget && round_positions < (uint64_t{1} << 24))
+                round_positions *= 2;
+            release();
+            ++t.rounds;
+        }
+        return lookups;
+    }
+
+    template <class Children>
+    uint64_t dispatch(const Children& children, size_t level, engine::Overflow& overflow) {
+        const bool v8 = s.value.bits() == 8;
+        // Not s.remoteness.empty(): a process may hold no position at all.
+        if (!o.solve.remoteness) {
+            return v8 ? solve_level<Children, false, uint8_t, uint8_t>(children, level, overflow)
+                      : solve_level<Children, false, uint16_t, uint8_t>(children, level, overflow);
+        }
+        const bool r8 = s.remoteness.bits() == 8;
+        if (v8) {
+            return r8 ? solve_level<Children, true, uint8_t, uint8_t>(children, level, overflow)
+                      : solve_level<Children, true, uint8_t, uint16_t>(children, level, overflow);
+        }
+        return r8 ? solve_level<Children, true, uint16_t, uint8_t>(children, level, overflow)
+                  : solve_level<Children, true, uint16_t, uint16_t>(children, level, overflow);
+    }
+};
+
+// The checkpoint of process `rank`: DIR/process-<rank>. A folder holding a
+// one-process checkpoint, or more processes' than this job has, is refused.
+std::unique_ptr<io::Checkpoint> open_checkpoint(const Comm& comm, const engine::Rule& rule,
+                                                const Universe& u, const DistributedOptions& o) {
+    if (o.checkpoint.empty()) return nullptr;
+    std::error_code ec;
+    if (fs::exists(fs::path(o.checkpoint) / "manifest.json", ec)) {
+        throw TableError(o.checkpoint +
+                         " holds the checkpoint of a solve by one process; this one runs " +
+                         std::to_string(comm.size) +
+                         " processes: run it as before, or remove the folder to start again");
+    }
+    for (const auto& e : fs::directory_iterator(o.checkpoint, ec)) {
+        const std::string name = e.path().filename().string();
+        unsigned k = 0;
+        int used = 0;
+        if (std::sscanf(name.c_str(), "process-%u%n", &k, &used) == 1 &&
+            static_cast<size_t>(used) == name.size() && k >= unsigned(comm.size)) {
+            throw TableError(fmt::format(
+                "{} holds the checkpoint of a solve by more processes (it has {}); this one runs {}: "
+                "run it with as many processes as before, or remove the folder to start again",
+                o.checkpoint, name, comm.size));
+        }
+    }
+    fs::create_directories(o.checkpoint, ec);
+    // Flushes are decided together (solve_distributed), so that the
+    // processes' files end at the same levels.
+    return std::make_unique<io::Checkpoint>(
+        (fs::path(o.checkpoint) / fmt::format("process-{}", comm.rank)).string(),
+        io::CheckpointIdentity{rule.canonical(), engine::to_string(o.solve.convention), u.describe(),
+                               "brute", o.solve.remoteness, static_cast<unsigned>(comm.size)},
+        std::chrono::hours(24 * 365));
+}
+
+}  // namespace
+
+Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Universe& u,
+                        const DistributedOptions& o) {
+    if (o.solve.method != engine::SolveMethod::brute)
+        throw InputError("a distributed solve uses the brute method; --method sprague-grundy runs in one process");
+    if (o.solve.kernel == engine::Kernel::lines)
+        throw InputError("a distributed solve visits every child (--kernel brute); the line kernel runs in one process");
+    engine::check_closed(rule, u);
+    const engine::ArrayWidths widths = engine::brute_force_widths(rule, u, o.solve);
+    const unsigned j = engine::choose_block_heaps(u);
+    const Plan plan = make_plan(u, j);
+
+    Layout layout = deal(plan, comm);
+    std::vector<LevelTraffic> traffic(plan.levels());
+    engine::Solution s{rule, o.solve.convention, u.max_heaps(), u.max_heap_size(), engine::SolveMethod::brute, {}, {}};
+    s.positions = u.size();
+    s.max_total = u.max_total();
+    s.kernel = engine::Kernel::brute;
+    const uint64_t n = layout.local_positions;
+    s.value = engine::QuantityArray(n, widths.value_bits);
+    if (o.solve.remoteness) s.remoteness = engine::QuantityArray(n, widths.remoteness_bits);
+    s.levels.assign(plan.levels(), engine::LevelStats{});
+    for (size_t l = 0; l < plan.levels(); ++l) {
+        s.levels[l].blocks = plan.level_start[l + 1] - plan.level_start[l];
+        s.levels[l].positions = plan.positions_in(l);
+    }
+
+    tbb::task_arena arena(o.solve.threads ? static_cast<int>(o.solve.threads) : tbb::task_arena::automatic);
+    Solver solver{comm, rule, u, o, plan, layout, s, traffic, {rule, u.max_heap_size()}, {}, uint64_t{1} << 16,
+                  o.page_budget ? o.page_budget
+                                : std::clamp<uint64_t>(n * (widths.value_bits + widths.remoteness_bits) / 8 / 16,
+                                                       uint64_t{1} << 20, uint64_t{64} << 20)};
+    solver.pages.bits = page_bits(u);
+    const uint64_t universe_pages = (u.size() >> solver.pages.bits) + 1;
+    solver.pages.slot.assign(universe_pages, -1);
+    solver.pages.marks.assign((universe_pages + 63) / 64, 0);
+
+    // 5. From the checkpoint: every process resumes at the first level that
+    // all of them saved.
+    std::unique_ptr<io::Checkpoint> checkpoint;
+    std::optional<std::string> refused;
+    try {
+        checkpoint = open_checkpoint(comm, rule, u, o);
+    } catch (const std::exception& e) {
+        refused = e.what();
+    }
+    if (comm.any(refused.has_value())) {
+        throw SharedError(refused.value_or(
+            fmt::format("another process refused its part of the checkpoint in {}", o.checkpoint)));
+    }
+    size_t level = 0;
+    if (checkpoint) {
+        const std::string key = fmt::format(
+            "distributed brute, blocks of the top {} heaps, {} blocks in {} levels, process {} of "
+            "{}, values from {} bits, remoteness from {} bits",
+            j, plan.blocks.size(), plan.levels(), comm.rank, comm.size, widths.value_bits,
+            widths.remoteness_bits);
+        try {
+            level = checkpoint->restore(key, layout.local_plan, s);
+        } catch (const std::exception& e) {
+            refused = e.what();
+        }
+        if (comm.any(refused.has_value())) {
+            throw SharedError(refused.value_or(
+                fmt::format("another process refused its part of the checkpoint in {}", o.checkpoint)));
+        }
+        const size_t common = comm.min(level);
+        if (common < level) checkpoint->forget_from(common);
+        level = common;
+        if (comm.any(s.value.bits() == 16)) s.value.widen();
+        if (o.solve.remoteness && comm.any(s.remoteness.bits() == 16)) s.remoteness.widen();
+        for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
+    }
+
+    // 6. The levels, in order; a level that meets a number too wide for
+    // its array is solved again, by every process, with the array widened.
+    const auto report = [&](uint64_t done) {
+        if (o.solve.progress) o.solve.progress(done, u.size());
+    };
+    uint64_t done = plan.positions_below(level);
+    report(done);
+    auto last_flush = std::chrono::steady_clock::now();
+    while (level < plan.levels()) {
+        const auto start = std::chrono::steady_clock::now();
+        engine::Overflow overflow;
+        uint64_t lookups = 0;
+        arena.execute([&] {
+            lookups = with_children(rule, u, solver.amounts, [&](const auto& children) {
+                return solver.dispatch(children, level, overflow);
+            });
+        });
+        const bool value_over = comm.any(overflow.value.load());
+        const bool remoteness_over = comm.any(overflow.remoteness.load());
+        if (value_over || remoteness_over) {
+            if (value_over) {
+                if (s.value.bits() == 16) {
+                    throw SharedError(
+                        "values of this universe exceed 65535, beyond the 16-bit limit of the "
+                        "table format; choose smaller heaps");
+                }
+                s.value.widen();
+            }
+            if (remoteness_over) s.remoteness.widen();
+            continue;
+        }
+        engine::LevelStats& stats = s.levels[level];
+        stats.lookups = comm.sum(lookups);
+        stats.seconds = comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        stats.kernel = engine::Kernel::brute;
+        s.child_lookups += stats.lookups;
+        if (comm.any(o.solve.cancel && o.solve.cancel->load())) throw SharedError("interrupted", 130);
+        if (checkpoint) {
+            checkpoint->save(layout.local_plan, level, s);
+            // Process 0's clock decides for all.
+            uint8_t flush = std::chrono::steady_clock::now() - last_flush >= o.checkpoint_every;
+            comm.broadcast(&flush, 1);
+            if (flush) {
+                checkpoint->flush();
+                last_flush = std::chrono::steady_clock::now();
+            }
+        }
+        done += stats.positions;
+        report(done);
+        ++level;
+    }
+    if (checkpoint) checkpoint->flush();
+
+    // 7. The whole universe's figures.
+    uint64_t p = 0, max_value = 0, max_remoteness = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint32_t v = s.value.get(i);
+        p += v == 0;
+        max_value = std::max<uint64_t>(max_value, v);
+        if (!s.remoteness.empty()) max_remoteness = std::max<uint64_t>(max_remoteness, s.remoteness.get(i));
+    }
+    s.p_positions = comm.sum(p);
+    s.max_value = static_cast<uint32_t>(comm.max(max_value));
+    s.max_remoteness = static_cast<uint32_t>(comm.max(max_remoteness));
+    return Share{std::move(s), o.solve.remoteness, std::move(layout), std::move(traffic), std::move(checkpoint)};
+}
+
+}  // namespace nimtb::dist

@@ -1,0 +1,89 @@
+#pragma once
+// The retrograde solve spread over the processes of an MPI job.
+//
+// Every process holds the blocks of the solve order (engine/solve_order.h)
+// that it solves, and only those: each level's blocks are dealt out by
+// size, largest first, to the process with the least work in that level, so
+// every process works in every level. A block is swept by one process, so a
+// child inside its own block is at hand; every other child lies in a lower
+// level, solved by some process, and is fetched before the sweep. The
+// fetches go in rounds: a round takes up to P positions of the process's
+// blocks of the level, marks the pages (2^b consecutive ranks) that hold
+// their outside children, asks each page's owners for it with one
+// MPI_Alltoallv, gets the pages back with another, then sweeps its positions
+// with the engine's brute-force kernel reading those pages. P halves when a
+// round's pages would pass the page budget and doubles when they stay far
+// below it, so a process holds its blocks and at most that budget of pages.
+//
+// The kernel visits every child (the line kernel's aggregates span blocks
+// of every process); the tables are bit-identical to one process's.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dist/mpi_context.h"
+#include "engine/solver.h"
+#include "io/checkpoint.h"
+
+namespace nimtb::dist {
+
+// Which process holds each block, and where in its arrays.
+struct Layout {
+    // Every block of the plan, sorted by first rank.
+    std::vector<uint64_t> first, count, offset;
+    std::vector<int> owner;
+    // This process's blocks by level, `first` being the offset in its arrays
+    // (a Plan, so that a checkpoint saves and restores it like one process's).
+    engine::Plan local_plan;
+    std::vector<uint64_t> local_global_first;  // per block of local_plan: its first rank
+    uint64_t local_positions = 0;
+    // The index (in `first`) of the block holding `rank`.
+    size_t find(uint64_t rank) const;
+};
+
+// What one process moved in one level: bytes out and in (page requests and
+// pages), and the rounds it took.
+struct LevelTraffic {
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    uint64_t rounds = 0;
+    uint64_t pages = 0;
+};
+
+struct DistributedOptions {
+    engine::SolveOptions solve;  // convention, remoteness, threads, progress (process 0), cancel
+    std::string checkpoint;      // a folder, or empty
+    std::chrono::milliseconds checkpoint_every{1000};
+    // Bytes of fetched pages per round; 0: a sixteenth of the process's own
+    // arrays, from 1 MB to 64 MB. A round holds about twice this at its peak.
+    uint64_t page_budget = 0;
+};
+
+// One process's part of a solved universe.
+struct Share {
+    // The arrays hold this process's blocks in the layout's order; the
+    // figures (positions, P-positions, largest value and remoteness, child
+    // look-ups, levels) are the whole universe's.
+    engine::Solution solution;
+    // Whether remoteness is stored (not solution.remoteness.empty(): a
+    // process may hold no position at all).
+    bool remoteness;
+    Layout layout;
+    std::vector<LevelTraffic> traffic;  // this process's, per level
+    // This process's part of the checkpoint (when there is one): removed
+    // once the table is written.
+    std::unique_ptr<io::Checkpoint> checkpoint;
+};
+
+// Solves `universe` with every process of `comm`, each with
+// options.solve.threads threads. Collective. Throws SharedError (on every
+// process alike: a checkpoint refused, a value beyond 16 bits, Ctrl-C) and
+// InputError or ResourceError (the same on every process: they depend on
+// the arguments alone).
+Share solve_distributed(const Comm& comm, const engine::Rule& rule, const engine::Universe& universe,
+                        const DistributedOptions& options);
+
+}  // namespace nimtb::dist

@@ -1,0 +1,157 @@
+#include "dist/mpi_context.h"
+
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+namespace nimtb::dist {
+
+namespace {
+
+void check(int status, const char* what) {
+    if (status != MPI_SUCCESS) abort_all(std::string("MPI failed in ") + what);
+}
+
+// MPI counts are ints: a message of more elements is refused, not truncated.
+std::vector<int> int_counts(const std::vector<uint64_t>& counts, size_t element) {
+    std::vector<int> out(counts.size());
+    for (size_t i = 0; i < counts.size(); ++i) {
+        if (counts[i] * element > uint64_t(std::numeric_limits<int>::max()))
+            abort_all("a message between two processes would exceed 2 GiB; run more processes");
+        out[i] = static_cast<int>(counts[i] * element);
+    }
+    return out;
+}
+
+std::vector<int> displacements(const std::vector<int>& counts) {
+    std::vector<int> d(counts.size(), 0);
+    for (size_t i = 1; i < counts.size(); ++i) {
+        if (int64_t(d[i - 1]) + counts[i - 1] > std::numeric_limits<int>::max())
+            abort_all("an exchange between processes would exceed 2 GiB; run more processes");
+        d[i] = d[i - 1] + counts[i - 1];
+    }
+    return d;
+}
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    // A process that fails says so and aborts the job (abort_all); MPI's
+    // own errors do the same through `check`.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+MpiSession::~MpiSession() {
+    MPI_Finalize();
+}
+
+Comm Comm::world() {
+    Comm c;
+    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c.size);
+    return c;
+}
+
+void Comm::barrier() const {
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+uint64_t Comm::sum(uint64_t x) const {
+    uint64_t out = 0;
+    check(MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    return out;
+}
+
+uint64_t Comm::max(uint64_t x) const {
+    uint64_t out = 0;
+    check(MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return out;
+}
+
+uint64_t Comm::min(uint64_t x) const {
+    uint64_t out = 0;
+    check(MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    return out;
+}
+
+double Comm::max(double x) const {
+    double out = 0;
+    check(MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return out;
+}
+
+std::vector<uint64_t> Comm::all_gather(uint64_t x) const {
+    std::vector<uint64_t> out(static_cast<size_t>(size));
+    check(MPI_Allgather(&x, 1, MPI_UINT64_T, out.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD),
+          "MPI_Allgather");
+    return out;
+}
+
+std::vector<uint8_t> Comm::gather(const std::vector<uint8_t>& bytes) const {
+    const std::vector<uint64_t> sizes = all_gather(bytes.size());
+    const std::vector<int> counts = int_counts(sizes, 1);
+    const std::vector<int> at = displacements(counts);
+    std::vector<uint8_t> out(rank == 0 ? std::accumulate(sizes.begin(), sizes.end(), uint64_t{0}) : 0);
+    check(MPI_Gatherv(bytes.data(), counts[size_t(rank)], MPI_BYTE, out.data(), counts.data(),
+                      at.data(), MPI_BYTE, 0, MPI_COMM_WORLD),
+          "MPI_Gatherv");
+    return out;
+}
+
+void Comm::broadcast(void* bytes, size_t size_bytes) const {
+    check(MPI_Bcast(bytes, static_cast<int>(size_bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
+template <class T>
+void Comm::exchange_known(const std::vector<T>& send, const std::vector<uint64_t>& send_counts,
+                          std::vector<T>& recv, const std::vector<uint64_t>& recv_counts) const {
+    const std::vector<int> sc = int_counts(send_counts, sizeof(T));
+    const std::vector<int> rc = int_counts(recv_counts, sizeof(T));
+    const std::vector<int> sd = displacements(sc), rd = displacements(rc);
+    recv.resize(std::accumulate(recv_counts.begin(), recv_counts.end(), uint64_t{0}));
+    check(MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, recv.data(), rc.data(),
+                        rd.data(), MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Alltoallv");
+}
+
+template <class T>
+std::vector<T> Comm::exchange(const std::vector<std::vector<T>>& send,
+                              std::vector<uint64_t>& counts) const {
+    std::vector<uint64_t> send_counts(static_cast<size_t>(size));
+    std::vector<T> flat;
+    for (size_t p = 0; p < send.size(); ++p) {
+        send_counts[p] = send[p].size();
+        flat.insert(flat.end(), send[p].begin(), send[p].end());
+    }
+    counts.assign(static_cast<size_t>(size), 0);
+    check(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T,
+                       MPI_COMM_WORLD),
+          "MPI_Alltoall");
+    std::vector<T> recv;
+    exchange_known(flat, send_counts, recv, counts);
+    return recv;
+}
+
+template std::vector<uint64_t> Comm::exchange(const std::vector<std::vector<uint64_t>>&,
+                                              std::vector<uint64_t>&) const;
+template void Comm::exchange_known(const std::vector<uint8_t>&, const std::vector<uint64_t>&,
+                                   std::vector<uint8_t>&, const std::vector<uint64_t>&) const;
+
+[[noreturn]] void abort_all(const std::string& message, int code) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1) {
+        std::fprintf(stderr, "nimtb: error: %s (process %d of %d; stopping the others)\n",
+                     message.c_str(), rank, size);
+    } else {
+        std::fprintf(stderr, "nimtb: error: %s\n", message.c_str());
+    }
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+}
+
+}  // namespace nimtb::dist

@@ -1,0 +1,258 @@
+#include "dist/parallel_writer.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+
+#include "dist/blosc_filter.h"
+#include "io/chunk_codec.h"
+#include "io/hdf5_handle.h"
+#include "io/table_layout.h"
+
+namespace nimtb::dist {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using Range = std::pair<uint64_t, uint64_t>;  // ranks [first, second)
+
+// The chunks [c * p / P, c * (p + 1) / P) of process p, as a rank range.
+Range slice_of(int p, int processes, uint64_t n, uint64_t chunk) {
+    const uint64_t chunks = (n + chunk - 1) / chunk;
+    const uint64_t lo = chunks * uint64_t(p) / uint64_t(processes);
+    const uint64_t hi = chunks * uint64_t(p + 1) / uint64_t(processes);
+    return {std::min(n, lo * chunk), std::min(n, hi * chunk)};
+}
+
+// 1. Each process receives the ranks wanted[p] of `a` from the processes
+// holding their blocks; returns this process's, in rank order, in the
+// array's width. Collective: one MPI_Alltoallv.
+std::vector<uint8_t> trade(const Comm& comm, const Share& share, const engine::QuantityArray& a,
+                           const std::vector<Range>& wanted) {
+    const Layout& l = share.layout;
+    const unsigned width = a.bits() / 8;
+    const auto* bytes = static_cast<const uint8_t*>(a.raw());
+    const size_t processes = size_t(comm.size);
+    // Calls f(start, end, block) for the blocks' parts within `r`.
+    const auto parts = [&](Range r, auto&& f) {
+        if (r.first >= r.second) return;
+        for (size_t b = l.find(r.first); b < l.first.size() && l.first[b] < r.second; ++b) {
+            const uint64_t start = std::max(r.first, l.first[b]), end = std::min(r.second, l.first[b] + l.count[b]);
+            if (start < end) f(start, end, b);
+        }
+    };
+    std::vector<uint64_t> send_counts(processes, 0), recv_counts(processes, 0);
+    for (size_t p = 0; p < processes; ++p) {
+        parts(wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
+            if (l.owner[b] == comm.rank) send_counts[p] += (end - start) * width;
+            if (p == size_t(comm.rank)) recv_counts[size_t(l.owner[b])] += (end - start) * width;
+        });
+    }
+    std::vector<uint8_t> send;
+    send.reserve(std::accumulate(send_counts.begin(), send_counts.end(), uint64_t{0}));
+    for (size_t p = 0; p < processes; ++p) {
+        parts(wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
+            if (l.owner[b] != comm.rank) return;
+            const uint64_t local = l.offset[b] + (start - l.first[b]);
+            send.insert(send.end(), bytes + local * width, bytes + (local + end - start) * width);
+        });
+    }
+    std::vector<uint8_t> recv;
+    comm.exchange_known(send, send_counts, recv, recv_counts);
+    std::vector<uint8_t>().swap(send);
+    // Parts arrive grouped by sender; put them in rank order.
+    const Range mine = wanted[size_t(comm.rank)];
+    std::vector<uint8_t> out(mine.second > mine.first ? (mine.second - mine.first) * width : 0);
+    std::vector<uint64_t> from(processes, 0);
+    for (size_t p = 1; p < processes; ++p) from[p] = from[p - 1] + recv_counts[p - 1];
+    parts(mine, [&](uint64_t start, uint64_t end, size_t b) {
+        const uint64_t size = (end - start) * width;
+        std::memcpy(out.data() + (start - mine.first) * width, recv.data() + from[size_t(l.owner[b])], size);
+        from[size_t(l.owner[b])] += size;
+    });
+    return out;
+}
+
+// Entries in the file's width (narrowing a 16-bit array whose entries fit 8 bits).
+std::vector<uint8_t> in_file_width(std::vector<uint8_t> entries, unsigned array_bits, unsigned file_bits) {
+    if (array_bits == file_bits) return entries;
+    std::vector<uint8_t> out(entries.size() / 2);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = entries[2 * i];  // little-endian low bytes
+    return out;
+}
+
+// 2. The transform of the dataset, chosen by process 0 on the same three
+// chunks as one process's writer: the first, the middle and the last whole one.
+io::Transform pick_transform(const Comm& comm, const Share& share, const engine::QuantityArray& a,
+                             uint64_t chunk, unsigned file_bits) {
+    const uint64_t n = share.solution.positions, chunks = n / chunk;
+    std::vector<uint64_t> firsts{0};
+    if (chunks > 2) firsts.push_back(chunks / 2 * chunk);
+    if (chunks > 1) firsts.push_back((chunks - 1) * chunk);
+    std::vector<uint8_t> sample;
+    for (uint64_t first : firsts) {
+        std::vector<Range> wanted(size_t(comm.size), Range{0, 0});
+        wanted[0] = {first, first + std::min(chunk, n - first)};
+        const std::vector<uint8_t> part = in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
+        sample.insert(sample.end(), part.begin(), part.end());
+    }
+    int32_t chosen = 0;
+    if (comm.rank == 0) {
+        chosen = static_cast<int32_t>(
+            file_bits == 8 ? io::choose_transform<uint8_t>(std::span<const uint8_t>(sample), chunk)
+                           : io::choose_transform<uint16_t>(
+                                 {reinterpret_cast<const uint16_t*>(sample.data()), sample.size() / 2},
+                                 chunk));
+    }
+    comm.broadcast(&chosen, sizeof chosen);
+    return static_cast<io::Transform>(chosen);
+}
+
+// Stops the job, after removing the temporary file when this is process 0.
+[[noreturn]] void fail(const Comm& comm, const std::string& tmp, const std::string& what) {
+    if (comm.rank == 0) std::remove(tmp.c_str());
+    abort_all(what);
+}
+
+void check_or_fail(const Comm& comm, const std::string& tmp, bool ok, const std::string& what) {
+    if (!ok) fail(comm, tmp, what + ": " + io::hdf5_error_message());
+}
+
+void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const char* name,
+                   const Share& share, const engine::QuantityArray& a, uint32_t max,
+                   const io::WriteOptions& o) {
+    const std::string what = tmp + ": dataset /" + name;
+    const uint64_t n = share.solution.positions;
+    const unsigned file_bits = max <= 0xff ? 8 : 16;
+    const bool v2 = o.format_version >= 2;
+    const uint64_t chunk_elements = o.chunk_elements ? o.chunk_elements
+                                    : v2             ? io::CHUNK_ELEMENTS_V2
+                                                     : io::CHUNK_ELEMENTS;
+    const hsize_t chunk = std::min<uint64_t>(chunk_elements, n);
+    const io::Transform transform = v2 ? pick_transform(comm, share, a, chunk, file_bits) : io::Transform::none;
+    const hsize_t dims = n;
+    const io::Handle space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
+    const io::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    check_or_fail(comm, tmp, H5Pset_chunk(dcpl.get(), 1, &chunk) >= 0, what);
+    check_or_fail(comm, tmp, H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0, what);
+    io::set_filters(dcpl.get(), o.compression, o.level ? o.level : io::default_level(o.compression), file_bits);
+    io::Handle dataset(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE, space.get(),
+                                  H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                       H5Dclose);
+    check_or_fail(comm, tmp, dataset.get() >= 0, what + ": cannot create");
+    if (v2) io::write_string_attribute(dataset.get(), io::TRANSFORM_ATTRIBUTE, io::to_string(transform));
+
+    // 3. Each process's slice, a few chunks at a time (at most 4 MB each
+    // round), so that a process holds its arrays and a few such pieces.
+    const auto [lo, hi] = slice_of(comm.rank, comm.size, n, chunk);
+    const uint64_t step = std::max<uint64_t>(1, (uint64_t{1} << 20) / (chunk * (a.bits() / 8))) * chunk;
+    const uint64_t rounds = comm.max((hi - lo + step - 1) / step);
+    const io::Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+    H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
+    for (uint64_t round = 0; round < rounds; ++round) {
+        std::vector<Range> wanted(size_t(comm.size));
+        for (int p = 0; p < comm.size; ++p) {
+            const auto [plo, phi] = slice_of(p, comm.size, n, chunk);
+            wanted[size_t(p)] = {std::min(phi, plo + round * step), std::min(phi, plo + (round + 1) * step)};
+        }
+        const auto [first, last] = wanted[size_t(comm.rank)];
+        std::vector<uint8_t> piece = in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
+        // Each chunk transformed alone (its first entry starts from 0), as
+        // io/chunk_codec.h defines; pieces hold whole chunks.
+        for (uint64_t begin = 0; begin < last - first; begin += chunk) {
+            const uint64_t count = std::min<uint64_t>(chunk, last - first - begin);
+            if (file_bits == 8) {
+                io::encode_transform<uint8_t>(transform, {piece.data() + begin, count});
+            } else {
+                io::encode_transform<uint16_t>(transform,
+                                               {reinterpret_cast<uint16_t*>(piece.data()) + begin, count});
+            }
+        }
+        const hsize_t offset = first, count = last - first;
+        const io::Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
+        const io::Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose);
+        if (count > 0) {
+            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr);
+        } else {
+            H5Sselect_none(file_space.get());
+            H5Sselect_none(memory.get());
+        }
+        // The pipeline compresses each chunk on the process that writes it.
+        check_or_fail(comm, tmp,
+                      H5Dwrite(dataset.get(), file_bits == 8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16,
+                               memory.get(), file_space.get(), transfer.get(), piece.data()) >= 0,
+                      what + ": cannot write");
+    }
+    check_or_fail(comm, tmp, dataset.close(), what + ": cannot write");
+}
+
+// fsync of a path (a file, or a folder after a rename).
+bool sync_path(const std::string& path, int flags) {
+    const int fd = ::open(path.c_str(), flags);
+    if (fd < 0) return false;
+    const bool ok = ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
+}
+
+// The file under its temporary name. An error in here leaves the processes
+// in different places of HDF5's collective calls, and closing the file while
+// unwinding would hang them: the function is noexcept, so an exception ends
+// in std::terminate, whose handler (dist/main.cpp) stops the job.
+void write_file(const Comm& comm, const std::string& tmp, Share& share,
+                const io::WriteOptions& o) noexcept {
+    const io::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL);
+    io::Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
+    check_or_fail(comm, tmp, file.get() >= 0, tmp + ": cannot create");
+    io::write_root_attributes(file.get(), share.solution, o.format_version);
+
+    // 2. The datasets, each in the narrowest width that holds it.
+    // Each array is let go once written: the next dataset's trade has its room.
+    engine::Solution& s = share.solution;
+    write_dataset(comm, file.get(), tmp, io::VALUE_DATASET, share, s.value, s.max_value, o);
+    s.value = engine::QuantityArray();
+    if (share.remoteness)
+        write_dataset(comm, file.get(), tmp, io::REMOTENESS_DATASET, share, s.remoteness, s.max_remoteness, o);
+    s.remoteness = engine::QuantityArray();
+
+    // 3. Closed by all, then synced and renamed by process 0.
+    check_or_fail(comm, tmp, file.close(), tmp + ": cannot write");
+}
+
+}  // namespace
+
+void write_table_parallel(const Comm& comm, const std::string& path, Share& share,
+                          const io::WriteOptions& o) {
+    io::init_hdf5();
+    try {
+        register_blosc_filter();
+    } catch (const std::exception& e) {
+        abort_all(e.what());
+    }
+    if (o.compression == io::Compression::lz4)
+        throw SharedError("a table written by several processes uses zstd, deflate or none, not lz4");
+    // 1. A temporary name beside the final one, the same on every process.
+    int64_t pid = ::getpid();
+    comm.broadcast(&pid, sizeof pid);
+    const std::string tmp = fmt::format("{}.tmp-{}", path, pid);
+    write_file(comm, tmp, share, o);
+    uint8_t ok = 1;
+    if (comm.rank == 0) {
+        const std::string folder = fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
+        ok = sync_path(tmp, O_RDONLY) && std::rename(tmp.c_str(), path.c_str()) == 0 &&
+             sync_path(folder, O_RDONLY | O_DIRECTORY);
+        if (!ok) std::remove(tmp.c_str());
+    }
+    comm.broadcast(&ok, 1);
+    if (!ok) throw SharedError(path + ": cannot write: the finished table could not be synced and renamed into place");
+}
+
+}  // namespace nimtb::dist

@@ -1,0 +1,29 @@
+#pragma once
+// One table written by every process of the job at once, with HDF5's MPI
+// flavour: the same file, format and compression as one process's
+// (io/table_writer.h), readable anywhere with h5py.
+//
+// The processes hold their blocks scattered over the rank order; first
+// they trade them (MPI_Alltoallv) so that each holds a run of whole chunks,
+// then each transforms its chunks, and one collective H5Dwrite per dataset
+// writes them all through the filter pipeline, each process compressing its
+// own chunks. zstd chunks are Blosc containers made by a filter registered
+// in the process (the Debian plug-in is built for serial HDF5), byte for
+// byte what one process's writer makes.
+
+#include <string>
+
+#include "dist/distributed_solver.h"
+#include "dist/mpi_context.h"
+#include "io/table_writer.h"
+
+namespace nimtb::dist {
+
+// Writes `share` (every process's) to `path`: under a temporary name, closed
+// by all, then synced and renamed by process 0. Collective. The share's
+// arrays are released as they are written (its figures stay). Any failure
+// stops the job (abort_all) and leaves nothing under `path`.
+void write_table_parallel(const Comm& comm, const std::string& path, Share& share,
+                          const io::WriteOptions& options);
+
+}  // namespace nimtb::dist
