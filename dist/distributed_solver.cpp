@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <numeric>
-#include <optional>
+#include <cstdio>
 
 #include "engine/brute_kernel.h"
 #include "engine/parallel.h"
@@ -454,17 +454,28 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
 
     // 5. From the checkpoint: every process resumes at the first level that
     // all of them saved.
+    // A process that refuses its part says why (the first of them, so that
+    // the reason is said once); then all stop together, leaving no folder
+    // that this run made.
     std::unique_ptr<io::Checkpoint> checkpoint;
-    std::optional<std::string> refused;
+    std::string refused;
+    const std::string own = o.checkpoint.empty() ? "" : (fs::path(o.checkpoint) / fmt::format("process-{}", comm.rank)).string();
+    std::error_code ec;
+    const bool existed = !own.empty() && fs::exists(own, ec);
+    const auto stop_if_refused = [&] {
+        const uint64_t first = comm.min(refused.empty() ? uint64_t(comm.size) : uint64_t(comm.rank));
+        if (first == uint64_t(comm.size)) return;
+        if (first == uint64_t(comm.rank)) std::fprintf(stderr, "nimtb: error: %s\n", refused.c_str());
+        checkpoint.reset();
+        if (!existed) fs::remove_all(own, ec);
+        throw SharedError("");
+    };
     try {
         checkpoint = open_checkpoint(comm, rule, u, o);
     } catch (const std::exception& e) {
         refused = e.what();
     }
-    if (comm.any(refused.has_value())) {
-        throw SharedError(refused.value_or(
-            fmt::format("another process refused its part of the checkpoint in {}", o.checkpoint)));
-    }
+    stop_if_refused();
     size_t level = 0;
     if (checkpoint) {
         const std::string key = fmt::format(
@@ -477,11 +488,12 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         } catch (const std::exception& e) {
             refused = e.what();
         }
-        if (comm.any(refused.has_value())) {
-            throw SharedError(refused.value_or(
-                fmt::format("another process refused its part of the checkpoint in {}", o.checkpoint)));
-        }
+        stop_if_refused();
         const size_t common = comm.min(level);
+        if (comm.rank == 0 && common > 0) {
+            std::fprintf(stderr, "solve: resuming from the checkpoint in %s (%zu levels saved by all %d processes)\n",
+                         o.checkpoint.c_str(), common, comm.size);
+        }
         if (common < level) checkpoint->forget_from(common);
         level = common;
         if (comm.any(s.value.bits() == 16)) s.value.widen();

@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
     try {
         return run(comm, nlohmann::json::parse(argv[2]));
     } catch (const nimtb::dist::SharedError& e) {
-        if (comm.rank == 0) std::fprintf(stderr, "nimtb: error: %s\n", e.what());
+        if (comm.rank == 0 && *e.what()) std::fprintf(stderr, "nimtb: error: %s\n", e.what());
         return e.code();
     } catch (const nimtb::InputError& e) {
         // From the arguments alone: every process throws it.

@@ -52,7 +52,8 @@ struct Comm {
 };
 
 // An error every process of the job throws together (they agreed on it
-// through a collective call): process 0 reports it and all exit with `code`.
+// through a collective call): process 0 reports it and all exit with
+// `code`. An empty message: the processes concerned have said why already.
 class SharedError : public std::runtime_error {
   public:
     explicit SharedError(const std::string& what, int code = 1) : std::runtime_error(what), code_(code) {}

@@ -26,7 +26,8 @@ for kind in "${KINDS[@]}"; do
     if [[ ! -f $dir/CMakeCache.txt ]]; then
         # -O1 keeps the suite fast enough while the reports keep their line numbers.
         cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-            -DNIMTB_SANITIZE="$flags" -DNIMTB_BUILD_BENCHMARKS=$([[ $kind == address ]] && echo ON || echo OFF) >&2
+            -DNIMTB_SANITIZE="$flags" -DNIMTB_BUILD_BENCHMARKS=$([[ $kind == address ]] && echo ON || echo OFF) \
+            -DNIMTB_BUILD_MPI=$([[ $kind == address ]] && echo ON || echo OFF) >&2
     fi
     cmake --build "$dir" -j"$(nproc)" >&2
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"

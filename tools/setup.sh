@@ -23,6 +23,7 @@ PACKAGES=(
     python3-h5py python3-numpy hdf5-filter-plugin hdf5-filter-plugin-blosc-serial
     libcpp-httplib-dev pybind11-dev python3-dev python3-pytest
     chromium chromium-driver python3-selenium
+    openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 )
 
 # 1. Install only the Debian packages that are missing.

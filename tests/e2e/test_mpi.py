@@ -1,0 +1,225 @@
+"""End-to-end tests of the distributed solve: `mpirun -np R nimtb solve ...` on loopback.
+
+Run by ctest where Open MPI and HDF5's MPI flavour are installed (NIMTB names the
+binary, MPIRUN mpirun). Open MPI refuses root without OMPI_ALLOW_RUN_AS_ROOT and
+this 2-core box needs --oversubscribe beyond 2 processes; both are set here.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from test_cli import NIMTB, Workdir, run
+
+MPIRUN = os.environ.get("MPIRUN", "mpirun")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def mpi_command(processes, *args):
+    return [MPIRUN, "--oversubscribe", "-np", str(processes), NIMTB, "solve", *args]
+
+
+def mpi(processes, *args, timeout=300):
+    p = subprocess.run(mpi_command(processes, *args), capture_output=True, text=True, env=ENV,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def datasets(path):
+    """Every dataset of a table as stored (transformed chunks decoded by h5py's filters), and
+    each dataset's transform: equal datasets and transforms are equal tables."""
+    import h5py
+    import numpy as np
+    with h5py.File(path, "r") as f:
+        return {k: (np.array(f[k]), f[k].attrs.get("transform"), f[k].dtype.str) for k in f}
+
+
+class MpiCase(Workdir):
+    def assert_same_table(self, a, b):
+        import numpy as np
+        da, db = datasets(a), datasets(b)
+        self.assertEqual(sorted(da), sorted(db))
+        for k in da:
+            self.assertEqual(da[k][1:], db[k][1:], k)
+            self.assertTrue(np.array_equal(da[k][0], db[k][0]), k)
+
+    def solve_both(self, args, processes, name):
+        """One process's table (plain nimtb), then the distributed one under mpirun."""
+        single = self.path(name + "-1.h5")
+        code, _, err = run("solve", *args, "-o", single, "--quiet", "--force")
+        self.assertEqual(code, 0, err)
+        out = self.path(f"{name}-np{processes}.h5")
+        code, text, err = mpi(processes, *args, "-o", out, "--threads", "1", "--force")
+        self.assertEqual(code, 0, err)
+        self.assertIn(f"on {processes} processes", text)
+        return single, out
+
+
+class Tables(MpiCase):
+    """-np 1 to 4 write tables identical to one process's, for every family and both universes."""
+
+    CASES = {
+        "nim-misere": ["--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "20"],
+        "allbut": ["--rules", "allbut:1,2", "--heaps", "4", "--max-heap", "20"],
+        "subtract": ["--rules", "subtract:1,3,4", "--misere", "--heaps", "5", "--max-heap", "14"],
+        "kayles-misere": ["--rules", "octal:0.77", "--misere", "--max-total", "32"],
+        "grundy": ["--rules", "grundy", "--max-total", "30"],
+        "wythoff": ["--rules", "wythoff", "--heaps", "3", "--max-heap", "20"],
+        "moore": ["--rules", "moore:2", "--heaps", "4", "--max-heap", "12"],
+    }
+
+    def test_every_case_on_1_to_4_processes(self):
+        for name, args in self.CASES.items():
+            for processes in (1, 2, 3, 4):
+                with self.subTest(case=name, processes=processes):
+                    single, out = self.solve_both(args, processes, name)
+                    self.assert_same_table(single, out)
+            # The table answers like any other.
+            code, text, err = run("verify", out)
+            self.assertEqual(code, 0, err)
+
+    def test_tables_of_several_chunks_and_both_formats(self):
+        # 1.2 million positions: two chunks, so that a process writes none.
+        args = ["--rules", "nim", "--misere", "--heaps", "5", "--max-heap", "40", "--kernel", "brute"]
+        single, out = self.solve_both(args, 3, "big")
+        self.assert_same_table(single, out)
+        for extra in (["--format-version", "1", "--compression", "deflate"], ["--no-remoteness"],
+                      ["--compression", "none"]):
+            with self.subTest(extra=extra):
+                single, out = self.solve_both(["--rules", "subtract:1-3", "--heaps", "4", "--max-heap", "25",
+                                               *extra], 2, "x")
+                self.assert_same_table(single, out)
+
+    def test_more_processes_than_blocks(self):
+        single, out = self.solve_both(["--rules", "nim", "--heaps", "2", "--max-heap", "3"], 4, "tiny")
+        self.assert_same_table(single, out)
+
+    def test_stats_count_what_crossed_between_processes(self):
+        stats = self.path("stats.json")
+        code, _, err = mpi(2, "--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "20",
+                           "-o", self.path("t.h5"), "--quiet", "--stats", stats)
+        self.assertEqual(code, 0, err)
+        with open(stats) as f:
+            j = json.load(f)
+        self.assertEqual(j["processes"], 2)
+        self.assertEqual(len(j["peak_bytes"]), 2)
+        self.assertEqual(sum(x["positions"] for x in j["levels"]), j["positions"])
+        # What one process sends in a level, the other receives.
+        for x in j["levels"]:
+            self.assertEqual(x["sent"][0], x["received"][1])
+            self.assertEqual(x["sent"][1], x["received"][0])
+        self.assertGreater(sum(x["sent"][0] for x in j["levels"]), 0)
+
+    def test_what_only_one_process_does_is_refused(self):
+        for extra, words in ((["--method", "sprague-grundy"], "one process"),
+                             (["--kernel", "lines"], "line kernel"),
+                             (["--compression", "lz4"], "lz4")):
+            with self.subTest(extra=extra):
+                out = self.path("r.h5")
+                code, _, err = mpi(2, "--rules", "nim", "--heaps", "3", "--max-heap", "5", *extra, "-o", out)
+                self.assertNotEqual(code, 0)
+                self.assertIn(words, err)
+                self.assertEqual(err.count("nimtb: error:"), 1, err)
+                self.assertFalse(os.path.exists(out))
+
+
+class Checkpoints(MpiCase):
+    """--checkpoint under mpirun: killed, then resumed, the table is the same; a checkpoint of
+    another number of processes, of one process, or a damaged one is refused."""
+
+    ARGS = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "36", "--threads", "1",
+            "--checkpoint-every", "0"]
+
+    def levels_files(self, ck):
+        files = []
+        for process in ("process-0", "process-1"):
+            folder = os.path.join(ck, process)
+            if os.path.isdir(folder):
+                files += [f for f in os.listdir(folder) if f.startswith("levels-") and f.endswith(".zst")]
+        return files
+
+    def killed(self, ck, out, files=10):
+        p = subprocess.Popen(mpi_command(2, *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        while len(self.levels_files(ck)) < files:
+            if p.poll() is not None:
+                self.fail("the solve ended before it was killed: " + p.communicate()[1])
+            time.sleep(0.01)
+        p.send_signal(signal.SIGKILL)  # mpirun, at once: its processes die with it
+        p.communicate(timeout=60)
+        subprocess.run(["pkill", "-9", "-f", "nimtb-mpi --request"], check=False)
+        time.sleep(0.5)
+
+    def test_killed_then_resumed_writes_the_same_table(self):
+        single = self.path("single.h5")
+        self.assertEqual(run("solve", *self.ARGS[:7], "-o", single, "--quiet")[0], 0)
+        ck, out = self.path("ck"), self.path("t.h5")
+        self.killed(ck, out)
+        self.assertFalse(os.path.exists(out))
+        code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assertEqual(code, 0, err)
+        self.assertRegex(err, r"resuming from the checkpoint in .*ck \(\d+ levels saved by all 2 processes\)")
+        self.assert_same_table(single, out)
+        self.assertFalse(os.path.exists(ck), "the checkpoint is removed once the table is written")
+
+    def test_foreign_and_damaged_checkpoints_are_refused(self):
+        ck, out = self.path("ck"), self.path("t.h5")
+        self.killed(ck, out)
+        # Another number of processes, or one process: refused, the checkpoint left alone.
+        code, _, err = mpi(3, *self.ARGS, "--checkpoint", ck, "-o", out)
+        self.assertNotEqual(code, 0)
+        self.assertIn("another solve", err)
+        self.assertEqual(err.count("nimtb: error:"), 1, err)
+        self.assertEqual(sorted(os.listdir(ck)), ["process-0", "process-1"], "the refused run left nothing")
+        code, _, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out)
+        self.assertNotEqual(code, 0)
+        self.assertIn("several processes", err)
+        ck4 = self.path("ck4")
+        os.makedirs(os.path.join(ck4, "process-3"))
+        code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck4, "-o", out)
+        self.assertNotEqual(code, 0)
+        self.assertIn("more processes", err)
+        # A damaged file of process 1: that process says so, and all stop.
+        folder = os.path.join(ck, "process-1")
+        name = sorted(f for f in os.listdir(folder) if f.startswith("levels-"))[0]
+        with open(os.path.join(folder, name), "r+b") as f:
+            f.seek(20)
+            f.write(b"\x00\x01\x02\x03")
+        code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck, "-o", out)
+        self.assertNotEqual(code, 0)
+        self.assertIn("is damaged", err)
+        self.assertIn("process-1", err)
+        self.assertFalse(os.path.exists(out))
+
+
+class ProcessDeath(MpiCase):
+    """A process that dies stops the others: mpirun exits non-zero saying which, and no table
+    appears under its name."""
+
+    def test_a_killed_process_stops_the_job(self):
+        out = self.path("t.h5")
+        args = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "40", "--threads", "1",
+                "--progress", "-o", out]
+        p = subprocess.Popen(mpi_command(2, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=ENV)
+        seen = ""
+        while "solving:" not in seen:
+            seen += p.stderr.read(1)
+            self.assertIsNone(p.poll(), seen)
+        children = subprocess.run(["pgrep", "-P", str(p.pid), "-f", "nimtb-mpi"], capture_output=True,
+                                  text=True).stdout.split()
+        self.assertEqual(len(children), 2, children)
+        os.kill(int(children[1]), signal.SIGKILL)
+        _, err = p.communicate(timeout=120)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertRegex(seen + err, r"(?s)signal 9|Killed")
+        self.assertFalse(os.path.exists(out))
+        self.assertEqual(subprocess.run(["pgrep", "-f", "nimtb-mpi --request"]).returncode, 1,
+                         "no process is left behind")
+
+
+if __name__ == "__main__":
+    unittest.main()
