@@ -16,6 +16,11 @@ from test_cli import NIMTB, Workdir, run
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
+# Under tools/sanitize.sh address: Open MPI leaves what its components
+# allocated past MPI_Finalize, in modules it has unloaded by then, which
+# LeakSanitizer can neither name nor suppress. The processes still run under
+# AddressSanitizer; nimtb's own leaks are checked by every other test.
+ENV["ASAN_OPTIONS"] = ENV.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
 
 
 def mpi_command(processes, *args):

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""The distributed solve's cost model (docs/CLUSTER.md).
+
+    tools/cost_model.py STATS.json        # a run's levels: predicted against measured bytes
+    tools/cost_model.py --extrapolate     # nim misere K=8..10 H=63, misere Kayles N=120, 140
+
+The model, per level l of a solve on R processes:
+  - positions P_l, dealt out so that each process solves about P_l / R;
+  - child look-ups L_l: the children of the level's positions, fixed by the
+    rule and the universe (Nim in a box: about K * 29.6 a position at H=63;
+    Kayles under a total N: about 0.58 N);
+  - bytes on the wire, all processes together, each way:
+        B_l = gamma * L_l * (R - 1) / R,
+    gamma the bytes a look-up costs in fetched pages (a page's positions
+    come whole, several children share a page): 0.59 for Nim in a box,
+    1.07 for Kayles under a total, fitted on the runs in docs/CLUSTER.md.
+A process holds P / R positions of (value + remoteness) bytes, twice its
+page budget (P / R / 16 of them, 1 to 64 MB), a page table of 4 bytes per
+page of 64 positions (at most 2^21 pages) and about 27 MB of program and
+MPI. The time: the look-ups at the measured rate of a core (each child is
+generated twice, once to mark its page and once to read it), plus the
+bytes over the network.
+"""
+import json
+import sys
+from functools import lru_cache
+from math import comb
+
+GAMMA = {"box": 0.59, "total": 1.07}
+# Look-ups a core does a second in the distributed kernel (mark and sweep),
+# measured on this machine: tools/bench_mpi.sh, nim misere K=6 H=63 at -np 2.
+RATE_PER_CORE = 60e6
+BASE_BYTES = 27 << 20
+
+
+def predicted_bytes(lookups, processes, gamma):
+    return gamma * lookups * (processes - 1) / processes
+
+
+def compare(path):
+    with open(path) as f:
+        j = json.load(f)
+    r = j["processes"]
+    gamma = GAMMA["total" if "in all" in j["universe"] else "box"]
+    print(f"{j['rules']} {j['convention']}, {j['universe']}, {r} processes, gamma {gamma}")
+    print(f"{'level':>5} {'positions':>12} {'look-ups':>14} {'predicted MB':>13} {'measured MB':>12} {'ratio':>6}")
+    total_p = total_m = 0
+    for x in j["levels"]:
+        p = predicted_bytes(x["lookups"], r, gamma)
+        m = sum(x["sent"])
+        total_p += p
+        total_m += m
+        if x["positions"] >= j["positions"] / 200:  # the levels that matter
+            print(f"{x['level']:>5} {x['positions']:>12,} {x['lookups']:>14,} {p / 1e6:>13.2f} {m / 1e6:>12.2f} "
+                  f"{(m / p if p else 0):>6.2f}")
+    print(f"{'all':>5} {j['positions']:>12,} {j['child_lookups']:>14,} {total_p / 1e6:>13.1f} {total_m / 1e6:>12.1f} "
+          f"{total_m / total_p:>6.2f}")
+
+
+@lru_cache(maxsize=None)
+def partitions_at_most(n, largest):
+    """Partitions of n into parts of at most `largest`."""
+    if n == 0:
+        return 1
+    if largest == 0:
+        return 0
+    # Those without a part `largest`, and those with one.
+    return partitions_at_most(n, largest - 1) + (partitions_at_most(n - largest, largest) if n >= largest else 0)
+
+
+def universe(kind, size):
+    if kind == "box":  # nim misere, K heaps of at most 63
+        k = size
+        positions = comb(63 + k, k)
+        lookups = positions * k * 29.6
+        return f"nim misere K={k} H=63", positions, lookups, 3  # 1 byte value, 2 remoteness
+    n = size
+    positions = sum(partitions_at_most(t, t) for t in range(n + 1))
+    return f"misere Kayles N={n}", positions, positions * 0.58 * n, 2
+
+
+def extrapolate():
+    print(f"{'universe':<22} {'positions':>10} {'nodes':>5} {'GB/node':>8} {'wire TB':>8} "
+          f"{'10 Gb/s':>10} {'100 Gb/s':>10}")
+    for kind, size in (("box", 8), ("box", 9), ("box", 10), ("total", 120), ("total", 140)):
+        name, positions, lookups, width = universe(kind, size)
+        for nodes in (16, 64):
+            cores = 64  # threads per node, one process a node
+            per_node = positions / nodes * width
+            budget = min(max(per_node / 16, 1 << 20), 64 << 20)
+            table = 4 * min(2 ** 21, positions / 64)
+            memory = per_node + 2 * budget + table + BASE_BYTES
+            wire = predicted_bytes(lookups, nodes, GAMMA[kind])
+            compute = lookups / (RATE_PER_CORE * cores * nodes)
+            times = []
+            for gbit in (10, 100):
+                network = wire / nodes / (gbit * 1e9 / 8)  # each node sends its share
+                times.append(compute + network)
+            fmt_t = lambda s: f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min" if s >= 60 else f"{s:.0f} s"
+            print(f"{name:<22} {positions:>10.2e} {nodes:>5} {memory / 1e9:>8.1f} {wire / 1e12:>8.1f} "
+                  f"{fmt_t(times[0]):>10} {fmt_t(times[1]):>10}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 2 and sys.argv[1] == "--extrapolate":
+        extrapolate()
+    elif len(sys.argv) == 2:
+        compare(sys.argv[1])
+    else:
+        print(__doc__)
+        sys.exit(2)
