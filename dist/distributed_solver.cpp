@@ -148,6 +148,10 @@ struct Solver {
     std::vector<LevelTraffic>& traffic;
     engine::TakeAmounts amounts;
     Pages pages;
+    // The round's answers and replies, kept from round to round: a buffer
+    // allocated afresh each round cost as much as the sweep in page faults
+    // and zeroing (perf, nim misere K=5 H=63 on one process).
+    std::vector<uint8_t> answer, reply;
     uint64_t round_positions;
     uint64_t page_budget;
     static constexpr uint64_t MIN_ROUND = 64;
@@ -186,10 +190,13 @@ struct Solver {
                 for (size_t i = r.begin(); i != r.end(); ++i) {
                     const Piece& p = round[i];
                     u.unrank(p.first, heaps.data());
+                    uint64_t last = UINT64_MAX;  // children come in runs of one page
                     for (uint64_t rank = p.first; rank < p.first + p.count; ++rank) {
                         generate(heaps.data(), rank, [&](uint64_t c) {
                             if (c >= p.block_first) return;
                             const uint64_t page = c >> pages.bits;
+                            if (page == last) return;
+                            last = page;
                             std::atomic_ref<uint64_t> word(pages.marks[page >> 6]);
                             const uint64_t bit = uint64_t{1} << (page & 63);
                             if (!(word.load(std::memory_order_relaxed) & bit))
@@ -243,7 +250,7 @@ struct Solver {
                 owned(asked[at], comm.rank,
                       [&](uint64_t start, uint64_t end, size_t) { answer_counts[from] += (end - start) * (vb + rb); });
         }
-        std::vector<uint8_t> answer;
+        answer.clear();
         answer.reserve(std::accumulate(answer_counts.begin(), answer_counts.end(), uint64_t{0}));
         for (uint64_t p : asked) {
             for (auto [bytes, width] : {std::pair{value, vb}, std::pair{remoteness, rb}}) {
@@ -261,13 +268,14 @@ struct Solver {
                     reply_counts[owner] += (end - start) * (vb + rb);
                 });
         }
-        std::vector<uint8_t> reply;
         comm.exchange_known(answer, answer_counts, reply, reply_counts);
-        std::vector<uint8_t>().swap(answer);  // the round holds at most two buffers at a time
         // Into the slots: page i of the list is slot i.
         const uint64_t slots = pages.list.size();
-        pages.value_words.assign((slots * page * vb + 7) / 8, 0);
-        pages.remoteness_words.assign((slots * page * rb + 7) / 8, 0);
+        // Every byte of a fetched page is written below (each rank has an
+        // owner): the storage is grown when needed, never cleared.
+        if (pages.value_words.size() < (slots * page * vb + 7) / 8) pages.value_words.resize((slots * page * vb + 7) / 8);
+        if (pages.remoteness_words.size() < (slots * page * rb + 7) / 8)
+            pages.remoteness_words.resize((slots * page * rb + 7) / 8);
         for (size_t i = 0; i < slots; ++i) pages.slot[pages.list[i]] = static_cast<int32_t>(i);
         auto* page_value = reinterpret_cast<uint8_t*>(pages.value_words.data());
         auto* page_remoteness = reinterpret_cast<uint8_t*>(pages.remoteness_words.data());
@@ -287,7 +295,6 @@ struct Solver {
                 }
             }
         }
-        std::vector<uint8_t>().swap(reply);
         for (size_t q = 0; q < processes; ++q) {
             if (int(q) == comm.rank) continue;  // what a process asks itself stays in memory
             t.sent += asks[q].size() * 8 + answer_counts[q];
@@ -356,6 +363,10 @@ struct Solver {
             lookups += sweep<Children, REM, V, R>(children, round, overflow);
             if (pages.list.size() * pages.page() * width * 4 < budget && round_positions < (uint64_t{1} << 24))
                 round_positions *= 2;
+            // Rounds of the same size everywhere: a process whose rounds
+            // were larger than another's would keep it waiting at every
+            // exchange (nim misere K=5 H=63 on two processes: 8.7 s, 5.x s after).
+            round_positions = comm.min(round_positions);
             release();
             ++t.rounds;
         }
@@ -443,7 +454,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
 
     tbb::task_arena arena(o.solve.threads ? static_cast<int>(o.solve.threads) : tbb::task_arena::automatic);
-    Solver solver{comm, rule, u, o, plan, layout, s, traffic, {rule, u.max_heap_size()}, {}, uint64_t{1} << 16,
+    Solver solver{comm, rule, u, o, plan, layout, s, traffic, {rule, u.max_heap_size()}, {}, {}, {}, uint64_t{1} << 16,
                   o.page_budget ? o.page_budget
                                 : std::clamp<uint64_t>(n * (widths.value_bits + widths.remoteness_bits) / 8 / 16,
                                                        uint64_t{1} << 20, uint64_t{64} << 20)};
