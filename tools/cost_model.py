@@ -27,9 +27,10 @@ from functools import lru_cache
 from math import comb
 
 GAMMA = {"box": 0.59, "total": 1.07}
-# Look-ups a core does a second in the distributed kernel (mark and sweep),
-# measured on this machine: tools/bench_mpi.sh, nim misere K=6 H=63 at -np 2.
-RATE_PER_CORE = 60e6
+# Look-ups a core does a second in the distributed kernel (each child marked
+# and read), measured on this machine with --stats at -np 4 on 2 cores: nim
+# misere K=5 H=63 (Nim in a box), misere Kayles N=60 (under a total).
+RATE_PER_CORE = {"box": 125e6, "total": 32e6}
 BASE_BYTES = 27 << 20
 
 
@@ -55,6 +56,10 @@ def compare(path):
                   f"{(m / p if p else 0):>6.2f}")
     print(f"{'all':>5} {j['positions']:>12,} {j['child_lookups']:>14,} {total_p / 1e6:>13.1f} {total_m / 1e6:>12.1f} "
           f"{total_m / total_p:>6.2f}")
+    ratios = [sum(x["sent"]) / predicted_bytes(x["lookups"], r, gamma) for x in j["levels"]
+              if x["positions"] >= j["positions"] / 200 and x["lookups"]]
+    if ratios:
+        print(f"measured / predicted over the levels above: {min(ratios):.2f} to {max(ratios):.2f}")
 
 
 @lru_cache(maxsize=None)
@@ -91,7 +96,7 @@ def extrapolate():
             table = 4 * min(2 ** 21, positions / 64)
             memory = per_node + 2 * budget + table + BASE_BYTES
             wire = predicted_bytes(lookups, nodes, GAMMA[kind])
-            compute = lookups / (RATE_PER_CORE * cores * nodes)
+            compute = lookups / (RATE_PER_CORE[kind] * cores * nodes)
             times = []
             for gbit in (10, 100):
                 network = wire / nodes / (gbit * 1e9 / 8)  # each node sends its share
