@@ -58,28 +58,32 @@ void Comm::barrier() const {
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
 
-uint64_t Comm::sum(uint64_t x) const {
-    uint64_t out = 0;
-    check(MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+namespace {
+
+// One number, reduced over every process by `op`.
+template <class T>
+T all_reduce(T x, MPI_Datatype type, MPI_Op op) {
+    T out{};
+    check(MPI_Allreduce(&x, &out, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
     return out;
+}
+
+}  // namespace
+
+uint64_t Comm::sum(uint64_t x) const {
+    return all_reduce(x, MPI_UINT64_T, MPI_SUM);
 }
 
 uint64_t Comm::max(uint64_t x) const {
-    uint64_t out = 0;
-    check(MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-    return out;
+    return all_reduce(x, MPI_UINT64_T, MPI_MAX);
 }
 
 uint64_t Comm::min(uint64_t x) const {
-    uint64_t out = 0;
-    check(MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-    return out;
+    return all_reduce(x, MPI_UINT64_T, MPI_MIN);
 }
 
 double Comm::max(double x) const {
-    double out = 0;
-    check(MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-    return out;
+    return all_reduce(x, MPI_DOUBLE, MPI_MAX);
 }
 
 std::vector<uint64_t> Comm::all_gather(uint64_t x) const {
