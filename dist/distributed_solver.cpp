@@ -98,6 +98,7 @@ struct Pages {
     std::vector<int32_t> slot;  // per page of the universe; -1: not fetched
     std::vector<uint64_t> marks;  // per page of the universe, a bit: needed
     std::vector<uint64_t> list;   // the pages of this round, ascending
+    std::vector<uint64_t> held;   // the pages held, by slot: kept from round to round of a level
     std::vector<uint64_t> value_words, remoteness_words;  // 8-byte aligned storage
     uint64_t page() const { return uint64_t{1} << bits; }
 };
@@ -215,13 +216,14 @@ struct Solver {
         }
     }
 
-    // 3. Asks each page's owners for it and stores what comes back.
-    void fetch(LevelTraffic& t) {
+    // 3. Asks each page of `wanted` (ascending) of its owners and stores
+    // what comes back in the next free slots.
+    void fetch(const std::vector<uint64_t>& wanted, LevelTraffic& t) {
         const size_t processes = static_cast<size_t>(comm.size);
         const uint64_t page = pages.page();
         const unsigned vb = value_bytes(), rb = remoteness_bytes();
         std::vector<std::vector<uint64_t>> asks(processes);
-        for (uint64_t p : pages.list) {
+        for (uint64_t p : wanted) {
             int last = -1;
             for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
                              [&](uint64_t, uint64_t, size_t b) {
@@ -269,14 +271,15 @@ struct Solver {
                 });
         }
         comm.exchange_known(answer, answer_counts, reply, reply_counts);
-        // Into the slots: page i of the list is slot i.
-        const uint64_t slots = pages.list.size();
+        // Into the slots: page i of `wanted` goes after the pages held.
+        const uint64_t first_slot = pages.held.size(), slots = first_slot + wanted.size();
         // Every byte of a fetched page is written below (each rank has an
         // owner): the storage is grown when needed, never cleared.
         if (pages.value_words.size() < (slots * page * vb + 7) / 8) pages.value_words.resize((slots * page * vb + 7) / 8);
         if (pages.remoteness_words.size() < (slots * page * rb + 7) / 8)
             pages.remoteness_words.resize((slots * page * rb + 7) / 8);
-        for (size_t i = 0; i < slots; ++i) pages.slot[pages.list[i]] = static_cast<int32_t>(i);
+        for (size_t i = 0; i < wanted.size(); ++i) pages.slot[wanted[i]] = static_cast<int32_t>(first_slot + i);
+        pages.held.insert(pages.held.end(), wanted.begin(), wanted.end());
         auto* page_value = reinterpret_cast<uint8_t*>(pages.value_words.data());
         auto* page_remoteness = reinterpret_cast<uint8_t*>(pages.remoteness_words.data());
         const uint8_t* in = reply.data();
@@ -300,11 +303,43 @@ struct Solver {
             t.sent += asks[q].size() * 8 + answer_counts[q];
             t.received += asked_counts[q] * 8 + reply_counts[q];
         }
-        t.pages += slots;
+        t.pages += wanted.size();
     }
 
+    // Of the pages held, keeps those this round needs (pages.list), moved
+    // down to the first slots, and returns the round's others: positions of
+    // one block in a row share most of their pages.
+    std::vector<uint64_t> keep_held() {
+        const uint64_t page = pages.page();
+        const unsigned vb = value_bytes(), rb = remoteness_bytes();
+        auto* value = reinterpret_cast<uint8_t*>(pages.value_words.data());
+        auto* remoteness = reinterpret_cast<uint8_t*>(pages.remoteness_words.data());
+        size_t kept = 0;
+        for (size_t at = 0; at < pages.held.size(); ++at) {
+            const uint64_t p = pages.held[at];
+            if (!std::binary_search(pages.list.begin(), pages.list.end(), p)) {
+                pages.slot[p] = -1;
+                continue;
+            }
+            if (kept != at) {  // kept < at: moving down never overwrites a page still to move
+                std::memcpy(value + kept * page * vb, value + at * page * vb, page * vb);
+                if (rb) std::memcpy(remoteness + kept * page * rb, remoteness + at * page * rb, page * rb);
+            }
+            pages.slot[p] = static_cast<int32_t>(kept);
+            pages.held[kept++] = p;
+        }
+        pages.held.resize(kept);
+        std::vector<uint64_t> wanted;
+        for (uint64_t p : pages.list)
+            if (pages.slot[p] < 0) wanted.push_back(p);
+        return wanted;
+    }
+
+    // Forgets the pages held: at a level's start (a page fetched in a lower
+    // level may hold positions solved since), or when the budget is full.
     void release() {
-        for (uint64_t p : pages.list) pages.slot[p] = -1;
+        for (uint64_t p : pages.held) pages.slot[p] = -1;
+        pages.held.clear();
     }
 
     // 4. Sweeps the round's pieces with the brute-force kernel.
@@ -341,6 +376,7 @@ struct Solver {
     uint64_t solve_level(const Children& children, size_t level, engine::Overflow& overflow) {
         LevelTraffic& t = traffic[level];
         t = {};
+        release();  // a level solved again after a widening: other widths
         uint64_t lookups = 0;
         std::pair<size_t, uint64_t> cursor{layout.local_plan.level_start[level], 0};
         const uint64_t budget = page_budget;
@@ -359,7 +395,8 @@ struct Solver {
                 mark(children, round);
             }
             if (!comm.any(!round.empty())) break;
-            fetch(t);
+            // Only the pages of this round not held from the last are fetched.
+            fetch(keep_held(), t);
             lookups += sweep<Children, REM, V, R>(children, round, overflow);
             if (pages.list.size() * pages.page() * width * 4 < budget && round_positions < (uint64_t{1} << 24))
                 round_positions *= 2;
@@ -367,9 +404,9 @@ struct Solver {
             // were larger than another's would keep it waiting at every
             // exchange (nim misere K=5 H=63 on two processes: 8.7 s, 5.x s after).
             round_positions = comm.min(round_positions);
-            release();
             ++t.rounds;
         }
+        release();
         return lookups;
     }
 

@@ -12,8 +12,8 @@ The model, per level l of a solve on R processes:
   - bytes on the wire, all processes together, each way:
         B_l = gamma * L_l * (R - 1) / R,
     gamma the bytes a look-up costs in fetched pages (a page's positions
-    come whole, several children share a page): 0.59 for Nim in a box,
-    1.07 for Kayles under a total, fitted on the runs in docs/CLUSTER.md.
+    come whole, several children share a page): 0.48 for Nim in a box,
+    1.05 for Kayles under a total, fitted on the runs in docs/CLUSTER.md.
 A process holds P / R positions of (value + remoteness) bytes, twice its
 page budget (P / R / 16 of them, 1 to 64 MB), a page table of 4 bytes per
 page of 64 positions (at most 2^21 pages) and about 27 MB of program and
@@ -26,11 +26,11 @@ import sys
 from functools import lru_cache
 from math import comb
 
-GAMMA = {"box": 0.59, "total": 1.07}
+GAMMA = {"box": 0.48, "total": 1.05}
 # Look-ups a core does a second in the distributed kernel (each child marked
 # and read), measured on this machine with --stats at -np 4 on 2 cores: nim
-# misere K=5 H=63 (Nim in a box), misere Kayles N=60 (under a total).
-RATE_PER_CORE = {"box": 125e6, "total": 32e6}
+# misere K=5 H=63 (Nim in a box), misere Kayles N=70 (under a total).
+RATE_PER_CORE = {"box": 106e6, "total": 38e6}
 BASE_BYTES = 27 << 20
 
 

@@ -33,6 +33,32 @@ def mpi(processes, *args, timeout=300):
     return p.returncode, p.stdout, p.stderr
 
 
+def children(pid):
+    """The job's processes: nimtb-mpi, started by mpirun `pid` (only this test's, never
+    another job's on the same machine)."""
+    out = subprocess.run(["pgrep", "-P", str(pid), "-f", "nimtb-mpi"], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def running(pid):
+    """Whether process `pid` is alive (not ended, not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def wait_gone(pids, seconds=30):
+    """Whether every process of `pids` has ended within `seconds`."""
+    end = time.time() + seconds
+    while time.time() < end:
+        if not any(running(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def datasets(path):
     """Every dataset of a table as stored (transformed chunks decoded by h5py's filters), and
     each dataset's transform: equal datasets and transforms are equal tables."""
@@ -153,10 +179,16 @@ class Checkpoints(MpiCase):
             if p.poll() is not None:
                 self.fail("the solve ended before it was killed: " + p.communicate()[1])
             time.sleep(0.01)
-        p.send_signal(signal.SIGKILL)  # mpirun, at once: its processes die with it
+        # mpirun and its processes at once, as a power loss would stop them.
+        processes = children(p.pid)
+        p.send_signal(signal.SIGKILL)
+        for pid in processes:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         p.communicate(timeout=60)
-        subprocess.run(["pkill", "-9", "-f", "nimtb-mpi --request"], check=False)
-        time.sleep(0.5)
+        wait_gone(processes)
 
     def test_killed_then_resumed_writes_the_same_table(self):
         single = self.path("single.h5")
@@ -214,16 +246,14 @@ class ProcessDeath(MpiCase):
         while "solving:" not in seen:
             seen += p.stderr.read(1)
             self.assertIsNone(p.poll(), seen)
-        children = subprocess.run(["pgrep", "-P", str(p.pid), "-f", "nimtb-mpi"], capture_output=True,
-                                  text=True).stdout.split()
-        self.assertEqual(len(children), 2, children)
-        os.kill(int(children[1]), signal.SIGKILL)
+        processes = children(p.pid)
+        self.assertEqual(len(processes), 2, processes)
+        os.kill(processes[1], signal.SIGKILL)
         _, err = p.communicate(timeout=120)
         self.assertNotEqual(p.returncode, 0)
         self.assertRegex(seen + err, r"(?s)signal 9|Killed")
         self.assertFalse(os.path.exists(out))
-        self.assertEqual(subprocess.run(["pgrep", "-f", "nimtb-mpi --request"]).returncode, 1,
-                         "no process is left behind")
+        self.assertTrue(wait_gone(processes), "no process is left behind")
 
 
 if __name__ == "__main__":
