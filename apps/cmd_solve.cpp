@@ -38,6 +38,10 @@ grundy; lasker; wythoff; moore:K. Rules that split heaps (octal codes with a
 
 The table goes to tables/<rule>-<convention>-k<K>-h<H>.h5 unless -o is given.
 Ctrl-C stops the solve and leaves no table behind.
+
+Under mpirun the processes of the job solve together and write one table,
+identical to one process's (brute-force kernel; docs/CLUSTER.md):
+  mpirun -np 4 nimtb solve --rules nim --misere --heaps 6 --max-heap 63 --threads 1
 )";
 
 int list_presets() {
