@@ -9,11 +9,11 @@
 #include <atomic>
 #include <bit>
 #include <cassert>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <numeric>
-#include <cstdio>
 
 #include "engine/brute_kernel.h"
 #include "engine/parallel.h"
@@ -85,7 +85,7 @@ void for_each_overlap(const Layout& l, uint64_t lo, uint64_t hi, F&& f) {
 // Pages of 2^bits ranks: at least 64, and at most 2^21 pages in the
 // universe, so that the table of a page's slot stays within 8 MB. Small
 // pages carry fewer positions nobody asked for (misere Kayles N=70 on 4
-// processes sent 1.05 GB in pages of 512, MEASURED-64 in pages of 64).
+// processes sent 1.05 GB in pages of 512, 0.97 GB in pages of 64).
 unsigned page_bits(const Universe& u) {
     const unsigned bits = static_cast<unsigned>(std::bit_width(u.size()));
     return std::max(6u, bits > 21 ? bits - 21 : 0u);
@@ -140,10 +140,8 @@ struct Piece {
 
 struct Solver {
     const Comm& comm;
-    const engine::Rule& rule;
     const Universe& u;
     const DistributedOptions& o;
-    const Plan& plan;
     Layout& layout;
     engine::Solution& s;
     std::vector<LevelTraffic>& traffic;
@@ -376,7 +374,7 @@ struct Solver {
     uint64_t solve_level(const Children& children, size_t level, engine::Overflow& overflow) {
         LevelTraffic& t = traffic[level];
         t = {};
-        release();  // a level solved again after a widening: other widths
+        release();  // pages of a lower level, or of this one at other widths (a level solved again)
         uint64_t lookups = 0;
         std::pair<size_t, uint64_t> cursor{layout.local_plan.level_start[level], 0};
         const uint64_t budget = page_budget;
@@ -402,29 +400,20 @@ struct Solver {
                 round_positions *= 2;
             // Rounds of the same size everywhere: a process whose rounds
             // were larger than another's would keep it waiting at every
-            // exchange (nim misere K=5 H=63 on two processes: 8.7 s, 5.x s after).
+            // exchange (nim misere K=5 H=63 on two processes: 8.7 s, 7.2 s after).
             round_positions = comm.min(round_positions);
             ++t.rounds;
         }
-        release();
         return lookups;
     }
 
     template <class Children>
     uint64_t dispatch(const Children& children, size_t level, engine::Overflow& overflow) {
-        const bool v8 = s.value.bits() == 8;
         // Not s.remoteness.empty(): a process may hold no position at all.
-        if (!o.solve.remoteness) {
-            return v8 ? solve_level<Children, false, uint8_t, uint8_t>(children, level, overflow)
-                      : solve_level<Children, false, uint16_t, uint8_t>(children, level, overflow);
-        }
-        const bool r8 = s.remoteness.bits() == 8;
-        if (v8) {
-            return r8 ? solve_level<Children, true, uint8_t, uint8_t>(children, level, overflow)
-                      : solve_level<Children, true, uint8_t, uint16_t>(children, level, overflow);
-        }
-        return r8 ? solve_level<Children, true, uint16_t, uint8_t>(children, level, overflow)
-                  : solve_level<Children, true, uint16_t, uint16_t>(children, level, overflow);
+        return engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
+                                   [&]<bool REM, class V, class R>() {
+                                       return solve_level<Children, REM, V, R>(children, level, overflow);
+                                   });
     }
 };
 
@@ -491,7 +480,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
 
     tbb::task_arena arena(o.solve.threads ? static_cast<int>(o.solve.threads) : tbb::task_arena::automatic);
-    Solver solver{comm, rule, u, o, plan, layout, s, traffic, {rule, u.max_heap_size()}, {}, {}, {}, uint64_t{1} << 16,
+    Solver solver{comm, u, o, layout, s, traffic, {rule, u.max_heap_size()}, {}, {}, {}, uint64_t{1} << 16,
                   o.page_budget ? o.page_budget
                                 : std::clamp<uint64_t>(n * (widths.value_bits + widths.remoteness_bits) / 8 / 16,
                                                        uint64_t{1} << 20, uint64_t{64} << 20)};
@@ -501,8 +490,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     solver.pages.marks.assign((universe_pages + 63) / 64, 0);
 
     // 5. From the checkpoint: every process resumes at the first level that
-    // all of them saved.
-    // A process that refuses its part says why (the first of them, so that
+    // all of them saved. A process that refuses its part says why (the first of them, so that
     // the reason is said once); then all stop together, leaving no folder
     // that this run made.
     std::unique_ptr<io::Checkpoint> checkpoint;
@@ -603,16 +591,11 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     if (checkpoint) checkpoint->flush();
 
     // 7. The whole universe's figures.
-    uint64_t p = 0, max_value = 0, max_remoteness = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        const uint32_t v = s.value.get(i);
-        p += v == 0;
-        max_value = std::max<uint64_t>(max_value, v);
-        if (!s.remoteness.empty()) max_remoteness = std::max<uint64_t>(max_remoteness, s.remoteness.get(i));
-    }
-    s.p_positions = comm.sum(p);
-    s.max_value = static_cast<uint32_t>(comm.max(max_value));
-    s.max_remoteness = static_cast<uint32_t>(comm.max(max_remoteness));
+    engine::ArraySummary mine;
+    arena.execute([&] { mine = engine::summarise(s.value, s.remoteness); });
+    s.p_positions = comm.sum(mine.p_positions);
+    s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
+    s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
     return Share{std::move(s), o.solve.remoteness, std::move(layout), std::move(traffic), std::move(checkpoint)};
 }
 

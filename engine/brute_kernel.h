@@ -160,6 +160,25 @@ struct BruteKernel {
     }
 };
 
+// Calls f.template operator()<REM, V, R>() with the element types of arrays
+// of `value_bits` and `remoteness_bits` (0: no remoteness, R then unused):
+// the kernel's instantiation for the widths a level runs at.
+template <class F>
+decltype(auto) with_widths(unsigned value_bits, unsigned remoteness_bits, F&& f) {
+    const bool v8 = value_bits == 8;
+    if (remoteness_bits == 0) {
+        return v8 ? f.template operator()<false, uint8_t, uint8_t>()
+                  : f.template operator()<false, uint16_t, uint8_t>();
+    }
+    const bool r8 = remoteness_bits == 8;
+    if (v8) {
+        return r8 ? f.template operator()<true, uint8_t, uint8_t>()
+                  : f.template operator()<true, uint8_t, uint16_t>();
+    }
+    return r8 ? f.template operator()<true, uint16_t, uint8_t>()
+              : f.template operator()<true, uint16_t, uint16_t>();
+}
+
 // Calls f(generator) with the fastest child generator for `rule` in `u`:
 // one-heap families under a total rank children from the parent's tables,
 // take families in a box incrementally, every other family child by child.

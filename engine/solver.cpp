@@ -212,18 +212,10 @@ Pass run_brute(const Universe& u, const Children& children, const Plan& plan, si
 template <class Children>
 Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t level, Solution& s,
                     const SolveOptions& o) {
-    const bool v8 = s.value.bits() == 8;
-    if (s.remoteness.empty()) {
-        return v8 ? run_brute<Children, false, uint8_t, uint8_t>(u, a, p, level, s, o)
-                  : run_brute<Children, false, uint16_t, uint8_t>(u, a, p, level, s, o);
-    }
-    const bool r8 = s.remoteness.bits() == 8;
-    if (v8) {
-        return r8 ? run_brute<Children, true, uint8_t, uint8_t>(u, a, p, level, s, o)
-                  : run_brute<Children, true, uint8_t, uint16_t>(u, a, p, level, s, o);
-    }
-    return r8 ? run_brute<Children, true, uint16_t, uint8_t>(u, a, p, level, s, o)
-              : run_brute<Children, true, uint16_t, uint16_t>(u, a, p, level, s, o);
+    return with_widths(s.value.bits(), s.remoteness.empty() ? 0 : s.remoteness.bits(),
+                       [&]<bool REM, class V, class R>() {
+                           return run_brute<Children, REM, V, R>(u, a, p, level, s, o);
+                       });
 }
 
 // Bitset words per line: values of a take rule in a box of heaps up to H
@@ -425,36 +417,6 @@ void run_sprague_grundy(const Universe& u, const std::vector<uint32_t>& single, 
     }
 }
 
-struct Stats {
-    uint64_t p = 0;
-    uint32_t max_value = 0, max_remoteness = 0;
-};
-
-// Each slice of 64 Ki positions counts into its own slot; the slots are
-// combined in order afterwards.
-Stats statistics(const Solution& s) {
-    constexpr uint64_t SLICE = uint64_t{1} << 16;
-    std::vector<Stats> slices((s.positions + SLICE - 1) / SLICE);
-    sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {
-        Stats& acc = slices[slice];
-        const uint64_t end = std::min(s.positions, (slice + 1) * SLICE);
-        for (uint64_t i = slice * SLICE; i != end; ++i) {
-            const uint32_t v = s.value.get(i);
-            acc.p += v == 0;
-            acc.max_value = std::max(acc.max_value, v);
-            if (!s.remoteness.empty())
-                acc.max_remoteness = std::max(acc.max_remoteness, s.remoteness.get(i));
-        }
-    });
-    Stats total;
-    for (const Stats& part : slices) {
-        total.p += part.p;
-        total.max_value = std::max(total.max_value, part.max_value);
-        total.max_remoteness = std::max(total.max_remoteness, part.max_remoteness);
-    }
-    return total;
-}
-
 }  // namespace
 
 // The arrays at their starting widths, and the line kernel's store; an
@@ -470,6 +432,31 @@ uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions
 ArrayWidths brute_force_widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
     const Widths w = widths(rule, u, options);
     return {w.value_bits, w.remoteness_bits};
+}
+
+// Each slice of 64 Ki positions counts into its own slot; the slots are
+// combined in order afterwards.
+ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness) {
+    constexpr uint64_t SLICE = uint64_t{1} << 16;
+    const uint64_t n = value.size();
+    std::vector<ArraySummary> slices((n + SLICE - 1) / SLICE);
+    sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {
+        ArraySummary& acc = slices[slice];
+        const uint64_t end = std::min(n, (slice + 1) * SLICE);
+        for (uint64_t i = slice * SLICE; i != end; ++i) {
+            const uint32_t v = value.get(i);
+            acc.p_positions += v == 0;
+            acc.max_value = std::max(acc.max_value, v);
+            if (!remoteness.empty()) acc.max_remoteness = std::max(acc.max_remoteness, remoteness.get(i));
+        }
+    });
+    ArraySummary total;
+    for (const ArraySummary& part : slices) {
+        total.p_positions += part.p_positions;
+        total.max_value = std::max(total.max_value, part.max_value);
+        total.max_remoteness = std::max(total.max_remoteness, part.max_remoteness);
+    }
+    return total;
 }
 
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
@@ -515,8 +502,8 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
             }
         }
         // 3. Summaries for the report.
-        const Stats stats = statistics(s);
-        s.p_positions = stats.p;
+        const ArraySummary stats = summarise(s.value, s.remoteness);
+        s.p_positions = stats.p_positions;
         s.max_value = stats.max_value;
         s.max_remoteness = stats.max_remoteness;
         // A remoteness array the line kernel started wide is stored at the

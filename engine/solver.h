@@ -154,6 +154,16 @@ struct ArrayWidths {
 };
 ArrayWidths brute_force_widths(const Rule& rule, const Universe& universe, const SolveOptions& options);
 
+// P-positions, the largest value and the largest remoteness of arrays
+// (remoteness may be empty), counted in parallel: a solve's summary. Call
+// inside the task arena that should do the work.
+struct ArraySummary {
+    uint64_t p_positions = 0;
+    uint32_t max_value = 0;
+    uint32_t max_remoteness = 0;
+};
+ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness);
+
 // Bytes a solve would allocate for its arrays.
 uint64_t estimate_memory(const Rule& rule, const Universe& universe, const SolveOptions& options);
 
