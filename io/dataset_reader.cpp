@@ -1,6 +1,5 @@
 #include "io/dataset_reader.h"
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -147,59 +146,67 @@ uint32_t DatasetReader::get(uint64_t rank) {
 }
 
 void DatasetReader::get_many(std::span<const uint64_t> ranks, std::span<uint32_t> out) {
-    for (uint64_t r : ranks) check_rank(r);
-    // 1. The look-ups in chunk order; those in cached chunks answered now.
-    std::vector<size_t> order;
-    for (size_t i = 0; i < ranks.size(); ++i) {
-        const uint64_t c = ranks[i] / chunk_;
-        if (slot_of_[c] >= 0 || !direct_) {
-            out[i] = get(ranks[i]);  // cached, or decompressed by HDF5 into the cache
-        } else {
-            order.push_back(i);
-        }
-    }
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ranks[a] < ranks[b]; });
+    DatasetReader* self = this;
+    const std::span<uint32_t> outs[] = {out};
+    get_many({&self, 1}, ranks, outs);
+}
 
-    // 2. Every other chunk read as stored, one after the other (HDF5 is not
-    // thread-safe) ...
+void DatasetReader::get_many(std::span<DatasetReader* const> readers,
+                             std::span<const uint64_t> ranks,
+                             std::span<const std::span<uint32_t>> outs) {
+    // 1. For each reader, the look-ups in rank order; those in cached
+    // chunks (or decompressed by HDF5, into the cache) answered now, the
+    // others grouped by chunk, whose stored bytes are read.
     struct Batch {
-        size_t begin, end;  // into `order`
-        Slot slot;          // stored bytes only
+        DatasetReader* reader;
+        std::span<uint32_t> out;
+        std::vector<size_t> look_ups;  // into ranks, ascending in rank
+        std::vector<uint64_t> offsets;
+        std::vector<uint32_t> found;
+        Slot slot;  // stored bytes only
     };
     std::vector<Batch> batches;
-    for (size_t k = 0; k < order.size(); ++k) {
-        const uint64_t c = ranks[order[k]] / chunk_;
-        if (batches.empty() || batches.back().slot.chunk != c) {
-            batches.push_back({k, k, Slot()});
-            fetch(c, batches.back().slot);
-            batches.back().slot.chunk = c;
+    std::vector<size_t> order;
+    for (size_t d = 0; d < readers.size(); ++d) {
+        DatasetReader& r = *readers[d];
+        for (uint64_t rank : ranks) r.check_rank(rank);
+        order.clear();
+        for (size_t i = 0; i < ranks.size(); ++i) {
+            if (r.slot_of_[ranks[i] / r.chunk_] >= 0 || !r.direct_) {
+                outs[d][i] = r.get(ranks[i]);
+            } else {
+                order.push_back(i);
+            }
         }
-        batches.back().end = k + 1;
+        std::sort(order.begin(), order.end(),
+                  [&](size_t a, size_t b) { return ranks[a] < ranks[b]; });
+        for (size_t k = 0; k < order.size(); ++k) {
+            const uint64_t c = ranks[order[k]] / r.chunk_;
+            if (k == 0 || batches.back().slot.chunk != c) {
+                batches.push_back({&r, outs[d], {}, {}, {}, Slot()});
+                r.fetch(c, batches.back().slot);
+                batches.back().slot.chunk = c;
+            }
+            batches.back().look_ups.push_back(order[k]);
+            batches.back().offsets.push_back(ranks[order[k]] % r.chunk_);
+        }
     }
-    // 3. ... then decompressed in parallel, each into its thread's buffer,
-    // decoded only as far as its furthest look-up. A cold query of a 7-heap
-    // position touches some 60 chunks of 1-2 MiB: buffers per thread keep
-    // the memory touched (and its page faults) at two chunks.
-    tbb::enumerable_thread_specific<Slot> scratch;
+    // 2. Decoded in parallel, each batch by its thread's decoder of its reader.
     tbb::parallel_for(size_t{0}, batches.size(), [&](size_t b) {
         Batch& batch = batches[b];
-        Slot& s = scratch.local();
-        s.bytes.resize(chunk_ * width_);
-        s.count = batch.slot.count;
-        s.decoded = 0;
-        s.error = decompress_chunk(batch.slot.codec, batch.slot.stored, s.bytes);
-        batch.slot.stored.clear();
-        if (!s.error.empty()) {
-            batch.slot.error = s.error;
-            return;
-        }
-        decode_to(s, ranks[order[batch.end - 1]] % chunk_);
-        for (size_t k = batch.begin; k < batch.end; ++k)
-            out[order[k]] = entry(s, ranks[order[k]] % chunk_);
+        const DatasetReader& r = *batch.reader;
+        batch.found.resize(batch.offsets.size());
+        // Every chunk is stored whole, the last one padded.
+        batch.slot.error =
+            r.decoders_.local().entries_at(batch.slot.codec, r.transform_, r.width_, r.chunk_,
+                                           batch.slot.stored, batch.offsets, batch.found);
+        batch.slot.stored = {};
     });
     for (const Batch& batch : batches) {
         if (!batch.slot.error.empty())
-            throw TableError(damaged(batch.slot.chunk, batch.slot.error));
+            throw TableError(batch.reader->damaged(batch.slot.chunk, batch.slot.error));
+        for (size_t k = 0; k < batch.look_ups.size(); ++k)
+            batch.out[batch.look_ups[k]] = batch.found[k];
     }
 }
 

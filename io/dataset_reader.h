@@ -6,12 +6,14 @@
 // once, the chunks in parallel. For io/table_reader only.
 
 #include <hdf5.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/table_format.h"
 
@@ -35,6 +37,12 @@ class DatasetReader {
 
     // out[i] = get(ranks[i]) for every i. Throws TableError on a damaged chunk.
     void get_many(std::span<const uint64_t> ranks, std::span<uint32_t> out);
+    // outs[d][i] = readers[d]->get(ranks[i]) for every reader d and every i:
+    // the chunks of every reader read one after the other (HDF5 is not
+    // thread-safe), then decoded together in parallel, each only as far as
+    // its last look-up (ChunkDecoder). Throws TableError on a damaged chunk.
+    static void get_many(std::span<DatasetReader* const> readers, std::span<const uint64_t> ranks,
+                         std::span<const std::span<uint32_t>> outs);
 
     // Chunk `index` whole, widened to 16 bits.
     void read_chunk(uint64_t index, std::vector<uint16_t>& out);
@@ -81,6 +89,8 @@ class DatasetReader {
     bool direct_;
     std::vector<Slot> slots_;
     std::vector<int32_t> slot_of_;  // per chunk; -1 when not cached
+    // The batch look-ups' decoders, one per thread, kept from batch to batch.
+    mutable tbb::enumerable_thread_specific<ChunkDecoder> decoders_;
     uint64_t clock_ = 0;
 };
 

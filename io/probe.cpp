@@ -14,8 +14,6 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
     ProbeResult r;
     r.heaps = heaps;
     r.rank = u.rank(sorted);
-    r.value = table_.value(r.rank);
-    if (table_.has_remoteness()) r.remoteness = table_.remoteness(r.rank);
     for (engine::Move& m : moves_.moves(heaps)) {
         ProbedMove p;
         p.phrase = engine::describe_move(heaps, m.result);
@@ -38,15 +36,18 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
         p.child_rank = m.child_rank;
         r.moves.push_back(std::move(p));
     }
-    // The children looked up together: each chunk they touch is read once.
-    std::vector<uint64_t> ranks;
+    // The position and its children looked up together: each chunk they
+    // touch is read once, and decoded only as far as it is needed.
+    std::vector<uint64_t> ranks{r.rank};
     for (const ProbedMove& p : r.moves) ranks.push_back(p.child_rank);
-    std::vector<uint32_t> found(ranks.size());
-    table_.values(ranks, found);
-    for (size_t i = 0; i < ranks.size(); ++i) r.moves[i].value = found[i];
-    if (table_.has_remoteness()) {
-        table_.remotenesses(ranks, found);
-        for (size_t i = 0; i < ranks.size(); ++i) r.moves[i].remoteness = found[i];
+    const bool rem = table_.has_remoteness();
+    std::vector<uint32_t> values(ranks.size()), remoteness(rem ? ranks.size() : 0);
+    table_.look_up(ranks, values, remoteness);
+    r.value = values[0];
+    if (rem) r.remoteness = remoteness[0];
+    for (size_t i = 1; i < ranks.size(); ++i) {
+        r.moves[i - 1].value = values[i];
+        if (rem) r.moves[i - 1].remoteness = remoteness[i];
     }
     std::stable_sort(r.moves.begin(), r.moves.end(), [](const ProbedMove& a, const ProbedMove& b) {
         if (a.winning() != b.winning()) return a.winning();

@@ -230,6 +230,14 @@ void TableReader::remotenesses(std::span<const uint64_t> ranks, std::span<uint32
     remoteness_->get_many(ranks, out);
 }
 
+void TableReader::look_up(std::span<const uint64_t> ranks, std::span<uint32_t> values,
+                          std::span<uint32_t> remoteness) {
+    DatasetReader* readers[] = {value_.get(), remoteness_.get()};
+    const std::span<uint32_t> outs[] = {values, remoteness};
+    const size_t n = has_remoteness() && !remoteness.empty() ? 2 : 1;
+    DatasetReader::get_many({readers, n}, ranks, {outs, n});
+}
+
 void TableReader::for_each_chunk(const std::function<void(uint64_t, std::span<const uint16_t>,
                                                           std::span<const uint16_t>)>& visit) {
     std::vector<uint16_t> values, rem;

@@ -50,6 +50,10 @@ class TableReader {
     // the ranks touch decompressed once, in parallel: a position's children.
     void values(std::span<const uint64_t> ranks, std::span<uint32_t> out);
     void remotenesses(std::span<const uint64_t> ranks, std::span<uint32_t> out);
+    // Both at once (`remoteness` empty when the table has none): the chunks
+    // of both datasets decoded together, each only as far as it is needed.
+    void look_up(std::span<const uint64_t> ranks, std::span<uint32_t> values,
+                 std::span<uint32_t> remoteness);
 
     // Calls visit(first_rank, values, remoteness) for consecutive slices of the
     // table in rank order, one chunk at a time; `remoteness` is empty when the

@@ -1,7 +1,9 @@
+#include <blosc.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -199,6 +201,125 @@ TEST(ChunkCodec, EveryDirectCodecRoundTripsAndChecksItsSum) {
         EXPECT_EQ(nimtb::io::decompress_chunk(c, stored, back),
                   "data error detected by Fletcher32 checksum");
     }
+}
+
+namespace {
+
+// A chunk of `count` entries of `width` bytes (steps up and down, as
+// remoteness; some jumps, as values), transformed by `t` and stored by `c`.
+template <class T>
+std::vector<T> chunk_entries(size_t count) {
+    std::vector<T> x(count);
+    uint32_t r = 7;
+    for (size_t i = 0; i < count; ++i) {
+        r = r * 1103515245u + 12345u;
+        x[i] = static_cast<T>(i % 97 == 0 ? r >> 16 : (i / 3) % 300 + (r >> 31));
+    }
+    return x;
+}
+
+}  // namespace
+
+TEST(ChunkCodec, TheDecoderGivesTheEntriesAtAnyOffsetsAsTheWholeChunkDecodedDoes) {
+    using nimtb::io::Transform;
+    constexpr size_t COUNT = 300000;  // zstd blocks of 128 KiB: stops inside the stream
+    nimtb::io::ChunkDecoder decoder;  // one decoder for every chunk, as a thread's
+    const std::vector<uint64_t> offsets{0,      1,      1,      2,      4095,      70000,    131071,
+                                        131072, 150001, 150001, 262143, COUNT - 2, COUNT - 1};
+    for (unsigned width : {1u, 2u}) {
+        for (Transform t : {Transform::none, Transform::xor_previous, Transform::delta_zigzag}) {
+            for (Compression c : {Compression::zstd, Compression::deflate, Compression::none}) {
+                std::vector<uint16_t> wide = chunk_entries<uint16_t>(COUNT);
+                std::vector<uint8_t> narrow = chunk_entries<uint8_t>(COUNT);
+                std::vector<uint8_t> raw(COUNT * width);
+                if (width == 1) {
+                    nimtb::io::encode_transform<uint8_t>(t, narrow);
+                    std::memcpy(raw.data(), narrow.data(), raw.size());
+                } else {
+                    nimtb::io::encode_transform<uint16_t>(t, wide);
+                    std::memcpy(raw.data(), wide.data(), raw.size());
+                }
+                std::vector<uint8_t> stored;
+                ASSERT_TRUE(nimtb::io::compress_chunk(c, 4, width, raw, stored));
+                const std::vector<uint16_t> expect_wide = chunk_entries<uint16_t>(COUNT);
+                const std::vector<uint8_t> expect_narrow = chunk_entries<uint8_t>(COUNT);
+                // Every prefix of the offsets: the decoder stops at the last.
+                for (size_t n : {size_t{1}, size_t{4}, size_t{8}, offsets.size()}) {
+                    std::vector<uint32_t> out(n);
+                    ASSERT_EQ(
+                        decoder.entries_at(c, t, width, COUNT, stored, {offsets.data(), n}, out),
+                        "");
+                    for (size_t k = 0; k < n; ++k) {
+                        const uint64_t o = offsets[k];
+                        EXPECT_EQ(out[k], width == 1 ? expect_narrow[o] : expect_wide[o])
+                            << "width " << width << ", " << nimtb::io::to_string(t) << ", "
+                            << nimtb::io::to_string(c) << ", offset " << o;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(ChunkCodec, TheDecoderRefusesADamagedChunk) {
+    using nimtb::io::Transform;
+    constexpr size_t COUNT = 200000;
+    std::vector<uint16_t> x = chunk_entries<uint16_t>(COUNT);
+    nimtb::io::encode_transform<uint16_t>(Transform::delta_zigzag, x);
+    std::vector<uint8_t> raw(COUNT * 2), stored;
+    std::memcpy(raw.data(), x.data(), raw.size());
+    ASSERT_TRUE(nimtb::io::compress_chunk(Compression::zstd, 4, 2, raw, stored));
+    nimtb::io::ChunkDecoder decoder;
+    const std::vector<uint64_t> last{COUNT - 1};
+    std::vector<uint32_t> out(1);
+    // A flipped byte: the checksum says so.
+    std::vector<uint8_t> flipped = stored;
+    flipped[flipped.size() / 2] ^= 0x10;
+    EXPECT_EQ(decoder.entries_at(Compression::zstd, Transform::delta_zigzag, 2, COUNT, flipped,
+                                 last, out),
+              "data error detected by Fletcher32 checksum");
+    // A stream cut short under a checksum that matches it: zstd says so.
+    std::vector<uint8_t> cut(stored.begin(), stored.end() - 4 - 40);
+    const uint32_t length = static_cast<uint32_t>(cut.size());
+    std::memcpy(cut.data() + 12, &length, 4);  // Blosc's compressed size
+    const uint32_t stream = length - 24;
+    std::memcpy(cut.data() + 20, &stream, 4);  // the stream's length
+    const uint32_t sum = nimtb::io::fletcher32(cut);
+    cut.resize(cut.size() + 4);
+    std::memcpy(cut.data() + cut.size() - 4, &sum, 4);
+    EXPECT_EQ(
+        decoder.entries_at(Compression::zstd, Transform::delta_zigzag, 2, COUNT, cut, last, out),
+        "zstd stream damaged");
+    // The decoder is still good for the next chunk.
+    EXPECT_EQ(
+        decoder.entries_at(Compression::zstd, Transform::delta_zigzag, 2, COUNT, stored, last, out),
+        "");
+    EXPECT_EQ(out[0], chunk_entries<uint16_t>(COUNT)[COUNT - 1]);
+}
+
+TEST(ChunkCodec, TheDecoderReadsBloscChunksOfAnotherShapeThroughBlosc) {
+    // Blocks of 64 KiB, split in streams: not what nimtb writes, but a
+    // valid Blosc chunk (another writer's), so decoded whole by Blosc.
+    using nimtb::io::Transform;
+    constexpr size_t COUNT = 100000;
+    std::vector<uint16_t> x = chunk_entries<uint16_t>(COUNT);
+    nimtb::io::encode_transform<uint16_t>(Transform::xor_previous, x);
+    std::vector<uint8_t> stored(COUNT * 2 + BLOSC_MAX_OVERHEAD + 4);
+    const int n = blosc_compress_ctx(4, BLOSC_SHUFFLE, 2, COUNT * 2, x.data(), stored.data(),
+                                     stored.size() - 4, "zstd", 65536, 1);
+    ASSERT_GT(n, 0);
+    stored.resize(static_cast<size_t>(n));
+    const uint32_t sum = nimtb::io::fletcher32(stored);
+    stored.resize(stored.size() + 4);
+    std::memcpy(stored.data() + stored.size() - 4, &sum, 4);
+    nimtb::io::ChunkDecoder decoder;
+    const std::vector<uint64_t> offsets{3, 65535, 65536, COUNT - 1};
+    std::vector<uint32_t> out(offsets.size());
+    ASSERT_EQ(decoder.entries_at(Compression::zstd, Transform::xor_previous, 2, COUNT, stored,
+                                 offsets, out),
+              "");
+    const std::vector<uint16_t> expect = chunk_entries<uint16_t>(COUNT);
+    for (size_t k = 0; k < offsets.size(); ++k) EXPECT_EQ(out[k], expect[offsets[k]]);
 }
 
 TEST_F(TableFiles, NeverOverwritesUnlessAsked) {
