@@ -1,6 +1,6 @@
 #include "io/dataset_reader.h"
 
-#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
 #include <cstring>
@@ -156,7 +156,7 @@ void DatasetReader::get_many(std::span<DatasetReader* const> readers,
                              std::span<const std::span<uint32_t>> outs) {
     // 1. For each reader, the look-ups in rank order; those in cached
     // chunks (or decompressed by HDF5, into the cache) answered now, the
-    // others grouped by chunk, whose stored bytes are read.
+    // others grouped by chunk.
     struct Batch {
         DatasetReader* reader;
         std::span<uint32_t> out;
@@ -184,24 +184,51 @@ void DatasetReader::get_many(std::span<DatasetReader* const> readers,
             const uint64_t c = ranks[order[k]] / r.chunk_;
             if (k == 0 || batches.back().slot.chunk != c) {
                 batches.push_back({&r, outs[d], {}, {}, {}, Slot()});
-                r.fetch(c, batches.back().slot);
                 batches.back().slot.chunk = c;
             }
             batches.back().look_ups.push_back(order[k]);
             batches.back().offsets.push_back(ranks[order[k]] % r.chunk_);
         }
     }
-    // 2. Decoded in parallel, each batch by its thread's decoder of its reader.
-    tbb::parallel_for(size_t{0}, batches.size(), [&](size_t b) {
+    // 2. The longest decodes first (the bytes up to the last look-up: a
+    // plane of low bytes and part of the high plane for 16-bit entries), so
+    // that the threads finish together.
+    auto cost = [](const Batch& b) {
+        const uint64_t last = b.offsets.back() + 1;
+        return b.reader->width_ == 1 ? last : b.reader->chunk_ + last;
+    };
+    std::sort(batches.begin(), batches.end(),
+              [&](const Batch& a, const Batch& b) { return cost(a) > cost(b); });
+    // 3. Each chunk read as stored on this thread (HDF5 is not thread-safe)
+    // and handed to a task that decodes it with its thread's decoder, while
+    // the next one is read.
+    tbb::task_group decoding;
+    auto decode = [&batches](size_t b) {
         Batch& batch = batches[b];
         const DatasetReader& r = *batch.reader;
-        batch.found.resize(batch.offsets.size());
-        // Every chunk is stored whole, the last one padded.
-        batch.slot.error =
-            r.decoders_.local().entries_at(batch.slot.codec, r.transform_, r.width_, r.chunk_,
-                                           batch.slot.stored, batch.offsets, batch.found);
+        try {
+            batch.found.resize(batch.offsets.size());
+            // Every chunk is stored whole, the last one padded.
+            batch.slot.error =
+                r.decoders_.local().entries_at(batch.slot.codec, r.transform_, r.width_, r.chunk_,
+                                               batch.slot.stored, batch.offsets, batch.found);
+        } catch (const std::exception& e) {  // out of memory: nothing escapes a task
+            batch.slot.error = e.what();
+        }
         batch.slot.stored = {};
-    });
+    };
+    try {
+        for (size_t b = 0; b < batches.size(); ++b) {
+            const uint64_t c = batches[b].slot.chunk;
+            batches[b].reader->fetch(c, batches[b].slot);
+            batches[b].slot.chunk = c;
+            decoding.run([&decode, b] { decode(b); });
+        }
+    } catch (...) {
+        decoding.wait();
+        throw;
+    }
+    decoding.wait();
     for (const Batch& batch : batches) {
         if (!batch.slot.error.empty())
             throw TableError(batch.reader->damaged(batch.slot.chunk, batch.slot.error));
