@@ -12,6 +12,7 @@
 
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_group.h>
 
 #include <utility>
 
@@ -73,6 +74,23 @@ void sync_parallel_for(Index first, Index last, const Body& body) {
     };
     sync_release(&into_loop);
     tbb::parallel_for(first, last, task);
+    sync_acquire(&out_of_loop);
+}
+
+// tbb::task_group::run: the task sees what the caller wrote before it was
+// run, and sync_wait's caller what every task wrote.
+template <class F>
+void sync_run(tbb::task_group& group, F&& f) {
+    sync_release(&into_loop);
+    group.run([f = std::forward<F>(f)] {
+        sync_acquire(&into_loop);
+        f();
+        sync_release(&out_of_loop);
+    });
+}
+
+inline void sync_wait(tbb::task_group& group) {
+    group.wait();
     sync_acquire(&out_of_loop);
 }
 

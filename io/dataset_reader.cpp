@@ -1,11 +1,11 @@
 #include "io/dataset_reader.h"
 
-#include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
+#include "engine/parallel.h"
 #include "io/chunk_codec.h"
 
 namespace nimtb::io {
@@ -222,13 +222,13 @@ void DatasetReader::get_many(std::span<DatasetReader* const> readers,
             const uint64_t c = batches[b].slot.chunk;
             batches[b].reader->fetch(c, batches[b].slot);
             batches[b].slot.chunk = c;
-            decoding.run([&decode, b] { decode(b); });
+            engine::sync_run(decoding, [&decode, b] { decode(b); });
         }
     } catch (...) {
-        decoding.wait();
+        engine::sync_wait(decoding);
         throw;
     }
-    decoding.wait();
+    engine::sync_wait(decoding);
     for (const Batch& batch : batches) {
         if (!batch.slot.error.empty())
             throw TableError(batch.reader->damaged(batch.slot.chunk, batch.slot.error));
