@@ -1,6 +1,5 @@
 #include "io/dataset_reader.h"
 
-
 #include <algorithm>
 #include <cstring>
 #include <utility>
