@@ -403,15 +403,14 @@ void WebServer::Impl::plane(const httplib::Request& req, httplib::Response& res)
             where.push_back(a * side + b);
         }
     }
-    std::vector<uint32_t> found(ranks.size());
+    const bool rem = r.has_remoteness();
+    std::vector<uint32_t> found_values(ranks.size()), found_remoteness(rem ? ranks.size() : 0);
+    r.look_up(ranks, found_values, found_remoteness);
     std::vector<uint32_t> values(cells, NO_VALUE);
     std::vector<uint16_t> remoteness(cells, NO_REMOTENESS);
-    r.values(ranks, found);
-    for (size_t i = 0; i < ranks.size(); ++i) values[where[i]] = found[i];
-    if (r.has_remoteness()) {
-        r.remotenesses(ranks, found);
-        for (size_t i = 0; i < ranks.size(); ++i)
-            remoteness[where[i]] = static_cast<uint16_t>(found[i]);
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        values[where[i]] = found_values[i];
+        if (rem) remoteness[where[i]] = static_cast<uint16_t>(found_remoteness[i]);
     }
     std::string body(cells * (sizeof(uint32_t) + sizeof(uint16_t)), '\0');
     std::memcpy(body.data(), values.data(), cells * sizeof(uint32_t));

@@ -144,12 +144,6 @@ uint32_t DatasetReader::get(uint64_t rank) {
     return entry(slot, offset);
 }
 
-void DatasetReader::get_many(std::span<const uint64_t> ranks, std::span<uint32_t> out) {
-    DatasetReader* self = this;
-    const std::span<uint32_t> outs[] = {out};
-    get_many({&self, 1}, ranks, outs);
-}
-
 void DatasetReader::get_many(std::span<DatasetReader* const> readers,
                              std::span<const uint64_t> ranks,
                              std::span<const std::span<uint32_t>> outs) {

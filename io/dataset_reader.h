@@ -35,8 +35,6 @@ class DatasetReader {
     // The entry at `rank` < size(). Throws TableError on a damaged chunk.
     uint32_t get(uint64_t rank);
 
-    // out[i] = get(ranks[i]) for every i. Throws TableError on a damaged chunk.
-    void get_many(std::span<const uint64_t> ranks, std::span<uint32_t> out);
     // outs[d][i] = readers[d]->get(ranks[i]) for every reader d and every i:
     // the chunks of every reader read one after the other (HDF5 is not
     // thread-safe), then decoded together in parallel, each only as far as

@@ -221,15 +221,6 @@ uint32_t TableReader::remoteness(uint64_t rank) {
     return remoteness_->get(rank);
 }
 
-void TableReader::values(std::span<const uint64_t> ranks, std::span<uint32_t> out) {
-    value_->get_many(ranks, out);
-}
-
-void TableReader::remotenesses(std::span<const uint64_t> ranks, std::span<uint32_t> out) {
-    require_remoteness();
-    remoteness_->get_many(ranks, out);
-}
-
 void TableReader::look_up(std::span<const uint64_t> ranks, std::span<uint32_t> values,
                           std::span<uint32_t> remoteness) {
     DatasetReader* readers[] = {value_.get(), remoteness_.get()};

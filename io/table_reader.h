@@ -46,12 +46,11 @@ class TableReader {
     // one chunk that holds it. Throws TableError on a damaged chunk.
     uint32_t value(uint64_t rank);
     uint32_t remoteness(uint64_t rank);
-    // out[i] = value(ranks[i]) / remoteness(ranks[i]) for every i, each chunk
-    // the ranks touch decompressed once, in parallel: a position's children.
-    void values(std::span<const uint64_t> ranks, std::span<uint32_t> out);
-    void remotenesses(std::span<const uint64_t> ranks, std::span<uint32_t> out);
-    // Both at once (`remoteness` empty when the table has none): the chunks
-    // of both datasets decoded together, each only as far as it is needed.
+    // values[i] = value(ranks[i]) and remoteness[i] = remoteness(ranks[i])
+    // for every i (`remoteness` empty when it is not wanted or the table has
+    // none): each chunk the ranks touch read once, the chunks of both
+    // datasets decoded together in parallel, each only as far as it is
+    // needed. A position and its children; a plane of the page.
     void look_up(std::span<const uint64_t> ranks, std::span<uint32_t> values,
                  std::span<uint32_t> remoteness);
 
