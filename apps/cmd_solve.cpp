@@ -219,7 +219,7 @@ int cmd_solve(const std::vector<std::string>& args) {
                                  ? (*vm)["output"].as<std::string>()
                                  : default_table_path(rule, so.convention, universe);
 
-    // 2. Refuse early what would fail late: an existing table, a missing plug-in.
+    // 2. Refuse early what would fail late: an existing table, a missing folder.
     if (!vm->count("output")) {
         std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     }

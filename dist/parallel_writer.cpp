@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <numeric>
 
-#include "dist/blosc_filter.h"
 #include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/table_layout.h"
@@ -231,14 +230,11 @@ void write_file(const Comm& comm, const std::string& tmp, Share& share,
 
 void write_table_parallel(const Comm& comm, const std::string& path, Share& share,
                           const io::WriteOptions& o) {
-    io::init_hdf5();
     try {
-        register_blosc_filter();
+        io::init_hdf5();
     } catch (const std::exception& e) {
         abort_all(e.what());
     }
-    if (o.compression == io::Compression::lz4)
-        throw SharedError("a table written by several processes uses zstd, deflate or none, not lz4");
     // 1. A temporary name beside the final one, the same on every process.
     int64_t pid = ::getpid();
     comm.broadcast(&pid, sizeof pid);

@@ -7,9 +7,9 @@
 // they trade them (MPI_Alltoallv) so that each holds a run of whole chunks,
 // then each transforms its chunks, and one collective H5Dwrite per dataset
 // writes them all through the filter pipeline, each process compressing its
-// own chunks. zstd chunks are Blosc containers made by a filter registered
-// in the process (the Debian plug-in is built for serial HDF5), byte for
-// byte what one process's writer makes.
+// own chunks. The zstd and lz4 chunks are made by nimtb's own filters
+// (io/hdf5_filters.h; the Debian plug-ins are built for serial HDF5), byte
+// for byte what one process's writer makes.
 
 #include <string>
 

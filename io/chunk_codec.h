@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,9 +43,21 @@ Transform choose_transform(std::span<const T> sample, uint64_t chunk);
 // Compresses `raw` (transformed entries of `width` bytes) into `out` as the
 // HDF5 filter pipeline of `c` would, checksum included. zstd is Blosc's
 // container (filter 32001) holding one zstd block, byte-shuffled for 16-bit
-// entries; deflate a zlib stream. Returns false only if the compressor failed.
+// entries; deflate a zlib stream; lz4 the stream of the LZ4 filter (32004).
+// Returns false only if the compressor failed.
 bool compress_chunk(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
                     std::vector<uint8_t>& out);
+
+// compress_chunk's compressor alone, without the checksum: what nimtb's own
+// HDF5 filters (hdf5_filters.h) run inside HDF5's pipeline.
+bool compress_bytes(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
+                    std::vector<uint8_t>& out);
+// Undoes compress_bytes into exactly `raw.size()` bytes; "" or what is wrong.
+std::string decompress_bytes(Compression c, std::span<const uint8_t> data,
+                             std::span<uint8_t> raw);
+// The raw size that compressed bytes of `c` declare (Blosc's and LZ4's
+// headers), if they declare one.
+std::optional<uint64_t> decompressed_size(Compression c, std::span<const uint8_t> data);
 
 // Undoes compress_chunk: checks the checksum and decompresses `stored` into
 // exactly `raw.size()` bytes. Returns an empty string on success, else what
@@ -82,8 +96,8 @@ class ChunkDecoder {
     std::unique_ptr<State> state_;
 };
 
-// Whether compress_chunk / decompress_chunk handle `c` (lz4 goes through
-// HDF5's own filter pipeline instead).
+// Whether compress_chunk / decompress_chunk handle `c`: every compression
+// nimtb writes does.
 bool direct_codec(Compression c);
 
 }  // namespace nimtb::io

@@ -1,42 +1,19 @@
 #include "io/hdf5_handle.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
 
+#include "io/hdf5_filters.h"
+
 namespace nimtb::io {
-
-namespace {
-
-// The zstd tables go through HDF5's Blosc plug-in. Its first use calls
-// c-blosc's blosc_init(), which allocates blosc's global context and its
-// mutex (posix_memalign'd, 3352 + 40 bytes), and the plug-in never calls
-// blosc_destroy(). At exit HDF5 unloads the plug-in and libblosc with it,
-// leaving those blocks unreachable: the "leak from an unknown module" that
-// LeakSanitizer reports. Freeing them before HDF5 unloads the library is
-// the fix; nothing else uses blosc once the program is exiting.
-void release_blosc() {
-    void* blosc = dlopen("libblosc.so.1", RTLD_LAZY | RTLD_NOLOAD);  // only if loaded
-    if (!blosc) return;
-    if (void* destroy = dlsym(blosc, "blosc_destroy")) {
-        reinterpret_cast<void (*)()>(destroy)();
-    }
-    dlclose(blosc);
-}
-
-}  // namespace
 
 void init_hdf5() {
     static const bool done = [] {
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-        // Exit handlers run in reverse order: registered after HDF5's own
-        // (installed by the call above), this one runs before HDF5 closes.
-        std::atexit(release_blosc);
-        return true;
+        return register_filters();
     }();
-    (void)done;
+    if (!done) throw TableError("HDF5 refused nimtb's Blosc and LZ4 filters");
 }
 
 std::string hdf5_error_message() {

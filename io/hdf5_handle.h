@@ -12,9 +12,9 @@
 namespace nimtb::io {
 
 // Called before any other use of HDF5: turns off HDF5's printing of error
-// stacks to stderr (nimtb reports errors itself, in one line) and arranges
-// for the Blosc plug-in's global state to be freed at exit. Idempotent and
-// thread-safe.
+// stacks to stderr (nimtb reports errors itself, in one line) and registers
+// nimtb's Blosc and LZ4 filters (hdf5_filters.h). Idempotent and
+// thread-safe; throws TableError if HDF5 refuses the filters.
 void init_hdf5();
 
 // The innermost message of HDF5's current error stack ("" if none), e.g.

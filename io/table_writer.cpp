@@ -81,20 +81,16 @@ Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uin
 // thread (HDF5 is not thread-safe): a batch of chunks at a time, each into
 // its own slot, so memory stays at a batch whatever the table's size. The
 // bytes are what HDF5's filters would have made (chunk_codec.h), handed to
-// H5Dwrite_chunk; lz4, whose filter only the plug-in has, goes through
-// HDF5's pipeline one chunk at a time instead.
+// H5Dwrite_chunk.
 void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk,
                   Transform transform, const WriteOptions& o, const std::string& what) {
     const uint64_t n = a.size();
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    const bool direct = direct_codec(o.compression);
     const int level = level_of(o);
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
     const uint64_t batch = 4 * static_cast<uint64_t>(arena.max_concurrency());
     std::vector<std::vector<uint8_t>> raws(batch), packets(batch);
     std::vector<char> failed(batch);
-    Handle file_space = checked(H5Dget_space(dataset), H5Sclose, what);
-    const hid_t file_type = file_bits == 8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16;
     for (uint64_t first = 0; first < chunks && !cancelled(o); first += batch) {
         const uint64_t count = std::min(batch, chunks - first);
         arena.execute([&] {
@@ -103,8 +99,8 @@ void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_b
                 std::vector<uint8_t>& raw = raws[slot];
                 chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
                 encode(transform, file_bits, raw);
-                failed[slot] = direct && !compress_chunk(o.compression, level, file_bits / 8, raw,
-                                                         packets[slot]);
+                failed[slot] =
+                    !compress_chunk(o.compression, level, file_bits / 8, raw, packets[slot]);
             });
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
@@ -113,21 +109,10 @@ void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_b
                 throw TableError(what + ": cannot write: " + to_string(o.compression) +
                                  " compression failed");
             }
-            if (direct) {
-                if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packets[slot].size(),
-                                   packets[slot].data()) < 0) {
-                    throw TableError(what + ": cannot write: " + hdf5_error_message());
-                }
-                continue;
+            if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packets[slot].size(),
+                               packets[slot].data()) < 0) {
+                throw TableError(what + ": cannot write: " + hdf5_error_message());
             }
-            const hsize_t size = std::min<uint64_t>(chunk, n - offset);
-            Handle mem_space = checked(H5Screate_simple(1, &size, nullptr), H5Sclose, what);
-            check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &size,
-                                      nullptr),
-                  what);
-            check(H5Dwrite(dataset, file_type, mem_space.get(), file_space.get(), H5P_DEFAULT,
-                           raws[slot].data()),
-                  what + ": cannot write");
         }
     }
     if (cancelled(o)) throw nimtb::Cancelled();
@@ -170,26 +155,8 @@ void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArra
 
 }  // namespace
 
-bool compression_available(Compression c, std::string* why) {
-    // nimtb compresses deflate and zstd chunks itself (chunk_codec.h); only
-    // lz4 needs HDF5's plug-in to write.
-    if (c != Compression::lz4) return true;
-    init_hdf5();
-    const htri_t ok = H5Zfilter_avail(LZ4_FILTER);
-    H5Eclear2(H5E_DEFAULT);
-    if (ok > 0) return true;
-    if (why) {
-        *why =
-            "the lz4 filter plug-in is not installed; install the Debian package "
-            "hdf5-filter-plugin (apt-get install hdf5-filter-plugin)";
-    }
-    return false;
-}
-
 void check_output(const std::string& path, const WriteOptions& o) {
     namespace fs = std::filesystem;
-    std::string why;
-    if (!compression_available(o.compression, &why)) throw TableError(why);
     std::error_code ec;
     if (fs::exists(path, ec) && !o.overwrite) {
         throw TableError(path +

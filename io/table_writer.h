@@ -32,14 +32,8 @@ void write_table(const std::string& path, const engine::Solution& solution,
                  const WriteOptions& options);
 
 // Throws TableError if a table could not be written to `path` with `options`:
-// it exists (and overwrite is off), its folder is missing, or the compression
-// filter is not installed. write_table checks this first; a caller may check
-// before a long solve.
+// it exists (and overwrite is off) or its folder is missing. write_table
+// checks this first; a caller may check before a long solve.
 void check_output(const std::string& path, const WriteOptions& options);
-
-// Whether a table compressed with `c` can be written here (lz4 needs HDF5's
-// plug-in; nimtb compresses the others itself); if not, `why` names the
-// Debian package that provides it.
-bool compression_available(Compression c, std::string* why);
 
 }  // namespace nimtb::io

@@ -127,8 +127,6 @@ TEST_F(TableFiles, EveryCompressionRoundTrips) {
         for (Compression c :
              {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
             for (uint64_t version : {1, 2}) {
-                std::string why;
-                ASSERT_TRUE(nimtb::io::compression_available(c, &why)) << why;
                 nimtb::io::WriteOptions o;
                 o.compression = c;
                 o.overwrite = true;
@@ -192,7 +190,8 @@ TEST(ChunkCodec, TheChosenTransformFitsTheData) {
 TEST(ChunkCodec, EveryDirectCodecRoundTripsAndChecksItsSum) {
     std::vector<uint8_t> raw(70000);
     for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i % 251 ^ i / 300);
-    for (Compression c : {Compression::deflate, Compression::zstd, Compression::none}) {
+    for (Compression c :
+         {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
         std::vector<uint8_t> stored, back(raw.size());
         ASSERT_TRUE(nimtb::io::compress_chunk(c, nimtb::io::default_level(c), 2, raw, stored));
         EXPECT_EQ(nimtb::io::decompress_chunk(c, stored, back), "");
@@ -228,7 +227,8 @@ TEST(ChunkCodec, TheDecoderGivesTheEntriesAtAnyOffsetsAsTheWholeChunkDecodedDoes
                                         131072, 150001, 150001, 262143, COUNT - 2, COUNT - 1};
     for (unsigned width : {1u, 2u}) {
         for (Transform t : {Transform::none, Transform::xor_previous, Transform::delta_zigzag}) {
-            for (Compression c : {Compression::zstd, Compression::deflate, Compression::none}) {
+            for (Compression c :
+                 {Compression::zstd, Compression::deflate, Compression::lz4, Compression::none}) {
                 std::vector<uint16_t> wide = chunk_entries<uint16_t>(COUNT);
                 std::vector<uint8_t> narrow = chunk_entries<uint8_t>(COUNT);
                 std::vector<uint8_t> raw(COUNT * width);
@@ -259,6 +259,39 @@ TEST(ChunkCodec, TheDecoderGivesTheEntriesAtAnyOffsetsAsTheWholeChunkDecodedDoes
             }
         }
     }
+}
+
+TEST(ChunkCodec, AnLz4StreamIsTheFiltersAndADamagedOneIsRefused) {
+    std::vector<uint8_t> raw(70000), stored, back(raw.size());
+    for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i / 700);
+    ASSERT_TRUE(nimtb::io::compress_bytes(Compression::lz4, 0, 1, raw, stored));
+    // The LZ4 filter's header, big-endian: the raw size, the block size
+    // (the whole chunk), then the block's stored size.
+    const std::vector<uint8_t> header{0, 0, 0, 0, 0, 1, 0x11, 0x70, 0, 1, 0x11, 0x70};
+    EXPECT_TRUE(std::equal(header.begin(), header.end(), stored.begin()));
+    EXPECT_EQ(uint64_t{stored[12]} << 24 | stored[13] << 16 | stored[14] << 8 | stored[15],
+              stored.size() - 16);
+    EXPECT_EQ(nimtb::io::decompressed_size(Compression::lz4, stored), raw.size());
+    EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, stored, back), "");
+    EXPECT_EQ(back, raw);
+    std::vector<uint8_t> wrong_size = stored;
+    wrong_size[7] ^= 1;
+    EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, wrong_size, back), "LZ4 header damaged");
+    std::vector<uint8_t> cut(stored.begin(), stored.end() - 5);
+    EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, cut, back), "LZ4 stream damaged");
+    std::vector<uint8_t> flipped = stored;
+    for (size_t i = 16; i < flipped.size(); i += 3) flipped[i] ^= 0x5a;
+    EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, flipped, back), "LZ4 stream damaged");
+    // A block LZ4 cannot shrink is stored as it is.
+    uint64_t r = 88172645463325252u;
+    for (uint8_t& b : raw) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;  // xorshift64
+        b = static_cast<uint8_t>(r >> 56);
+    }
+    ASSERT_TRUE(nimtb::io::compress_bytes(Compression::lz4, 0, 1, raw, stored));
+    EXPECT_EQ(stored.size(), raw.size() + 16);
+    EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, stored, back), "");
+    EXPECT_EQ(back, raw);
 }
 
 TEST(ChunkCodec, TheDecoderRefusesADamagedChunk) {
