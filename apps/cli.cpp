@@ -88,12 +88,13 @@ bool stderr_is_terminal() {
     return isatty(STDERR_FILENO) == 1;
 }
 
-std::string storage_lines(const io::TableInfo& info) {
+std::string storage_lines(const io::TableReader& table) {
+    const io::TableInfo& info = table.info();
     return fmt::format(
         "data         {} as arrays, {} stored ({}, compression ratio {:.1f}x)\n"
         "file size    {}\n",
-        engine::format_bytes(info.data_bytes), engine::format_bytes(info.stored_bytes),
-        io::to_string(info.compression), info.compression_ratio(),
+        engine::format_bytes(info.data_bytes), engine::format_bytes(table.stored_bytes()),
+        io::to_string(info.compression), table.compression_ratio(),
         engine::format_bytes(info.file_bytes));
 }
 

@@ -111,7 +111,7 @@ std::string human_count(double n);
 // Two summary lines: the data's size as arrays and as stored, with the
 // compression ratio of the data alone, then the file's size. Both `solve`
 // and `info` print them from what the file holds.
-std::string storage_lines(const io::TableInfo& info);
+std::string storage_lines(const io::TableReader& table);
 
 int cmd_solve(const std::vector<std::string>& args);
 int cmd_info(const std::vector<std::string>& args);

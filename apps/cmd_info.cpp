@@ -50,7 +50,7 @@ int cmd_info(const std::vector<std::string>& args) {
             (i.remoteness_bits
                  ? fmt::format(", remoteness {}", io::to_string(i.remoteness_transform))
                  : ""),
-        storage_lines(i), i.generator, i.format_version, i.index);
+        storage_lines(table), i.generator, i.format_version, i.index);
     return EXIT_OK;
 }
 

@@ -297,7 +297,7 @@ int cmd_solve(const std::vector<std::string>& args) {
         const double solve_s = std::chrono::duration<double>(t1 - t0).count();
         const double write_s = std::chrono::duration<double>(t2 - t1).count();
         // The storage figures come from the file itself, as `info` reads them.
-        const io::TableInfo written = io::TableReader(path).info();
+        const io::TableReader written(path);
         std::cout << fmt::format(
             "table        {}\n"
             "game         {} {}, {}\n"

@@ -68,8 +68,8 @@ nlohmann::json info_json(const io::TableReader& table) {
         {"chunk_elements", i.chunk_elements},
         {"file_bytes", i.file_bytes},
         {"data_bytes", i.data_bytes},
-        {"stored_bytes", i.stored_bytes},
-        {"compression_ratio", i.compression_ratio()},
+        {"stored_bytes", table.stored_bytes()},
+        {"compression_ratio", table.compression_ratio()},
         {"generator", i.generator},
         {"method", i.method},
     };

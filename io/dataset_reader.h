@@ -28,6 +28,9 @@ class DatasetReader {
 
     uint64_t size() const { return size_; }
     uint64_t chunk() const { return chunk_; }
+    // The bytes its chunks take in the file (HDF5 visits every chunk's
+    // record: not free on a large table).
+    uint64_t stored_bytes() const { return H5Dget_storage_size(handle_.get()); }
 
     // Decoded chunks kept, at most `bytes` of them (at least one chunk).
     void set_cache(uint64_t bytes);

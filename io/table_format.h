@@ -70,15 +70,9 @@ struct TableInfo {
     Compression compression = Compression::none;
     uint64_t chunk_elements = 0;
     uint64_t file_bytes = 0;
-    // The datasets' bytes as arrays (positions x width) and as stored in the
-    // file (compressed chunks with their checksums); the file adds HDF5's
-    // metadata, which dominates small tables.
+    // The datasets' bytes as arrays (positions x width); what they take in
+    // the file is TableReader::stored_bytes().
     uint64_t data_bytes = 0;
-    uint64_t stored_bytes = 0;
-    // data_bytes / stored_bytes: what compression gained on the data itself.
-    double compression_ratio() const {
-        return stored_bytes ? double(data_bytes) / double(stored_bytes) : 1.0;
-    }
 };
 
 }  // namespace nimtb::io

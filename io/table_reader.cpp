@@ -154,7 +154,6 @@ TableReader::TableReader(const std::string& path) {
                              std::to_string(info_.positions));
         }
         info_.data_bytes += dims * width;
-        info_.stored_bytes += H5Dget_storage_size(handle.get());
         Handle dcpl = checked(H5Dget_create_plist(handle.get()), H5Pclose, what);
         hsize_t chunk = 0;
         const uint64_t chunk_length = H5Pget_layout(dcpl.get()) == H5D_CHUNKED &&
@@ -200,6 +199,15 @@ TableReader::TableReader(const std::string& path) {
 TableReader::~TableReader() = default;
 TableReader::TableReader(TableReader&&) noexcept = default;
 TableReader& TableReader::operator=(TableReader&&) noexcept = default;
+
+uint64_t TableReader::stored_bytes() const {
+    return value_->stored_bytes() + (remoteness_ ? remoteness_->stored_bytes() : 0);
+}
+
+double TableReader::compression_ratio() const {
+    const uint64_t stored = stored_bytes();
+    return stored ? double(info_.data_bytes) / double(stored) : 1.0;
+}
 
 void TableReader::set_cache_bytes(uint64_t bytes) {
     value_->set_cache(remoteness_ ? bytes / 2 : bytes);
