@@ -14,8 +14,13 @@
 #include <filesystem>
 #include <memory>
 #include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
 
+#include "dist/line_chain.h"
 #include "engine/brute_kernel.h"
+#include "engine/line_kernel.h"
 #include "engine/parallel.h"
 #include "engine/solve_order.h"
 #include "io/checkpoint.h"
@@ -34,18 +39,25 @@ using engine::Plan;
 using engine::Universe;
 
 // 1. Who solves what: each level's blocks, largest first (the plan's
-// order), to the process with the least work in that level so far.
-Layout deal(const Plan& plan, const Comm& comm) {
+// order), to the process with the least work in that level so far; or,
+// for the line chain, to the owner of the block's largest heap
+// (`by_largest`, per heap size: see largest_heap_owners).
+Layout deal(const Plan& plan, const Comm& comm, const Universe& u, const std::vector<int>& by_largest) {
     Layout l;
     const size_t n = plan.blocks.size();
     std::vector<int> owner(n);
     std::vector<uint64_t> offset(n);
     std::vector<uint64_t> filled(static_cast<size_t>(comm.size), 0);
+    std::array<uint32_t, Universe::MAX_HEAPS> heaps{};
     l.local_plan.level_start.push_back(0);
     for (size_t level = 0; level < plan.levels(); ++level) {
         std::vector<uint64_t> load(static_cast<size_t>(comm.size), 0);
         for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
-            const auto least = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+            auto least = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+            if (!by_largest.empty()) {
+                u.unrank(plan.blocks[b].first, heaps.data());
+                least = static_cast<size_t>(by_largest[heaps[u.max_heaps() - 1]]);
+            }
             owner[b] = static_cast<int>(least);
             offset[b] = filled[least];
             load[least] += plan.blocks[b].count;
@@ -69,6 +81,20 @@ Layout deal(const Plan& plan, const Comm& comm) {
         l.owner.push_back(owner[b]);
     }
     return l;
+}
+
+// The line chain's owner of each largest heap size: sizes from the largest
+// down, each to the process with the fewest positions so far (positions of
+// largest heap m in a box of K heaps: C(m + K - 1, K - 1)).
+std::vector<int> largest_heap_owners(const Universe& u, const Comm& comm) {
+    std::vector<int> owner(u.max_heap_size() + 1);
+    std::vector<uint64_t> load(static_cast<size_t>(comm.size), 0);
+    for (uint32_t m = u.max_heap_size() + 1; m-- > 0;) {
+        const auto least = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        owner[m] = static_cast<int>(least);
+        load[least] += engine::binomial(uint64_t{m} + u.max_heaps() - 1, u.max_heaps() - 1);
+    }
+    return owner;
 }
 
 // Calls f(start, end, block) for the part [start, end) of every block that
@@ -136,6 +162,47 @@ struct Piece {
     uint64_t count;
     uint64_t block_first;  // rank
     uint64_t block_local;  // offset of the block in this process's arrays
+};
+
+// The line chain (line_chain.h) on this process: its home lines, and the
+// aggregates that arrived for blocks of later levels.
+struct LineChain {
+    bool on = false;
+    unsigned words = 1;              // W
+    std::vector<uint64_t> home;      // per largest heap: home line minus line index (mod 2^64)
+    std::vector<uint64_t> seen;      // home line * W + word
+    std::vector<uint64_t> remoteness_words;  // home line * 2 remoteness of the array's width
+    // By the block's offset in this process's arrays: its aggregates, in a
+    // buffer that one exchange filled (freed with its last block's).
+    struct Arrived {
+        std::shared_ptr<const uint64_t[]> buffer;
+        const uint64_t* data;
+        uint64_t count;
+    };
+    std::unordered_map<uint64_t, Arrived> pending;
+    // Takes the runs of `size` words at `buffer`: a header (the block's
+    // offset here, its positions), then their aggregates, run after run.
+    void arrive(const std::shared_ptr<const uint64_t[]>& buffer, uint64_t size, unsigned a) {
+        for (uint64_t at = 0; at < size;) {
+            const uint64_t count = buffer[at + 1];
+            pending[buffer[at]] = {buffer, buffer.get() + at + 2, count};
+            at += 2 + count * a;
+        }
+    }
+
+    // The home lines of the largest heaps `owner_of` gives this process.
+    LineChain(const Universe& u, const std::vector<int>& owner_of, int rank, unsigned remoteness_bytes)
+        : on(true), words(engine::line_words(u)), home(u.max_heap_size() + 1, 0) {
+        const uint64_t k = u.max_heaps();
+        uint64_t lines = 0;
+        for (uint32_t m = 0; m <= u.max_heap_size(); ++m) {
+            if (owner_of[m] != rank) continue;
+            home[m] = lines - engine::binomial(m + k - 2, k - 1);  // lines of largest m start there
+            lines += engine::binomial(m + k - 2, k - 2);
+        }
+        seen.assign(lines * words, 0);
+        remoteness_words.assign((lines * 2 * remoteness_bytes + 7) / 8, 0);
+    }
 };
 
 struct Solver {
@@ -407,6 +474,111 @@ struct Solver {
         return lookups;
     }
 
+    // A level by the line chain: each block swept with the aggregates that
+    // arrived for it, the ones it passes on written straight into the
+    // buffer for their block's process; then one exchange.
+    template <unsigned W, bool REM, class V, class R>
+    void chain_level(LineChain& c, size_t level, engine::Overflow& overflow) {
+        constexpr unsigned A = AGGREGATE_WORDS<W>;
+        LevelTraffic& t = traffic[level];
+        t = {};
+        const Plan& lp = layout.local_plan;
+        const size_t b0 = lp.level_start[level], b1 = lp.level_start[level + 1];
+        const unsigned k = u.max_heaps();
+        const size_t processes = static_cast<size_t>(comm.size);
+        struct Out {
+            uint32_t largest;
+            bool alone;
+            size_t process = SIZE_MAX;  // where its aggregates go, if anywhere
+            uint64_t at = 0;            // and at which word of that process's buffer
+        };
+        std::vector<Out> outs(b1 - b0);
+        std::vector<uint64_t> words(processes, 0);
+        std::array<uint32_t, Universe::MAX_HEAPS> a{};
+        std::vector<std::pair<size_t, size_t>> headers;  // (block, successor)
+        for (size_t b = b0; b < b1; ++b) {
+            const uint64_t first = layout.local_global_first[b], count = lp.blocks[b].count;
+            u.unrank(first, a.data());
+            Out& out = outs[b - b0];
+            out.largest = a[k - 1];
+            out.alone = a[k - 2] < a[k - 1];
+            if (out.largest == u.max_heap_size()) continue;
+            const uint64_t target = first + u.term(k - 1, out.largest + 1) - u.term(k - 1, out.largest);
+            const size_t next = layout.find(target);
+            if (layout.first[next] != target || layout.count[next] != count)
+                throw std::logic_error("line chain: a block's successor is not a block of its size");
+            out.process = static_cast<size_t>(layout.owner[next]);
+            out.at = words[out.process] + 2;  // after the header: offset, count
+            words[out.process] += 2 + count * A;
+            headers.emplace_back(b, next);
+        }
+        // The other processes' runs one after the other, by rank, in one
+        // buffer; this process's own in another, which becomes its arrivals
+        // as it is. Neither is zero-filled: the sweep writes every word.
+        const size_t self = static_cast<size_t>(comm.rank);
+        std::vector<uint64_t> section(processes, 0), send_counts = words;
+        send_counts[self] = 0;
+        for (size_t q = 1; q < processes; ++q) section[q] = section[q - 1] + send_counts[q - 1];
+        const uint64_t remote_words = section[processes - 1] + send_counts[processes - 1];
+        std::unique_ptr<uint64_t[]> send(new uint64_t[remote_words]);
+        std::shared_ptr<uint64_t[]> mine(new uint64_t[words[self]]);
+        const auto base = [&](size_t q) { return q == self ? mine.get() : send.get() + section[q]; };
+        for (auto [b, next] : headers) {
+            const Out& out = outs[b - b0];
+            base(out.process)[out.at - 2] = layout.offset[next];
+            base(out.process)[out.at - 1] = lp.blocks[b].count;
+        }
+        const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
+        const ChainKernel<W, REM, V, R> kernel{u, terminal, c.seen.data(),
+                                               reinterpret_cast<R*>(c.remoteness_words.data()),
+                                               &overflow.value};
+        engine::sync_parallel_for_with(
+            tbb::blocked_range<size_t>(b0, b1, 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                for (size_t b = r.begin(); b != r.end(); ++b) {
+                    const Out& out = outs[b - b0];
+                    const uint64_t local = lp.blocks[b].first, count = lp.blocks[b].count;
+                    const uint64_t* in = nullptr;
+                    if (out.alone) {
+                        const auto it = c.pending.find(local);
+                        if (it == c.pending.end() || it->second.count != count)
+                            throw std::logic_error("line chain: a block's aggregates did not arrive");
+                        in = it->second.data;
+                    }
+                    kernel.sweep(layout.local_global_first[b], count, s.value.data<V>() + local,
+                                 REM ? s.remoteness.data<R>() + local : nullptr, c.home[out.largest], in,
+                                 out.process == SIZE_MAX ? nullptr : base(out.process) + out.at);
+                }
+            },
+            tbb::simple_partitioner());
+        for (size_t b = b0; b < b1; ++b)
+            if (outs[b - b0].alone) c.pending.erase(lp.blocks[b].first);
+        const std::vector<uint64_t> counts = comm.swap_counts(send_counts);
+        const uint64_t arriving = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
+        std::shared_ptr<uint64_t[]> got(new uint64_t[arriving]);
+        comm.exchange_into(send.get(), send_counts, got.get(), counts);
+        send.reset();
+        c.arrive(mine, words[self], A);
+        c.arrive(got, arriving, A);
+        for (size_t q = 0; q < processes; ++q) {
+            if (int(q) == comm.rank) continue;
+            t.sent += words[q] * 8;
+            t.received += counts[q] * 8;
+        }
+        t.rounds = 1;
+    }
+
+    void chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {
+        engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
+                            [&]<bool REM, class V, class R>() {
+                                switch (c.words) {
+                                    case 1: return chain_level<1, REM, V, R>(c, level, overflow);
+                                    case 4: return chain_level<4, REM, V, R>(c, level, overflow);
+                                    default: return chain_level<16, REM, V, R>(c, level, overflow);
+                                }
+                            });
+    }
+
     template <class Children>
     uint64_t dispatch(const Children& children, size_t level, engine::Overflow& overflow) {
         // Not s.remoteness.empty(): a process may hold no position at all.
@@ -457,19 +629,34 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
                         const DistributedOptions& o) {
     if (o.solve.method != engine::SolveMethod::brute)
         throw InputError("a distributed solve uses the brute method; --method sprague-grundy runs in one process");
-    if (o.solve.kernel == engine::Kernel::lines)
-        throw InputError("a distributed solve visits every child (--kernel brute); the line kernel runs in one process");
     engine::check_closed(rule, u);
-    const engine::ArrayWidths widths = engine::brute_force_widths(rule, u, o.solve);
+    // The line chain where lines have no lag (line_chain.h), unless told
+    // --kernel brute; every other rule visits every child.
+    const std::optional<engine::LineShape> shape = engine::line_shape(rule, u);
+    const bool chain_fits = shape && shape->lag == 0 && shape->near.empty() && u.max_heaps() >= 2;
+    if (o.solve.kernel == engine::Kernel::lines && !chain_fits) {
+        throw InputError(
+            "a distributed solve runs the line kernel for rules that take any amount from one heap "
+            "(nim) in a box of at least 2 heaps; " + rule.canonical() + " in " + u.describe() +
+            " visits every child: use --kernel brute");
+    }
+    const bool chain = chain_fits && o.solve.kernel != engine::Kernel::brute;
+    engine::ArrayWidths widths = engine::brute_force_widths(rule, u, o.solve);
+    // As for one process's line kernel: remoteness wide enough for the
+    // longest game from the start (a level redone would meet aggregates
+    // that already hold its points).
+    if (chain && widths.remoteness_bits)
+        widths.remoteness_bits = uint64_t{u.max_heaps()} * u.max_heap_size() > 255 ? 16 : 8;
     const unsigned j = engine::choose_block_heaps(u);
     const Plan plan = make_plan(u, j);
 
-    Layout layout = deal(plan, comm);
+    const std::vector<int> by_largest = chain ? largest_heap_owners(u, comm) : std::vector<int>{};
+    Layout layout = deal(plan, comm, u, by_largest);
     std::vector<LevelTraffic> traffic(plan.levels());
     engine::Solution s{rule, o.solve.convention, u.max_heaps(), u.max_heap_size(), engine::SolveMethod::brute, {}, {}};
     s.positions = u.size();
     s.max_total = u.max_total();
-    s.kernel = engine::Kernel::brute;
+    s.kernel = chain ? engine::Kernel::lines : engine::Kernel::brute;
     const uint64_t n = layout.local_positions;
     s.value = engine::QuantityArray(n, widths.value_bits);
     if (o.solve.remoteness) s.remoteness = engine::QuantityArray(n, widths.remoteness_bits);
@@ -536,6 +723,11 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         if (o.solve.remoteness && comm.any(s.remoteness.bits() == 16)) s.remoteness.widen();
         for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
     }
+    // The chain's aggregates of the levels a checkpoint restored are not
+    // saved: a resumed solve finishes by brute force (the same table).
+    std::optional<LineChain> lines;
+    if (chain && level == 0)
+        lines.emplace(u, by_largest, comm.rank, o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
 
     // 6. The levels, in order; a level that meets a number too wide for
     // its array is solved again, by every process, with the array widened.
@@ -549,11 +741,21 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         const auto start = std::chrono::steady_clock::now();
         engine::Overflow overflow;
         uint64_t lookups = 0;
-        arena.execute([&] {
-            lookups = with_children(rule, u, solver.amounts, [&](const auto& children) {
-                return solver.dispatch(children, level, overflow);
+        if (lines) {
+            arena.execute([&] { solver.chain_dispatch(*lines, level, overflow); });
+            // A value beyond the lines' bitsets: this level again, and the
+            // rest, by brute force.
+            if (comm.any(overflow.value.load())) {
+                lines.reset();
+                continue;
+            }
+        } else {
+            arena.execute([&] {
+                lookups = with_children(rule, u, solver.amounts, [&](const auto& children) {
+                    return solver.dispatch(children, level, overflow);
+                });
             });
-        });
+        }
         const bool value_over = comm.any(overflow.value.load());
         const bool remoteness_over = comm.any(overflow.remoteness.load());
         if (value_over || remoteness_over) {
@@ -571,7 +773,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         engine::LevelStats& stats = s.levels[level];
         stats.lookups = comm.sum(lookups);
         stats.seconds = comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        stats.kernel = engine::Kernel::brute;
+        stats.kernel = lines ? engine::Kernel::lines : engine::Kernel::brute;
         s.child_lookups += stats.lookups;
         if (comm.any(o.solve.cancel && o.solve.cancel->load())) throw SharedError("interrupted", 130);
         if (checkpoint) {

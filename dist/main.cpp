@@ -174,7 +174,7 @@ int run(const Comm& comm, const nlohmann::json& r) {
         std::cout << fmt::format(
             "table        {}\n"
             "game         {} {}, {}\n"
-            "method       brute force from the rules, every child visited, on {} processes\n"
+            "method       brute force from the rules, {}, on {} processes\n"
             "positions    {}\n"
             "P-positions  {} ({:.2f}%)\n"
             "largest value       {}\n"
@@ -182,7 +182,9 @@ int run(const Comm& comm, const nlohmann::json& r) {
             "solve time   {:.2f} s\n"
             "write time   {:.2f} s ({})\n"
             "peak memory  {} MB per process at most (process {})\n",
-            path, rule.canonical(), engine::to_string(o.solve.convention), u.describe(), comm.size,
+            path, rule.canonical(), engine::to_string(o.solve.convention), u.describe(),
+            s.kernel == engine::Kernel::lines ? "children summarised along lines" : "every child visited",
+            comm.size,
             s.positions, s.p_positions, 100.0 * double(s.p_positions) / double(s.positions), s.max_value,
             !share.remoteness ? std::string("not stored") : std::to_string(s.max_remoteness), solve_s,
             std::chrono::duration<double>(t2 - t1).count(), io::to_string(wo.compression),

@@ -108,16 +108,30 @@ void Comm::broadcast(void* bytes, size_t size_bytes) const {
     check(MPI_Bcast(bytes, static_cast<int>(size_bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
 }
 
+std::vector<uint64_t> Comm::swap_counts(const std::vector<uint64_t>& send_counts) const {
+    std::vector<uint64_t> counts(static_cast<size_t>(size), 0);
+    check(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T,
+                       MPI_COMM_WORLD),
+          "MPI_Alltoall");
+    return counts;
+}
+
 template <class T>
-void Comm::exchange_known(const std::vector<T>& send, const std::vector<uint64_t>& send_counts,
-                          std::vector<T>& recv, const std::vector<uint64_t>& recv_counts) const {
+void Comm::exchange_into(const T* send, const std::vector<uint64_t>& send_counts, T* recv,
+                         const std::vector<uint64_t>& recv_counts) const {
     const std::vector<int> sc = int_counts(send_counts, sizeof(T));
     const std::vector<int> rc = int_counts(recv_counts, sizeof(T));
     const std::vector<int> sd = displacements(sc), rd = displacements(rc);
-    recv.resize(std::accumulate(recv_counts.begin(), recv_counts.end(), uint64_t{0}));
-    check(MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, recv.data(), rc.data(),
-                        rd.data(), MPI_BYTE, MPI_COMM_WORLD),
+    check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
+                        MPI_COMM_WORLD),
           "MPI_Alltoallv");
+}
+
+template <class T>
+void Comm::exchange_known(const std::vector<T>& send, const std::vector<uint64_t>& send_counts,
+                          std::vector<T>& recv, const std::vector<uint64_t>& recv_counts) const {
+    recv.resize(std::accumulate(recv_counts.begin(), recv_counts.end(), uint64_t{0}));
+    exchange_into(send.data(), send_counts, recv.data(), recv_counts);
 }
 
 template <class T>
@@ -129,10 +143,7 @@ std::vector<T> Comm::exchange(const std::vector<std::vector<T>>& send,
         send_counts[p] = send[p].size();
         flat.insert(flat.end(), send[p].begin(), send[p].end());
     }
-    counts.assign(static_cast<size_t>(size), 0);
-    check(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T,
-                       MPI_COMM_WORLD),
-          "MPI_Alltoall");
+    counts = swap_counts(send_counts);
     std::vector<T> recv;
     exchange_known(flat, send_counts, recv, counts);
     return recv;
@@ -140,6 +151,8 @@ std::vector<T> Comm::exchange(const std::vector<std::vector<T>>& send,
 
 template std::vector<uint64_t> Comm::exchange(const std::vector<std::vector<uint64_t>>&,
                                               std::vector<uint64_t>&) const;
+template void Comm::exchange_into(const uint64_t*, const std::vector<uint64_t>&, uint64_t*,
+                                  const std::vector<uint64_t>&) const;
 template void Comm::exchange_known(const std::vector<uint8_t>&, const std::vector<uint64_t>&,
                                    std::vector<uint8_t>&, const std::vector<uint64_t>&) const;
 

@@ -44,6 +44,14 @@ struct Comm {
     // elements from p. One MPI_Alltoall of the counts, one MPI_Alltoallv.
     template <class T>
     std::vector<T> exchange(const std::vector<std::vector<T>>& send, std::vector<uint64_t>& counts) const;
+    // What each process tells this one in send_counts[this one]: one MPI_Alltoall.
+    std::vector<uint64_t> swap_counts(const std::vector<uint64_t>& send_counts) const;
+    // As exchange_known, between the caller's buffers: send_counts[p]
+    // elements from `send` (process by process) to p, recv_counts[p] from p
+    // into `recv`, which holds their sum.
+    template <class T>
+    void exchange_into(const T* send, const std::vector<uint64_t>& send_counts, T* recv,
+                       const std::vector<uint64_t>& recv_counts) const;
     // As exchange, when each side knows the counts already: recv_counts[p]
     // elements arrive from p into `recv` (resized to their sum).
     template <class T>

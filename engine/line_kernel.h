@@ -52,6 +52,62 @@ inline uint64_t line_count(const Universe& u) {
     return binomial(uint64_t{u.max_heap_size()} + u.max_heaps() - 1, u.max_heaps() - 1);
 }
 
+// Bitset words per line: values of a take rule in a box of heaps up to H
+// mostly stay below the next power of two (Nim's do in both conventions);
+// a larger one hands the solve to the brute-force kernel.
+inline unsigned line_words(const Universe& u) {
+    const uint32_t h = u.max_heap_size();
+    return h < 64 ? 1 : h < 256 ? 4 : 16;
+}
+
+// The lines of sorted heaps a, one for each heap (used for the distinct
+// ones): suffix sums of the terms from the top, then prefix sums from the
+// bottom. Lines of one largest heap s are the contiguous indices
+// [C(s + K - 2, K - 1), C(s + K - 1, K - 1)) (colex order).
+inline void line_indices(const Universe& u, const uint32_t* a, uint64_t* line) {
+    const unsigned k = u.max_heaps();
+    uint64_t suffix = 0;
+    for (unsigned i = k; i-- > 0;) {
+        line[i] = suffix;
+        if (i > 0) suffix += u.term(i - 1, a[i]);
+    }
+    uint64_t prefix = 0;
+    for (unsigned i = 0; i < k; ++i) {
+        line[i] += prefix;
+        prefix += u.term(i, a[i]);
+    }
+}
+
+// A position's value and remoteness from the union of its children's
+// values (`set`, W words), their largest remoteness and R_MAX minus the
+// smallest remoteness of a child of value 0; a position without children
+// takes `terminal`. Returns false (value 0) when the value reaches `limit`.
+template <unsigned W, bool REM, uint32_t LIMIT, class R>
+bool line_answer(const uint64_t* set, R max_rem, R neg_min_rem_p, uint32_t terminal, uint32_t& mex,
+                 R& r) {
+    constexpr R R_MAX = std::numeric_limits<R>::max();
+    bool any = false;
+    for (unsigned w = 0; w < W; ++w) any |= set[w] != 0;
+    r = 0;
+    if (!any) {
+        mex = terminal;
+        return true;
+    }
+    unsigned w = 0;
+    while (w < W && set[w] == ~uint64_t{0}) ++w;
+    mex = w * 64 + (w < W ? static_cast<uint32_t>(std::countr_one(set[w])) : 0);
+    if (mex >= LIMIT) {
+        mex = 0;
+        return false;
+    }
+    if constexpr (REM) {
+        const uint32_t rem = 1 + (mex == 0 ? max_rem : R(R_MAX - neg_min_rem_p));
+        assert(rem <= R_MAX);  // R holds the longest game (choose_kernel)
+        r = static_cast<R>(rem);
+    }
+    return true;
+}
+
 template <unsigned W, bool REM, class V, class R>
 struct LineKernel {
     static constexpr R R_MAX = std::numeric_limits<R>::max();
@@ -129,25 +185,9 @@ struct LineKernel {
             }
             // 4. The position's value and remoteness.
             uint32_t mex = 0;
-            bool any = false;
-            for (unsigned w = 0; w < W; ++w) any |= set[w] != 0;
             R r = 0;
-            if (!any) {
-                mex = terminal;
-            } else {
-                unsigned w = 0;
-                while (w < W && set[w] == ~uint64_t{0}) ++w;
-                mex = w * 64 + (w < W ? static_cast<uint32_t>(std::countr_one(set[w])) : 0);
-                if (mex >= VALUE_LIMIT) {
-                    overflow->store(true, std::memory_order_relaxed);
-                    mex = 0;
-                }
-                if constexpr (REM) {
-                    const uint32_t rem = 1 + (mex == 0 ? max_rem : R(R_MAX - neg_min_rem_p));
-                    assert(rem <= R_MAX);  // R holds the longest game (choose_kernel)
-                    r = static_cast<R>(rem);
-                }
-            }
+            if (!line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex, r))
+                overflow->store(true, std::memory_order_relaxed);
             value[rank] = static_cast<V>(mex);
             if constexpr (REM) remoteness[rank] = r;
             // 5. Each line takes its point v - lag: p itself for Nim.
@@ -203,21 +243,7 @@ struct LineKernel {
     }
 
   private:
-    // The lines of sorted heaps a, one for each heap (used for the distinct
-    // ones): suffix sums of the terms from the top, then prefix sums from the bottom.
-    void lines_of(const uint32_t* a, uint64_t* line) const {
-        const unsigned k = u.max_heaps();
-        uint64_t suffix = 0;
-        for (unsigned i = k; i-- > 0;) {
-            line[i] = suffix;
-            if (i > 0) suffix += u.term(i - 1, a[i]);
-        }
-        uint64_t prefix = 0;
-        for (unsigned i = 0; i < k; ++i) {
-            line[i] += prefix;
-            prefix += u.term(i, a[i]);
-        }
-    }
+    void lines_of(const uint32_t* a, uint64_t* line) const { line_indices(u, a, line); }
 
     // A point of value jv and remoteness jr joins the aggregate of `line`.
     void join(uint64_t line, uint32_t jv, R jr) const {

@@ -218,14 +218,6 @@ Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t 
                        });
 }
 
-// Bitset words per line: values of a take rule in a box of heaps up to H
-// mostly stay below the next power of two (Nim's do in both conventions);
-// a larger one hands the solve to the brute-force kernel.
-unsigned line_words(const Universe& u) {
-    const uint32_t h = u.max_heap_size();
-    return h < 64 ? 1 : h < 256 ? 4 : 16;
-}
-
 // The line kernel's aggregates: per line, W words of values seen and (when
 // remoteness is stored) two remoteness numbers of the array's width.
 struct LineStore {

@@ -94,6 +94,9 @@ class Tables(MpiCase):
 
     CASES = {
         "nim-misere": ["--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "20"],
+        # The line chain with 4-word bitsets, and with 16 words and values past 8 bits.
+        "nim-wide-lines": ["--rules", "nim", "--heaps", "3", "--max-heap", "70"],
+        "nim-16-bit-values": ["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "300"],
         "allbut": ["--rules", "allbut:1,2", "--heaps", "4", "--max-heap", "20"],
         "subtract": ["--rules", "subtract:1,3,4", "--misere", "--heaps", "5", "--max-heap", "14"],
         "kayles-misere": ["--rules", "octal:0.77", "--misere", "--max-total", "32"],
@@ -145,11 +148,11 @@ class Tables(MpiCase):
         self.assertGreater(sum(x["sent"][0] for x in j["levels"]), 0)
 
     def test_what_only_one_process_does_is_refused(self):
-        for extra, words in ((["--method", "sprague-grundy"], "one process"),
-                             (["--kernel", "lines"], "line kernel")):
+        for rules, extra, words in (("nim", ["--method", "sprague-grundy"], "one process"),
+                                    ("allbut:1,2", ["--kernel", "lines"], "line kernel")):
             with self.subTest(extra=extra):
                 out = self.path("r.h5")
-                code, _, err = mpi(2, "--rules", "nim", "--heaps", "3", "--max-heap", "5", *extra, "-o", out)
+                code, _, err = mpi(2, "--rules", rules, "--heaps", "3", "--max-heap", "5", *extra, "-o", out)
                 self.assertNotEqual(code, 0)
                 self.assertIn(words, err)
                 self.assertEqual(err.count("nimtb: error:"), 1, err)
