@@ -2,7 +2,8 @@
 """The distributed solve's cost model (docs/CLUSTER.md).
 
     tools/cost_model.py STATS.json        # a run's levels: predicted against measured bytes
-    tools/cost_model.py --extrapolate     # nim misere K=8..10 H=63, misere Kayles N=120, 140
+    tools/cost_model.py --extrapolate     # nim misere K=8..10 H=63 (line chain and brute force),
+                                          # misere Kayles N=120, 140
 
 The model, per level l of a solve on R processes:
   - positions P_l, dealt out so that each process solves about P_l / R;
@@ -20,8 +21,19 @@ page of 64 positions (at most 2^21 pages) and about 27 MB of program and
 MPI. The time: the look-ups at the measured rate of a core (each child is
 generated twice, once to mark its page and once to read it), plus the
 bytes over the network.
+
+Nim in a box runs the line chain instead (dist/line_chain.h): no look-ups
+and no pages; each position whose largest heap m is below H sends one
+aggregate of 8 (W + 1) bytes (W = 1 for H < 64) to the position with m + 1,
+across the wire when the processes owning m and m + 1 differ, so
+        B_l = 8 (W + 1) P_l f_R,
+f_R the share of positions whose largest heap changes process when raised
+(computed from the deal of largest heaps, largest_heap_owners: 0.62 on two
+processes, 0.80 on four at K=6 H=63). A process also holds its share of the
+lines (C(H + K - 1, K - 1) of them, 8 W + 4 bytes each).
 """
 import json
+import re
 import sys
 from functools import lru_cache
 from math import comb
@@ -31,6 +43,10 @@ GAMMA = {"box": 0.48, "total": 1.05}
 # and read), measured on this machine with --stats at -np 4 on 2 cores: nim
 # misere K=5 H=63 (Nim in a box), misere Kayles N=70 (under a total).
 RATE_PER_CORE = {"box": 106e6, "total": 38e6}
+# Positions a core sweeps a second in the line chain (nim misere K=6 H=63,
+# -np 2 with one thread each on this machine: 60 M positions a process in
+# 1.9 s of sweeps; the exchanges come on top).
+CHAIN_RATE_PER_CORE = 31e6
 BASE_BYTES = 27 << 20
 
 
@@ -38,9 +54,63 @@ def predicted_bytes(lookups, processes, gamma):
     return gamma * lookups * (processes - 1) / processes
 
 
+def line_words(h):
+    return 1 if h < 64 else 4 if h < 256 else 16
+
+
+def chain_owners(k, h, r):
+    """The largest heaps dealt as dist/distributed_solver.cpp's largest_heap_owners does."""
+    owner, load = [0] * (h + 1), [0] * r
+    for m in range(h, -1, -1):
+        owner[m] = min(range(r), key=lambda p: load[p])
+        load[owner[m]] += comb(m + k - 1, k - 1)
+    return owner
+
+
+def chain_crossing(k, h, r):
+    """f_R: the share of positions (largest heap below H) whose successor lies with another process."""
+    owner = chain_owners(k, h, r)
+    crossing = sum(comb(m + k - 1, k - 1) for m in range(h) if owner[m] != owner[m + 1])
+    return crossing / comb(h + k, k)
+
+
+def chain_largest_share(k, h, r):
+    """The largest share of positions and of lines one process holds: a heap size is never split,
+    so with more processes than heap sizes can balance, the process of H holds more than 1 / R."""
+    owner = chain_owners(k, h, r)
+    positions, lines = [0] * r, [0] * r
+    for m in range(h + 1):
+        positions[owner[m]] += comb(m + k - 1, k - 1)
+        lines[owner[m]] += comb(m + k - 2, k - 2)
+    return max(positions) / comb(h + k, k), max(lines) / comb(h + k - 1, k - 1)
+
+
+def compare_chain(j):
+    r = j["processes"]
+    words = re.match(r"at most (\d+) heaps of at most (\d+)", j["universe"])
+    k, h = int(words[1]), int(words[2])
+    per_position = 8 * (line_words(h) + 1) * chain_crossing(k, h, r)
+    print(f"{j['rules']} {j['convention']}, {j['universe']}, {r} processes, line chain: "
+          f"{per_position:.2f} bytes a position")
+    print(f"{'level':>5} {'positions':>12} {'predicted MB':>13} {'measured MB':>12} {'ratio':>6}")
+    total_p = total_m = 0
+    ratios = []
+    for x in j["levels"]:
+        p, m = per_position * x["positions"], sum(x["sent"])
+        total_p += p
+        total_m += m
+        if x["positions"] >= j["positions"] / 200:
+            ratios.append(m / p)
+            print(f"{x['level']:>5} {x['positions']:>12,} {p / 1e6:>13.2f} {m / 1e6:>12.2f} {m / p:>6.2f}")
+    print(f"{'all':>5} {j['positions']:>12,} {total_p / 1e6:>13.1f} {total_m / 1e6:>12.1f} {total_m / total_p:>6.2f}")
+    print(f"measured / predicted over the levels above: {min(ratios):.2f} to {max(ratios):.2f}")
+
+
 def compare(path):
     with open(path) as f:
         j = json.load(f)
+    if j["levels"] and all(x["kernel"] == "lines" for x in j["levels"]):
+        return compare_chain(j)
     r = j["processes"]
     gamma = GAMMA["total" if "in all" in j["universe"] else "box"]
     print(f"{j['rules']} {j['convention']}, {j['universe']}, {r} processes, gamma {gamma}")
@@ -85,24 +155,34 @@ def universe(kind, size):
 
 
 def extrapolate():
-    print(f"{'universe':<22} {'positions':>10} {'nodes':>5} {'GB/node':>8} {'wire TB':>8} "
+    print(f"{'universe':<29} {'positions':>10} {'nodes':>5} {'GB/node':>8} {'wire TB':>8} "
           f"{'10 Gb/s':>10} {'100 Gb/s':>10}")
-    for kind, size in (("box", 8), ("box", 9), ("box", 10), ("total", 120), ("total", 140)):
+    for kind, size, chain in (("box", 8, True), ("box", 9, True), ("box", 10, True), ("box", 8, False),
+                              ("box", 9, False), ("box", 10, False), ("total", 120, False),
+                              ("total", 140, False)):
         name, positions, lookups, width = universe(kind, size)
+        name += ", lines" if chain else ", brute" if kind == "box" else ""
         for nodes in (16, 64):
             cores = 64  # threads per node, one process a node
             per_node = positions / nodes * width
-            budget = min(max(per_node / 16, 1 << 20), 64 << 20)
-            table = 4 * min(2 ** 21, positions / 64)
-            memory = per_node + 2 * budget + table + BASE_BYTES
-            wire = predicted_bytes(lookups, nodes, GAMMA[kind])
-            compute = lookups / (RATE_PER_CORE[kind] * cores * nodes)
+            if chain:  # the busiest process sets memory and time
+                share, line_share = chain_largest_share(size, 63, nodes)
+                lines = comb(63 + size - 1, size - 1)
+                memory = positions * share * width + lines * line_share * (8 * line_words(63) + 4) + BASE_BYTES
+                wire = positions * 8 * (line_words(63) + 1) * chain_crossing(size, 63, nodes)
+                compute = positions * share / (CHAIN_RATE_PER_CORE * cores)
+            else:
+                budget = min(max(per_node / 16, 1 << 20), 64 << 20)
+                table = 4 * min(2 ** 21, positions / 64)
+                memory = per_node + 2 * budget + table + BASE_BYTES
+                wire = predicted_bytes(lookups, nodes, GAMMA[kind])
+                compute = lookups / (RATE_PER_CORE[kind] * cores * nodes)
             times = []
             for gbit in (10, 100):
                 network = wire / nodes / (gbit * 1e9 / 8)  # each node sends its share
                 times.append(compute + network)
             fmt_t = lambda s: f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min" if s >= 60 else f"{s:.0f} s"
-            print(f"{name:<22} {positions:>10.2e} {nodes:>5} {memory / 1e9:>8.1f} {wire / 1e12:>8.1f} "
+            print(f"{name:<29} {positions:>10.2e} {nodes:>5} {memory / 1e9:>8.1f} {wire / 1e12:>8.1f} "
                   f"{fmt_t(times[0]):>10} {fmt_t(times[1]):>10}")
 
 
