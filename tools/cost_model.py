@@ -17,7 +17,7 @@ The model, per level l of a solve on R processes:
     1.05 for Kayles under a total, fitted on the runs in docs/CLUSTER.md.
 A process holds P / R positions of (value + remoteness) bytes, twice its
 page budget (P / R / 16 of them, 1 to 64 MB), a page table of 4 bytes per
-page of 64 positions (at most 2^21 pages) and about 27 MB of program and
+page of 64 positions (at most 2^21 pages) and about 21 MB of program and
 MPI. The time: the look-ups at the measured rate of a core (each child is
 generated twice, once to mark its page and once to read it), plus the
 bytes over the network.
@@ -47,7 +47,7 @@ RATE_PER_CORE = {"box": 106e6, "total": 38e6}
 # -np 2 with one thread each on this machine: 60 M positions a process in
 # 1.9 s of sweeps; the exchanges come on top).
 CHAIN_RATE_PER_CORE = 31e6
-BASE_BYTES = 27 << 20
+BASE_BYTES = 21 << 20
 
 
 def predicted_bytes(lookups, processes, gamma):
