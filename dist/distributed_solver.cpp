@@ -167,8 +167,7 @@ struct Piece {
 // The line chain (line_chain.h) on this process: its home lines, and the
 // aggregates that arrived for blocks of later levels.
 struct LineChain {
-    bool on = false;
-    unsigned words = 1;              // W
+    unsigned bitset_words = 1;       // W
     std::vector<uint64_t> home;      // per largest heap: home line minus line index (mod 2^64)
     std::vector<uint64_t> seen;      // home line * W + word
     std::vector<uint64_t> remoteness_words;  // home line * 2 remoteness of the array's width
@@ -192,7 +191,7 @@ struct LineChain {
 
     // The home lines of the largest heaps `owner_of` gives this process.
     LineChain(const Universe& u, const std::vector<int>& owner_of, int rank, unsigned remoteness_bytes)
-        : on(true), words(engine::line_words(u)), home(u.max_heap_size() + 1, 0) {
+        : bitset_words(engine::line_words(u)), home(u.max_heap_size() + 1, 0) {
         const uint64_t k = u.max_heaps();
         uint64_t lines = 0;
         for (uint32_t m = 0; m <= u.max_heap_size(); ++m) {
@@ -200,7 +199,7 @@ struct LineChain {
             home[m] = lines - engine::binomial(m + k - 2, k - 1);  // lines of largest m start there
             lines += engine::binomial(m + k - 2, k - 2);
         }
-        seen.assign(lines * words, 0);
+        seen.assign(lines * bitset_words, 0);
         remoteness_words.assign((lines * 2 * remoteness_bytes + 7) / 8, 0);
     }
 };
@@ -571,7 +570,7 @@ struct Solver {
     void chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {
         engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
                             [&]<bool REM, class V, class R>() {
-                                switch (c.words) {
+                                switch (c.bitset_words) {
                                     case 1: return chain_level<1, REM, V, R>(c, level, overflow);
                                     case 4: return chain_level<4, REM, V, R>(c, level, overflow);
                                     default: return chain_level<16, REM, V, R>(c, level, overflow);

@@ -15,8 +15,10 @@
 // round's pages would pass the page budget and doubles when they stay far
 // below it, so a process holds its blocks and at most that budget of pages.
 //
-// The kernel visits every child (the line kernel's aggregates span blocks
-// of every process); the tables are bit-identical to one process's.
+// Nim in a box runs the line chain instead (line_chain.h): blocks dealt by
+// their largest heap for the whole solve, no child fetched, one aggregate
+// passed on a position, one exchange a level. Either way the tables are
+// bit-identical to one process's.
 
 #include <chrono>
 #include <cstdint>

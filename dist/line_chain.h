@@ -80,7 +80,8 @@ struct ChainKernel {
                 } else {
                     const uint64_t l = line[i] + home;
                     s = seen + l * W;
-                    if constexpr (REM) top = line_remoteness[2 * l], neg = line_remoteness[2 * l + 1];
+                    if constexpr (REM)
+                        top = line_remoteness[2 * l], neg = line_remoteness[2 * l + 1];
                 }
                 for (unsigned w = 0; w < W; ++w) set[w] |= s[w];
                 if constexpr (REM) {
@@ -90,7 +91,8 @@ struct ChainKernel {
             }
             uint32_t mex = 0;
             R r = 0;
-            if (!engine::line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex, r))
+            if (!engine::line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal,
+                                                          mex, r))
                 overflow->store(true, std::memory_order_relaxed);
             value[at] = static_cast<V>(mex);
             if constexpr (REM) remoteness[at] = r;
@@ -124,7 +126,8 @@ struct ChainKernel {
                     for (unsigned w = 0; w < W; ++w) o[w] = seen[l * W + w];
                     o[W] = 0;
                     if constexpr (REM)
-                        o[W] = uint64_t{line_remoteness[2 * l]} | uint64_t{line_remoteness[2 * l + 1]} << 32;
+                        o[W] = uint64_t{line_remoteness[2 * l]} |
+                               uint64_t{line_remoteness[2 * l + 1]} << 32;
                 }
             }
             u.next(a);

@@ -56,8 +56,9 @@ size_t run_filter(unsigned flags, size_t cd_count, const unsigned cd[], size_t n
 
 template <Compression c>
 bool register_filter(int id, const char* name) {
-    const H5Z_class2_t filter = {H5Z_CLASS_T_VERS, static_cast<H5Z_filter_t>(id), 1, 1, name,
-                                 nullptr, nullptr, run_filter<c>};
+    const H5Z_class2_t filter = {
+        H5Z_CLASS_T_VERS, static_cast<H5Z_filter_t>(id), 1, 1, name, nullptr, nullptr,
+        run_filter<c>};
     return H5Zregister(&filter) >= 0;
 }
 
