@@ -76,7 +76,7 @@ class Progress {
 // `--stats FILE`: the levels as one process writes them, and what each
 // process sent and received in each.
 void write_stats(const Comm& comm, const std::string& path, const Share& share,
-                 const nimtb::engine::Universe& u, const std::vector<uint64_t>& peaks) {
+                 const std::string& universe, const std::vector<uint64_t>& peaks) {
     const size_t levels = share.traffic.size();
     std::vector<uint8_t> mine(levels * sizeof(nimtb::dist::LevelTraffic));
     std::memcpy(mine.data(), share.traffic.data(), mine.size());
@@ -108,7 +108,7 @@ void write_stats(const Comm& comm, const std::string& path, const Share& share,
     }
     const nlohmann::json j = {{"rules", s.rule.canonical()},
                               {"convention", nimtb::engine::to_string(s.convention)},
-                              {"universe", u.describe()},
+                              {"universe", universe},
                               {"positions", s.positions},
                               {"processes", comm.size},
                               {"peak_bytes", peaks},
@@ -125,8 +125,11 @@ int run(const Comm& comm, const nlohmann::json& r) {
     const engine::Rule rule = engine::Rule::parse(r.at("rules").get<std::string>());
     const uint32_t n = r.at("max_total").get<uint32_t>();
     const unsigned k = r.at("max_heaps").get<unsigned>();
-    const engine::Universe u =
-        n ? engine::Universe::total_bounded(n, k) : engine::Universe(k, r.at("max_heap_size").get<uint32_t>());
+    // Its rank tables (5.6 MB under a total of 70) go once solved: the
+    // table is written from the processes' shares alone.
+    auto u = std::make_unique<engine::Universe>(
+        n ? engine::Universe::total_bounded(n, k) : engine::Universe(k, r.at("max_heap_size").get<uint32_t>()));
+    const std::string universe = u->describe();
     dist::DistributedOptions o;
     o.solve.convention = engine::parse_convention(r.at("convention").get<std::string>());
     o.solve.remoteness = r.at("remoteness").get<bool>();
@@ -150,7 +153,8 @@ int run(const Comm& comm, const nlohmann::json& r) {
     const std::string path = r.at("path").get<std::string>();
 
     const auto t0 = std::chrono::steady_clock::now();
-    Share share = dist::solve_distributed(comm, rule, u, o);
+    Share share = dist::solve_distributed(comm, rule, *u, o);
+    u.reset();
     const auto t1 = std::chrono::steady_clock::now();
     dist::write_table_parallel(comm, path, share, wo);
     if (share.checkpoint) {
@@ -167,7 +171,7 @@ int run(const Comm& comm, const nlohmann::json& r) {
     getrusage(RUSAGE_SELF, &usage);
     const std::vector<uint64_t> peaks = comm.all_gather(static_cast<uint64_t>(usage.ru_maxrss) * 1024);
     if (!r.at("stats").get<std::string>().empty())
-        write_stats(comm, r.at("stats").get<std::string>(), share, u, peaks);
+        write_stats(comm, r.at("stats").get<std::string>(), share, universe, peaks);
     if (comm.rank == 0 && !quiet) {
         const engine::Solution& s = share.solution;
         const double solve_s = std::chrono::duration<double>(t1 - t0).count();
@@ -182,7 +186,7 @@ int run(const Comm& comm, const nlohmann::json& r) {
             "solve time   {:.2f} s\n"
             "write time   {:.2f} s ({})\n"
             "peak memory  {} MB per process at most (process {})\n",
-            path, rule.canonical(), engine::to_string(o.solve.convention), u.describe(),
+            path, rule.canonical(), engine::to_string(o.solve.convention), universe,
             s.kernel == engine::Kernel::lines ? "children summarised along lines" : "every child visited",
             comm.size,
             s.positions, s.p_positions, 100.0 * double(s.p_positions) / double(s.positions), s.max_value,
