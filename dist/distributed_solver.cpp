@@ -650,6 +650,21 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     const Plan plan = make_plan(u, j);
 
     const std::vector<int> by_largest = chain ? largest_heap_owners(u, comm) : std::vector<int>{};
+    if (chain && comm.rank == 0) {
+        // A heap size is never split: with more processes than the sizes
+        // can share out, the process of the largest holds more than its part.
+        std::vector<uint64_t> held(static_cast<size_t>(comm.size), 0);
+        for (uint32_t m = 0; m <= u.max_heap_size(); ++m)
+            held[static_cast<size_t>(by_largest[m])] += engine::binomial(uint64_t{m} + u.max_heaps() - 1, u.max_heaps() - 1);
+        const double busiest = double(*std::max_element(held.begin(), held.end())) / double(u.size());
+        if (busiest * comm.size > 1.5) {
+            std::fprintf(stderr,
+                         "solve: note: the line chain deals whole heap sizes, so one of the %d processes holds %.0f %% "
+                         "of the positions (an even share: %.0f %%); --kernel brute spreads them evenly, at the price "
+                         "of trading pages\n",
+                         comm.size, 100 * busiest, 100.0 / comm.size);
+        }
+    }
     Layout layout = deal(plan, comm, u, by_largest);
     std::vector<LevelTraffic> traffic(plan.levels());
     engine::Solution s{rule, o.solve.convention, u.max_heaps(), u.max_heap_size(), engine::SolveMethod::brute, {}, {}};

@@ -127,6 +127,20 @@ class Tables(MpiCase):
                                                *extra], 2, "x")
                 self.assert_same_table(single, out)
 
+    def test_an_uneven_line_chain_is_said(self):
+        # Heap sizes 0..3 on four processes: the process of 3 holds half the positions.
+        args = ["--rules", "nim", "--heaps", "3", "--max-heap", "3"]
+        single, out = self.path("c-1.h5"), self.path("c-np4.h5")
+        run("solve", *args, "-o", single, "--quiet")
+        code, _, err = mpi(4, *args, "-o", out, "--threads", "1")
+        self.assertEqual(code, 0, err)
+        self.assertIn("one of the 4 processes holds 50 % of the positions", err)
+        self.assert_same_table(single, out)
+        code, _, err = mpi(2, "--rules", "nim", "--heaps", "4", "--max-heap", "20", "-o", self.path("even.h5"),
+                           "--threads", "1")
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("note:", err)
+
     def test_more_processes_than_blocks(self):
         single, out = self.solve_both(["--rules", "nim", "--heaps", "2", "--max-heap", "3"], 4, "tiny")
         self.assert_same_table(single, out)
