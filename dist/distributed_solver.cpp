@@ -162,12 +162,16 @@ struct Piece {
     uint64_t count;
     uint64_t block_first;  // rank
     uint64_t block_local;  // offset of the block in this process's arrays
+    size_t block;          // its index in the layout's local plan
 };
 
 // The line chain (line_chain.h) on this process: its home lines, and the
 // aggregates that arrived for blocks of later levels.
 struct LineChain {
     unsigned bitset_words = 1;       // W
+    std::vector<uint32_t> amounts;   // near, then lag (when lag > 0)
+    size_t near_count = 0;
+    uint32_t lag = 0;
     std::vector<uint64_t> home;      // per largest heap: home line minus line index (mod 2^64)
     std::vector<uint64_t> seen;      // home line * W + word
     std::vector<uint64_t> remoteness_words;  // home line * 2 remoteness of the array's width
@@ -190,8 +194,14 @@ struct LineChain {
     }
 
     // The home lines of the largest heaps `owner_of` gives this process.
-    LineChain(const Universe& u, const std::vector<int>& owner_of, int rank, unsigned remoteness_bytes)
-        : bitset_words(engine::line_words(u)), home(u.max_heap_size() + 1, 0) {
+    LineChain(const Universe& u, const engine::LineShape& shape, const std::vector<int>& owner_of, int rank,
+              unsigned remoteness_bytes)
+        : bitset_words(engine::line_words(u)),
+          amounts(shape.near),
+          near_count(shape.near.size()),
+          lag(shape.lag),
+          home(u.max_heap_size() + 1, 0) {
+        if (lag > 0) amounts.push_back(lag);
         const uint64_t k = u.max_heaps();
         uint64_t lines = 0;
         for (uint32_t m = 0; m <= u.max_heap_size(); ++m) {
@@ -234,7 +244,7 @@ struct Solver {
             const Block& b = lp.blocks[cursor.first];
             const uint64_t gfirst = layout.local_global_first[cursor.first];
             const uint64_t n = std::min(budget, b.count - cursor.second);
-            round.push_back({gfirst + cursor.second, n, gfirst, b.first});
+            round.push_back({gfirst + cursor.second, n, gfirst, b.first, cursor.first});
             budget -= n;
             cursor.second += n;
             if (cursor.second < b.count) break;  // the block goes on next round
@@ -440,8 +450,19 @@ struct Solver {
     uint64_t solve_level(const Children& children, size_t level, engine::Overflow& overflow) {
         LevelTraffic& t = traffic[level];
         t = {};
-        release();  // pages of a lower level, or of this one at other widths (a level solved again)
         uint64_t lookups = 0;
+        rounds(children, level, t, [&](const std::vector<Piece>& round) {
+            lookups += sweep<Children, REM, V, R>(children, round, overflow);
+        });
+        return lookups;
+    }
+
+    // The rounds of a level: each takes pieces of this process's blocks,
+    // fetches the pages holding their children outside their blocks (as
+    // `children` generates them) and hands the pieces to sweep_round.
+    template <class Children, class Sweep>
+    void rounds(const Children& children, size_t level, LevelTraffic& t, Sweep&& sweep_round) {
+        release();  // pages of a lower level, or of this one at other widths (a level solved again)
         std::pair<size_t, uint64_t> cursor{layout.local_plan.level_start[level], 0};
         const uint64_t budget = page_budget;
         const unsigned width = value_bytes() + remoteness_bytes();
@@ -461,7 +482,7 @@ struct Solver {
             if (!comm.any(!round.empty())) break;
             // Only the pages of this round not held from the last are fetched.
             fetch(keep_held(), t);
-            lookups += sweep<Children, REM, V, R>(children, round, overflow);
+            sweep_round(round);
             if (pages.list.size() * pages.page() * width * 4 < budget && round_positions < (uint64_t{1} << 24))
                 round_positions *= 2;
             // Rounds of the same size everywhere: a process whose rounds
@@ -470,14 +491,13 @@ struct Solver {
             round_positions = comm.min(round_positions);
             ++t.rounds;
         }
-        return lookups;
     }
 
     // A level by the line chain: each block swept with the aggregates that
     // arrived for it, the ones it passes on written straight into the
     // buffer for their block's process; then one exchange.
     template <unsigned W, bool REM, class V, class R>
-    void chain_level(LineChain& c, size_t level, engine::Overflow& overflow) {
+    uint64_t chain_level(LineChain& c, size_t level, engine::Overflow& overflow) {
         constexpr unsigned A = AGGREGATE_WORDS<W>;
         LevelTraffic& t = traffic[level];
         t = {};
@@ -528,28 +548,60 @@ struct Solver {
             base(out.process)[out.at - 1] = lp.blocks[b].count;
         }
         const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
-        const ChainKernel<W, REM, V, R> kernel{u, terminal, c.seen.data(),
-                                               reinterpret_cast<R*>(c.remoteness_words.data()),
-                                               &overflow.value};
-        engine::sync_parallel_for_with(
-            tbb::blocked_range<size_t>(b0, b1, 1),
-            [&](const tbb::blocked_range<size_t>& r) {
-                for (size_t b = r.begin(); b != r.end(); ++b) {
-                    const Out& out = outs[b - b0];
-                    const uint64_t local = lp.blocks[b].first, count = lp.blocks[b].count;
-                    const uint64_t* in = nullptr;
-                    if (out.alone) {
-                        const auto it = c.pending.find(local);
-                        if (it == c.pending.end() || it->second.count != count)
-                            throw std::logic_error("line chain: a block's aggregates did not arrive");
-                        in = it->second.data;
-                    }
-                    kernel.sweep(layout.local_global_first[b], count, s.value.data<V>() + local,
-                                 REM ? s.remoteness.data<R>() + local : nullptr, c.home[out.largest], in,
-                                 out.process == SIZE_MAX ? nullptr : base(out.process) + out.at);
-                }
-            },
-            tbb::simple_partitioner());
+        using Store = PagedStore<V, R>;
+        const ChainKernel<W, REM, V, R, Store> kernel{u,
+                                                      c.amounts.data(),
+                                                      c.near_count,
+                                                      c.lag,
+                                                      terminal,
+                                                      c.seen.data(),
+                                                      reinterpret_cast<R*>(c.remoteness_words.data()),
+                                                      &overflow.value};
+        // Sweeps a piece of a block: its arrivals and departures from the
+        // piece's first position on.
+        const auto sweep_piece = [&](const Piece& p) {
+            const Out& out = outs[p.block - b0];
+            const uint64_t skip = p.first - p.block_first;
+            const uint64_t* in = nullptr;
+            if (out.alone) {
+                const auto it = c.pending.find(p.block_local);
+                if (it == c.pending.end() || it->second.count != lp.blocks[p.block].count)
+                    throw std::logic_error("line chain: a block's aggregates did not arrive");
+                in = it->second.data + skip * A;
+            }
+            const Store store{s.value.data<V>() + p.block_local,
+                              REM ? s.remoteness.data<R>() + p.block_local : nullptr,
+                              p.block_first,
+                              reinterpret_cast<const V*>(pages.value_words.data()),
+                              reinterpret_cast<const R*>(pages.remoteness_words.data()),
+                              pages.slot.data(),
+                              pages.bits};
+            return kernel.sweep(p.first, p.count, store, c.home[out.largest], in,
+                                out.process == SIZE_MAX ? nullptr : base(out.process) + out.at + skip * A);
+        };
+        std::atomic<uint64_t> lookups{0};
+        const auto sweep_round = [&](const std::vector<Piece>& round) {
+            engine::sync_parallel_for_with(
+                tbb::blocked_range<size_t>(0, round.size(), 1),
+                [&](const tbb::blocked_range<size_t>& r) {
+                    uint64_t n = 0;
+                    for (size_t i = r.begin(); i != r.end(); ++i) n += sweep_piece(round[i]);
+                    lookups.fetch_add(n, std::memory_order_relaxed);
+                },
+                tbb::simple_partitioner());
+        };
+        if (c.lag == 0) {
+            // Nim: no child to read, every block whole at once.
+            std::vector<Piece> whole;
+            for (size_t b = b0; b < b1; ++b)
+                whole.push_back({layout.local_global_first[b], lp.blocks[b].count, layout.local_global_first[b],
+                                 lp.blocks[b].first, b});
+            sweep_round(whole);
+        } else {
+            // The near children and joining points come in pages, round by
+            // round, as for the brute-force kernel.
+            rounds(ChainChildren{u, c.amounts.data(), c.near_count + 1}, level, t, sweep_round);
+        }
         for (size_t b = b0; b < b1; ++b)
             if (outs[b - b0].alone) c.pending.erase(lp.blocks[b].first);
         const std::vector<uint64_t> counts = comm.swap_counts(send_counts);
@@ -564,11 +616,12 @@ struct Solver {
             t.sent += words[q] * 8;
             t.received += counts[q] * 8;
         }
-        t.rounds = 1;
+        if (c.lag == 0) t.rounds = 1;
+        return lookups.load();
     }
 
-    void chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {
-        engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
+    uint64_t chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {
+        return engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
                             [&]<bool REM, class V, class R>() {
                                 switch (c.bitset_words) {
                                     case 1: return chain_level<1, REM, V, R>(c, level, overflow);
@@ -629,17 +682,20 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     if (o.solve.method != engine::SolveMethod::brute)
         throw InputError("a distributed solve uses the brute method; --method sprague-grundy runs in one process");
     engine::check_closed(rule, u);
-    // The line chain where lines have no lag (line_chain.h), unless told
-    // --kernel brute; every other rule visits every child.
+    // The line chain (line_chain.h) for the rules with lines, as one
+    // process chooses its line kernel: told --kernel lines, or where the
+    // prefix is most of a heap's children; every other rule visits every
+    // child.
     const std::optional<engine::LineShape> shape = engine::line_shape(rule, u);
-    const bool chain_fits = shape && shape->lag == 0 && shape->near.empty() && u.max_heaps() >= 2;
+    const bool chain_fits = shape && u.max_heaps() >= 2;
     if (o.solve.kernel == engine::Kernel::lines && !chain_fits) {
-        throw InputError(
-            "a distributed solve runs the line kernel for rules that take any amount from one heap "
-            "(nim) in a box of at least 2 heaps; " + rule.canonical() + " in " + u.describe() +
-            " visits every child: use --kernel brute");
+        throw InputError("the line kernel needs a rule that takes from one heap (nim, subtract:, allbut:) in a "
+                         "universe of at least 2 heaps of at most H; " + rule.canonical() + " in " +
+                         u.describe() + " has no lines: use --kernel brute");
     }
-    const bool chain = chain_fits && o.solve.kernel != engine::Kernel::brute;
+    const bool chain = chain_fits && (o.solve.kernel == engine::Kernel::lines ||
+                                      (o.solve.kernel == engine::Kernel::automatic &&
+                                       shape->lag * 2 <= u.max_heap_size()));
     engine::ArrayWidths widths = engine::brute_force_widths(rule, u, o.solve);
     // As for one process's line kernel: remoteness wide enough for the
     // longest game from the start (a level redone would meet aggregates
@@ -741,7 +797,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // saved: a resumed solve finishes by brute force (the same table).
     std::optional<LineChain> lines;
     if (chain && level == 0)
-        lines.emplace(u, by_largest, comm.rank, o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
+        lines.emplace(u, *shape, by_largest, comm.rank, o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
 
     // 6. The levels, in order; a level that meets a number too wide for
     // its array is solved again, by every process, with the array widened.
@@ -756,7 +812,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         engine::Overflow overflow;
         uint64_t lookups = 0;
         if (lines) {
-            arena.execute([&] { solver.chain_dispatch(*lines, level, overflow); });
+            arena.execute([&] { lookups = solver.chain_dispatch(*lines, level, overflow); });
             // A value beyond the lines' bitsets: this level again, and the
             // rest, by brute force.
             if (comm.any(overflow.value.load())) {

@@ -15,10 +15,12 @@
 // round's pages would pass the page budget and doubles when they stay far
 // below it, so a process holds its blocks and at most that budget of pages.
 //
-// Nim in a box runs the line chain instead (line_chain.h): blocks dealt by
-// their largest heap for the whole solve, no child fetched, one aggregate
-// passed on a position, one exchange a level. Either way the tables are
-// bit-identical to one process's.
+// Take rules in a box run the line chain instead (line_chain.h) where one
+// process would run its line kernel: blocks dealt by their largest heap for
+// the whole solve, one aggregate passed on a position, one exchange of them
+// a level (and the pages of the near children and joining points, for a
+// rule with a lag). Either way the tables are bit-identical to one
+// process's.
 
 #include <chrono>
 #include <cstdint>

@@ -1,7 +1,8 @@
 #pragma once
-// The line kernel (engine/line_kernel.h) across processes, for a box whose
-// lines have no lag (Nim: every amount may be taken, so a position's
-// children along a line are the whole prefix below it and nothing else).
+// The line kernel (engine/line_kernel.h) across processes, for the take
+// rules in a box (nim, allbut:, subtract: with long runs): a position's
+// children along a line are the prefix below v - lag, summarised by the
+// line's aggregate, and its near children v - s, read one by one.
 //
 // Blocks go to processes by their largest heap m, for the whole solve. A
 // position p = q + {v} reads the aggregate of the line of q for each of its
@@ -20,9 +21,12 @@
 // largest, which no later position of the home process touches. A whole
 // block passes to one block (top heaps with the largest raised by one, the
 // same lower heaps, ranks shifted by a constant), so aggregates travel as
-// runs, a header per block, batched per level in one MPI_Alltoallv; nothing
-// is fetched per position, and a process holds its positions, its home
-// lines and a level's aggregates in flight.
+// runs, a header per block, batched per level in one MPI_Alltoallv, and a
+// process holds its positions, its home lines and a level's aggregates in
+// flight. With a lag, a line takes the point v - lag, not p itself, and the
+// near children are read too: both are children of p, fetched in pages
+// round by round as the brute-force kernel's are (ChainChildren); Nim reads
+// none.
 
 #include <algorithm>
 #include <atomic>
@@ -30,6 +34,7 @@
 #include <limits>
 
 #include "engine/line_kernel.h"
+#include "engine/moves.h"
 #include "engine/universe.h"
 
 namespace nimtb::dist {
@@ -40,36 +45,70 @@ namespace nimtb::dist {
 template <unsigned W>
 inline constexpr unsigned AGGREGATE_WORDS = W + 1;
 
-template <unsigned W, bool REM, class V, class R>
+// The children a position reads besides its lines' aggregates: for each
+// distinct heap, its near children and its line's joining point (the
+// point v - lag): what a round of the distributed solve fetches.
+struct ChainChildren {
+    const engine::Universe& u;
+    const uint32_t* amounts;  // near, then lag, ascending
+    size_t count;
+    template <class F>
+    void operator()(const uint32_t* a, uint64_t rank, F&& f) const {
+        for (unsigned i = 0; i < u.max_heaps(); ++i) {
+            if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
+            engine::for_each_amount_of_heap(u, amounts, count, a, i, rank - u.term(i, a[i]),
+                                            [&](uint32_t, uint64_t c) { f(c); });
+        }
+    }
+};
+
+template <unsigned W, bool REM, class V, class R, class Store>
 struct ChainKernel {
     static constexpr R R_MAX = std::numeric_limits<R>::max();
     static constexpr uint32_t VALUE_LIMIT =
         std::min<uint32_t>(W * 64, uint32_t{std::numeric_limits<V>::max()} + 1);
     static constexpr unsigned A = AGGREGATE_WORDS<W>;
+    static constexpr uint64_t NONE = UINT64_MAX;
 
     const engine::Universe& u;
+    const uint32_t* amounts;  // near, then lag (when lag > 0), ascending
+    size_t near_count;
+    uint32_t lag;
     V terminal;
     uint64_t* seen;      // home line * W + word
     R* line_remoteness;  // home line * 2: largest, R_MAX - smallest of value 0
     std::atomic<bool>* overflow;
 
-    // Sweeps one block: ranks [first, first + count), every one of largest
-    // heap m. `value`/`remoteness` at the block's first position; `home`
-    // maps a line index of largest heap m to its place in this process's
-    // store; `in` holds the block's arriving aggregates (when m is alone at
-    // the top), `out` receives the ones it passes on (when m < H).
-    void sweep(uint64_t first, uint64_t count, V* value, R* remoteness, uint64_t home,
-               const uint64_t* in, uint64_t* out) const {
+    // Sweeps ranks [first, first + count) of one block, every one of
+    // largest heap m: the store reads children and keeps answers (the
+    // distributed solve's PagedStore). `home` maps a line index of largest
+    // heap m to its place in this process's store; `in` holds the arriving
+    // aggregates of these positions (when m is alone at the top), `out`
+    // receives the ones they pass on (when m < H). Returns the children
+    // read.
+    uint64_t sweep(uint64_t first, uint64_t count, const Store& store, uint64_t home,
+                   const uint64_t* in, uint64_t* out) const {
         const unsigned k = u.max_heaps();
         uint32_t a[engine::Universe::MAX_HEAPS];
         uint64_t line[engine::Universe::MAX_HEAPS];
+        uint64_t joining[engine::Universe::MAX_HEAPS];  // the rank of the point v - lag
+        uint64_t lookups = 0;
         u.unrank(first, a);
         for (uint64_t at = 0; at < count; ++at) {
+            const uint64_t rank = first + at;
             engine::line_indices(u, a, line);
             const bool alone = a[k - 2] < a[k - 1];  // the largest heap, distinct
             uint64_t set[W] = {};
             R max_rem = 0, neg_min_rem_p = 0;
+            const auto take = [&](uint32_t v, R r) {
+                set[v >> 6] |= uint64_t{1} << (v & 63);
+                if constexpr (REM) {
+                    max_rem = std::max(max_rem, r);
+                    if (v == 0) neg_min_rem_p = std::max<R>(neg_min_rem_p, R_MAX - r);
+                }
+            };
             for (unsigned i = 0; i < k; ++i) {
+                joining[i] = NONE;
                 if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
                 const uint64_t* s;
                 R top = 0, neg = 0;
@@ -80,58 +119,92 @@ struct ChainKernel {
                 } else {
                     const uint64_t l = line[i] + home;
                     s = seen + l * W;
-                    if constexpr (REM)
-                        top = line_remoteness[2 * l], neg = line_remoteness[2 * l + 1];
+                    if constexpr (REM) top = line_remoteness[2 * l], neg = line_remoteness[2 * l + 1];
                 }
                 for (unsigned w = 0; w < W; ++w) set[w] |= s[w];
                 if constexpr (REM) {
                     max_rem = std::max(max_rem, top);
                     neg_min_rem_p = std::max(neg_min_rem_p, neg);
                 }
+                if (lag == 0) continue;
+                // The near children, and the point that will join the line.
+                engine::for_each_amount_of_heap(
+                    u, amounts, near_count + 1, a, i, rank - u.term(i, a[i]), [&](uint32_t x, uint64_t c) {
+                        if (x == lag) {
+                            joining[i] = c;
+                            return;
+                        }
+                        ++lookups;
+                        const uint32_t v = store.child_value(c);
+                        if (v >= VALUE_LIMIT) {
+                            overflow->store(true, std::memory_order_relaxed);
+                            return;
+                        }
+                        take(v, REM ? store.child_remoteness(c) : R(0));
+                    });
             }
             uint32_t mex = 0;
             R r = 0;
-            if (!engine::line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal,
-                                                          mex, r))
+            if (!engine::line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex, r))
                 overflow->store(true, std::memory_order_relaxed);
-            value[at] = static_cast<V>(mex);
-            if constexpr (REM) remoteness[at] = r;
-            // p joins each of its lines: the home ones in place, the
-            // travelling one on its way out; the home line of a largest heap
-            // that is not alone is complete once p joined it, and goes out.
-            const uint64_t bit = uint64_t{1} << (mex & 63);
-            const R neg = mex == 0 ? R(R_MAX - r) : R(0);
+            store.set(rank, static_cast<V>(mex), r);
+            // Each line takes its point v - lag (p itself for Nim): a home
+            // line in place, the travelling one on its way out; the home line
+            // of a largest heap that is not alone is complete once it took
+            // its point, and goes out.
             for (unsigned i = 0; i < k; ++i) {
                 if (i > 0 && a[i - 1] == a[i]) continue;
+                bool joins = true;
+                uint32_t jv = mex;
+                R jr = r;
+                if (lag > 0) {
+                    joins = joining[i] != NONE;  // v < lag: nothing joins yet
+                    if (joins) {
+                        ++lookups;
+                        jv = store.child_value(joining[i]);
+                        if constexpr (REM) jr = store.child_remoteness(joining[i]);
+                        if (jv >= VALUE_LIMIT) {
+                            overflow->store(true, std::memory_order_relaxed);
+                            joins = false;
+                        }
+                    }
+                }
+                const uint64_t bit = uint64_t{1} << (jv & 63);
+                const R neg = jv == 0 ? R(R_MAX - jr) : R(0);
                 if (alone && i == k - 1) {
                     if (!out) continue;
                     const uint64_t* s = in + at * A;
                     uint64_t* o = out + at * A;
                     for (unsigned w = 0; w < W; ++w) o[w] = s[w];
-                    o[mex >> 6] |= bit;
-                    const R top = std::max(static_cast<R>(s[W]), REM ? r : R(0));
-                    const R n = std::max(static_cast<R>(s[W] >> 32), neg);
+                    R top = static_cast<R>(s[W]), n = static_cast<R>(s[W] >> 32);
+                    if (joins) {
+                        o[jv >> 6] |= bit;
+                        if constexpr (REM) top = std::max(top, jr);
+                        n = std::max(n, neg);
+                    }
                     o[W] = uint64_t{top} | uint64_t{n} << 32;
                     continue;
                 }
                 const uint64_t l = line[i] + home;
-                seen[l * W + (mex >> 6)] |= bit;
-                if constexpr (REM) {
-                    R* lr = line_remoteness + 2 * l;
-                    lr[0] = std::max(lr[0], r);
-                    lr[1] = std::max(lr[1], neg);
+                if (joins) {
+                    seen[l * W + (jv >> 6)] |= bit;
+                    if constexpr (REM) {
+                        R* lr = line_remoteness + 2 * l;
+                        lr[0] = std::max(lr[0], jr);
+                        lr[1] = std::max(lr[1], neg);
+                    }
                 }
                 if (out && !alone && a[i] == a[k - 1]) {
                     uint64_t* o = out + at * A;
                     for (unsigned w = 0; w < W; ++w) o[w] = seen[l * W + w];
                     o[W] = 0;
                     if constexpr (REM)
-                        o[W] = uint64_t{line_remoteness[2 * l]} |
-                               uint64_t{line_remoteness[2 * l + 1]} << 32;
+                        o[W] = uint64_t{line_remoteness[2 * l]} | uint64_t{line_remoteness[2 * l + 1]} << 32;
                 }
             }
             u.next(a);
         }
+        return lookups;
     }
 };
 

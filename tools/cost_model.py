@@ -23,7 +23,8 @@ generated twice, once to mark its page and once to read it), plus the
 bytes over the network.
 
 Nim in a box runs the line chain instead (dist/line_chain.h): no look-ups
-and no pages; each position whose largest heap m is below H sends one
+and no pages (other take rules' chains add the pages of a few children
+each, which this model leaves out); each position whose largest heap m is below H sends one
 aggregate of 8 (W + 1) bytes (W = 1 for H < 64) to the position with m + 1,
 across the wire when the processes owning m and m + 1 differ, so
         B_l = 8 (W + 1) P_l f_R,

@@ -94,9 +94,12 @@ class Tables(MpiCase):
 
     CASES = {
         "nim-misere": ["--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "20"],
-        # The line chain with 4-word bitsets, and with 16 words and values past 8 bits.
+        # The line chain with 4-word bitsets, and with 16 words and values past 8 bits;
+        # with near amounts and a lag (its children fetched in pages).
         "nim-wide-lines": ["--rules", "nim", "--heaps", "3", "--max-heap", "70"],
         "nim-16-bit-values": ["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "300"],
+        "allbut-near-lines": ["--rules", "allbut:2,5", "--misere", "--heaps", "3", "--max-heap", "40"],
+        "subtract-lines": ["--rules", "subtract:1,3,4", "--heaps", "4", "--max-heap", "14", "--kernel", "lines"],
         "allbut": ["--rules", "allbut:1,2", "--heaps", "4", "--max-heap", "20"],
         "subtract": ["--rules", "subtract:1,3,4", "--misere", "--heaps", "5", "--max-heap", "14"],
         "kayles-misere": ["--rules", "octal:0.77", "--misere", "--max-total", "32"],
@@ -163,7 +166,7 @@ class Tables(MpiCase):
 
     def test_what_only_one_process_does_is_refused(self):
         for rules, extra, words in (("nim", ["--method", "sprague-grundy"], "one process"),
-                                    ("allbut:1,2", ["--kernel", "lines"], "line kernel")):
+                                    ("wythoff", ["--kernel", "lines"], "has no lines")):
             with self.subTest(extra=extra):
                 out = self.path("r.h5")
                 code, _, err = mpi(2, "--rules", rules, "--heaps", "3", "--max-heap", "5", *extra, "-o", out)
