@@ -548,60 +548,66 @@ struct Solver {
             base(out.process)[out.at - 1] = lp.blocks[b].count;
         }
         const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
-        using Store = PagedStore<V, R>;
-        const ChainKernel<W, REM, V, R, Store> kernel{u,
-                                                      c.amounts.data(),
-                                                      c.near_count,
-                                                      c.lag,
-                                                      terminal,
-                                                      c.seen.data(),
-                                                      reinterpret_cast<R*>(c.remoteness_words.data()),
-                                                      &overflow.value};
-        // Sweeps a piece of a block: its arrivals and departures from the
-        // piece's first position on.
-        const auto sweep_piece = [&](const Piece& p) {
-            const Out& out = outs[p.block - b0];
-            const uint64_t skip = p.first - p.block_first;
-            const uint64_t* in = nullptr;
-            if (out.alone) {
-                const auto it = c.pending.find(p.block_local);
-                if (it == c.pending.end() || it->second.count != lp.blocks[p.block].count)
-                    throw std::logic_error("line chain: a block's aggregates did not arrive");
-                in = it->second.data + skip * A;
-            }
-            const Store store{s.value.data<V>() + p.block_local,
-                              REM ? s.remoteness.data<R>() + p.block_local : nullptr,
-                              p.block_first,
-                              reinterpret_cast<const V*>(pages.value_words.data()),
-                              reinterpret_cast<const R*>(pages.remoteness_words.data()),
-                              pages.slot.data(),
-                              pages.bits};
-            return kernel.sweep(p.first, p.count, store, c.home[out.largest], in,
-                                out.process == SIZE_MAX ? nullptr : base(out.process) + out.at + skip * A);
-        };
         std::atomic<uint64_t> lookups{0};
-        const auto sweep_round = [&](const std::vector<Piece>& round) {
-            engine::sync_parallel_for_with(
-                tbb::blocked_range<size_t>(0, round.size(), 1),
-                [&](const tbb::blocked_range<size_t>& r) {
-                    uint64_t n = 0;
-                    for (size_t i = r.begin(); i != r.end(); ++i) n += sweep_piece(round[i]);
-                    lookups.fetch_add(n, std::memory_order_relaxed);
-                },
-                tbb::simple_partitioner());
+        const auto run = [&]<bool LAG>() {
+            using Store = PagedStore<V, R>;
+            const ChainKernel<W, REM, LAG, V, R, Store> kernel{u,
+                                                               c.amounts.data(),
+                                                               c.near_count,
+                                                               c.lag,
+                                                               terminal,
+                                                               c.seen.data(),
+                                                               reinterpret_cast<R*>(c.remoteness_words.data()),
+                                                               &overflow.value};
+            // Sweeps a piece of a block: its arrivals and departures from
+            // the piece's first position on.
+            const auto sweep_piece = [&](const Piece& p) {
+                const Out& out = outs[p.block - b0];
+                const uint64_t skip = p.first - p.block_first;
+                const uint64_t* in = nullptr;
+                if (out.alone) {
+                    const auto it = c.pending.find(p.block_local);
+                    if (it == c.pending.end() || it->second.count != lp.blocks[p.block].count)
+                        throw std::logic_error("line chain: a block's aggregates did not arrive");
+                    in = it->second.data + skip * A;
+                }
+                const Store store{s.value.data<V>() + p.block_local,
+                                  REM ? s.remoteness.data<R>() + p.block_local : nullptr,
+                                  p.block_first,
+                                  reinterpret_cast<const V*>(pages.value_words.data()),
+                                  reinterpret_cast<const R*>(pages.remoteness_words.data()),
+                                  pages.slot.data(),
+                                  pages.bits};
+                return kernel.sweep(p.first, p.count, store, c.home[out.largest], in,
+                                    out.process == SIZE_MAX ? nullptr : base(out.process) + out.at + skip * A);
+            };
+            const auto sweep_round = [&](const std::vector<Piece>& round) {
+                engine::sync_parallel_for_with(
+                    tbb::blocked_range<size_t>(0, round.size(), 1),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                        uint64_t n = 0;
+                        for (size_t i = r.begin(); i != r.end(); ++i) n += sweep_piece(round[i]);
+                        lookups.fetch_add(n, std::memory_order_relaxed);
+                    },
+                    tbb::simple_partitioner());
+            };
+            if constexpr (!LAG) {
+                // Nim: no child to read, every block whole at once.
+                std::vector<Piece> whole;
+                for (size_t b = b0; b < b1; ++b)
+                    whole.push_back({layout.local_global_first[b], lp.blocks[b].count,
+                                     layout.local_global_first[b], lp.blocks[b].first, b});
+                sweep_round(whole);
+            } else {
+                // The near children and joining points come in pages, round
+                // by round, as for the brute-force kernel.
+                rounds(ChainChildren{u, c.amounts.data(), c.near_count + 1}, level, t, sweep_round);
+            }
         };
-        if (c.lag == 0) {
-            // Nim: no child to read, every block whole at once.
-            std::vector<Piece> whole;
-            for (size_t b = b0; b < b1; ++b)
-                whole.push_back({layout.local_global_first[b], lp.blocks[b].count, layout.local_global_first[b],
-                                 lp.blocks[b].first, b});
-            sweep_round(whole);
-        } else {
-            // The near children and joining points come in pages, round by
-            // round, as for the brute-force kernel.
-            rounds(ChainChildren{u, c.amounts.data(), c.near_count + 1}, level, t, sweep_round);
-        }
+        if (c.lag == 0)
+            run.template operator()<false>();
+        else
+            run.template operator()<true>();
         for (size_t b = b0; b < b1; ++b)
             if (outs[b - b0].alone) c.pending.erase(lp.blocks[b].first);
         const std::vector<uint64_t> counts = comm.swap_counts(send_counts);

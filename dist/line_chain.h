@@ -62,7 +62,9 @@ struct ChainChildren {
     }
 };
 
-template <unsigned W, bool REM, class V, class R, class Store>
+// LAG: the rule has forbidden amounts (lag > 0): near children and joining
+// points to read. Nim's sweep, without them, is compiled apart.
+template <unsigned W, bool REM, bool LAG, class V, class R, class Store>
 struct ChainKernel {
     static constexpr R R_MAX = std::numeric_limits<R>::max();
     static constexpr uint32_t VALUE_LIMIT =
@@ -119,17 +121,19 @@ struct ChainKernel {
                 } else {
                     const uint64_t l = line[i] + home;
                     s = seen + l * W;
-                    if constexpr (REM) top = line_remoteness[2 * l], neg = line_remoteness[2 * l + 1];
+                    if constexpr (REM)
+                        top = line_remoteness[2 * l], neg = line_remoteness[2 * l + 1];
                 }
                 for (unsigned w = 0; w < W; ++w) set[w] |= s[w];
                 if constexpr (REM) {
                     max_rem = std::max(max_rem, top);
                     neg_min_rem_p = std::max(neg_min_rem_p, neg);
                 }
-                if (lag == 0) continue;
+                if constexpr (!LAG) continue;
                 // The near children, and the point that will join the line.
                 engine::for_each_amount_of_heap(
-                    u, amounts, near_count + 1, a, i, rank - u.term(i, a[i]), [&](uint32_t x, uint64_t c) {
+                    u, amounts, near_count + 1, a, i, rank - u.term(i, a[i]),
+                    [&](uint32_t x, uint64_t c) {
                         if (x == lag) {
                             joining[i] = c;
                             return;
@@ -145,7 +149,8 @@ struct ChainKernel {
             }
             uint32_t mex = 0;
             R r = 0;
-            if (!engine::line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex, r))
+            if (!engine::line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal,
+                                                          mex, r))
                 overflow->store(true, std::memory_order_relaxed);
             store.set(rank, static_cast<V>(mex), r);
             // Each line takes its point v - lag (p itself for Nim): a home
@@ -157,7 +162,7 @@ struct ChainKernel {
                 bool joins = true;
                 uint32_t jv = mex;
                 R jr = r;
-                if (lag > 0) {
+                if constexpr (LAG) {
                     joins = joining[i] != NONE;  // v < lag: nothing joins yet
                     if (joins) {
                         ++lookups;
@@ -199,7 +204,8 @@ struct ChainKernel {
                     for (unsigned w = 0; w < W; ++w) o[w] = seen[l * W + w];
                     o[W] = 0;
                     if constexpr (REM)
-                        o[W] = uint64_t{line_remoteness[2 * l]} | uint64_t{line_remoteness[2 * l + 1]} << 32;
+                        o[W] = uint64_t{line_remoteness[2 * l]} |
+                               uint64_t{line_remoteness[2 * l + 1]} << 32;
                 }
             }
             u.next(a);
