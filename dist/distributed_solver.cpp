@@ -416,6 +416,19 @@ struct Solver {
         pages.held.clear();
     }
 
+    // The store a piece of a block is swept over: its block in this
+    // process's arrays, the children outside it in the fetched pages.
+    template <bool REM, class V, class R>
+    PagedStore<V, R> paged_store(const Piece& p) const {
+        return {s.value.data<V>() + p.block_local,
+                REM ? s.remoteness.data<R>() + p.block_local : nullptr,
+                p.block_first,
+                reinterpret_cast<const V*>(pages.value_words.data()),
+                reinterpret_cast<const R*>(pages.remoteness_words.data()),
+                pages.slot.data(),
+                pages.bits};
+    }
+
     // 4. Sweeps the round's pieces with the brute-force kernel.
     template <class Children, bool REM, class V, class R>
     uint64_t sweep(const Children& children, const std::vector<Piece>& round, engine::Overflow& overflow) {
@@ -427,16 +440,8 @@ struct Solver {
                 uint64_t local = 0;
                 for (size_t i = r.begin(); i != r.end(); ++i) {
                     const Piece& p = round[i];
-                    const PagedStore<V, R> store{
-                        s.value.data<V>() + p.block_local,
-                        REM ? s.remoteness.data<R>() + p.block_local : nullptr,
-                        p.block_first,
-                        reinterpret_cast<const V*>(pages.value_words.data()),
-                        reinterpret_cast<const R*>(pages.remoteness_words.data()),
-                        pages.slot.data(),
-                        pages.bits};
                     const engine::BruteKernel<Children, REM, V, R, PagedStore<V, R>> kernel{
-                        u, children, store, terminal, &overflow};
+                        u, children, paged_store<REM, V, R>(p), terminal, &overflow};
                     auto scratch = kernel.scratch();
                     local += kernel.sweep(p.first, p.count, scratch);
                 }
@@ -571,14 +576,7 @@ struct Solver {
                         throw std::logic_error("line chain: a block's aggregates did not arrive");
                     in = it->second.data + skip * A;
                 }
-                const Store store{s.value.data<V>() + p.block_local,
-                                  REM ? s.remoteness.data<R>() + p.block_local : nullptr,
-                                  p.block_first,
-                                  reinterpret_cast<const V*>(pages.value_words.data()),
-                                  reinterpret_cast<const R*>(pages.remoteness_words.data()),
-                                  pages.slot.data(),
-                                  pages.bits};
-                return kernel.sweep(p.first, p.count, store, c.home[out.largest], in,
+                return kernel.sweep(p.first, p.count, paged_store<REM, V, R>(p), c.home[out.largest], in,
                                     out.process == SIZE_MAX ? nullptr : base(out.process) + out.at + skip * A);
             };
             const auto sweep_round = [&](const std::vector<Piece>& round) {
@@ -701,13 +699,9 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
     const bool chain = chain_fits && (o.solve.kernel == engine::Kernel::lines ||
                                       (o.solve.kernel == engine::Kernel::automatic &&
-                                       shape->lag * 2 <= u.max_heap_size()));
+                                       engine::lines_pay(*shape, u)));
     engine::ArrayWidths widths = engine::brute_force_widths(rule, u, o.solve);
-    // As for one process's line kernel: remoteness wide enough for the
-    // longest game from the start (a level redone would meet aggregates
-    // that already hold its points).
-    if (chain && widths.remoteness_bits)
-        widths.remoteness_bits = uint64_t{u.max_heaps()} * u.max_heap_size() > 255 ? 16 : 8;
+    if (chain && widths.remoteness_bits) widths.remoteness_bits = engine::line_remoteness_bits(u);
     const unsigned j = engine::choose_block_heaps(u);
     const Plan plan = make_plan(u, j);
 

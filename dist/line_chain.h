@@ -174,8 +174,6 @@ struct ChainKernel {
                         }
                     }
                 }
-                const uint64_t bit = uint64_t{1} << (jv & 63);
-                const R neg = jv == 0 ? R(R_MAX - jr) : R(0);
                 if (alone && i == k - 1) {
                     if (!out) continue;
                     const uint64_t* s = in + at * A;
@@ -183,22 +181,15 @@ struct ChainKernel {
                     for (unsigned w = 0; w < W; ++w) o[w] = s[w];
                     R top = static_cast<R>(s[W]), n = static_cast<R>(s[W] >> 32);
                     if (joins) {
-                        o[jv >> 6] |= bit;
+                        o[jv >> 6] |= uint64_t{1} << (jv & 63);
                         if constexpr (REM) top = std::max(top, jr);
-                        n = std::max(n, neg);
+                        if (jv == 0) n = std::max<R>(n, R_MAX - jr);
                     }
                     o[W] = uint64_t{top} | uint64_t{n} << 32;
                     continue;
                 }
                 const uint64_t l = line[i] + home;
-                if (joins) {
-                    seen[l * W + (jv >> 6)] |= bit;
-                    if constexpr (REM) {
-                        R* lr = line_remoteness + 2 * l;
-                        lr[0] = std::max(lr[0], jr);
-                        lr[1] = std::max(lr[1], neg);
-                    }
-                }
+                if (joins) engine::join_line<W, REM>(seen, line_remoteness, l, jv, jr);
                 if (out && !alone && a[i] == a[k - 1]) {
                     uint64_t* o = out + at * A;
                     for (unsigned w = 0; w < W; ++w) o[w] = seen[l * W + w];

@@ -34,6 +34,7 @@
 // brute-force kernel, which holds any value. Remoteness never overflows R:
 // the solver picks R from the longest game before the solve.
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -75,6 +76,35 @@ inline void line_indices(const Universe& u, const uint32_t* a, uint64_t* line) {
     for (unsigned i = 0; i < k; ++i) {
         line[i] += prefix;
         prefix += u.term(i, a[i]);
+    }
+}
+
+// Automatic choice: lines pay when the prefix is most of a heap's children
+// (bench_kernels, bench_solver: Nim misere K=5..7 H=63 wins 16-21x,
+// allbut:1,2 K=5 H=63 about 6x - its points join their lines by a look-up
+// each; a subtraction game of a few amounts is all near children, with
+// nothing to summarise).
+inline bool lines_pay(const LineShape& shape, const Universe& u) {
+    return shape.lag * 2 <= u.max_heap_size();
+}
+
+// Remoteness cannot be widened under the line kernel (a level redone would
+// meet aggregates that already hold its points), so its arrays start wide
+// enough for the longest game in a box, K * H moves.
+inline unsigned line_remoteness_bits(const Universe& u) {
+    return uint64_t{u.max_heaps()} * u.max_heap_size() > std::numeric_limits<uint8_t>::max() ? 16 : 8;
+}
+
+// A point of value jv and remoteness jr joins the aggregate of `line`: W
+// words of values seen at seen + line * W, and (REM) the largest remoteness
+// and R_MAX minus the smallest of value 0 at line_remoteness + 2 * line.
+template <unsigned W, bool REM, class R>
+void join_line(uint64_t* seen, R* line_remoteness, uint64_t line, uint32_t jv, R jr) {
+    seen[line * W + (jv >> 6)] |= uint64_t{1} << (jv & 63);
+    if constexpr (REM) {
+        R* lr = line_remoteness + 2 * line;
+        lr[0] = std::max(lr[0], jr);
+        if (jv == 0) lr[1] = std::max<R>(lr[1], std::numeric_limits<R>::max() - jr);
     }
 }
 
@@ -142,7 +172,7 @@ struct LineKernel {
         uint64_t joining[Universe::MAX_HEAPS];  // the rank of its point v - lag (lag > 0)
         for (uint64_t rank = first; rank < first + count; ++rank) {
             // 1. The lines of the distinct heaps.
-            lines_of(a, line);
+            line_indices(u, a, line);
             // 2. Combine the lines' aggregates (a heap of 0 has no prefix).
             uint64_t set[W] = {};
             R max_rem = 0, neg_min_rem_p = 0;
@@ -220,7 +250,7 @@ struct LineKernel {
         u.unrank(first, a);
         uint64_t line[Universe::MAX_HEAPS];
         for (uint64_t rank = first; rank < first + count; ++rank) {
-            lines_of(a, line);
+            line_indices(u, a, line);
             for (unsigned i = 0; i < k; ++i) {
                 if (i > 0 && a[i - 1] == a[i]) continue;
                 uint64_t point = rank;  // Nim: p itself
@@ -243,16 +273,8 @@ struct LineKernel {
     }
 
   private:
-    void lines_of(const uint32_t* a, uint64_t* line) const { line_indices(u, a, line); }
-
-    // A point of value jv and remoteness jr joins the aggregate of `line`.
     void join(uint64_t line, uint32_t jv, R jr) const {
-        seen[line * W + (jv >> 6)] |= uint64_t{1} << (jv & 63);
-        if constexpr (REM) {
-            R* lr = line_remoteness + 2 * line;
-            lr[0] = std::max(lr[0], jr);
-            if (jv == 0) lr[1] = std::max<R>(lr[1], R_MAX - jr);
-        }
+        join_line<W, REM>(seen, line_remoteness, line, jv, jr);
     }
 };
 

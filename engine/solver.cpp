@@ -290,20 +290,11 @@ KernelChoice choose_kernel(const Rule& rule, const Universe& u, const SolveOptio
         }
         return choice;
     }
-    // Automatic: lines pay when the prefix is most of a heap's children
-    // (bench_kernels, bench_solver: Nim misere K=5..7 H=63 wins 16-21x,
-    // allbut:1,2 K=5 H=63 about 6x - its points join their lines by a
-    // look-up each; a subtraction game of a few amounts is all near
-    // children, with nothing to summarise).
-    if (o.kernel == Kernel::automatic && shape->lag * 2 > u.max_heap_size()) return choice;
-    // Remoteness cannot be widened under the line kernel (a level redone
-    // would meet aggregates that already hold its points), so it starts wide
-    // enough for the longest game; the solve narrows it at the end.
+    if (o.kernel == Kernel::automatic && !lines_pay(*shape, u)) return choice;
+    // Remoteness starts wide enough for the longest game (line_remoteness_bits);
+    // the solve narrows it at the end.
     Widths wide = choice.widths;
-    if (wide.remoteness_bits) {
-        const uint64_t longest = uint64_t{u.max_heaps()} * u.max_heap_size();
-        wide.remoteness_bits = longest > std::numeric_limits<uint8_t>::max() ? 16 : 8;
-    }
+    if (wide.remoteness_bits) wide.remoteness_bits = line_remoteness_bits(u);
     // Automatic: where the store would not fit in memory but the arrays
     // alone would, brute force still solves the universe.
     if (o.kernel == Kernel::automatic) {
