@@ -90,11 +90,12 @@ bool stderr_is_terminal() {
 
 std::string storage_lines(const io::TableReader& table) {
     const io::TableInfo& info = table.info();
+    const io::TableStorage storage = table.storage();
     return fmt::format(
         "data         {} as arrays, {} stored ({}, compression ratio {:.1f}x)\n"
         "file size    {}\n",
-        engine::format_bytes(info.data_bytes), engine::format_bytes(table.stored_bytes()),
-        io::to_string(info.compression), table.compression_ratio(),
+        engine::format_bytes(info.data_bytes), engine::format_bytes(storage.stored_bytes),
+        io::to_string(info.compression), storage.compression_ratio,
         engine::format_bytes(info.file_bytes));
 }
 

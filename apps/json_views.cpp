@@ -53,6 +53,7 @@ nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool l
 
 nlohmann::json info_json(const io::TableReader& table) {
     const io::TableInfo& i = table.info();
+    const io::TableStorage storage = table.storage();
     nlohmann::json j = {
         {"path", i.path},
         {"rules", i.rules},
@@ -68,8 +69,8 @@ nlohmann::json info_json(const io::TableReader& table) {
         {"chunk_elements", i.chunk_elements},
         {"file_bytes", i.file_bytes},
         {"data_bytes", i.data_bytes},
-        {"stored_bytes", table.stored_bytes()},
-        {"compression_ratio", table.compression_ratio()},
+        {"stored_bytes", storage.stored_bytes},
+        {"compression_ratio", storage.compression_ratio},
         {"generator", i.generator},
         {"method", i.method},
     };

@@ -71,8 +71,15 @@ struct TableInfo {
     uint64_t chunk_elements = 0;
     uint64_t file_bytes = 0;
     // The datasets' bytes as arrays (positions x width); what they take in
-    // the file is TableReader::stored_bytes().
+    // the file is TableReader::storage().
     uint64_t data_bytes = 0;
+};
+
+// What a table's datasets take in the file, and what compression gained
+// on the data itself (data_bytes / stored_bytes).
+struct TableStorage {
+    uint64_t stored_bytes = 0;
+    double compression_ratio = 1.0;
 };
 
 }  // namespace nimtb::io

@@ -200,13 +200,11 @@ TableReader::~TableReader() = default;
 TableReader::TableReader(TableReader&&) noexcept = default;
 TableReader& TableReader::operator=(TableReader&&) noexcept = default;
 
-uint64_t TableReader::stored_bytes() const {
-    return value_->stored_bytes() + (remoteness_ ? remoteness_->stored_bytes() : 0);
-}
-
-double TableReader::compression_ratio() const {
-    const uint64_t stored = stored_bytes();
-    return stored ? double(info_.data_bytes) / double(stored) : 1.0;
+TableStorage TableReader::storage() const {
+    TableStorage t;
+    t.stored_bytes = value_->stored_bytes() + (remoteness_ ? remoteness_->stored_bytes() : 0);
+    if (t.stored_bytes) t.compression_ratio = double(info_.data_bytes) / double(t.stored_bytes);
+    return t;
 }
 
 void TableReader::set_cache_bytes(uint64_t bytes) {

@@ -36,10 +36,9 @@ class TableReader {
     const engine::Universe& universe() const { return *universe_; }
     bool has_remoteness() const { return info_.remoteness_bits != 0; }
     // What the datasets take in the file (compressed chunks and their
-    // checksums), asked of HDF5 on each call: a query has no use for it.
-    uint64_t stored_bytes() const;
-    // data_bytes / stored_bytes(): what compression gained on the data itself.
-    double compression_ratio() const;
+    // checksums), asked of HDF5 on each call (it visits every chunk's
+    // record): a query has no use for it.
+    TableStorage storage() const;
 
     // Decoded chunks kept in memory, for both datasets together. Point
     // queries need a few chunks; a pass that follows children (verify) wants
