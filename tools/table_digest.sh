@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The table corpus and its digest: solves a fixed set of tables (every family,
+# both conventions, boxes and totals, both kernels, every compression, format
+# versions 1 and 2, one process and, where nimtb-mpi is built, mpirun -np 2)
+# with the nimtb given (default build/apps/nimtb) and prints one line per
+# table: the SHA-256 of its datasets' stored chunks and of its attributes.
+# Two builds made the same tables when their digests are equal:
+#
+#   tools/table_digest.sh > before.txt; (change, build); tools/table_digest.sh > after.txt
+#   diff before.txt after.txt
+#
+# The generator attribute (nimtb's version) is left out of the digest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NIMTB="$(realpath "${1:-build/apps/nimtb}")"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+CORPUS=(
+    "nim-n --rules nim --heaps 3 --max-heap 15"
+    "nim-m --rules nim --misere --heaps 4 --max-heap 20"
+    "nim-m-brute --rules nim --misere --heaps 4 --max-heap 20 --kernel brute"
+    "nim-m-nolines-v1 --rules nim --misere --heaps 3 --max-heap 40 --format-version 1 -c deflate"
+    "nim-lz4 --rules nim --heaps 3 --max-heap 30 -c lz4"
+    "nim-none --rules nim --misere --heaps 3 --max-heap 30 -c none"
+    "nim-deflate --rules nim --heaps 3 --max-heap 30 -c deflate --level 9"
+    "nim-sg --rules nim --heaps 4 --max-heap 15 --method sprague-grundy"
+    "nim-norem --rules nim --misere --heaps 3 --max-heap 30 --no-remoteness"
+    "sub134-m --rules subtract:1,3,4 --misere --heaps 4 --max-heap 30"
+    "sub13-n --rules subtract:1-3 --heaps 3 --max-heap 40"
+    "allbut12-m --rules allbut:1,2 --misere --heaps 4 --max-heap 25"
+    "allbut12-m-brute --rules allbut:1,2 --misere --heaps 4 --max-heap 25 --kernel brute"
+    "kayles-m --rules octal:0.77 --misere --max-total 30"
+    "kayles-n --rules octal:0.77 --max-total 30"
+    "sub134-n-k3 --rules subtract:1,3,4 --max-total 30 --heaps 3"
+    "dawson-m --rules octal:0.07 --misere --max-total 25"
+    "grundy-n --rules grundy --max-total 24"
+    "lasker-m --rules lasker --misere --max-total 20"
+    "wythoff-n --rules wythoff --heaps 2 --max-heap 60"
+    "wythoff-m --rules wythoff --misere --heaps 3 --max-heap 12"
+    "moore2-n --rules moore:2 --heaps 3 --max-heap 12"
+    "nim-wide --rules nim --heaps 2 --max-heap 300"
+    "sub-wide-m --rules subtract:1-300 --misere --heaps 2 --max-heap 300"
+)
+MPI_CORPUS=(
+    "mpi-nim-m --rules nim --misere --heaps 4 --max-heap 20"
+    "mpi-nim-m-brute --rules nim --misere --heaps 4 --max-heap 20 --kernel brute"
+    "mpi-allbut12-m --rules allbut:1,2 --misere --heaps 4 --max-heap 25"
+    "mpi-kayles-m --rules octal:0.77 --misere --max-total 30"
+    "mpi-wythoff-n --rules wythoff --heaps 2 --max-heap 60"
+    "mpi-sub134-lz4 --rules subtract:1,3,4 --misere --heaps 4 --max-heap 30 -c lz4"
+)
+
+digest() {
+    /usr/bin/python3 - "$1" <<'PY'
+import hashlib, sys
+import h5py
+with h5py.File(sys.argv[1], "r") as f:
+    h = hashlib.sha256()
+    for k, v in sorted(f.attrs.items()):
+        if k != "generator":
+            h.update(f"{k}={v!r};".encode())
+    for name in sorted(f):
+        d = f[name]
+        h.update(f"{name}:{d.dtype.str}:{d.shape}:{d.chunks}:{sorted((k, repr(v)) for k, v in d.attrs.items())}".encode())
+        for i in range(d.id.get_num_chunks()):
+            info = d.id.get_chunk_info(i)
+            mask, data = d.id.read_direct_chunk(info.chunk_offset)
+            h.update(repr((info.chunk_offset, mask)).encode())
+            h.update(data)
+    print(h.hexdigest())
+PY
+}
+
+for entry in "${CORPUS[@]}"; do
+    read -r name args <<<"$entry"
+    # shellcheck disable=SC2086
+    "$NIMTB" solve $args -o "$out/$name.h5" -q
+    echo "$name $(digest "$out/$name.h5")"
+done
+MPIRUN="$(command -v mpirun || true)"
+if [[ -n "$MPIRUN" && -x "$(dirname "$NIMTB")/nimtb-mpi" ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    for entry in "${MPI_CORPUS[@]}"; do
+        read -r name args <<<"$entry"
+        # shellcheck disable=SC2086
+        "$MPIRUN" --oversubscribe -np 2 "$NIMTB" solve $args -o "$out/$name.h5" -q --threads 1
+        echo "$name $(digest "$out/$name.h5")"
+    done
+fi
