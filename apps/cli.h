@@ -2,9 +2,7 @@
 // What the subcommands share: usage errors, option parsing, progress on
 // stderr, Ctrl-C, and the exit codes.
 
-#include <atomic>
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -15,6 +13,11 @@
 #include "engine/solver.h"
 #include "engine/verify.h"
 #include "io/probe.h"
+#include "service/request/hooks.h"
+#include "service/request/progress_bar.h"
+#include "service/request/solve_report.h"
+#include "service/tables.h"
+#include "service/views.h"
 
 namespace nimtb::apps {
 
@@ -44,32 +47,8 @@ std::optional<po::variables_map> parse_arguments(
 unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t max);
 
 // How many heaps a single-heap sequence runs to (--max-heap, --limit): from
-// 1 to MAX_SEQUENCE_HEAPS (values are 2 bytes a heap: 2^31 heaps is 4 GiB).
-inline constexpr uint64_t MAX_SEQUENCE_HEAPS = uint64_t{1} << 31;
+// 1 to service::MAX_SEQUENCE_HEAPS.
 uint64_t heap_count(const po::variables_map& vm, const char* name);
-
-// Set by SIGINT/SIGTERM. A signal handler can only reach a global; this flag
-// is the one piece of process state nimtb keeps outside an object.
-std::atomic<bool>& interrupted();
-void install_interrupt_handler();
-
-// A one-line progress bar on stderr: percent, rate, time left. Drawn only
-// when enabled (stderr is a terminal, or --progress), at most ten times a second.
-class ProgressBar {
-  public:
-    ProgressBar(std::string label, bool enabled);
-    ~ProgressBar();
-    void update(uint64_t done, uint64_t total);
-    void finish();
-
-  private:
-    std::string label_;
-    bool enabled_;
-    bool drawn_ = false;
-    std::chrono::steady_clock::time_point start_, last_;
-};
-
-bool stderr_is_terminal();
 
 // The io reader seen as the engine's TableSource.
 class ReaderSource : public engine::TableSource {
@@ -83,35 +62,27 @@ class ReaderSource : public engine::TableSource {
     io::TableReader& reader_;
 };
 
-// <rule>-<convention>, with the rule made safe for a file name (subtract-1_3_4-misere).
-std::string game_stem(const engine::Rule& rule, engine::Convention c);
-// tables/<rule>-<convention>-k<K>-h<H>.h5 for a box,
-// tables/<rule>-<convention>-n<N>[-k<K>].h5 for a total-bounded universe.
-std::string default_table_path(const engine::Rule& rule, engine::Convention c,
-                               const engine::Universe& u);
-// The table for a game without a TABLE argument: the smallest one in `dir`
-// whose universe holds `start`, or one solved now into `dir` when it is small
-// (a second or two of work), or an error naming the solve to run.
-std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
-                                engine::Convention c, const engine::Heaps& start);
-// The same for exactly the universe `u`: a table of `dir` with the same
-// universe, or `u` solved now when small (normal and misère side by side).
-std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
-                                   engine::Convention c, const engine::Universe& u);
-// The options of `nimtb solve` that make `u`: "--heaps K --max-heap H" or "--max-total N".
-std::string universe_options(const engine::Universe& u);
-// The smallest universe that holds `start` and the rule's moves from it: a
-// box of its heaps, or for rules that split heaps every position of at most
-// its total.
-engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start);
+// The hooks of a command's work: Ctrl-C stops it, notes go to stderr, and
+// `bar` (when given) draws its progress.
+service::Hooks command_hooks(service::ProgressBar* bar = nullptr);
 
-// "1.2M", "340k", "12".
-std::string human_count(double n);
-
-// Two summary lines: the data's size as arrays and as stored, with the
-// compression ratio of the data alone, then the file's size. Both `solve`
-// and `info` print them from what the file holds.
-std::string storage_lines(const io::TableReader& table);
+// The service floor's names the commands use.
+using service::census_json;
+using service::count_table;
+using service::find_or_solve_table;
+using service::find_or_solve_universe;
+using service::game_stem;
+using service::heaps_json;
+using service::human_count;
+using service::info_json;
+using service::move_json;
+using service::period_json;
+using service::ProgressBar;
+using service::query_json;
+using service::reported_period;
+using service::sequence_json;
+using service::stderr_is_terminal;
+using service::storage_lines;
 
 int cmd_solve(const std::vector<std::string>& args);
 int cmd_info(const std::vector<std::string>& args);

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/json_views.h"
 #include "engine/census.h"
+#include "service/views.h"
 
 namespace nimtb::apps {
 

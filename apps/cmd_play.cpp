@@ -54,9 +54,9 @@ int play_northcott(const po::variables_map& vm, play::Level level, bool two_peop
     no.two_people = two_people;
     no.person_first = person_first;
     no.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : std::random_device{}();
-    const std::string table =
-        find_or_solve_table("tables", engine::Rule::parse("nim"), engine::Convention::normal,
-                            engine::Heaps(no.rows, play::NorthcottBoard::WIDTH - 2));
+    const std::string table = find_or_solve_table(
+        "tables", engine::Rule::parse("nim"), engine::Convention::normal,
+        engine::Heaps(no.rows, play::NorthcottBoard::WIDTH - 2), command_hooks());
     fmt::print(stderr, "nimtb: playing from {}\n", table);
     io::Prober nim(table);
     play::play_northcott(nim, no, std::cin, std::cout);
@@ -128,8 +128,8 @@ int cmd_play(const std::vector<std::string>& args) {
         need = *so.start;
     } else {
         // A random start is drawn within the table found for the layout.
-        need = play::layout_needs(so.layout,
-                                  engine::Rule::parse((*vm)["rules"].as<std::string>()), seeder);
+        need = play::layout_needs(so.layout, engine::Rule::parse((*vm)["rules"].as<std::string>()),
+                                  seeder);
     }
     std::string table;
     if (vm->count("table")) {
@@ -142,7 +142,8 @@ int cmd_play(const std::vector<std::string>& args) {
         const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
         table = find_or_solve_table(
             "tables", rule,
-            vm->count("misere") ? engine::Convention::misere : engine::Convention::normal, need);
+            vm->count("misere") ? engine::Convention::misere : engine::Convention::normal, need,
+            command_hooks());
         fmt::print(stderr, "nimtb: playing from {}\n", table);
     }
     io::Prober prober(table);

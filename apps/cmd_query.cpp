@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/json_views.h"
-#include "engine/long_sequence.h"
 #include "engine/periodic_game.h"
-#include "io/sequence_file.h"
+#include "service/request/words.h"
+#include "service/sequences.h"
+#include "service/views.h"
 
 namespace nimtb::apps {
 namespace {
@@ -80,34 +80,15 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
 
 // The game of a one-heap rule from its proven period: read from a sequence
 // file, or computed now until proven.
-engine::PeriodicGame periodic_game(const po::variables_map& vm, engine::Periodicity& period) {
-    engine::Rule rule = engine::Rule::nim();
-    std::vector<uint16_t> values;
+service::ProvenGame proven_game(const po::variables_map& vm) {
     if (vm.count("sequence")) {
-        io::SequenceFile f = io::read_sequence(vm["sequence"].as<std::string>());
-        rule = f.rule;
-        values = std::move(f.values);
-        period = f.period;
-        if (vm.count("rules") && engine::Rule::parse(vm["rules"].as<std::string>()) != rule)
-            throw UsageError("--rules names another rule than the sequence file's " +
-                             rule.canonical());
-    } else {
-        rule = engine::Rule::parse(vm["rules"].as<std::string>());
-        engine::SequenceOptions so;
-        so.until_proven = true;
-        so.cancel = &interrupted();
-        const uint64_t limit = vm.count("limit") ? heap_count(vm, "limit") : DEFAULT_LIMIT;
-        engine::LongSequence seq = engine::long_sequence(rule, limit, so);
-        values = std::move(seq.values);
-        period = seq.period;
+        std::optional<engine::Rule> rule;
+        if (vm.count("rules")) rule = engine::Rule::parse(vm["rules"].as<std::string>());
+        return service::proven_game(vm["sequence"].as<std::string>(), rule);
     }
-    if (period.basis != engine::Basis::proof) {
-        throw nimtb::InputError("no period of " + rule.canonical() +
-                                " is proven, so heaps beyond the values computed cannot be "
-                                "answered: " +
-                                period.explanation);
-    }
-    return engine::PeriodicGame(rule, std::move(values), period.preperiod, period.period);
+    const uint64_t limit = vm.count("limit") ? heap_count(vm, "limit") : DEFAULT_LIMIT;
+    return service::proven_game(engine::Rule::parse(vm["rules"].as<std::string>()), limit,
+                                command_hooks());
 }
 
 void answer_from_period(const engine::PeriodicGame& game, const engine::Periodicity& period,
@@ -165,7 +146,8 @@ int answer_each(const std::string& position,
             answer(text);
         } catch (const nimtb::InputError& e) {
             std::cout.flush();
-            fmt::print(stderr, "nimtb: error: line {}: {}\n", n, e.what());
+            fmt::print(stderr, "nimtb: error: line {}: {}\n", n,
+                       service::command_line_words(e.what()));
             status = EXIT_USAGE;
         }
     }
@@ -203,11 +185,9 @@ int cmd_query(const std::vector<std::string>& args) {
         if (vm->count("position")) throw UsageError("give a TABLE or --rules/--sequence, not both");
         if (position.empty()) throw UsageError("missing POSITION");
         if (line) throw UsageError("--line needs a TABLE");
-        install_interrupt_handler();  // a sequence may be computed first
-        engine::Periodicity period;
-        const engine::PeriodicGame game = periodic_game(*vm, period);
+        const service::ProvenGame proven = proven_game(*vm);
         return answer_each(position, [&](const std::string& text) {
-            answer_from_period(game, period, text, json);
+            answer_from_period(proven.game, proven.period, text, json);
         });
     }
     if (!vm->count("table")) throw UsageError("missing TABLE");

@@ -1,15 +1,12 @@
 #include <fmt/core.h>
 
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/json_views.h"
 #include "engine/long_sequence.h"
-#include "engine/memory.h"
-#include "engine/periodicity.h"
-#include "io/sequence_file.h"
+#include "service/sequences.h"
+#include "service/views.h"
 
 namespace nimtb::apps {
 
@@ -32,7 +29,6 @@ not claimed. --until-proven computes until a period is proven, up to
 --limit heaps.
 )";
 
-constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 24;
 // A sequence longer than this prints its first values only (--json and
 // --out give them all).
 constexpr uint64_t PRINTED = 2000;
@@ -61,48 +57,23 @@ int cmd_sequence(const std::vector<std::string>& args) {
     if (until == (vm->count("max-heap") > 0))
         throw UsageError("give --max-heap N or --until-proven, not both or neither");
     if (vm->count("limit") && !until) throw UsageError("--limit goes with --until-proven");
-    const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-    const std::string out_path = vm->count("out") ? (*vm)["out"].as<std::string>() : "";
-    if (!out_path.empty() && !vm->count("force") && std::filesystem::exists(out_path))
-        throw nimtb::TableError(out_path + " already exists; choose another --out or add --force");
-    const uint64_t n = until ? (vm->count("limit") ? heap_count(*vm, "limit") : DEFAULT_LIMIT)
-                             : heap_count(*vm, "max-heap");
-    engine::SequenceOptions so;
-    so.method = engine::parse_sequence_method((*vm)["method"].as<std::string>());
-    so.until_proven = until;
-    so.cancel = &interrupted();
-    // The memory, before any work.
-    const uint64_t bytes = engine::long_sequence_bytes(n);
-    const uint64_t available = engine::available_memory();
-    if (available && bytes > available) {
-        throw nimtb::ResourceError(
-            fmt::format("{} heaps need {} of memory, more than the {} available", n,
-                        human_count(double(bytes)) + "B", human_count(double(available)) + "B"));
+    service::SequenceRequest request;
+    request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
+    if (until) {
+        if (vm->count("limit")) request.limit = heap_count(*vm, "limit");
+    } else {
+        request.max_heap = heap_count(*vm, "max-heap");
     }
-    if (n >= (uint64_t{1} << 20)) {
-        const std::string memory = human_count(double(bytes)) + "B";
-        if (until) {
-            fmt::print(stderr, "sequence: until a period is proven, up to heap {} at most ({})\n",
-                       n, memory);
-        } else {
-            fmt::print(stderr, "sequence: up to heap {}, {} of memory\n", n, memory);
-        }
-    }
+    request.method = engine::parse_sequence_method((*vm)["method"].as<std::string>());
+    if (vm->count("out")) request.output = (*vm)["out"].as<std::string>();
+    request.overwrite = vm->count("force") > 0;
+    const uint64_t bytes = service::check_sequence(request);  // the memory, before any work
     ProgressBar bar(fmt::format("sequence ({}B)", human_count(double(bytes))),
-                    (stderr_is_terminal() || vm->count("progress")) && n >= 100'000);
-    so.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
-    install_interrupt_handler();
-    engine::LongSequence seq = engine::long_sequence(rule, n, so);
+                    (stderr_is_terminal() || vm->count("progress")) && request.heaps() >= 100'000);
+    const engine::LongSequence seq = service::compute_sequence(request, command_hooks(&bar));
     bar.finish();
+    const engine::Rule& rule = request.rule;
     const std::vector<uint16_t>& g = seq.values;
-    if (!out_path.empty()) {
-        io::SequenceFile f;
-        f.rule = rule;
-        f.algorithm = engine::to_string(seq.method);
-        f.values = g;
-        f.period = seq.period;  // a proof only: what answers positions beyond the values
-        io::write_sequence(out_path, f, vm->count("force") > 0);
-    }
     const std::string method =
         seq.method == engine::SequenceMethod::sparse
             ? fmt::format("sparse-space (mask {}, {} rare heaps)", seq.mask, seq.rare_heaps)

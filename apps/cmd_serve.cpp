@@ -8,13 +8,15 @@
 
 #include "apps/cli.h"
 #include "apps/web_server.h"
+#include "service/request/interrupt.h"
 
 namespace nimtb::apps {
 
 int cmd_serve(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()("tables", po::value<std::string>()->default_value("tables"),
-                       "the folder of tables to serve; small tables a game needs are solved into it")(
+    opts.add_options()(
+        "tables", po::value<std::string>()->default_value("tables"),
+        "the folder of tables to serve; small tables a game needs are solved into it")(
         "port", po::value<int64_t>()->default_value(8080), "the port (0: any free port)")(
         "host", po::value<std::string>()->default_value("127.0.0.1"),
         "the address to listen on (0.0.0.0: every network, for other machines too)");
@@ -40,14 +42,14 @@ int cmd_serve(const std::vector<std::string>& args) {
     std::cout << fmt::format("nimtb: serving the tables of {}/ at http://{}:{}/ (Ctrl-C stops)\n",
                              o.tables_dir, o.host, port)
               << std::flush;
-    install_interrupt_handler();
+    service::stop_on_signals();
     std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer ends that answer only
     std::thread watcher([&server] {
-        while (!interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        while (!service::interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         server.stop();
     });
     server.serve();
-    interrupted() = true;  // ends the watcher if the server stopped on its own
+    service::interrupted() = true;  // ends the watcher if the server stopped on its own
     watcher.join();
     std::cout << "nimtb: stopped\n";
     return EXIT_OK;

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/json_views.h"
+#include "service/views.h"
 
 namespace nimtb::apps {
 namespace {

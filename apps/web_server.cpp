@@ -13,7 +13,6 @@
 #include <random>
 
 #include "apps/cli.h"
-#include "apps/json_views.h"
 #include "apps/web_assets.h"
 #include "engine/errors.h"
 #include "engine/long_sequence.h"
@@ -21,6 +20,7 @@
 #include "play/northcott.h"
 #include "play/players.h"
 #include "play/session.h"
+#include "service/views.h"
 
 namespace nimtb::apps {
 
@@ -40,6 +40,13 @@ constexpr uint16_t NO_REMOTENESS = UINT16_MAX;
 constexpr uint64_t MAX_PAGE_SEQUENCE = 65'536;
 // Counting reads the whole table while holding the tables' lock.
 constexpr uint64_t MAX_COUNT_POSITIONS = 50'000'000;
+
+// The hooks of a solve on the spot: the server's log (stderr) says so.
+service::Hooks log_hooks() {
+    service::Hooks hooks;
+    hooks.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+    return hooks;
+}
 
 // An answer other than 200, thrown by a handler.
 struct HttpError : std::runtime_error {
@@ -232,7 +239,7 @@ void WebServer::Impl::routes() {
                  std::string path;
                  try {
                      path = find_or_solve_universe(options.tables_dir, r.rule(), other,
-                                                   r.universe());
+                                                   r.universe(), log_hooks());
                  } catch (const std::runtime_error& e) {
                      throw HttpError(422, e.what());  // too big to solve now: names the solve
                  }
@@ -322,7 +329,7 @@ void WebServer::Impl::routes() {
                 by_layout ? play::layout_needs(layout, rule, rng) : position_param(req);
             std::string path;
             try {
-                path = find_or_solve_table(options.tables_dir, rule, convention, need);
+                path = find_or_solve_table(options.tables_dir, rule, convention, need, log_hooks());
             } catch (const std::runtime_error& e) {
                 throw HttpError(422,
                                 e.what());  // too big to solve now: the message names the solve
@@ -364,8 +371,9 @@ void WebServer::Impl::plane(const httplib::Request& req, httplib::Response& res)
     io::TableReader& r = table(param(req, "table")).prober->table();
     const engine::Universe& u = r.universe();
     if (u.max_heaps() < 2) throw HttpError(400, "the table holds one heap: there is no plane");
-    const engine::Heaps others =
-        req.has_param("others") ? engine::parse_heaps(req.get_param_value("others")) : engine::Heaps{};
+    const engine::Heaps others = req.has_param("others")
+                                     ? engine::parse_heaps(req.get_param_value("others"))
+                                     : engine::Heaps{};
     if (others.size() > u.max_heaps() - 2) {
         throw HttpError(400, fmt::format("a plane of a table of {} heaps fixes at most {} others",
                                          u.max_heaps(), u.max_heaps() - 2));
@@ -378,8 +386,8 @@ void WebServer::Impl::plane(const httplib::Request& req, httplib::Response& res)
         if (c) fixed.push_back(c);
     }
     // The heap sizes a or b can take with the others as they are.
-    const uint64_t extent = u.is_box() ? uint64_t{u.max_heap_size()} + 1
-                                       : uint64_t{u.max_total()} - fixed_total + 1;
+    const uint64_t extent =
+        u.is_box() ? uint64_t{u.max_heap_size()} + 1 : uint64_t{u.max_total()} - fixed_total + 1;
     const uint32_t side = static_cast<uint32_t>(std::min<uint64_t>(extent, MAX_PLANE_SIDE));
     const size_t cells = size_t{side} * side;
     std::vector<uint64_t> ranks;
@@ -461,7 +469,7 @@ json WebServer::Impl::northcott(const httplib::Request& req) {
         std::lock_guard lock(tables_mutex);
         const std::string path = find_or_solve_table(
             options.tables_dir, engine::Rule::parse("nim"), engine::Convention::normal,
-            engine::Heaps(board.rows().size(), board.width() - 2));
+            engine::Heaps(board.rows().size(), board.width() - 2), log_hooks());
         Open& t = table(fs::path(path).filename().string());
         const auto player = play::make_table_player(level, engine::Convention::normal);
         const auto m = play::computer_move(board, side, *player, *t.prober, rng);

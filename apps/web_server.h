@@ -16,9 +16,11 @@
 //   GET  /api/move?table=T&position=P&level=L   the computer's move, as in query's "moves"
 //   POST /api/learn  {"table","won","draws"}    the learning level learns from a game
 //   GET  /api/find?rules=R&convention=C&(position=P|layout=L)
-//                                               the table of a game and its start, solved now if small
+//                                               the table of a game and its start, solved now if
+//                                               small
 //   GET  /api/northcott?board=B[&row=R&to=C][&reply=x|o&level=L]
-//                                               Northcott's game: a move checked, the computer's answer
+//                                               Northcott's game: a move checked, the computer's
+//                                               answer
 
 #include <atomic>
 #include <cstdint>

@@ -685,25 +685,23 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
                         const DistributedOptions& o) {
     if (o.solve.method != engine::SolveMethod::brute)
         throw InputError("a distributed solve uses the brute method; --method sprague-grundy runs in one process");
-    engine::check_closed(rule, u);
-    // The line chain (line_chain.h) for the rules with lines, as one
-    // process chooses its line kernel: told --kernel lines, or where the
-    // prefix is most of a heap's children; every other rule visits every
-    // child.
-    const std::optional<engine::LineShape> shape = engine::line_shape(rule, u);
-    const bool chain_fits = shape && u.max_heaps() >= 2;
-    if (o.solve.kernel == engine::Kernel::lines && !chain_fits) {
-        throw InputError("the line kernel needs a rule that takes from one heap (nim, subtract:, allbut:) in a "
-                         "universe of at least 2 heaps of at most H; " + rule.canonical() + " in " +
-                         u.describe() + " has no lines: use --kernel brute");
+    // The plan one process would run, with the line kernel as the line
+    // chain (line_chain.h): its store is spread over the processes, so no
+    // machine's memory decides against it, and it needs 2 heaps or more.
+    engine::SolveOptions planned = o.solve;
+    planned.memory_limit = UINT64_MAX;
+    planned.block_heaps = 0;
+    const bool one_heap = u.max_heaps() < 2;
+    if (one_heap && o.solve.kernel == engine::Kernel::lines) {
+        throw InputError("the line kernel across processes needs a universe of at least 2 heaps; " +
+                         u.describe() + " has one: use " + mention(Option::kernel_brute));
     }
-    const bool chain = chain_fits && (o.solve.kernel == engine::Kernel::lines ||
-                                      (o.solve.kernel == engine::Kernel::automatic &&
-                                       engine::lines_pay(*shape, u)));
-    engine::ArrayWidths widths = engine::brute_force_widths(rule, u, o.solve);
-    if (chain && widths.remoteness_bits) widths.remoteness_bits = engine::line_remoteness_bits(u);
-    const unsigned j = engine::choose_block_heaps(u);
-    const Plan plan = make_plan(u, j);
+    if (one_heap) planned.kernel = engine::Kernel::brute;
+    const engine::SolvePlan solve_plan = engine::plan_solve(rule, u, planned);
+    const std::optional<engine::LineShape>& shape = solve_plan.lines;
+    const bool chain = shape.has_value();
+    const engine::ArrayWidths widths = solve_plan.widths;
+    const Plan& plan = solve_plan.order;
 
     const std::vector<int> by_largest = chain ? largest_heap_owners(u, comm) : std::vector<int>{};
     if (chain && comm.rank == 0) {
@@ -771,11 +769,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     stop_if_refused();
     size_t level = 0;
     if (checkpoint) {
-        const std::string key = fmt::format(
-            "distributed brute, blocks of the top {} heaps, {} blocks in {} levels, process {} of "
-            "{}, values from {} bits, remoteness from {} bits",
-            j, plan.blocks.size(), plan.levels(), comm.rank, comm.size, widths.value_bits,
-            widths.remoteness_bits);
+        const std::string key =
+            solve_plan.key(fmt::format("distributed brute, process {} of {}", comm.rank, comm.size));
         try {
             level = checkpoint->restore(key, layout.local_plan, s);
         } catch (const std::exception& e) {
@@ -829,15 +824,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         const bool value_over = comm.any(overflow.value.load());
         const bool remoteness_over = comm.any(overflow.remoteness.load());
         if (value_over || remoteness_over) {
-            if (value_over) {
-                if (s.value.bits() == 16) {
-                    throw SharedError(
-                        "values of this universe exceed 65535, beyond the 16-bit limit of the "
-                        "table format; choose smaller heaps");
-                }
-                s.value.widen();
-            }
-            if (remoteness_over) s.remoteness.widen();
+            // Every process alike: a ResourceError is thrown by all of them.
+            engine::widen_after_overflow(value_over, remoteness_over, s);
             continue;
         }
         engine::LevelStats& stats = s.levels[level];

@@ -4,9 +4,8 @@
 //
 //   nimtb-mpi --request JSON
 //
-// JSON holds the resolved request: rules, convention, max_heaps,
-// max_heap_size, max_total, remoteness, threads, compression, level,
-// format_version, path, checkpoint, checkpoint_every, stats, quiet, progress.
+// JSON holds the request (service/request/solve_request.h: one definition
+// for every front end) and how to present the solve ("quiet", "progress").
 
 #include <fmt/core.h>
 #include <malloc.h>
@@ -29,13 +28,16 @@
 #include "dist/distributed_solver.h"
 #include "dist/mpi_context.h"
 #include "dist/parallel_writer.h"
+#include "service/request/interrupt.h"
+#include "service/request/progress_bar.h"
+#include "service/request/solve_report.h"
+#include "service/request/solve_request.h"
+#include "service/request/words.h"
 
 namespace {
 
 using nimtb::dist::Comm;
 using nimtb::dist::Share;
-
-std::atomic<bool> interrupted{false};
 
 // An exception where unwinding must not run (dist/parallel_writer.cpp):
 // said, then the job stopped.
@@ -47,47 +49,21 @@ std::atomic<bool> interrupted{false};
         what = e.what();
     } catch (...) {
     }
-    nimtb::dist::abort_all(what);
+    nimtb::dist::abort_all(nimtb::service::command_line_words(what));
 }
 
-extern "C" void on_interrupt(int) {
-    interrupted.store(true);
-}
-
-// Process 0's progress line, redrawn at most every half second.
-class Progress {
-  public:
-    explicit Progress(bool on) : on_(on) {}
-    void update(uint64_t done, uint64_t total) {
-        if (!on_) return;
-        const auto now = std::chrono::steady_clock::now();
-        if (done < total && now - last_ < std::chrono::milliseconds(500)) return;
-        last_ = now;
-        std::fprintf(stderr, "\rsolving: %5.1f%% of %llu positions", total ? 100.0 * double(done) / double(total) : 100.0,
-                     static_cast<unsigned long long>(total));
-        if (done == total) std::fprintf(stderr, "\n");
-        std::fflush(stderr);
-    }
-
-  private:
-    bool on_;
-    std::chrono::steady_clock::time_point last_{};
-};
-
-// `--stats FILE`: the levels as one process writes them, and what each
+// `--stats FILE`: the levels as one process writes them, with what each
 // process sent and received in each.
-void write_stats(const Comm& comm, const std::string& path, const Share& share,
-                 const std::string& universe, const std::vector<uint64_t>& peaks) {
+nlohmann::json stats_json(const Comm& comm, const nimtb::service::SolveReport& report,
+                          const Share& share) {
     const size_t levels = share.traffic.size();
     std::vector<uint8_t> mine(levels * sizeof(nimtb::dist::LevelTraffic));
     std::memcpy(mine.data(), share.traffic.data(), mine.size());
     const std::vector<uint8_t> all = comm.gather(mine);
-    if (comm.rank != 0) return;
+    nlohmann::json j = nimtb::service::stats_json(report);
+    if (comm.rank != 0) return j;
     const auto* traffic = reinterpret_cast<const nimtb::dist::LevelTraffic*>(all.data());
-    const nimtb::engine::Solution& s = share.solution;
-    nlohmann::json out = nlohmann::json::array();
     for (size_t l = 0; l < levels; ++l) {
-        const nimtb::engine::LevelStats& x = s.levels[l];
         nlohmann::json sent = nlohmann::json::array(), received = nlohmann::json::array(),
                        rounds = nlohmann::json::array();
         for (int p = 0; p < comm.size; ++p) {
@@ -96,106 +72,65 @@ void write_stats(const Comm& comm, const std::string& path, const Share& share,
             received.push_back(t.received);
             rounds.push_back(t.rounds);
         }
-        out.push_back({{"level", l},
-                       {"blocks", x.blocks},
-                       {"positions", x.positions},
-                       {"lookups", x.lookups},
-                       {"seconds", x.seconds},
-                       {"kernel", nimtb::engine::to_string(x.kernel)},
-                       {"restored", x.restored},
-                       {"sent", sent},
-                       {"received", received},
-                       {"rounds", rounds}});
+        j["levels"][l]["sent"] = sent;
+        j["levels"][l]["received"] = received;
+        j["levels"][l]["rounds"] = rounds;
     }
-    const nlohmann::json j = {{"rules", s.rule.canonical()},
-                              {"convention", nimtb::engine::to_string(s.convention)},
-                              {"universe", universe},
-                              {"positions", s.positions},
-                              {"processes", comm.size},
-                              {"peak_bytes", peaks},
-                              {"child_lookups", s.child_lookups},
-                              {"levels", out}};
-    std::ofstream file(path);
-    file << j.dump(1) << "\n";
-    file.close();
-    if (!file) throw nimtb::TableError("cannot write " + path);
+    return j;
 }
 
-int run(const Comm& comm, const nlohmann::json& r) {
+int run(const Comm& comm, const nlohmann::json& handed) {
     using namespace nimtb;
-    const engine::Rule rule = engine::Rule::parse(r.at("rules").get<std::string>());
-    const uint32_t n = r.at("max_total").get<uint32_t>();
-    const unsigned k = r.at("max_heaps").get<unsigned>();
+    const service::SolveRequest request = service::solve_request_from_json(handed.at("request"));
+    const bool quiet = handed.at("quiet").get<bool>();
     // Its rank tables (5.6 MB under a total of 70) go once solved: the
     // table is written from the processes' shares alone.
-    auto u = std::make_unique<engine::Universe>(
-        n ? engine::Universe::total_bounded(n, k) : engine::Universe(k, r.at("max_heap_size").get<uint32_t>()));
-    const std::string universe = u->describe();
+    auto u = std::make_unique<engine::Universe>(request.universe());
+    service::SolveReport report{request, u->describe(), engine::Solution{request.rule, request.convention, 0, 0,
+                                                                          request.method, {}, {}}};
     dist::DistributedOptions o;
-    o.solve.convention = engine::parse_convention(r.at("convention").get<std::string>());
-    o.solve.remoteness = r.at("remoteness").get<bool>();
-    o.solve.kernel = engine::parse_kernel(r.at("kernel").get<std::string>());
-    o.solve.method = engine::parse_method(r.at("method").get<std::string>());
-    o.solve.threads = r.at("threads").get<unsigned>();
-    o.checkpoint = r.at("checkpoint").get<std::string>();
-    o.checkpoint_every = std::chrono::milliseconds(static_cast<int64_t>(r.at("checkpoint_every").get<double>() * 1000));
+    o.solve = request.solve_options();
+    o.checkpoint = request.checkpoint;
+    o.checkpoint_every = std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000));
     if (const char* budget = std::getenv("NIMTB_PAGE_BUDGET")) o.page_budget = std::stoull(budget);
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-    o.solve.cancel = &interrupted;
-    const bool quiet = r.at("quiet").get<bool>();
-    Progress progress(comm.rank == 0 && !quiet && (r.at("progress").get<bool>() || isatty(2)));
-    o.solve.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
-    io::WriteOptions wo;
-    wo.compression = io::parse_compression(r.at("compression").get<std::string>());
-    wo.level = r.at("level").get<int>();
-    wo.format_version = r.at("format_version").get<uint64_t>();
-    wo.threads = o.solve.threads;
-    const std::string path = r.at("path").get<std::string>();
+    service::stop_on_signals();
+    o.solve.cancel = &service::interrupted();
+    service::ProgressBar bar(fmt::format("solving {} {}", request.rule.canonical(), engine::to_string(request.convention)),
+                             comm.rank == 0 && !quiet && (handed.at("progress").get<bool>() || service::stderr_is_terminal()));
+    o.solve.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+    const io::WriteOptions wo = request.write_options();
 
     const auto t0 = std::chrono::steady_clock::now();
-    Share share = dist::solve_distributed(comm, rule, *u, o);
+    Share share = dist::solve_distributed(comm, request.rule, *u, o);
+    bar.finish();
     u.reset();
     const auto t1 = std::chrono::steady_clock::now();
-    dist::write_table_parallel(comm, path, share, wo);
+    dist::write_table_parallel(comm, request.output, share, wo);
     if (share.checkpoint) {
-        const std::string folder = o.checkpoint;
         share.checkpoint->remove();
         comm.barrier();
         std::error_code ec;
-        if (comm.rank == 0) std::filesystem::remove(folder, ec);  // only when empty
+        if (comm.rank == 0) std::filesystem::remove(request.checkpoint, ec);  // only when empty
     }
     const auto t2 = std::chrono::steady_clock::now();
     // Each process's peak resident memory (bytes): what a cluster's
     // scheduler must grant it.
     struct rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
-    const std::vector<uint64_t> peaks = comm.all_gather(static_cast<uint64_t>(usage.ru_maxrss) * 1024);
-    if (!r.at("stats").get<std::string>().empty())
-        write_stats(comm, r.at("stats").get<std::string>(), share, universe, peaks);
-    if (comm.rank == 0 && !quiet) {
-        const engine::Solution& s = share.solution;
-        const double solve_s = std::chrono::duration<double>(t1 - t0).count();
-        std::cout << fmt::format(
-            "table        {}\n"
-            "game         {} {}, {}\n"
-            "method       brute force from the rules, {}, on {} processes\n"
-            "positions    {}\n"
-            "P-positions  {} ({:.2f}%)\n"
-            "largest value       {}\n"
-            "largest remoteness  {}\n"
-            "solve time   {:.2f} s\n"
-            "write time   {:.2f} s ({})\n"
-            "peak memory  {} MB per process at most (process {})\n",
-            path, rule.canonical(), engine::to_string(o.solve.convention), universe,
-            s.kernel == engine::Kernel::lines ? "children summarised along lines" : "every child visited",
-            comm.size,
-            s.positions, s.p_positions, 100.0 * double(s.p_positions) / double(s.positions), s.max_value,
-            !share.remoteness ? std::string("not stored") : std::to_string(s.max_remoteness), solve_s,
-            std::chrono::duration<double>(t2 - t1).count(), io::to_string(wo.compression),
-            *std::max_element(peaks.begin(), peaks.end()) >> 20,
-            std::max_element(peaks.begin(), peaks.end()) - peaks.begin());
+    report.peak_bytes = comm.all_gather(static_cast<uint64_t>(usage.ru_maxrss) * 1024);
+    report.figures = std::move(share.solution);
+    report.figures.value = {};
+    report.figures.remoteness = {};
+    report.remoteness_stored = share.remoteness;
+    report.distributed = true;
+    report.processes = static_cast<unsigned>(comm.size);
+    report.solve_seconds = std::chrono::duration<double>(t1 - t0).count();
+    report.write_seconds = std::chrono::duration<double>(t2 - t1).count();
+    if (!request.stats.empty()) {
+        const nlohmann::json stats = stats_json(comm, report, share);
+        if (comm.rank == 0) service::write_json_file(request.stats, stats);
     }
+    if (comm.rank == 0 && !quiet) std::cout << service::summary(report);
     return 0;
 }
 
@@ -229,9 +164,13 @@ int main(int argc, char** argv) {
         return e.code();
     } catch (const nimtb::InputError& e) {
         // From the arguments alone: every process throws it.
-        if (comm.rank == 0) std::fprintf(stderr, "nimtb: error: %s\n", e.what());
+        if (comm.rank == 0) std::fprintf(stderr, "nimtb: error: %s\n", nimtb::service::command_line_words(e.what()).c_str());
         return 2;
+    } catch (const nimtb::ResourceError& e) {
+        // From the arguments, or a value beyond 16 bits that all processes met.
+        if (comm.rank == 0) std::fprintf(stderr, "nimtb: error: %s\n", nimtb::service::command_line_words(e.what()).c_str());
+        return 1;
     } catch (const std::exception& e) {
-        nimtb::dist::abort_all(e.what());
+        nimtb::dist::abort_all(nimtb::service::command_line_words(e.what()));
     }
 }

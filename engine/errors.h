@@ -4,8 +4,15 @@
 //
 // Each message is one line a user can act on: what was wrong and, where it
 // helps, what would be right. `main` prints it as `nimtb: error: ...`.
+//
+// A message that tells the user to change an option names it by `mention`,
+// never by a front end's spelling: the command says `--force`, Python
+// `overwrite=True`. Each front end words the mentions in its own terms
+// (`worded`, with its table of names) where it shows the message.
 
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace nimtb {
 
@@ -35,5 +42,60 @@ class TableError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };
+
+// The options a message may ask a user to change, whatever the front end.
+enum class Option {
+    output,            // where a table goes (the command's -o FILE)
+    overwrite,         // replace an existing file
+    max_total,         // a universe of at most N tokens in all
+    max_total_only,    // that universe, without a limit on the number of heaps
+    kernel_brute,      // the brute-force kernel
+    checkpoint,        // the folder of a resumable solve's checkpoint
+    no_remoteness,     // values only
+    sequence_out,      // where a sequence goes
+    level,             // the compression level
+    format_version,    // the table format written
+    stats,             // the file of a solve's figures by level
+    checkpoint_every,  // seconds between a checkpoint's writes
+};
+constexpr std::string_view OPTION_IDS[] = {"output",         "overwrite",    "max_total",
+                                           "max_total_only", "kernel_brute", "checkpoint",
+                                           "no_remoteness",  "sequence_out", "level",
+                                           "format_version", "stats",        "checkpoint_every"};
+
+// A mention of `option` inside a message: a marker `worded` replaces.
+inline std::string mention(Option option) {
+    std::string marker(1, '\x1e');
+    marker.append(OPTION_IDS[static_cast<int>(option)]);
+    marker.push_back('\x1f');
+    return marker;
+}
+
+// `message` with each mention replaced by name(option): how a front end
+// shows a message to its user. Text between markers that names no option is
+// left as it is.
+template <class Name>
+std::string worded(std::string_view message, Name&& name) {
+    std::string out;
+    for (size_t at = 0;;) {
+        const size_t open = message.find('\x1e', at);
+        const size_t close = open == message.npos ? open : message.find('\x1f', open);
+        if (close == message.npos) {
+            out.append(message.substr(at));
+            return out;
+        }
+        out.append(message.substr(at, open - at));
+        const std::string_view id = message.substr(open + 1, close - open - 1);
+        bool known = false;
+        for (size_t i = 0; i < std::size(OPTION_IDS); ++i) {
+            if (OPTION_IDS[i] == id) {
+                out.append(name(static_cast<Option>(i)));
+                known = true;
+            }
+        }
+        if (!known) out.append(id);
+        at = close + 1;
+    }
+}
 
 }  // namespace nimtb

@@ -234,9 +234,12 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
     std::optional<PeriodProver> prover;
     if (window) prover.emplace(*window);
     auto check = [&](uint64_t n) {
-        if ((n & 0xffff) == 0) {
-            if (options.cancel && options.cancel->load()) throw Cancelled();
-            if (options.progress) options.progress(n, max_heap);
+        // A stop is asked for every 4096 heaps (a few ms of Grundy's game at
+        // 2^27), the progress told every 65536.
+        if ((n & 0xfff) == 0) {
+            if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+                throw Cancelled();
+            if (options.progress && (n & 0xffff) == 0) options.progress(n, max_heap);
         }
         if (prover && prover->add(std::span<const uint16_t>(out.values.data(), n + 1)))
             return options.until_proven;

@@ -70,13 +70,13 @@ void check_closed(const Rule& rule, const Universe& u) {
     if (u.is_box()) {
         throw InputError("the rule " + rule.canonical() +
                          " splits heaps, so a universe of at most K heaps of at most H tokens "
-                         "does not hold its moves; solve it with --max-total N (every position "
-                         "of at most N tokens)");
+                         "does not hold its moves; solve it with " +
+                         mention(Option::max_total) + " (every position of at most N tokens)");
     }
     if (u.max_heaps() < u.max_total()) {
         throw InputError("the rule " + rule.canonical() + " splits heaps, so a limit of " +
                          std::to_string(u.max_heaps()) +
-                         " heaps does not hold its moves; give --max-total N without --heaps");
+                         " heaps does not hold its moves; give " + mention(Option::max_total_only));
     }
 }
 

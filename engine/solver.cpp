@@ -81,18 +81,13 @@ unsigned bits_for(uint64_t bound, const char* what) {
                         "smaller ones");
 }
 
-struct Widths {
-    unsigned value_bits;
-    unsigned remoteness_bits;  // 0: not stored
-};
-
 // The widths a solve starts with. Remoteness is at most the length of the
 // longest game, each move taking at least one token, so K*H bounds it; a
 // value is a mex, at most the number of children. Both bounds are loose (Nim
 // misere with 5 heaps of 63 has values below 64 and remoteness up to 252), so
 // both start at 8 bits unless a single heap alone has 256 moves, and the solve
 // widens an array in place when a level meets a larger number.
-Widths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
+ArrayWidths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
     const uint64_t h = u.max_heap_size(), k = u.max_heaps();
     // The longest game: in a box each move takes a token; under a total a
     // move takes a token or splits a heap, and there are at most N heaps.
@@ -162,7 +157,8 @@ Pass run_levels(const Universe& u, const LevelKernel& kernel, const Plan& plan, 
         if (cancelled(o)) throw Cancelled();
         LevelStats& stats = s.levels[level];
         stats.lookups = lookups.load();
-        stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         stats.kernel = s.kernel == engine::Kernel::lines && s.brute_from_level == 0
                            ? engine::Kernel::lines
                            : engine::Kernel::brute;
@@ -222,13 +218,13 @@ Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t 
 // remoteness is stored) two remoteness numbers of the array's width.
 struct LineStore {
     static uint64_t seen_bytes(const Universe& u) { return line_count(u) * line_words(u) * 8; }
-    static uint64_t remoteness_bytes(const Universe& u, const Widths& w) {
+    static uint64_t remoteness_bytes(const Universe& u, const ArrayWidths& w) {
         return line_count(u) * 2 * (w.remoteness_bits / 8);
     }
-    static uint64_t bytes(const Universe& u, const Widths& w) {
+    static uint64_t bytes(const Universe& u, const ArrayWidths& w) {
         return seen_bytes(u) + remoteness_bytes(u, w);
     }
-    LineStore(const Universe& u, const Widths& w)
+    LineStore(const Universe& u, const ArrayWidths& w)
         : seen(seen_bytes(u)), remoteness(remoteness_bytes(u, w)) {}
     LargeBuffer seen;
     LargeBuffer remoteness;
@@ -270,30 +266,26 @@ Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store,
                                : dispatch_lines<W, uint16_t>(u, shape, store, p, l, s, o);
 }
 
-// The kernel and widths a brute-force solve uses, decided before anything
-// is allocated (the memory estimate needs both).
-struct KernelChoice {
-    std::optional<LineShape> lines;  // set: the line kernel
-    Widths widths;
-};
-
-KernelChoice choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o) {
-    KernelChoice choice{std::nullopt, widths(rule, u, o)};
-    if (o.method != SolveMethod::brute || o.kernel == Kernel::brute) return choice;
+// The kernel and widths of a brute-force solve: the line kernel where the
+// rule has lines and they pay (or --kernel lines says so), brute force
+// otherwise.
+void choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o, SolvePlan& plan) {
+    if (o.method != SolveMethod::brute || o.kernel == Kernel::brute) return;
     std::optional<LineShape> shape = line_shape(rule, u);
     if (!shape) {
         if (o.kernel == Kernel::lines) {
             throw InputError(
                 "the line kernel needs a rule that takes from one heap (nim, "
                 "subtract:, allbut:) in a universe of at most K heaps of at most H; " +
-                rule.canonical() + " in " + u.describe() + " has no lines: use --kernel brute");
+                rule.canonical() + " in " + u.describe() + " has no lines: use " +
+                mention(Option::kernel_brute));
         }
-        return choice;
+        return;
     }
-    if (o.kernel == Kernel::automatic && !lines_pay(*shape, u)) return choice;
+    if (o.kernel == Kernel::automatic && !lines_pay(*shape, u)) return;
     // Remoteness starts wide enough for the longest game (line_remoteness_bits);
     // the solve narrows it at the end.
-    Widths wide = choice.widths;
+    ArrayWidths wide = plan.widths;
     if (wide.remoteness_bits) wide.remoteness_bits = line_remoteness_bits(u);
     // Automatic: where the store would not fit in memory but the arrays
     // alone would, brute force still solves the universe.
@@ -301,22 +293,19 @@ KernelChoice choose_kernel(const Rule& rule, const Universe& u, const SolveOptio
         const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
         const uint64_t bytes =
             u.size() * ((wide.value_bits + wide.remoteness_bits) / 8) + LineStore::bytes(u, wide);
-        if (limit != 0 && bytes > limit) return choice;
+        if (limit != 0 && bytes > limit) return;
     }
-    choice.lines = std::move(shape);
-    choice.widths = wide;
-    return choice;
+    plan.lines = std::move(shape);
+    plan.widths = wide;
 }
 
 // Retrograde analysis of the whole universe: the line kernel where the rule
 // has lines, until a value outgrows its bitset; then brute force, widening an
 // array and solving a level again whenever the level meets a number too wide
 // for it.
-void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& choice, Solution& s,
+void solve_retrograde(const Rule& rule, const Universe& u, const SolvePlan& choice, Solution& s,
                       const SolveOptions& o) {
-    const unsigned j =
-        o.block_heaps ? std::min(o.block_heaps, u.max_heaps()) : choose_block_heaps(u);
-    const Plan plan = make_plan(u, j);
+    const Plan& plan = choice.order;
     s.value = QuantityArray(u.size(), choice.widths.value_bits);
     if (choice.widths.remoteness_bits) {
         s.remoteness = QuantityArray(u.size(), choice.widths.remoteness_bits);
@@ -330,12 +319,8 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
     }
     size_t level = 0;
     if (o.levels) {
-        const std::string key = fmt::format(
-            "kernel {}, blocks of the top {} heaps, {} blocks in {} levels, values from {} bits, "
-            "remoteness from {} bits",
-            choice.lines ? "lines" : "brute", j, plan.blocks.size(), plan.levels(),
-            choice.widths.value_bits, choice.widths.remoteness_bits);
-        level = o.levels->restore(key, plan, s);
+        level =
+            o.levels->restore(choice.key(choice.lines ? "kernel lines" : "kernel brute"), plan, s);
         for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
     }
     if (choice.lines) s.kernel = Kernel::lines;
@@ -360,15 +345,7 @@ void solve_retrograde(const Rule& rule, const Universe& u, const KernelChoice& c
         });
         s.child_lookups += pass.lookups;
         if (pass.complete()) return;
-        if (pass.value) {
-            if (s.value.bits() == 16) {
-                throw ResourceError(
-                    "values of this universe exceed 65535, beyond the 16-bit "
-                    "limit of the table format; choose smaller heaps");
-            }
-            s.value.widen();
-        }
-        if (pass.remoteness) s.remoteness.widen();  // the longest game < 65536 was checked
+        widen_after_overflow(pass.value, pass.remoteness, s);
         level = pass.level;
     }
 }
@@ -402,19 +379,57 @@ void run_sprague_grundy(const Universe& u, const std::vector<uint32_t>& single, 
 
 }  // namespace
 
+std::string SolvePlan::key(std::string_view runner) const {
+    return fmt::format(
+        "{}, blocks of the top {} heaps, {} blocks in {} levels, values from {} bits, "
+        "remoteness from {} bits",
+        runner, block_heaps, order.blocks.size(), order.levels(), widths.value_bits,
+        widths.remoteness_bits);
+}
+
 // The arrays at their starting widths, and the line kernel's store; an
 // array widened during the solve needs its 8 bits more per position then,
 // and a failure to get them is reported as out of memory.
-uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    const KernelChoice choice = choose_kernel(rule, u, options);
-    const Widths& w = choice.widths;
-    return u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
-           (choice.lines ? LineStore::bytes(u, w) : 0);
+SolvePlan plan_solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    if (options.method == SolveMethod::sprague_grundy && options.convention != Convention::normal) {
+        throw InputError(
+            "the sprague-grundy method holds for normal play only; use the brute method for "
+            "misere");
+    }
+    if (options.method == SolveMethod::sprague_grundy && !rule.one_heap()) {
+        throw InputError("the sprague-grundy method needs moves that touch one heap, which " +
+                         rule.canonical() + " does not have; use the brute method");
+    }
+    check_closed(rule, u);
+    SolvePlan plan;
+    plan.method = options.method;
+    plan.widths = widths(rule, u, options);
+    choose_kernel(rule, u, options, plan);
+    const ArrayWidths& w = plan.widths;
+    plan.memory = u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
+                  (plan.lines ? LineStore::bytes(u, w) : 0);
+    if (options.method == SolveMethod::brute) {
+        plan.block_heaps = options.block_heaps ? std::min(options.block_heaps, u.max_heaps())
+                                               : choose_block_heaps(u);
+        plan.order = make_plan(u, plan.block_heaps);
+    }
+    return plan;
 }
 
-ArrayWidths brute_force_widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    const Widths w = widths(rule, u, options);
-    return {w.value_bits, w.remoteness_bits};
+uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    return plan_solve(rule, u, options).memory;
+}
+
+void widen_after_overflow(bool value, bool remoteness, Solution& s) {
+    if (value) {
+        if (s.value.bits() == 16) {
+            throw ResourceError(
+                "values of this universe exceed 65535, beyond the 16-bit "
+                "limit of the table format; choose smaller heaps");
+        }
+        s.value.widen();
+    }
+    if (remoteness) s.remoteness.widen();  // the longest game < 65536 was checked
 }
 
 // Each slice of 64 Ki positions counts into its own slot; the slots are
@@ -430,7 +445,8 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
             const uint32_t v = value.get(i);
             acc.p_positions += v == 0;
             acc.max_value = std::max(acc.max_value, v);
-            if (!remoteness.empty()) acc.max_remoteness = std::max(acc.max_remoteness, remoteness.get(i));
+            if (!remoteness.empty())
+                acc.max_remoteness = std::max(acc.max_remoteness, remoteness.get(i));
         }
     });
     ArraySummary total;
@@ -443,19 +459,9 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
 }
 
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    if (options.method == SolveMethod::sprague_grundy && options.convention != Convention::normal) {
-        throw InputError(
-            "the sprague-grundy method holds for normal play only; use the brute method for "
-            "misere");
-    }
-    if (options.method == SolveMethod::sprague_grundy && !rule.one_heap()) {
-        throw InputError("the sprague-grundy method needs moves that touch one heap, which " +
-                         rule.canonical() + " does not have; use the brute method");
-    }
-    check_closed(rule, u);
-    // 1. Choose the kernel, and check that its arrays fit before allocating them.
-    const KernelChoice choice = choose_kernel(rule, u, options);
-    const uint64_t needed = estimate_memory(rule, u, options);
+    // 1. Plan, and check that the arrays fit before allocating them.
+    const SolvePlan choice = plan_solve(rule, u, options);
+    const uint64_t needed = choice.memory;
     const uint64_t limit = options.memory_limit ? options.memory_limit : available_memory();
     if (limit != 0 && needed > limit) {
         throw ResourceError("solving " + std::to_string(u.size()) + " positions needs " +

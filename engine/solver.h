@@ -2,18 +2,20 @@
 // The retrograde solver: value and remoteness of every position of a universe.
 //
 // Brute force (the default) derives both from the rule's moves alone, as
-// DESIGN.md defines them; it never uses the XOR theorem, which `verify` tests.
+// docs/FORMAT.md defines them; it never uses the XOR theorem, which `verify` tests.
 // The Sprague-Grundy method is theorem-based: normal play only, values only,
 // each position's value the XOR of its single heaps' brute-force values.
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/errors.h"
 #include "engine/memory.h"
+#include "engine/moves.h"
 #include "engine/rules.h"
 #include "engine/solve_order.h"
 #include "engine/universe.h"
@@ -145,14 +147,40 @@ struct Solution {
     }
 };
 
-// The widths in bits the brute-force kernel's arrays start at (remoteness 0
-// when it is not stored); a solve widens them when a level needs it. Throws
-// ResourceError when the longest game cannot fit 16 bits.
+// The widths in bits a solve's arrays start at (remoteness 0 when it is not
+// stored); a brute-force solve widens them when a level needs it.
 struct ArrayWidths {
     unsigned value_bits;
     unsigned remoteness_bits;
 };
-ArrayWidths brute_force_widths(const Rule& rule, const Universe& universe, const SolveOptions& options);
+
+// What a solve will do, decided once before anything is allocated: the
+// kernel (the line kernel's shape when it runs), the widths the arrays start
+// at, the blocks and levels of the solve order, and the memory the arrays
+// need. One process (solve) and the distributed solve (mpi/) both run a plan
+// made here, so they choose alike.
+struct SolvePlan {
+    SolveMethod method = SolveMethod::brute;
+    std::optional<LineShape> lines;  // set: the line kernel
+    ArrayWidths widths{8, 0};
+    unsigned block_heaps = 0;  // top heaps of a block (brute method)
+    Plan order;                // blocks by level (brute method)
+    uint64_t memory = 0;       // bytes of the arrays at their starting widths, and the line store
+    // What a checkpoint is saved under: a store saved under another plan
+    // refuses to restore. `runner` says who runs it ("kernel lines", or a
+    // process of a distributed solve).
+    std::string key(std::string_view runner) const;
+};
+
+// The plan of a solve of `universe` under `rule`. Throws InputError (a method
+// or kernel the rule cannot take, a universe its moves leave) and
+// ResourceError (the longest game beyond 16 bits). The memory is estimated,
+// not checked: solve() refuses a plan that needs more than the machine has.
+SolvePlan plan_solve(const Rule& rule, const Universe& universe, const SolveOptions& options);
+
+// After a level met a number too wide for its array: the array widened to
+// 16 bits, or ResourceError when values already are.
+void widen_after_overflow(bool value, bool remoteness, Solution& s);
 
 // P-positions, the largest value and the largest remoteness of arrays
 // (remoteness may be empty), counted in parallel: a solve's summary. Call
@@ -164,7 +192,7 @@ struct ArraySummary {
 };
 ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness);
 
-// Bytes a solve would allocate for its arrays.
+// Bytes a solve would allocate for its arrays: plan_solve(...).memory.
 uint64_t estimate_memory(const Rule& rule, const Universe& universe, const SolveOptions& options);
 
 // Solves every position of `universe` under `rule`. Results are bit-identical

@@ -150,7 +150,8 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
             const std::vector<char> text = read_file(manifest);
             m = nlohmann::json::parse(text.begin(), text.end());
             if (!m.is_object() || m.value("format", "") != FORMAT) {
-                fail(manifest + " is not a nimtb checkpoint; give another --checkpoint folder");
+                fail(manifest + " is not a nimtb checkpoint; give another " + mention(Option::checkpoint) +
+                     " folder");
             }
             version = m.value("version", 0);
         } catch (const nlohmann::json::exception&) {
@@ -166,8 +167,8 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
             if (!m.contains(key) || m[key] != value) {
                 fail(fmt::format(
                     "{} holds the checkpoint of another solve ({}); this one is {}: give another "
-                    "--checkpoint folder, or remove it to start again",
-                    dir_, describe(m), describe(mine)));
+                    "{} folder, or remove it to start again",
+                    dir_, describe(m), describe(mine), mention(Option::checkpoint)));
             }
         }
         plan_key_ = m.contains("plan") && m["plan"].is_string() ? m["plan"].get<std::string>() : "";

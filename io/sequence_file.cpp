@@ -15,7 +15,8 @@ constexpr hsize_t CHUNK = hsize_t{1} << 20;
 void write_sequence(const std::string& path, const SequenceFile& s, bool overwrite) {
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !overwrite)
-        throw TableError(path + " already exists; choose another --out or add --force");
+        throw TableError(path + " already exists; choose another " + mention(Option::sequence_out) +
+                         " or " + mention(Option::overwrite));
     Hdf5Output out(path, "sequence");
     const hid_t root = out.root();
     write_string_attribute(root, "format", SEQUENCE_FORMAT_NAME);

@@ -215,7 +215,8 @@ void TableReader::set_cache_bytes(uint64_t bytes) {
 void TableReader::require_remoteness() const {
     if (!remoteness_)
         throw TableError(info_.path +
-                         ": the table has no remoteness (solved with --no-remoteness)");
+                         ": the table has no remoteness (solved with " + mention(Option::no_remoteness) +
+                         ")");
 }
 
 uint32_t TableReader::value(uint64_t rank) {

@@ -159,9 +159,8 @@ void check_output(const std::string& path, const WriteOptions& o) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (fs::exists(path, ec) && !o.overwrite) {
-        throw TableError(path +
-                         " already exists; choose another output with -o or overwrite it with "
-                         "--force");
+        throw TableError(path + " already exists; choose another " + mention(Option::output) +
+                         " or " + mention(Option::overwrite));
     }
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) {

@@ -1,24 +1,35 @@
-// `import nimtb`: tables, queries, whole arrays, small solves and single-heap
-// sequences from Python. Answers are the command's own JSON objects (apps/
-// json_views.h) turned into Python values, so `Table.query` returns what
-// `nimtb query --json` prints; errors are Python exceptions carrying the
-// command's messages (nimtb.InputError is a ValueError, nimtb.TableError an
-// OSError).
+// `import nimtb`: tables, queries, whole arrays, solves and single-heap
+// sequences from Python, over the service floor. Answers are the command's
+// own JSON objects (service/views.h) turned into Python values, so
+// `Table.query` returns what `nimtb query --json` prints; errors are Python
+// exceptions carrying the command's messages in Python's words
+// (nimtb.InputError is a ValueError, nimtb.TableError an OSError).
+//
+// A solve or a sequence runs on a thread of its own while the caller's
+// thread waits without the GIL: other Python threads run meanwhile, and the
+// waiting thread takes the GIL every 50 ms to let Python handle signals, so
+// Ctrl-C stops the work (no file is left) and raises KeyboardInterrupt.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
-#include "apps/json_views.h"
 #include "engine/long_sequence.h"
-#include "engine/moves.h"
 #include "engine/solver.h"
 #include "io/probe.h"
-#include "io/table_writer.h"
+#include "service/sequences.h"
+#include "service/solve.h"
+#include "service/views.h"
 
 namespace py = pybind11;
 using namespace nimtb;
@@ -27,6 +38,91 @@ namespace {
 
 py::object to_python(const nlohmann::json& j) {
     return py::module_::import("json").attr("loads")(j.dump());
+}
+
+// A message with the options it mentions in Python's words.
+std::string python_words(const char* message) {
+    return worded(message, [](Option o) -> std::string {
+        switch (o) {
+            case Option::output:
+                return "path";
+            case Option::overwrite:
+                return "pass overwrite=True";
+            case Option::max_total:
+                return "max_total=N";
+            case Option::max_total_only:
+                return "max_total=N without heaps";
+            case Option::kernel_brute:
+                return "kernel='brute'";
+            case Option::checkpoint:
+                return "checkpoint";
+            case Option::no_remoteness:
+                return "remoteness=False";
+            case Option::sequence_out:
+                return "path";
+            case Option::level:
+                return "level";
+            case Option::format_version:
+                return "format_version";
+            case Option::stats:
+                return "stats";
+            case Option::checkpoint_every:
+                return "checkpoint_every";
+        }
+        return "";
+    });
+}
+
+// Runs work(hooks) on a thread of its own; see the top of this file. The
+// result, or the work's exception, comes back on the calling thread; a
+// signal's Python exception (KeyboardInterrupt) wins over the work's
+// Cancelled.
+template <class Work>
+auto interruptible(Work work) {
+    using Result = decltype(work(std::declval<const service::Hooks&>()));
+    std::atomic<bool> cancel{false};
+    service::Hooks hooks;
+    hooks.cancel = &cancel;
+    std::optional<Result> result;
+    std::exception_ptr failure;
+    PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+    {
+        py::gil_scoped_release release;
+        std::mutex m;
+        std::condition_variable cv;
+        bool done = false;
+        std::thread worker([&] {
+            try {
+                result.emplace(work(hooks));
+            } catch (...) {
+                failure = std::current_exception();
+            }
+            std::lock_guard lock(m);
+            done = true;
+            cv.notify_one();
+        });
+        std::unique_lock lock(m);
+        while (!cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+            lock.unlock();
+            {
+                py::gil_scoped_acquire acquire;
+                if (PyErr_CheckSignals() != 0) {
+                    PyErr_Fetch(&type, &value, &traceback);
+                    cancel = true;
+                }
+            }
+            lock.lock();
+            if (cancel) break;
+        }
+        lock.unlock();
+        worker.join();
+    }
+    if (type) {
+        PyErr_Restore(type, value, traceback);
+        throw py::error_already_set();
+    }
+    if (failure) std::rethrow_exception(failure);
+    return std::move(*result);
 }
 
 // A position given as text ("3 4 5", "3,4,5") or as a sequence of ints.
@@ -59,13 +155,13 @@ py::object numpy_of(const engine::QuantityArray& q) {
 // A table opened for queries. Not thread-safe, like the prober under it.
 class Table {
   public:
-    explicit Table(const std::string& path) : prober_(path) {}
-    py::object info() const { return to_python(apps::info_json(prober_.table())); }
+    explicit Table(const std::filesystem::path& path) : prober_(path.string()) {}
+    py::object info() const { return to_python(service::info_json(prober_.table())); }
     py::object query(const py::object& position, bool line) {
-        return to_python(apps::query_json(prober_, heaps_of(position), line));
+        return to_python(service::query_json(prober_, heaps_of(position), line));
     }
     py::object perfect_line(const py::object& position) {
-        return to_python(apps::query_json(prober_, heaps_of(position), true)["line"]);
+        return to_python(service::query_json(prober_, heaps_of(position), true)["line"]);
     }
     py::tuple arrays() {
         engine::QuantityArray values, remoteness;
@@ -82,40 +178,53 @@ class Table {
     io::Prober prober_;
 };
 
-Table solve(const std::string& rules, const std::string& path, std::optional<unsigned> heaps,
-            std::optional<uint32_t> max_heap, std::optional<uint32_t> max_total, bool misere,
-            bool overwrite) {
-    const engine::Rule rule = engine::Rule::parse(rules);
+Table solve(const std::string& rules, const std::filesystem::path& path,
+            std::optional<unsigned> heaps, std::optional<uint32_t> max_heap,
+            std::optional<uint32_t> max_total, bool misere, bool overwrite,
+            const std::string& method, const std::string& kernel, bool remoteness, unsigned threads,
+            const std::string& compression, std::optional<int> level,
+            const std::optional<std::filesystem::path>& checkpoint) {
     if (max_total && max_heap) throw InputError("give max_heap or max_total, not both");
     if (!max_total && !(heaps && max_heap))
         throw InputError("give heaps and max_heap (a box), or max_total (and heaps)");
-    const engine::Universe u = max_total
-                                   ? engine::Universe::total_bounded(*max_total, heaps.value_or(0))
-                                   : engine::Universe(*heaps, *max_heap);
-    engine::check_closed(rule, u);
-    engine::SolveOptions o;
-    o.convention = misere ? engine::Convention::misere : engine::Convention::normal;
-    io::WriteOptions w;
-    w.overwrite = overwrite;
-    io::check_output(path, w);
-    io::write_table(path, engine::solve(rule, u, o), w);
-    return Table(path);
+    service::SolveRequest r;
+    r.rule = engine::Rule::parse(rules);
+    r.convention = misere ? engine::Convention::misere : engine::Convention::normal;
+    r.max_heaps = heaps.value_or(0);
+    r.max_heap_size = max_heap.value_or(0);
+    r.max_total = max_total;
+    r.method = engine::parse_method(method);
+    r.kernel = engine::parse_kernel(kernel);
+    r.remoteness = remoteness;
+    r.threads = threads;
+    r.compression = io::parse_compression(compression);
+    r.level = level;
+    r.output = path.string();
+    r.overwrite = overwrite;
+    if (checkpoint) r.checkpoint = checkpoint->string();
+    interruptible([&](const service::Hooks& hooks) { return service::solve_table(r, hooks); });
+    return Table(r.output);
 }
 
 py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bool until_proven,
-                  uint64_t limit, const std::string& method) {
+                  uint64_t limit, const std::string& method,
+                  const std::optional<std::filesystem::path>& path, bool overwrite) {
     if (until_proven == max_heap.has_value())
         throw InputError("give max_heap or until_proven=True, not both or neither");
-    engine::SequenceOptions o;
-    o.until_proven = until_proven;
-    o.method = engine::parse_sequence_method(method);
-    const engine::Rule rule = engine::Rule::parse(rules);
-    const engine::LongSequence s = engine::long_sequence(rule, max_heap.value_or(limit), o);
+    service::SequenceRequest r;
+    r.rule = engine::Rule::parse(rules);
+    r.max_heap = max_heap;
+    r.limit = limit;
+    r.method = engine::parse_sequence_method(method);
+    if (path) r.output = path->string();
+    r.overwrite = overwrite;
+    const engine::LongSequence s = interruptible(
+        [&](const service::Hooks& hooks) { return service::compute_sequence(r, hooks); });
     py::dict d;
-    d["rules"] = rule.canonical();
+    d["rules"] = r.rule.canonical();
     d["algorithm"] = engine::to_string(s.method);
     d["values"] = numpy_of(s.values.data(), s.values.size());
-    d["period"] = to_python(apps::period_json(apps::reported_period(rule, s)));
+    d["period"] = to_python(service::period_json(service::reported_period(r.rule, s)));
     return d;
 }
 
@@ -129,16 +238,18 @@ PYBIND11_MODULE(nimtb, m) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const InputError& e) {
-            input_error(e.what());
+            input_error(python_words(e.what()).c_str());
         } catch (const TableError& e) {
-            table_error(e.what());
+            table_error(python_words(e.what()).c_str());
         } catch (const ResourceError& e) {
-            PyErr_SetString(PyExc_MemoryError, e.what());
+            PyErr_SetString(PyExc_MemoryError, python_words(e.what()).c_str());
+        } catch (const Cancelled& e) {
+            PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
         }
     });
 
     py::class_<Table>(m, "Table", "A table file, opened and checked (nimtb solve writes them).")
-        .def(py::init<const std::string&>(), py::arg("path"))
+        .def(py::init<const std::filesystem::path&>(), py::arg("path"))
         .def_property_readonly("info", &Table::info, "what `nimtb info --json` prints")
         .def("query", &Table::query, py::arg("position"), py::arg("line") = false,
              "outcome, value, remoteness and every move best first: what `nimtb query --json` "
@@ -152,12 +263,18 @@ PYBIND11_MODULE(nimtb, m) {
 
     m.def("solve", &solve, py::arg("rules"), py::arg("path"), py::arg("heaps") = py::none(),
           py::arg("max_heap") = py::none(), py::arg("max_total") = py::none(),
-          py::arg("misere") = false, py::arg("overwrite") = false,
+          py::arg("misere") = false, py::arg("overwrite") = false, py::arg("method") = "brute",
+          py::arg("kernel") = "auto", py::arg("remoteness") = true, py::arg("threads") = 0u,
+          py::arg("compression") = "zstd", py::arg("level") = py::none(),
+          py::arg("checkpoint") = py::none(),
           "solves a universe (heaps and max_heap, or max_total) and writes its table to `path`; "
-          "returns it opened");
+          "returns it opened. Runs as `nimtb solve` does (method, kernel, remoteness, threads, "
+          "compression and level, a checkpoint folder to resume from); Ctrl-C stops it and "
+          "leaves no file; other Python threads run meanwhile");
     m.def("sequence", &sequence, py::arg("rules"), py::arg("max_heap") = py::none(),
           py::arg("until_proven") = false, py::arg("limit") = uint64_t{1} << 22,
-          py::arg("method") = "auto",
+          py::arg("method") = "auto", py::arg("path") = py::none(), py::arg("overwrite") = false,
           "the single-heap values g(0..) in normal play (numpy uint16) and the period: "
-          "`nimtb sequence`");
+          "`nimtb sequence` (written to `path` as a sequence file when given); memory is "
+          "checked first, Ctrl-C stops it, other Python threads run meanwhile");
 }

@@ -262,7 +262,7 @@ class ProcessDeath(MpiCase):
         p = subprocess.Popen(mpi_command(2, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env=ENV)
         seen = ""
-        while "solving:" not in seen:
+        while "solving nim misere [" not in seen:
             seen += p.stderr.read(1)
             self.assertIsNone(p.poll(), seen)
         processes = children(p.pid)

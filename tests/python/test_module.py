@@ -5,7 +5,10 @@ the built module, NIMTB names the binary.
 """
 import json
 import os
+import signal
 import subprocess
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -109,3 +112,67 @@ def test_errors_carry_the_commands_messages(tables, tmp_path):
         nimtb.sequence("grundy", until_proven=True)
     with pytest.raises(nimtb.InputError, match="not both or neither"):
         nimtb.sequence("grundy")
+
+
+def test_messages_speak_python(tables, tmp_path):
+    """Errors name keyword arguments, never the command's flags."""
+    rule, path, solved, positions = tables[0]
+    with pytest.raises(nimtb.TableError) as e:
+        nimtb.solve("nim", path, heaps=3, max_heap=7)
+    assert "pass overwrite=True" in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(nimtb.InputError) as e:
+        nimtb.solve("grundy", str(tmp_path / "g.h5"), heaps=2, max_heap=3)
+    assert "max_total=N" in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(nimtb.InputError) as e:
+        nimtb.solve("wythoff", str(tmp_path / "w.h5"), heaps=2, max_heap=3, kernel="lines")
+    assert "kernel='brute'" in str(e.value) and "--" not in str(e.value)
+    # The command says the same in its own words.
+    code, out, err = cli("solve", "--rules", "nim", "--heaps", "3", "--max-heap", "7", "-o", path)
+    assert code == 1 and "overwrite it with --force" in err
+
+
+def test_a_sequence_beyond_its_bound_is_refused_before_any_work():
+    with pytest.raises(nimtb.InputError, match="from 1 to 2147483648"):
+        nimtb.sequence("grundy", max_heap=10**11)
+
+
+def interrupt_after(seconds):
+    """Sends this process SIGINT in `seconds`; returns when it was sent (a list, filled then)."""
+    sent = []
+
+    def fire():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Timer(seconds, fire).start()
+    return sent
+
+
+@pytest.mark.parametrize("work", ["solve", "sequence"])
+def test_ctrl_c_raises_keyboard_interrupt_at_once_and_leaves_no_file(tmp_path, work):
+    path = tmp_path / "big.h5"
+    ticks = []
+    stop = threading.Event()
+
+    def tick():  # another Python thread, running while the work does
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.01)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    sent = interrupt_after(1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            if work == "solve":
+                nimtb.solve("nim", path, heaps=6, max_heap=63, misere=True, kernel="brute")
+            else:
+                nimtb.sequence("grundy", max_heap=2**27, path=str(path))
+        raised = time.monotonic()
+    finally:
+        stop.set()
+        ticker.join()
+    assert sent, "the work ended before the interrupt: make it longer"
+    assert raised - sent[0] < 0.5
+    assert len(ticks) > 50  # the other thread ran for the second before the interrupt
+    assert not path.exists() and os.listdir(tmp_path) == []

@@ -1,6 +1,6 @@
-#include "apps/json_views.h"
+#include "service/views.h"
 
-namespace nimtb::apps {
+namespace nimtb::service {
 
 namespace {
 
@@ -84,10 +84,9 @@ nlohmann::json info_json(const io::TableReader& table) {
 
 engine::Census count_table(io::TableReader& table) {
     engine::CensusCounter counter(table.universe());
-    table.for_each_chunk([&](uint64_t first, std::span<const uint16_t> values,
-                             std::span<const uint16_t> remoteness) {
-        counter.add(first, values, remoteness);
-    });
+    table.for_each_chunk(
+        [&](uint64_t first, std::span<const uint16_t> values,
+            std::span<const uint16_t> remoteness) { counter.add(first, values, remoteness); });
     return counter.census();
 }
 
@@ -149,12 +148,10 @@ engine::Periodicity reported_period(const engine::Rule& rule, const engine::Long
 }
 
 nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq) {
-    nlohmann::json j = {{"rules", rule.canonical()},
-                        {"convention", "normal"},
-                        {"method", "sprague-grundy"},
-                        {"algorithm", engine::to_string(seq.method)},
-                        {"max_heap", seq.values.size() - 1},
-                        {"values", seq.values}};
+    nlohmann::json j = {
+        {"rules", rule.canonical()},         {"convention", "normal"},
+        {"method", "sprague-grundy"},        {"algorithm", engine::to_string(seq.method)},
+        {"max_heap", seq.values.size() - 1}, {"values", seq.values}};
     if (seq.method == engine::SequenceMethod::sparse) {
         j["mask"] = seq.mask;
         j["rare_heaps"] = seq.rare_heaps;
@@ -163,4 +160,4 @@ nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequenc
     return j;
 }
 
-}  // namespace nimtb::apps
+}  // namespace nimtb::service

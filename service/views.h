@@ -9,7 +9,7 @@
 #include "engine/periodicity.h"
 #include "io/probe.h"
 
-namespace nimtb::apps {
+namespace nimtb::service {
 
 nlohmann::json heaps_json(const engine::Heaps& heaps);
 
@@ -40,4 +40,4 @@ engine::Periodicity reported_period(const engine::Rule& rule, const engine::Long
 // `nimtb sequence --json`: the rule, the method, every value and the period.
 nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq);
 
-}  // namespace nimtb::apps
+}  // namespace nimtb::service

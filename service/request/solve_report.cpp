@@ -1,0 +1,102 @@
+#include "service/request/solve_report.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "engine/errors.h"
+#include "engine/memory.h"
+
+namespace nimtb::service {
+
+namespace {
+
+// How the brute method's kernel went.
+std::string kernel_phrase(const engine::Solution& s) {
+    if (s.kernel == engine::Kernel::brute) return "every child visited";
+    if (s.brute_from_level == 0) return "children summarised along lines";
+    return "children summarised along lines, then visited (a value too large for the lines)";
+}
+
+std::string method_phrase(const SolveReport& r) {
+    if (r.figures.method != engine::SolveMethod::brute)
+        return "sprague-grundy (theorem-based: XOR of single-heap values; values only)";
+    std::string phrase = "brute force from the rules, " + kernel_phrase(r.figures);
+    if (r.distributed) phrase += fmt::format(", on {} processes", r.processes);
+    return phrase;
+}
+
+}  // namespace
+
+std::string human_count(double n) {
+    if (n >= 1e9) return fmt::format("{:.1f}G", n / 1e9);
+    if (n >= 1e6) return fmt::format("{:.1f}M", n / 1e6);
+    if (n >= 1e3) return fmt::format("{:.1f}k", n / 1e3);
+    return fmt::format("{:.0f}", n);
+}
+
+std::string summary(const SolveReport& r) {
+    const engine::Solution& s = r.figures;
+    // A rate over a few milliseconds measures the clock, not the solver.
+    const std::string rate =
+        r.solve_seconds < 0.05
+            ? std::string()
+            : fmt::format(" ({} positions/s)", human_count(double(s.positions) / r.solve_seconds));
+    std::string out = fmt::format(
+        "table        {}\n"
+        "game         {} {}, {}\n"
+        "method       {}\n"
+        "positions    {}\n"
+        "P-positions  {} ({:.2f}%)\n"
+        "largest value       {}\n"
+        "largest remoteness  {}\n"
+        "solve time   {:.2f} s{}\n"
+        "write time   {:.2f} s ({})\n",
+        r.request.output, s.rule.canonical(), engine::to_string(s.convention), r.universe,
+        method_phrase(r), s.positions, s.p_positions,
+        100.0 * double(s.p_positions) / double(s.positions), s.max_value,
+        r.remoteness_stored ? std::to_string(s.max_remoteness) : std::string("not stored"),
+        r.solve_seconds, rate, r.write_seconds, io::to_string(r.request.compression));
+    if (!r.peak_bytes.empty()) {
+        const auto peak = std::max_element(r.peak_bytes.begin(), r.peak_bytes.end());
+        out += fmt::format("peak memory  {} MB per process at most (process {})\n", *peak >> 20,
+                           peak - r.peak_bytes.begin());
+    }
+    return out + r.storage;
+}
+
+nlohmann::json stats_json(const SolveReport& r) {
+    const engine::Solution& s = r.figures;
+    nlohmann::json levels = nlohmann::json::array();
+    for (size_t l = 0; l < s.levels.size(); ++l) {
+        const engine::LevelStats& x = s.levels[l];
+        levels.push_back({{"level", l},
+                          {"blocks", x.blocks},
+                          {"positions", x.positions},
+                          {"lookups", x.lookups},
+                          {"seconds", x.seconds},
+                          {"kernel", engine::to_string(x.kernel)},
+                          {"restored", x.restored}});
+    }
+    nlohmann::json j = {{"rules", s.rule.canonical()},
+                        {"convention", engine::to_string(s.convention)},
+                        {"universe", r.universe},
+                        {"positions", s.positions}};
+    if (r.distributed) {
+        j["processes"] = r.processes;
+        j["peak_bytes"] = r.peak_bytes;
+    }
+    j["child_lookups"] = s.child_lookups;
+    j["levels"] = levels;
+    return j;
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& j) {
+    std::ofstream out(path);
+    out << j.dump(1) << "\n";
+    out.close();
+    if (!out) throw TableError("cannot write " + path);
+}
+
+}  // namespace nimtb::service

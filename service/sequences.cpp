@@ -1,0 +1,93 @@
+#include "service/sequences.h"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+
+#include "engine/errors.h"
+#include "engine/memory.h"
+#include "io/sequence_file.h"
+#include "service/request/solve_report.h"
+
+namespace nimtb::service {
+
+uint64_t check_sequence(const SequenceRequest& r) {
+    const uint64_t n = r.heaps();
+    if (n < 1 || n > MAX_SEQUENCE_HEAPS) {
+        throw InputError(
+            fmt::format("a sequence runs to a heap from 1 to {}, not {}", MAX_SEQUENCE_HEAPS, n));
+    }
+    const uint64_t bytes = engine::long_sequence_bytes(n);
+    const uint64_t available = engine::available_memory();
+    if (available && bytes > available) {
+        throw ResourceError(fmt::format("{} heaps need {} of memory, more than the {} available", n,
+                                        human_count(double(bytes)) + "B",
+                                        human_count(double(available)) + "B"));
+    }
+    std::error_code ec;
+    if (!r.output.empty() && !r.overwrite && std::filesystem::exists(r.output, ec)) {
+        throw TableError(r.output + " already exists; choose another " +
+                         mention(Option::sequence_out) + " or " + mention(Option::overwrite));
+    }
+    return bytes;
+}
+
+engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hooks) {
+    const uint64_t bytes = check_sequence(r);
+    const uint64_t n = r.heaps();
+    if (n >= (uint64_t{1} << 20)) {
+        const std::string memory = human_count(double(bytes)) + "B";
+        hooks.say(
+            r.until_proven()
+                ? fmt::format("sequence: until a period is proven, up to heap {} at most ({})", n,
+                              memory)
+                : fmt::format("sequence: up to heap {}, {} of memory", n, memory));
+    }
+    engine::SequenceOptions so;
+    so.method = r.method;
+    so.until_proven = r.until_proven();
+    so.cancel = hooks.cancel;
+    so.progress = hooks.progress;
+    engine::LongSequence seq = engine::long_sequence(r.rule, n, so);
+    if (!r.output.empty()) {
+        io::SequenceFile f;
+        f.rule = r.rule;
+        f.algorithm = engine::to_string(seq.method);
+        f.values = seq.values;
+        f.period = seq.period;  // a proof only: what answers positions beyond the values
+        io::write_sequence(r.output, f, r.overwrite);
+    }
+    return seq;
+}
+
+namespace {
+
+ProvenGame proven(const engine::Rule& rule, std::vector<uint16_t> values,
+                  const engine::Periodicity& period) {
+    if (period.basis != engine::Basis::proof) {
+        throw InputError("no period of " + rule.canonical() +
+                         " is proven, so heaps beyond the values computed cannot be answered: " +
+                         period.explanation);
+    }
+    return {engine::PeriodicGame(rule, std::move(values), period.preperiod, period.period), period};
+}
+
+}  // namespace
+
+ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& hooks) {
+    SequenceRequest r;
+    r.rule = rule;
+    r.limit = limit;
+    // Quietly: the answer is what the caller asked for, not the sequence.
+    engine::LongSequence seq = compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr});
+    return proven(rule, std::move(seq.values), seq.period);
+}
+
+ProvenGame proven_game(const std::string& sequence_file, const std::optional<engine::Rule>& rule) {
+    io::SequenceFile f = io::read_sequence(sequence_file);
+    if (rule && *rule != f.rule)
+        throw InputError("the rule given is not the sequence file's, " + f.rule.canonical());
+    return proven(f.rule, std::move(f.values), f.period);
+}
+
+}  // namespace nimtb::service

@@ -1,0 +1,53 @@
+#pragma once
+// Single-heap sequences as the front ends ask for them: to a heap, or until a
+// period is proven; the memory checked before any work; written to a file
+// when asked; and the game of any heap size that a proven period answers
+// (`query --rules`, `query --sequence`).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/long_sequence.h"
+#include "engine/periodic_game.h"
+#include "engine/periodicity.h"
+#include "engine/rules.h"
+#include "service/request/hooks.h"
+
+namespace nimtb::service {
+
+// Heaps a sequence may run to: values are 2 bytes a heap, 2^31 heaps 4 GiB.
+inline constexpr uint64_t MAX_SEQUENCE_HEAPS = uint64_t{1} << 31;
+
+struct SequenceRequest {
+    engine::Rule rule = engine::Rule::nim();
+    // To this heap; or, when not set, until a period is proven, up to `limit`.
+    std::optional<uint64_t> max_heap;
+    uint64_t limit = uint64_t{1} << 24;
+    engine::SequenceMethod method = engine::SequenceMethod::automatic;
+    std::string output;  // a sequence file to write, or empty
+    bool overwrite = false;
+
+    bool until_proven() const { return !max_heap; }
+    uint64_t heaps() const { return max_heap.value_or(limit); }
+};
+
+// The memory a request needs, and a ResourceError when the machine has less
+// available; InputError for heap counts outside 1..MAX_SEQUENCE_HEAPS.
+uint64_t check_sequence(const SequenceRequest& request);
+
+// Computes (and writes, when asked) the sequence. Throws what
+// check_sequence throws, Cancelled, and TableError for the file.
+engine::LongSequence compute_sequence(const SequenceRequest& request, const Hooks& hooks);
+
+// The game of a one-heap rule for heaps of any size, from a proven period.
+struct ProvenGame {
+    engine::PeriodicGame game;
+    engine::Periodicity period;
+};
+// From the rule's sequence computed until proven (up to `limit` heaps).
+ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& hooks);
+// From a sequence file; `rule`, when given, must be the file's.
+ProvenGame proven_game(const std::string& sequence_file, const std::optional<engine::Rule>& rule);
+
+}  // namespace nimtb::service

@@ -1,0 +1,64 @@
+#include "service/solve.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <memory>
+
+#include "io/checkpoint.h"
+#include "io/table_reader.h"
+#include "io/table_writer.h"
+#include "service/tables.h"
+
+namespace nimtb::service {
+
+void check_solve(const SolveRequest& request) {
+    request.check();
+    io::check_output(request.output, request.write_options());
+}
+
+SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
+    // 1. What would fail late is refused now.
+    check_solve(request);
+    const engine::Universe universe = request.universe();
+    engine::SolveOptions so = request.solve_options();
+    io::WriteOptions wo = request.write_options();
+    so.progress = hooks.progress;
+    so.cancel = hooks.cancel;
+    wo.cancel = hooks.cancel;
+
+    // 2. From a checkpoint's levels when there are some.
+    std::unique_ptr<io::Checkpoint> checkpoint;
+    if (!request.checkpoint.empty()) {
+        checkpoint = std::make_unique<io::Checkpoint>(
+            request.checkpoint,
+            io::CheckpointIdentity{request.rule.canonical(), engine::to_string(so.convention),
+                                   universe.describe(), engine::to_string(so.method), so.remoteness,
+                                   1},
+            std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000)));
+        checkpoint->on_restored = [&](size_t levels) {
+            hooks.say(fmt::format("solve: resuming from the checkpoint in {} ({} levels saved)",
+                                  checkpoint->dir(), levels));
+        };
+        so.levels = checkpoint.get();
+    }
+
+    // 3. Solve; write under a temporary name, then rename; the checkpoint is done with.
+    const auto t0 = std::chrono::steady_clock::now();
+    SolveReport report{request, universe.describe(), engine::solve(request.rule, universe, so)};
+    report.remoteness_stored = !report.figures.remoteness.empty();
+    const auto t1 = std::chrono::steady_clock::now();
+    io::write_table(request.output, report.figures, wo);
+    if (checkpoint) checkpoint->remove();
+    report.figures.value = {};
+    report.figures.remoteness = {};
+    if (!request.stats.empty()) write_json_file(request.stats, stats_json(report));
+    const auto t2 = std::chrono::steady_clock::now();
+    report.solve_seconds = std::chrono::duration<double>(t1 - t0).count();
+    report.write_seconds = std::chrono::duration<double>(t2 - t1).count();
+    // The storage figures come from the file itself, as `info` reads them.
+    report.storage = storage_lines(io::TableReader(request.output));
+    return report;
+}
+
+}  // namespace nimtb::service

@@ -1,0 +1,147 @@
+#include "service/tables.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "engine/errors.h"
+#include "engine/memory.h"
+#include "service/solve.h"
+
+namespace nimtb::service {
+
+std::string game_stem(const engine::Rule& rule, engine::Convention c) {
+    std::string name = rule.canonical();
+    for (char& ch : name) {
+        if (ch == ':') ch = '-';
+        if (ch == ',') ch = '_';
+    }
+    return name + "-" + engine::to_string(c);
+}
+
+std::string default_table_path(const engine::Rule& rule, engine::Convention c,
+                               const engine::Universe& u) {
+    if (u.is_box()) {
+        return fmt::format("tables/{}-k{}-h{}.h5", game_stem(rule, c), u.max_heaps(),
+                           u.max_heap_size());
+    }
+    return fmt::format("tables/{}-n{}{}.h5", game_stem(rule, c), u.max_total(),
+                       u.max_heaps() < u.max_total() ? fmt::format("-k{}", u.max_heaps()) : "");
+}
+
+std::string storage_lines(const io::TableReader& table) {
+    const io::TableInfo& info = table.info();
+    const io::TableStorage storage = table.storage();
+    return fmt::format(
+        "data         {} as arrays, {} stored ({}, compression ratio {:.1f}x)\n"
+        "file size    {}\n",
+        engine::format_bytes(info.data_bytes), engine::format_bytes(storage.stored_bytes),
+        io::to_string(info.compression), storage.compression_ratio,
+        engine::format_bytes(info.file_bytes));
+}
+
+namespace {
+
+// The smallest table in `dir` of the rule and convention that `fits`, or "".
+template <class Fits>
+std::string find_table(const std::string& dir, const engine::Rule& rule, engine::Convention c,
+                       Fits fits) {
+    namespace fs = std::filesystem;
+    std::string best;
+    uint64_t best_size = UINT64_MAX;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return best;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (e.path().extension() == ".h5") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        try {
+            io::TableReader t(f.string());
+            const auto& i = t.info();
+            if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size &&
+                fits(t.universe())) {
+                best = f.string();
+                best_size = i.positions;
+            }
+        } catch (const std::exception&) {
+            // Not a usable table: look further.
+        }
+    }
+    return best;
+}
+
+// Solves `u` into `dir` when it is small, or names the solve to run.
+std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::Convention c,
+                      const engine::Universe& u, const Hooks& hooks) {
+    namespace fs = std::filesystem;
+    const std::string command =
+        fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
+                    c == engine::Convention::misere ? " --misere" : "", universe_options(u));
+    if (u.size() > SOLVE_ON_THE_SPOT) {
+        throw TableError("no table under " + dir + "/ holds this game; make one with: " + command);
+    }
+    SolveRequest request;
+    request.rule = rule;
+    request.convention = c;
+    request.max_heaps = u.max_heaps();
+    request.max_heap_size = u.max_heap_size();
+    if (!u.is_box()) request.max_total = u.max_total();
+    request.output = (fs::path(dir) / fs::path(default_table_path(rule, c, u)).filename()).string();
+    hooks.say(fmt::format(
+        "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}", dir,
+        u.size(), request.output));
+    fs::create_directories(dir);
+    solve_table(request, Hooks{nullptr, hooks.cancel, nullptr});
+    return request.output;
+}
+
+}  // namespace
+
+std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
+                                engine::Convention c, const engine::Heaps& start,
+                                const Hooks& hooks) {
+    const std::string found = find_table(dir, rule, c, [&](const engine::Universe& u) {
+        try {
+            u.normalise(start);  // throws unless the table holds the start
+            return true;
+        } catch (const nimtb::InputError&) {
+            return false;
+        }
+    });
+    return found.empty() ? solve_now(dir, rule, c, smallest_universe(rule, start), hooks) : found;
+}
+
+std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
+                                   engine::Convention c, const engine::Universe& universe,
+                                   const Hooks& hooks) {
+    const std::string found = find_table(dir, rule, c, [&](const engine::Universe& u) {
+        return u.describe() == universe.describe();
+    });
+    return found.empty() ? solve_now(dir, rule, c, universe, hooks) : found;
+}
+
+std::string universe_options(const engine::Universe& u) {
+    if (u.is_box())
+        return fmt::format("--heaps {} --max-heap {}", u.max_heaps(), u.max_heap_size());
+    return fmt::format(
+        "--max-total {}{}", u.max_total(),
+        u.max_heaps() < u.max_total() ? fmt::format(" --heaps {}", u.max_heaps()) : "");
+}
+
+engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start) {
+    unsigned k = 0;
+    uint32_t h = 0, total = 0;
+    for (uint32_t a : start) {
+        k += a != 0;
+        h = std::max(h, a);
+        total += a;
+    }
+    if (rule.adds_heaps()) return engine::Universe::total_bounded(std::max(total, 1u));
+    return engine::Universe(std::max(k, 1u), h);
+}
+
+}  // namespace nimtb::service

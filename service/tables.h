@@ -1,0 +1,46 @@
+#pragma once
+// Tables by name and by game: the default path of a table, the table of a
+// folder that holds a game, or one solved on the spot when it is small
+// (`play`, `serve`), and the storage lines `solve` and `info` print.
+
+#include <string>
+
+#include "engine/rules.h"
+#include "engine/universe.h"
+#include "io/table_reader.h"
+#include "service/request/hooks.h"
+
+namespace nimtb::service {
+
+// <rule>-<convention>, with the rule made safe for a file name (subtract-1_3_4-misere).
+std::string game_stem(const engine::Rule& rule, engine::Convention c);
+// tables/<rule>-<convention>-k<K>-h<H>.h5 for a box,
+// tables/<rule>-<convention>-n<N>[-k<K>].h5 for a total-bounded universe.
+std::string default_table_path(const engine::Rule& rule, engine::Convention c,
+                               const engine::Universe& u);
+
+// Positions a solve on the spot may have: a second or two of work.
+inline constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
+
+// The table for a game without a table named: the smallest one in `dir`
+// whose universe holds `start`, or one solved now into `dir` when it is
+// small (hooks.note says so), or a TableError naming the solve to run.
+std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
+                                engine::Convention c, const engine::Heaps& start,
+                                const Hooks& hooks = {});
+// The same for exactly the universe `u`.
+std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
+                                   engine::Convention c, const engine::Universe& u,
+                                   const Hooks& hooks = {});
+// The options of `nimtb solve` that make `u`: "--heaps K --max-heap H" or "--max-total N".
+std::string universe_options(const engine::Universe& u);
+// The smallest universe that holds `start` and the rule's moves from it: a
+// box of its heaps, or for rules that split heaps every position of at most
+// its total.
+engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start);
+
+// Two lines: the data's size as arrays and as stored, with the compression
+// ratio of the data alone, then the file's size.
+std::string storage_lines(const io::TableReader& table);
+
+}  // namespace nimtb::service
