@@ -2,7 +2,7 @@
 // The brute-force kernel of the retrograde solver (solver.h): every child of
 // every position visited, for every family of rules and both universes. Its
 // child generators and its store are template parameters, chosen at compile
-// time, so that one process (solver.cpp) and a distributed solve (dist/)
+// time, so that one process (solver.cpp) and a distributed solve (mpi/)
 // run the same loop over different storage.
 
 #include <algorithm>

@@ -136,7 +136,7 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
     fs::create_directories(dir_, ec);
     if (!fs::is_directory(dir_, ec))
         fail("cannot use " + dir_ + " as the checkpoint folder: it is not a folder");
-    // A distributed solve keeps one folder per process inside (dist/).
+    // A distributed solve keeps one folder per process inside (mpi/).
     if (identity_.processes == 1 && fs::exists(fs::path(dir_) / "process-0", ec)) {
         fail(dir_ +
              " holds the checkpoint of a solve by several processes (under mpirun); run it as "

@@ -61,7 +61,7 @@ class Checkpoint : public engine::LevelStore {
     // Writes the levels saved since the last write.
     void flush();
     // Deletes the files of levels from `level` on: a distributed solve
-    // resumes where every process's checkpoint reaches (dist/), and this
+    // resumes where every process's checkpoint reaches (mpi/), and this
     // process's later files are solved again.
     void forget_from(size_t level);
     // Deletes the checkpoint's files, and the folder when that leaves it

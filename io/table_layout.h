@@ -2,7 +2,7 @@
 // What every table writer declares in the file, whichever HDF5 it is built
 // against: the root's attributes and each dataset's filter pipeline
 // (docs/FORMAT.md). Header-only, so that the one-process writer
-// (table_writer.cpp, serial HDF5) and the distributed one (dist/, HDF5's MPI
+// (table_writer.cpp, serial HDF5) and the distributed one (mpi/, HDF5's MPI
 // flavour) compile the same lines against their own library.
 
 #include <string>

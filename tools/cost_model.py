@@ -22,7 +22,7 @@ MPI. The time: the look-ups at the measured rate of a core (each child is
 generated twice, once to mark its page and once to read it), plus the
 bytes over the network.
 
-Nim in a box runs the line chain instead (dist/line_chain.h): no look-ups
+Nim in a box runs the line chain instead (mpi/line_chain.h): no look-ups
 and no pages (other take rules' chains add the pages of a few children
 each, which this model leaves out); each position whose largest heap m is below H sends one
 aggregate of 8 (W + 1) bytes (W = 1 for H < 64) to the position with m + 1,
@@ -60,7 +60,7 @@ def line_words(h):
 
 
 def chain_owners(k, h, r):
-    """The largest heaps dealt as dist/distributed_solver.cpp's largest_heap_owners does."""
+    """The largest heaps dealt as mpi/distributed_solver.cpp's largest_heap_owners does."""
     owner, load = [0] * (h + 1), [0] * r
     for m in range(h, -1, -1):
         owner[m] = min(range(r), key=lambda p: load[p])

@@ -14,20 +14,20 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
-#include <exception>
-#include <filesystem>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "dist/distributed_solver.h"
-#include "dist/mpi_context.h"
-#include "dist/parallel_writer.h"
+#include "mpi/distributed_solver.h"
+#include "mpi/mpi_context.h"
+#include "mpi/parallel_writer.h"
 #include "service/request/interrupt.h"
 #include "service/request/progress_bar.h"
 #include "service/request/solve_report.h"
@@ -36,10 +36,10 @@
 
 namespace {
 
-using nimtb::dist::Comm;
-using nimtb::dist::Share;
+using nimtb::mpi::Comm;
+using nimtb::mpi::Share;
 
-// An exception where unwinding must not run (dist/parallel_writer.cpp):
+// An exception where unwinding must not run (mpi/parallel_writer.cpp):
 // said, then the job stopped.
 [[noreturn]] void on_terminate() {
     std::string what = "unexpected failure";
@@ -49,7 +49,7 @@ using nimtb::dist::Share;
         what = e.what();
     } catch (...) {
     }
-    nimtb::dist::abort_all(nimtb::service::command_line_words(what));
+    nimtb::mpi::abort_all(nimtb::service::command_line_words(what));
 }
 
 // `--stats FILE`: the levels as one process writes them, with what each
@@ -57,17 +57,17 @@ using nimtb::dist::Share;
 nlohmann::json stats_json(const Comm& comm, const nimtb::service::SolveReport& report,
                           const Share& share) {
     const size_t levels = share.traffic.size();
-    std::vector<uint8_t> mine(levels * sizeof(nimtb::dist::LevelTraffic));
+    std::vector<uint8_t> mine(levels * sizeof(nimtb::mpi::LevelTraffic));
     std::memcpy(mine.data(), share.traffic.data(), mine.size());
     const std::vector<uint8_t> all = comm.gather(mine);
     nlohmann::json j = nimtb::service::stats_json(report);
     if (comm.rank != 0) return j;
-    const auto* traffic = reinterpret_cast<const nimtb::dist::LevelTraffic*>(all.data());
+    const auto* traffic = reinterpret_cast<const nimtb::mpi::LevelTraffic*>(all.data());
     for (size_t l = 0; l < levels; ++l) {
         nlohmann::json sent = nlohmann::json::array(), received = nlohmann::json::array(),
                        rounds = nlohmann::json::array();
         for (int p = 0; p < comm.size; ++p) {
-            const nimtb::dist::LevelTraffic& t = traffic[size_t(p) * levels + l];
+            const nimtb::mpi::LevelTraffic& t = traffic[size_t(p) * levels + l];
             sent.push_back(t.sent);
             received.push_back(t.received);
             rounds.push_back(t.rounds);
@@ -86,26 +86,31 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     // Its rank tables (5.6 MB under a total of 70) go once solved: the
     // table is written from the processes' shares alone.
     auto u = std::make_unique<engine::Universe>(request.universe());
-    service::SolveReport report{request, u->describe(), engine::Solution{request.rule, request.convention, 0, 0,
-                                                                          request.method, {}, {}}};
-    dist::DistributedOptions o;
+    service::SolveReport report{
+        request, u->describe(),
+        engine::Solution{request.rule, request.convention, 0, 0, request.method, {}, {}}};
+    mpi::DistributedOptions o;
     o.solve = request.solve_options();
     o.checkpoint = request.checkpoint;
-    o.checkpoint_every = std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000));
+    o.checkpoint_every =
+        std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000));
     if (const char* budget = std::getenv("NIMTB_PAGE_BUDGET")) o.page_budget = std::stoull(budget);
     service::stop_on_signals();
     o.solve.cancel = &service::interrupted();
-    service::ProgressBar bar(fmt::format("solving {} {}", request.rule.canonical(), engine::to_string(request.convention)),
-                             comm.rank == 0 && !quiet && (handed.at("progress").get<bool>() || service::stderr_is_terminal()));
+    service::ProgressBar bar(
+        fmt::format("solving {} {}", request.rule.canonical(),
+                    engine::to_string(request.convention)),
+        comm.rank == 0 && !quiet &&
+            (handed.at("progress").get<bool>() || service::stderr_is_terminal()));
     o.solve.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
     const io::WriteOptions wo = request.write_options();
 
     const auto t0 = std::chrono::steady_clock::now();
-    Share share = dist::solve_distributed(comm, request.rule, *u, o);
+    Share share = mpi::solve_distributed(comm, request.rule, *u, o);
     bar.finish();
     u.reset();
     const auto t1 = std::chrono::steady_clock::now();
-    dist::write_table_parallel(comm, request.output, share, wo);
+    mpi::write_table_parallel(comm, request.output, share, wo);
     if (share.checkpoint) {
         share.checkpoint->remove();
         comm.barrier();
@@ -146,31 +151,36 @@ int main(int argc, char** argv) {
     // where glibc's default (a threshold that rises to the largest block
     // freed) keeps them in the heap and the process grows round by round.
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-    nimtb::dist::MpiSession session(&argc, &argv);
+    nimtb::mpi::MpiSession session(&argc, &argv);
     const Comm comm = Comm::world();
     std::set_terminate(on_terminate);
     if (argc != 3 || std::string(argv[1]) != "--request") {
         if (comm.rank == 0) {
-            std::fprintf(stderr,
-                         "nimtb-mpi: run by `nimtb solve` under mpirun (mpirun -np R nimtb solve ...), "
-                         "not by hand\n");
+            std::fprintf(
+                stderr,
+                "nimtb-mpi: run by `nimtb solve` under mpirun (mpirun -np R nimtb solve ...), "
+                "not by hand\n");
         }
         return 2;
     }
     try {
         return run(comm, nlohmann::json::parse(argv[2]));
-    } catch (const nimtb::dist::SharedError& e) {
+    } catch (const nimtb::mpi::SharedError& e) {
         if (comm.rank == 0 && *e.what()) std::fprintf(stderr, "nimtb: error: %s\n", e.what());
         return e.code();
     } catch (const nimtb::InputError& e) {
         // From the arguments alone: every process throws it.
-        if (comm.rank == 0) std::fprintf(stderr, "nimtb: error: %s\n", nimtb::service::command_line_words(e.what()).c_str());
+        if (comm.rank == 0)
+            std::fprintf(stderr, "nimtb: error: %s\n",
+                         nimtb::service::command_line_words(e.what()).c_str());
         return 2;
     } catch (const nimtb::ResourceError& e) {
         // From the arguments, or a value beyond 16 bits that all processes met.
-        if (comm.rank == 0) std::fprintf(stderr, "nimtb: error: %s\n", nimtb::service::command_line_words(e.what()).c_str());
+        if (comm.rank == 0)
+            std::fprintf(stderr, "nimtb: error: %s\n",
+                         nimtb::service::command_line_words(e.what()).c_str());
         return 1;
     } catch (const std::exception& e) {
-        nimtb::dist::abort_all(nimtb::service::command_line_words(e.what()));
+        nimtb::mpi::abort_all(nimtb::service::command_line_words(e.what()));
     }
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The few MPI calls the distributed solve makes, as typed helpers over
-// MPI_COMM_WORLD. For dist/ only: the engine and io never see MPI.
+// MPI_COMM_WORLD. For mpi/ only: the engine and io never see MPI.
 
 #include <mpi.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace nimtb::dist {
+namespace nimtb::mpi {
 
 // MPI_Init_thread on construction (the main thread alone calls MPI; oneTBB's
 // workers never do), MPI_Finalize on destruction.
@@ -43,7 +43,8 @@ struct Comm {
     // sent it, concatenated in rank order; counts[p] is then the number of
     // elements from p. One MPI_Alltoall of the counts, one MPI_Alltoallv.
     template <class T>
-    std::vector<T> exchange(const std::vector<std::vector<T>>& send, std::vector<uint64_t>& counts) const;
+    std::vector<T> exchange(const std::vector<std::vector<T>>& send,
+                            std::vector<uint64_t>& counts) const;
     // What each process tells this one in send_counts[this one]: one MPI_Alltoall.
     std::vector<uint64_t> swap_counts(const std::vector<uint64_t>& send_counts) const;
     // As exchange_known, between the caller's buffers: send_counts[p]
@@ -64,7 +65,8 @@ struct Comm {
 // `code`. An empty message: the processes concerned have said why already.
 class SharedError : public std::runtime_error {
   public:
-    explicit SharedError(const std::string& what, int code = 1) : std::runtime_error(what), code_(code) {}
+    explicit SharedError(const std::string& what, int code = 1)
+        : std::runtime_error(what), code_(code) {}
     int code() const { return code_; }
 
   private:
@@ -75,4 +77,4 @@ class SharedError : public std::runtime_error {
 // way out of an error that the other processes cannot know of.
 [[noreturn]] void abort_all(const std::string& message, int code = 1);
 
-}  // namespace nimtb::dist
+}  // namespace nimtb::mpi

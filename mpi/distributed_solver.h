@@ -28,25 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "dist/mpi_context.h"
 #include "engine/solver.h"
 #include "io/checkpoint.h"
+#include "mpi/deal.h"
+#include "mpi/mpi_context.h"
 
-namespace nimtb::dist {
-
-// Which process holds each block, and where in its arrays.
-struct Layout {
-    // Every block of the plan, sorted by first rank.
-    std::vector<uint64_t> first, count, offset;
-    std::vector<int> owner;
-    // This process's blocks by level, `first` being the offset in its arrays
-    // (a Plan, so that a checkpoint saves and restores it like one process's).
-    engine::Plan local_plan;
-    std::vector<uint64_t> local_global_first;  // per block of local_plan: its first rank
-    uint64_t local_positions = 0;
-    // The index (in `first`) of the block holding `rank`.
-    size_t find(uint64_t rank) const;
-};
+namespace nimtb::mpi {
 
 // What one process moved in one level: bytes out and in (page requests and
 // pages), and the rounds it took.
@@ -87,7 +74,7 @@ struct Share {
 // process alike: a checkpoint refused, a value beyond 16 bits, Ctrl-C) and
 // InputError or ResourceError (the same on every process: they depend on
 // the arguments alone).
-Share solve_distributed(const Comm& comm, const engine::Rule& rule, const engine::Universe& universe,
-                        const DistributedOptions& options);
+Share solve_distributed(const Comm& comm, const engine::Rule& rule,
+                        const engine::Universe& universe, const DistributedOptions& options);
 
-}  // namespace nimtb::dist
+}  // namespace nimtb::mpi

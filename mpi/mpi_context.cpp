@@ -1,10 +1,10 @@
-#include "dist/mpi_context.h"
+#include "mpi/mpi_context.h"
 
 #include <cstdio>
 #include <limits>
 #include <numeric>
 
-namespace nimtb::dist {
+namespace nimtb::mpi {
 
 namespace {
 
@@ -97,7 +97,8 @@ std::vector<uint8_t> Comm::gather(const std::vector<uint8_t>& bytes) const {
     const std::vector<uint64_t> sizes = all_gather(bytes.size());
     const std::vector<int> counts = int_counts(sizes, 1);
     const std::vector<int> at = displacements(counts);
-    std::vector<uint8_t> out(rank == 0 ? std::accumulate(sizes.begin(), sizes.end(), uint64_t{0}) : 0);
+    std::vector<uint8_t> out(rank == 0 ? std::accumulate(sizes.begin(), sizes.end(), uint64_t{0})
+                                       : 0);
     check(MPI_Gatherv(bytes.data(), counts[size_t(rank)], MPI_BYTE, out.data(), counts.data(),
                       at.data(), MPI_BYTE, 0, MPI_COMM_WORLD),
           "MPI_Gatherv");
@@ -171,4 +172,4 @@ template void Comm::exchange_known(const std::vector<uint8_t>&, const std::vecto
     std::_Exit(code);
 }
 
-}  // namespace nimtb::dist
+}  // namespace nimtb::mpi

@@ -13,11 +13,11 @@
 
 #include <string>
 
-#include "dist/distributed_solver.h"
-#include "dist/mpi_context.h"
 #include "io/table_writer.h"
+#include "mpi/distributed_solver.h"
+#include "mpi/mpi_context.h"
 
-namespace nimtb::dist {
+namespace nimtb::mpi {
 
 // Writes `share` (every process's) to `path`: under a temporary name, closed
 // by all, then synced and renamed by process 0. Collective. The share's
@@ -26,4 +26,4 @@ namespace nimtb::dist {
 void write_table_parallel(const Comm& comm, const std::string& path, Share& share,
                           const io::WriteOptions& options);
 
-}  // namespace nimtb::dist
+}  // namespace nimtb::mpi

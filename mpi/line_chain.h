@@ -32,12 +32,15 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include "engine/line_kernel.h"
 #include "engine/moves.h"
 #include "engine/universe.h"
 
-namespace nimtb::dist {
+namespace nimtb::mpi {
 
 // An aggregate as it travels: W words of values seen, then one word with
 // the largest remoteness (low 32 bits) and R_MAX minus the smallest
@@ -205,4 +208,53 @@ struct ChainKernel {
     }
 };
 
-}  // namespace nimtb::dist
+// The line chain (line_chain.h) on this process: its home lines, and the
+// aggregates that arrived for blocks of later levels.
+struct LineChain {
+    unsigned bitset_words = 1;      // W
+    std::vector<uint32_t> amounts;  // near, then lag (when lag > 0)
+    size_t near_count = 0;
+    uint32_t lag = 0;
+    std::vector<uint64_t> home;  // per largest heap: home line minus line index (mod 2^64)
+    std::vector<uint64_t> seen;  // home line * W + word
+    std::vector<uint64_t> remoteness_words;  // home line * 2 remoteness of the array's width
+    // By the block's offset in this process's arrays: its aggregates, in a
+    // buffer that one exchange filled (freed with its last block's).
+    struct Arrived {
+        std::shared_ptr<const uint64_t[]> buffer;
+        const uint64_t* data;
+        uint64_t count;
+    };
+    std::unordered_map<uint64_t, Arrived> pending;
+    // Takes the runs of `size` words at `buffer`: a header (the block's
+    // offset here, its positions), then their aggregates, run after run.
+    void arrive(const std::shared_ptr<const uint64_t[]>& buffer, uint64_t size, unsigned a) {
+        for (uint64_t at = 0; at < size;) {
+            const uint64_t count = buffer[at + 1];
+            pending[buffer[at]] = {buffer, buffer.get() + at + 2, count};
+            at += 2 + count * a;
+        }
+    }
+
+    // The home lines of the largest heaps `owner_of` gives this process.
+    LineChain(const engine::Universe& u, const engine::LineShape& shape,
+              const std::vector<int>& owner_of, int rank, unsigned remoteness_bytes)
+        : bitset_words(engine::line_words(u)),
+          amounts(shape.near),
+          near_count(shape.near.size()),
+          lag(shape.lag),
+          home(u.max_heap_size() + 1, 0) {
+        if (lag > 0) amounts.push_back(lag);
+        const uint64_t k = u.max_heaps();
+        uint64_t lines = 0;
+        for (uint32_t m = 0; m <= u.max_heap_size(); ++m) {
+            if (owner_of[m] != rank) continue;
+            home[m] = lines - engine::binomial(m + k - 2, k - 1);  // lines of largest m start there
+            lines += engine::binomial(m + k - 2, k - 2);
+        }
+        seen.assign(lines * bitset_words, 0);
+        remoteness_words.assign((lines * 2 * remoteness_bytes + 7) / 8, 0);
+    }
+};
+
+}  // namespace nimtb::mpi

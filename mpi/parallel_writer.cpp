@@ -1,4 +1,4 @@
-#include "dist/parallel_writer.h"
+#include "mpi/parallel_writer.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -14,7 +14,7 @@
 #include "io/hdf5_handle.h"
 #include "io/table_layout.h"
 
-namespace nimtb::dist {
+namespace nimtb::mpi {
 
 namespace {
 
@@ -43,7 +43,8 @@ std::vector<uint8_t> trade(const Comm& comm, const Share& share, const engine::Q
     const auto parts = [&](Range r, auto&& f) {
         if (r.first >= r.second) return;
         for (size_t b = l.find(r.first); b < l.first.size() && l.first[b] < r.second; ++b) {
-            const uint64_t start = std::max(r.first, l.first[b]), end = std::min(r.second, l.first[b] + l.count[b]);
+            const uint64_t start = std::max(r.first, l.first[b]),
+                           end = std::min(r.second, l.first[b] + l.count[b]);
             if (start < end) f(start, end, b);
         }
     };
@@ -73,14 +74,16 @@ std::vector<uint8_t> trade(const Comm& comm, const Share& share, const engine::Q
     for (size_t p = 1; p < processes; ++p) from[p] = from[p - 1] + recv_counts[p - 1];
     parts(mine, [&](uint64_t start, uint64_t end, size_t b) {
         const uint64_t size = (end - start) * width;
-        std::memcpy(out.data() + (start - mine.first) * width, recv.data() + from[size_t(l.owner[b])], size);
+        std::memcpy(out.data() + (start - mine.first) * width,
+                    recv.data() + from[size_t(l.owner[b])], size);
         from[size_t(l.owner[b])] += size;
     });
     return out;
 }
 
 // Entries in the file's width (narrowing a 16-bit array whose entries fit 8 bits).
-std::vector<uint8_t> in_file_width(std::vector<uint8_t> entries, unsigned array_bits, unsigned file_bits) {
+std::vector<uint8_t> in_file_width(std::vector<uint8_t> entries, unsigned array_bits,
+                                   unsigned file_bits) {
     if (array_bits == file_bits) return entries;
     std::vector<uint8_t> out(entries.size() / 2);
     for (size_t i = 0; i < out.size(); ++i) out[i] = entries[2 * i];  // little-endian low bytes
@@ -99,16 +102,18 @@ io::Transform pick_transform(const Comm& comm, const Share& share, const engine:
     for (uint64_t first : firsts) {
         std::vector<Range> wanted(size_t(comm.size), Range{0, 0});
         wanted[0] = {first, first + std::min(chunk, n - first)};
-        const std::vector<uint8_t> part = in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
+        const std::vector<uint8_t> part =
+            in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
         sample.insert(sample.end(), part.begin(), part.end());
     }
     int32_t chosen = 0;
     if (comm.rank == 0) {
         chosen = static_cast<int32_t>(
-            file_bits == 8 ? io::choose_transform<uint8_t>(std::span<const uint8_t>(sample), chunk)
-                           : io::choose_transform<uint16_t>(
-                                 {reinterpret_cast<const uint16_t*>(sample.data()), sample.size() / 2},
-                                 chunk));
+            file_bits == 8
+                ? io::choose_transform<uint8_t>(std::span<const uint8_t>(sample), chunk)
+                : io::choose_transform<uint16_t>(
+                      {reinterpret_cast<const uint16_t*>(sample.data()), sample.size() / 2},
+                      chunk));
     }
     comm.broadcast(&chosen, sizeof chosen);
     return static_cast<io::Transform>(chosen);
@@ -135,23 +140,28 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
                                     : v2             ? io::CHUNK_ELEMENTS_V2
                                                      : io::CHUNK_ELEMENTS;
     const hsize_t chunk = std::min<uint64_t>(chunk_elements, n);
-    const io::Transform transform = v2 ? pick_transform(comm, share, a, chunk, file_bits) : io::Transform::none;
+    const io::Transform transform =
+        v2 ? pick_transform(comm, share, a, chunk, file_bits) : io::Transform::none;
     const hsize_t dims = n;
     const io::Handle space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
     const io::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     check_or_fail(comm, tmp, H5Pset_chunk(dcpl.get(), 1, &chunk) >= 0, what);
     check_or_fail(comm, tmp, H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0, what);
-    io::set_filters(dcpl.get(), o.compression, o.level ? o.level : io::default_level(o.compression), file_bits);
-    io::Handle dataset(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE, space.get(),
-                                  H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+    io::set_filters(dcpl.get(), o.compression, o.level ? o.level : io::default_level(o.compression),
+                    file_bits);
+    io::Handle dataset(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE,
+                                  space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                        H5Dclose);
     check_or_fail(comm, tmp, dataset.get() >= 0, what + ": cannot create");
-    if (v2) io::write_string_attribute(dataset.get(), io::TRANSFORM_ATTRIBUTE, io::to_string(transform));
+    if (v2)
+        io::write_string_attribute(dataset.get(), io::TRANSFORM_ATTRIBUTE,
+                                   io::to_string(transform));
 
     // 3. Each process's slice, a few chunks at a time (at most 4 MB each
     // round), so that a process holds its arrays and a few such pieces.
     const auto [lo, hi] = slice_of(comm.rank, comm.size, n, chunk);
-    const uint64_t step = std::max<uint64_t>(1, (uint64_t{1} << 20) / (chunk * (a.bits() / 8))) * chunk;
+    const uint64_t step =
+        std::max<uint64_t>(1, (uint64_t{1} << 20) / (chunk * (a.bits() / 8))) * chunk;
     const uint64_t rounds = comm.max((hi - lo + step - 1) / step);
     const io::Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
     H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
@@ -159,10 +169,12 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
         std::vector<Range> wanted(size_t(comm.size));
         for (int p = 0; p < comm.size; ++p) {
             const auto [plo, phi] = slice_of(p, comm.size, n, chunk);
-            wanted[size_t(p)] = {std::min(phi, plo + round * step), std::min(phi, plo + (round + 1) * step)};
+            wanted[size_t(p)] = {std::min(phi, plo + round * step),
+                                 std::min(phi, plo + (round + 1) * step)};
         }
         const auto [first, last] = wanted[size_t(comm.rank)];
-        std::vector<uint8_t> piece = in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
+        std::vector<uint8_t> piece =
+            in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
         // Each chunk transformed alone (its first entry starts from 0), as
         // io/chunk_codec.h defines; pieces hold whole chunks.
         for (uint64_t begin = 0; begin < last - first; begin += chunk) {
@@ -170,15 +182,16 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
             if (file_bits == 8) {
                 io::encode_transform<uint8_t>(transform, {piece.data() + begin, count});
             } else {
-                io::encode_transform<uint16_t>(transform,
-                                               {reinterpret_cast<uint16_t*>(piece.data()) + begin, count});
+                io::encode_transform<uint16_t>(
+                    transform, {reinterpret_cast<uint16_t*>(piece.data()) + begin, count});
             }
         }
         const hsize_t offset = first, count = last - first;
         const io::Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
         const io::Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose);
         if (count > 0) {
-            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr);
+            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count,
+                                nullptr);
         } else {
             H5Sselect_none(file_space.get());
             H5Sselect_none(memory.get());
@@ -204,7 +217,7 @@ bool sync_path(const std::string& path, int flags) {
 // The file under its temporary name. An error in here leaves the processes
 // in different places of HDF5's collective calls, and closing the file while
 // unwinding would hang them: the function is noexcept, so an exception ends
-// in std::terminate, whose handler (dist/main.cpp) stops the job.
+// in std::terminate, whose handler (mpi/main.cpp) stops the job.
 void write_file(const Comm& comm, const std::string& tmp, Share& share,
                 const io::WriteOptions& o) noexcept {
     const io::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -219,7 +232,8 @@ void write_file(const Comm& comm, const std::string& tmp, Share& share,
     write_dataset(comm, file.get(), tmp, io::VALUE_DATASET, share, s.value, s.max_value, o);
     s.value = engine::QuantityArray();
     if (share.remoteness)
-        write_dataset(comm, file.get(), tmp, io::REMOTENESS_DATASET, share, s.remoteness, s.max_remoteness, o);
+        write_dataset(comm, file.get(), tmp, io::REMOTENESS_DATASET, share, s.remoteness,
+                      s.max_remoteness, o);
     s.remoteness = engine::QuantityArray();
 
     // 3. Closed by all, then synced and renamed by process 0.
@@ -242,13 +256,16 @@ void write_table_parallel(const Comm& comm, const std::string& path, Share& shar
     write_file(comm, tmp, share, o);
     uint8_t ok = 1;
     if (comm.rank == 0) {
-        const std::string folder = fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
+        const std::string folder =
+            fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
         ok = sync_path(tmp, O_RDONLY) && std::rename(tmp.c_str(), path.c_str()) == 0 &&
              sync_path(folder, O_RDONLY | O_DIRECTORY);
         if (!ok) std::remove(tmp.c_str());
     }
     comm.broadcast(&ok, 1);
-    if (!ok) throw SharedError(path + ": cannot write: the finished table could not be synced and renamed into place");
+    if (!ok)
+        throw SharedError(
+            path + ": cannot write: the finished table could not be synced and renamed into place");
 }
 
-}  // namespace nimtb::dist
+}  // namespace nimtb::mpi

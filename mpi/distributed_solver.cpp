@@ -1,0 +1,288 @@
+#include "mpi/distributed_solver.h"
+
+#include <fmt/core.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "engine/brute_kernel.h"
+#include "engine/line_kernel.h"
+#include "engine/parallel.h"
+#include "engine/solve_order.h"
+#include "io/checkpoint.h"
+#include "mpi/deal.h"
+#include "mpi/level_solver.h"
+#include "mpi/line_chain.h"
+#include "mpi/page_store.h"
+
+namespace nimtb::mpi {
+
+namespace {
+
+namespace fs = std::filesystem;
+using engine::Block;
+using engine::Plan;
+using engine::Universe;
+
+// The checkpoint of process `rank`: DIR/process-<rank>. A folder holding a
+// one-process checkpoint, or more processes' than this job has, is refused.
+std::unique_ptr<io::Checkpoint> open_checkpoint(const Comm& comm, const engine::Rule& rule,
+                                                const Universe& u, const DistributedOptions& o) {
+    if (o.checkpoint.empty()) return nullptr;
+    std::error_code ec;
+    if (fs::exists(fs::path(o.checkpoint) / "manifest.json", ec)) {
+        throw TableError(o.checkpoint +
+                         " holds the checkpoint of a solve by one process; this one runs " +
+                         std::to_string(comm.size) +
+                         " processes: run it as before, or remove the folder to start again");
+    }
+    for (const auto& e : fs::directory_iterator(o.checkpoint, ec)) {
+        const std::string name = e.path().filename().string();
+        unsigned k = 0;
+        int used = 0;
+        if (std::sscanf(name.c_str(), "process-%u%n", &k, &used) == 1 &&
+            static_cast<size_t>(used) == name.size() && k >= unsigned(comm.size)) {
+            throw TableError(fmt::format(
+                "{} holds the checkpoint of a solve by more processes (it has {}); this one runs "
+                "{}: "
+                "run it with as many processes as before, or remove the folder to start again",
+                o.checkpoint, name, comm.size));
+        }
+    }
+    fs::create_directories(o.checkpoint, ec);
+    // Flushes are decided together (solve_distributed), so that the
+    // processes' files end at the same levels.
+    return std::make_unique<io::Checkpoint>(
+        (fs::path(o.checkpoint) / fmt::format("process-{}", comm.rank)).string(),
+        io::CheckpointIdentity{rule.canonical(), engine::to_string(o.solve.convention),
+                               u.describe(), "brute", o.solve.remoteness,
+                               static_cast<unsigned>(comm.size)},
+        std::chrono::hours(24 * 365));
+}
+
+}  // namespace
+
+Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Universe& u,
+                        const DistributedOptions& o) {
+    if (o.solve.method != engine::SolveMethod::brute)
+        throw InputError(
+            "a distributed solve uses the brute method; --method sprague-grundy runs in one "
+            "process");
+    // The plan one process would run, with the line kernel as the line
+    // chain (line_chain.h): its store is spread over the processes, so no
+    // machine's memory decides against it, and it needs 2 heaps or more.
+    engine::SolveOptions planned = o.solve;
+    planned.memory_limit = UINT64_MAX;
+    planned.block_heaps = 0;
+    const bool one_heap = u.max_heaps() < 2;
+    if (one_heap && o.solve.kernel == engine::Kernel::lines) {
+        throw InputError("the line kernel across processes needs a universe of at least 2 heaps; " +
+                         u.describe() + " has one: use " + mention(Option::kernel_brute));
+    }
+    if (one_heap) planned.kernel = engine::Kernel::brute;
+    const engine::SolvePlan solve_plan = engine::plan_solve(rule, u, planned);
+    const std::optional<engine::LineShape>& shape = solve_plan.lines;
+    const bool chain = shape.has_value();
+    const engine::ArrayWidths widths = solve_plan.widths;
+    const Plan& plan = solve_plan.order;
+
+    const std::vector<int> by_largest =
+        chain ? largest_heap_owners(u, comm.size) : std::vector<int>{};
+    if (chain && comm.rank == 0) {
+        // A heap size is never split: with more processes than the sizes
+        // can share out, the process of the largest holds more than its part.
+        std::vector<uint64_t> held(static_cast<size_t>(comm.size), 0);
+        for (uint32_t m = 0; m <= u.max_heap_size(); ++m)
+            held[static_cast<size_t>(by_largest[m])] +=
+                engine::binomial(uint64_t{m} + u.max_heaps() - 1, u.max_heaps() - 1);
+        const double busiest =
+            double(*std::max_element(held.begin(), held.end())) / double(u.size());
+        if (busiest * comm.size > 1.5) {
+            std::fprintf(stderr,
+                         "solve: note: the line chain deals whole heap sizes, so one of the %d "
+                         "processes holds %.0f %% "
+                         "of the positions (an even share: %.0f %%); --kernel brute spreads them "
+                         "evenly, at the price "
+                         "of trading pages\n",
+                         comm.size, 100 * busiest, 100.0 / comm.size);
+        }
+    }
+    Layout layout = deal(plan, comm.rank, comm.size, u, by_largest);
+    std::vector<LevelTraffic> traffic(plan.levels());
+    engine::Solution s{
+        rule, o.solve.convention, u.max_heaps(), u.max_heap_size(), engine::SolveMethod::brute, {},
+        {}};
+    s.positions = u.size();
+    s.max_total = u.max_total();
+    s.kernel = chain ? engine::Kernel::lines : engine::Kernel::brute;
+    const uint64_t n = layout.local_positions;
+    s.value = engine::QuantityArray(n, widths.value_bits);
+    if (o.solve.remoteness) s.remoteness = engine::QuantityArray(n, widths.remoteness_bits);
+    s.levels.assign(plan.levels(), engine::LevelStats{});
+    for (size_t l = 0; l < plan.levels(); ++l) {
+        s.levels[l].blocks = plan.level_start[l + 1] - plan.level_start[l];
+        s.levels[l].positions = plan.positions_in(l);
+    }
+
+    tbb::task_arena arena(o.solve.threads ? static_cast<int>(o.solve.threads)
+                                          : tbb::task_arena::automatic);
+    Solver solver{comm,
+                  u,
+                  o,
+                  layout,
+                  s,
+                  traffic,
+                  {rule, u.max_heap_size()},
+                  {},
+                  {},
+                  {},
+                  uint64_t{1} << 16,
+                  o.page_budget ? o.page_budget
+                                : std::clamp<uint64_t>(
+                                      n * (widths.value_bits + widths.remoteness_bits) / 8 / 16,
+                                      uint64_t{1} << 20, uint64_t{64} << 20)};
+    solver.pages.bits = page_bits(u);
+    const uint64_t universe_pages = (u.size() >> solver.pages.bits) + 1;
+    solver.pages.slot.assign(universe_pages, -1);
+    solver.pages.marks.assign((universe_pages + 63) / 64, 0);
+
+    // 5. From the checkpoint: every process resumes at the first level that
+    // all of them saved. A process that refuses its part says why (the first of them, so that
+    // the reason is said once); then all stop together, leaving no folder
+    // that this run made.
+    std::unique_ptr<io::Checkpoint> checkpoint;
+    std::string refused;
+    const std::string own =
+        o.checkpoint.empty()
+            ? ""
+            : (fs::path(o.checkpoint) / fmt::format("process-{}", comm.rank)).string();
+    std::error_code ec;
+    const bool existed = !own.empty() && fs::exists(own, ec);
+    const auto stop_if_refused = [&] {
+        const uint64_t first =
+            comm.min(refused.empty() ? uint64_t(comm.size) : uint64_t(comm.rank));
+        if (first == uint64_t(comm.size)) return;
+        if (first == uint64_t(comm.rank))
+            std::fprintf(stderr, "nimtb: error: %s\n", refused.c_str());
+        checkpoint.reset();
+        if (!existed) fs::remove_all(own, ec);
+        throw SharedError("");
+    };
+    try {
+        checkpoint = open_checkpoint(comm, rule, u, o);
+    } catch (const std::exception& e) {
+        refused = e.what();
+    }
+    stop_if_refused();
+    size_t level = 0;
+    if (checkpoint) {
+        const std::string key = solve_plan.key(
+            fmt::format("distributed brute, process {} of {}", comm.rank, comm.size));
+        try {
+            level = checkpoint->restore(key, layout.local_plan, s);
+        } catch (const std::exception& e) {
+            refused = e.what();
+        }
+        stop_if_refused();
+        const size_t common = comm.min(level);
+        if (comm.rank == 0 && common > 0) {
+            std::fprintf(stderr,
+                         "solve: resuming from the checkpoint in %s (%zu levels saved by all %d "
+                         "processes)\n",
+                         o.checkpoint.c_str(), common, comm.size);
+        }
+        if (common < level) checkpoint->forget_from(common);
+        level = common;
+        if (comm.any(s.value.bits() == 16)) s.value.widen();
+        if (o.solve.remoteness && comm.any(s.remoteness.bits() == 16)) s.remoteness.widen();
+        for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
+    }
+    // The chain's aggregates of the levels a checkpoint restored are not
+    // saved: a resumed solve finishes by brute force (the same table).
+    std::optional<LineChain> lines;
+    if (chain && level == 0)
+        lines.emplace(u, *shape, by_largest, comm.rank,
+                      o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
+
+    // 6. The levels, in order; a level that meets a number too wide for
+    // its array is solved again, by every process, with the array widened.
+    const auto report = [&](uint64_t done) {
+        if (o.solve.progress) o.solve.progress(done, u.size());
+    };
+    uint64_t done = plan.positions_below(level);
+    report(done);
+    auto last_flush = std::chrono::steady_clock::now();
+    while (level < plan.levels()) {
+        const auto start = std::chrono::steady_clock::now();
+        engine::Overflow overflow;
+        uint64_t lookups = 0;
+        if (lines) {
+            arena.execute([&] { lookups = solver.chain_dispatch(*lines, level, overflow); });
+            // A value beyond the lines' bitsets: this level again, and the
+            // rest, by brute force.
+            if (comm.any(overflow.value.load())) {
+                lines.reset();
+                continue;
+            }
+        } else {
+            arena.execute([&] {
+                lookups = with_children(rule, u, solver.amounts, [&](const auto& children) {
+                    return solver.dispatch(children, level, overflow);
+                });
+            });
+        }
+        const bool value_over = comm.any(overflow.value.load());
+        const bool remoteness_over = comm.any(overflow.remoteness.load());
+        if (value_over || remoteness_over) {
+            // Every process alike: a ResourceError is thrown by all of them.
+            engine::widen_after_overflow(value_over, remoteness_over, s);
+            continue;
+        }
+        engine::LevelStats& stats = s.levels[level];
+        stats.lookups = comm.sum(lookups);
+        stats.seconds = comm.max(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        stats.kernel = lines ? engine::Kernel::lines : engine::Kernel::brute;
+        s.child_lookups += stats.lookups;
+        if (comm.any(o.solve.cancel && o.solve.cancel->load()))
+            throw SharedError("interrupted", 130);
+        if (checkpoint) {
+            checkpoint->save(layout.local_plan, level, s);
+            // Process 0's clock decides for all.
+            uint8_t flush = std::chrono::steady_clock::now() - last_flush >= o.checkpoint_every;
+            comm.broadcast(&flush, 1);
+            if (flush) {
+                checkpoint->flush();
+                last_flush = std::chrono::steady_clock::now();
+            }
+        }
+        done += stats.positions;
+        report(done);
+        ++level;
+    }
+    if (checkpoint) checkpoint->flush();
+
+    // 7. The whole universe's figures.
+    engine::ArraySummary mine;
+    arena.execute([&] { mine = engine::summarise(s.value, s.remoteness); });
+    s.p_positions = comm.sum(mine.p_positions);
+    s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
+    s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
+    return Share{std::move(s), o.solve.remoteness, std::move(layout), std::move(traffic),
+                 std::move(checkpoint)};
+}
+
+}  // namespace nimtb::mpi

@@ -1,0 +1,489 @@
+#pragma once
+// One level of a distributed solve on one process: the rounds of the
+// brute-force kernel (pieces taken, pages marked, traded and swept) and the
+// line chain's level (aggregates swept, passed on, exchanged). The driver,
+// solve_distributed (distributed_solver.cpp), runs it level after level; it
+// is one concept, the level's work and its page trade, in one file.
+
+#include <oneapi/tbb/blocked_range.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "engine/brute_kernel.h"
+#include "engine/line_kernel.h"
+#include "engine/parallel.h"
+#include "engine/solve_order.h"
+#include "mpi/deal.h"
+#include "mpi/distributed_solver.h"
+#include "mpi/line_chain.h"
+#include "mpi/mpi_context.h"
+#include "mpi/page_store.h"
+
+namespace nimtb::mpi {
+
+using engine::Block;
+using engine::Plan;
+using engine::Universe;
+
+struct Solver {
+    const Comm& comm;
+    const Universe& u;
+    const DistributedOptions& o;
+    Layout& layout;
+    engine::Solution& s;
+    std::vector<LevelTraffic>& traffic;
+    engine::TakeAmounts amounts;
+    Pages pages;
+    // The round's answers and replies, kept from round to round: a buffer
+    // allocated afresh each round cost as much as the sweep in page faults
+    // and zeroing (perf, nim misere K=5 H=63 on one process).
+    std::vector<uint8_t> answer, reply;
+    uint64_t round_positions;
+    uint64_t page_budget;
+    static constexpr uint64_t MIN_ROUND = 64;
+
+    unsigned value_bytes() const { return s.value.bits() / 8; }
+    unsigned remoteness_bytes() const { return o.solve.remoteness ? s.remoteness.bits() / 8 : 0; }
+
+    // The pieces of this process's blocks of `level` from `cursor` (block,
+    // offset) on, at most round_positions positions, one piece per block.
+    std::vector<Piece> take(size_t level, std::pair<size_t, uint64_t>& cursor) const {
+        std::vector<Piece> round;
+        uint64_t budget = round_positions;
+        const Plan& lp = layout.local_plan;
+        while (budget > 0 && cursor.first < lp.level_start[level + 1]) {
+            const Block& b = lp.blocks[cursor.first];
+            const uint64_t gfirst = layout.local_global_first[cursor.first];
+            const uint64_t n = std::min(budget, b.count - cursor.second);
+            round.push_back({gfirst + cursor.second, n, gfirst, b.first, cursor.first});
+            budget -= n;
+            cursor.second += n;
+            if (cursor.second < b.count) break;  // the block goes on next round
+            ++cursor.first;
+            cursor.second = 0;
+        }
+        return round;
+    }
+
+    // 2. The pages holding the children of `round` outside their blocks.
+    template <class Children>
+    void mark(const Children& children, const std::vector<Piece>& round) {
+        engine::sync_parallel_for_with(
+            tbb::blocked_range<size_t>(0, round.size(), 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                Children generate = children;
+                std::array<uint32_t, std::max(Universe::MAX_HEAPS, Universe::MAX_TOTAL)> heaps{};
+                for (size_t i = r.begin(); i != r.end(); ++i) {
+                    const Piece& p = round[i];
+                    u.unrank(p.first, heaps.data());
+                    uint64_t last = UINT64_MAX;  // children come in runs of one page
+                    for (uint64_t rank = p.first; rank < p.first + p.count; ++rank) {
+                        generate(heaps.data(), rank, [&](uint64_t c) {
+                            if (c >= p.block_first) return;
+                            const uint64_t page = c >> pages.bits;
+                            if (page == last) return;
+                            last = page;
+                            std::atomic_ref<uint64_t> word(pages.marks[page >> 6]);
+                            const uint64_t bit = uint64_t{1} << (page & 63);
+                            if (!(word.load(std::memory_order_relaxed) & bit))
+                                word.fetch_or(bit, std::memory_order_relaxed);
+                        });
+                        u.next(heaps.data());
+                    }
+                }
+            },
+            tbb::simple_partitioner());  // a piece per task: pieces differ in size a lot
+        pages.list.clear();
+        for (size_t w = 0; w < pages.marks.size(); ++w) {
+            for (uint64_t bits = pages.marks[w]; bits; bits &= bits - 1)
+                pages.list.push_back(w * 64 + static_cast<uint64_t>(std::countr_zero(bits)));
+            pages.marks[w] = 0;
+        }
+    }
+
+    // 3. Asks each page of `wanted` (ascending) of its owners and stores
+    // what comes back in the next free slots.
+    void fetch(const std::vector<uint64_t>& wanted, LevelTraffic& t) {
+        const size_t processes = static_cast<size_t>(comm.size);
+        const uint64_t page = pages.page();
+        const unsigned vb = value_bytes(), rb = remoteness_bytes();
+        std::vector<std::vector<uint64_t>> asks(processes);
+        for (uint64_t p : wanted) {
+            int last = -1;
+            for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
+                             [&](uint64_t, uint64_t, size_t b) {
+                                 if (layout.owner[b] != last)
+                                     asks[size_t(layout.owner[b])].push_back(p);
+                                 last = layout.owner[b];
+                             });
+        }
+        for (auto& a : asks) a.erase(std::unique(a.begin(), a.end()), a.end());
+        std::vector<uint64_t> asked_counts;
+        const std::vector<uint64_t> asked = comm.exchange(asks, asked_counts);
+        // Answer: for each page asked, this process's parts of it, values
+        // then remoteness; counted first, so that the buffer is allocated once.
+        const auto* value = static_cast<const uint8_t*>(s.value.raw());
+        const auto* remoteness =
+            o.solve.remoteness ? static_cast<const uint8_t*>(s.remoteness.raw()) : nullptr;
+        const auto owned = [&](uint64_t p, int owner, auto&& f) {
+            for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
+                             [&](uint64_t start, uint64_t end, size_t b) {
+                                 if (layout.owner[b] == owner) f(start, end, b);
+                             });
+        };
+        std::vector<uint64_t> answer_counts(processes, 0);
+        size_t at = 0;
+        for (size_t from = 0; from < processes; ++from) {
+            for (uint64_t i = 0; i < asked_counts[from]; ++i, ++at)
+                owned(asked[at], comm.rank, [&](uint64_t start, uint64_t end, size_t) {
+                    answer_counts[from] += (end - start) * (vb + rb);
+                });
+        }
+        answer.clear();
+        answer.reserve(std::accumulate(answer_counts.begin(), answer_counts.end(), uint64_t{0}));
+        for (uint64_t p : asked) {
+            for (auto [bytes, width] : {std::pair{value, vb}, std::pair{remoteness, rb}}) {
+                if (!width) continue;
+                owned(p, comm.rank, [&](uint64_t start, uint64_t end, size_t b) {
+                    const uint64_t local = layout.offset[b] + (start - layout.first[b]);
+                    answer.insert(answer.end(), bytes + local * width,
+                                  bytes + (local + end - start) * width);
+                });
+            }
+        }
+        std::vector<uint64_t> reply_counts(processes, 0);
+        for (size_t owner = 0; owner < processes; ++owner) {
+            for (uint64_t p : asks[owner])
+                owned(p, int(owner), [&](uint64_t start, uint64_t end, size_t) {
+                    reply_counts[owner] += (end - start) * (vb + rb);
+                });
+        }
+        comm.exchange_known(answer, answer_counts, reply, reply_counts);
+        // Into the slots: page i of `wanted` goes after the pages held.
+        const uint64_t first_slot = pages.held.size(), slots = first_slot + wanted.size();
+        // Every byte of a fetched page is written below (each rank has an
+        // owner): the storage is grown when needed, never cleared.
+        if (pages.value_words.size() < (slots * page * vb + 7) / 8)
+            pages.value_words.resize((slots * page * vb + 7) / 8);
+        if (pages.remoteness_words.size() < (slots * page * rb + 7) / 8)
+            pages.remoteness_words.resize((slots * page * rb + 7) / 8);
+        for (size_t i = 0; i < wanted.size(); ++i)
+            pages.slot[wanted[i]] = static_cast<int32_t>(first_slot + i);
+        pages.held.insert(pages.held.end(), wanted.begin(), wanted.end());
+        auto* page_value = reinterpret_cast<uint8_t*>(pages.value_words.data());
+        auto* page_remoteness = reinterpret_cast<uint8_t*>(pages.remoteness_words.data());
+        const uint8_t* in = reply.data();
+        for (size_t owner = 0; owner < processes; ++owner) {
+            for (uint64_t p : asks[owner]) {
+                const uint64_t base = uint64_t(pages.slot[p]) * page;
+                for (auto [bytes, width] :
+                     {std::pair{page_value, vb}, std::pair{page_remoteness, rb}}) {
+                    if (!width) continue;
+                    for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
+                                     [&](uint64_t start, uint64_t end, size_t b) {
+                                         if (size_t(layout.owner[b]) != owner) return;
+                                         const uint64_t n = (end - start) * width;
+                                         std::memcpy(bytes + (base + start - p * page) * width, in,
+                                                     n);
+                                         in += n;
+                                     });
+                }
+            }
+        }
+        for (size_t q = 0; q < processes; ++q) {
+            if (int(q) == comm.rank) continue;  // what a process asks itself stays in memory
+            t.sent += asks[q].size() * 8 + answer_counts[q];
+            t.received += asked_counts[q] * 8 + reply_counts[q];
+        }
+        t.pages += wanted.size();
+    }
+
+    // Of the pages held, keeps those this round needs (pages.list), moved
+    // down to the first slots, and returns the round's others: positions of
+    // one block in a row share most of their pages.
+    std::vector<uint64_t> keep_held() {
+        const uint64_t page = pages.page();
+        const unsigned vb = value_bytes(), rb = remoteness_bytes();
+        auto* value = reinterpret_cast<uint8_t*>(pages.value_words.data());
+        auto* remoteness = reinterpret_cast<uint8_t*>(pages.remoteness_words.data());
+        size_t kept = 0;
+        for (size_t at = 0; at < pages.held.size(); ++at) {
+            const uint64_t p = pages.held[at];
+            if (!std::binary_search(pages.list.begin(), pages.list.end(), p)) {
+                pages.slot[p] = -1;
+                continue;
+            }
+            if (kept != at) {  // kept < at: moving down never overwrites a page still to move
+                std::memcpy(value + kept * page * vb, value + at * page * vb, page * vb);
+                if (rb)
+                    std::memcpy(remoteness + kept * page * rb, remoteness + at * page * rb,
+                                page * rb);
+            }
+            pages.slot[p] = static_cast<int32_t>(kept);
+            pages.held[kept++] = p;
+        }
+        pages.held.resize(kept);
+        std::vector<uint64_t> wanted;
+        for (uint64_t p : pages.list)
+            if (pages.slot[p] < 0) wanted.push_back(p);
+        return wanted;
+    }
+
+    // Forgets the pages held: at a level's start (a page fetched in a lower
+    // level may hold positions solved since), or when the budget is full.
+    void release() {
+        for (uint64_t p : pages.held) pages.slot[p] = -1;
+        pages.held.clear();
+    }
+
+    // The store a piece of a block is swept over: its block in this
+    // process's arrays, the children outside it in the fetched pages.
+    template <bool REM, class V, class R>
+    PagedStore<V, R> paged_store(const Piece& p) const {
+        return {s.value.data<V>() + p.block_local,
+                REM ? s.remoteness.data<R>() + p.block_local : nullptr,
+                p.block_first,
+                reinterpret_cast<const V*>(pages.value_words.data()),
+                reinterpret_cast<const R*>(pages.remoteness_words.data()),
+                pages.slot.data(),
+                pages.bits};
+    }
+
+    // 4. Sweeps the round's pieces with the brute-force kernel.
+    template <class Children, bool REM, class V, class R>
+    uint64_t sweep(const Children& children, const std::vector<Piece>& round,
+                   engine::Overflow& overflow) {
+        std::atomic<uint64_t> lookups{0};
+        const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
+        engine::sync_parallel_for_with(
+            tbb::blocked_range<size_t>(0, round.size(), 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                uint64_t local = 0;
+                for (size_t i = r.begin(); i != r.end(); ++i) {
+                    const Piece& p = round[i];
+                    const engine::BruteKernel<Children, REM, V, R, PagedStore<V, R>> kernel{
+                        u, children, paged_store<REM, V, R>(p), terminal, &overflow};
+                    auto scratch = kernel.scratch();
+                    local += kernel.sweep(p.first, p.count, scratch);
+                }
+                lookups.fetch_add(local, std::memory_order_relaxed);
+            },
+            tbb::simple_partitioner());
+        return lookups.load();
+    }
+
+    template <class Children, bool REM, class V, class R>
+    uint64_t solve_level(const Children& children, size_t level, engine::Overflow& overflow) {
+        LevelTraffic& t = traffic[level];
+        t = {};
+        uint64_t lookups = 0;
+        rounds(children, level, t, [&](const std::vector<Piece>& round) {
+            lookups += sweep<Children, REM, V, R>(children, round, overflow);
+        });
+        return lookups;
+    }
+
+    // The rounds of a level: each takes pieces of this process's blocks,
+    // fetches the pages holding their children outside their blocks (as
+    // `children` generates them) and hands the pieces to sweep_round.
+    template <class Children, class Sweep>
+    void rounds(const Children& children, size_t level, LevelTraffic& t, Sweep&& sweep_round) {
+        release();  // pages of a lower level, or of this one at other widths (a level solved again)
+        std::pair<size_t, uint64_t> cursor{layout.local_plan.level_start[level], 0};
+        const uint64_t budget = page_budget;
+        const unsigned width = value_bytes() + remoteness_bytes();
+        // Every process takes part in every round of the level, with an
+        // empty one once its own blocks are done.
+        for (;;) {
+            const auto saved = cursor;
+            std::vector<Piece> round = take(level, cursor);
+            mark(children, round);
+            // Too many pages: a smaller round, until it fits or is tiny.
+            while (pages.list.size() * pages.page() * width > budget &&
+                   round_positions > MIN_ROUND) {
+                round_positions /= 2;
+                cursor = saved;
+                round = take(level, cursor);
+                mark(children, round);
+            }
+            if (!comm.any(!round.empty())) break;
+            // Only the pages of this round not held from the last are fetched.
+            fetch(keep_held(), t);
+            sweep_round(round);
+            if (pages.list.size() * pages.page() * width * 4 < budget &&
+                round_positions < (uint64_t{1} << 24))
+                round_positions *= 2;
+            // Rounds of the same size everywhere: a process whose rounds
+            // were larger than another's would keep it waiting at every
+            // exchange (nim misere K=5 H=63 on two processes: 8.7 s, 7.2 s after).
+            round_positions = comm.min(round_positions);
+            ++t.rounds;
+        }
+    }
+
+    // A level by the line chain: each block swept with the aggregates that
+    // arrived for it, the ones it passes on written straight into the
+    // buffer for their block's process; then one exchange.
+    template <unsigned W, bool REM, class V, class R>
+    uint64_t chain_level(LineChain& c, size_t level, engine::Overflow& overflow) {
+        constexpr unsigned A = AGGREGATE_WORDS<W>;
+        LevelTraffic& t = traffic[level];
+        t = {};
+        const Plan& lp = layout.local_plan;
+        const size_t b0 = lp.level_start[level], b1 = lp.level_start[level + 1];
+        const unsigned k = u.max_heaps();
+        const size_t processes = static_cast<size_t>(comm.size);
+        struct Out {
+            uint32_t largest;
+            bool alone;
+            size_t process = SIZE_MAX;  // where its aggregates go, if anywhere
+            uint64_t at = 0;            // and at which word of that process's buffer
+        };
+        std::vector<Out> outs(b1 - b0);
+        std::vector<uint64_t> words(processes, 0);
+        std::array<uint32_t, Universe::MAX_HEAPS> a{};
+        std::vector<std::pair<size_t, size_t>> headers;  // (block, successor)
+        for (size_t b = b0; b < b1; ++b) {
+            const uint64_t first = layout.local_global_first[b], count = lp.blocks[b].count;
+            u.unrank(first, a.data());
+            Out& out = outs[b - b0];
+            out.largest = a[k - 1];
+            out.alone = a[k - 2] < a[k - 1];
+            if (out.largest == u.max_heap_size()) continue;
+            const uint64_t target =
+                first + u.term(k - 1, out.largest + 1) - u.term(k - 1, out.largest);
+            const size_t next = layout.find(target);
+            if (layout.first[next] != target || layout.count[next] != count)
+                throw std::logic_error(
+                    "line chain: a block's successor is not a block of its size");
+            out.process = static_cast<size_t>(layout.owner[next]);
+            out.at = words[out.process] + 2;  // after the header: offset, count
+            words[out.process] += 2 + count * A;
+            headers.emplace_back(b, next);
+        }
+        // The other processes' runs one after the other, by rank, in one
+        // buffer; this process's own in another, which becomes its arrivals
+        // as it is. Neither is zero-filled: the sweep writes every word.
+        const size_t self = static_cast<size_t>(comm.rank);
+        std::vector<uint64_t> section(processes, 0), send_counts = words;
+        send_counts[self] = 0;
+        for (size_t q = 1; q < processes; ++q) section[q] = section[q - 1] + send_counts[q - 1];
+        const uint64_t remote_words = section[processes - 1] + send_counts[processes - 1];
+        std::unique_ptr<uint64_t[]> send(new uint64_t[remote_words]);
+        std::shared_ptr<uint64_t[]> mine(new uint64_t[words[self]]);
+        const auto base = [&](size_t q) {
+            return q == self ? mine.get() : send.get() + section[q];
+        };
+        for (auto [b, next] : headers) {
+            const Out& out = outs[b - b0];
+            base(out.process)[out.at - 2] = layout.offset[next];
+            base(out.process)[out.at - 1] = lp.blocks[b].count;
+        }
+        const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
+        std::atomic<uint64_t> lookups{0};
+        const auto run = [&]<bool LAG>() {
+            using Store = PagedStore<V, R>;
+            const ChainKernel<W, REM, LAG, V, R, Store> kernel{
+                u,
+                c.amounts.data(),
+                c.near_count,
+                c.lag,
+                terminal,
+                c.seen.data(),
+                reinterpret_cast<R*>(c.remoteness_words.data()),
+                &overflow.value};
+            // Sweeps a piece of a block: its arrivals and departures from
+            // the piece's first position on.
+            const auto sweep_piece = [&](const Piece& p) {
+                const Out& out = outs[p.block - b0];
+                const uint64_t skip = p.first - p.block_first;
+                const uint64_t* in = nullptr;
+                if (out.alone) {
+                    const auto it = c.pending.find(p.block_local);
+                    if (it == c.pending.end() || it->second.count != lp.blocks[p.block].count)
+                        throw std::logic_error("line chain: a block's aggregates did not arrive");
+                    in = it->second.data + skip * A;
+                }
+                return kernel.sweep(
+                    p.first, p.count, paged_store<REM, V, R>(p), c.home[out.largest], in,
+                    out.process == SIZE_MAX ? nullptr : base(out.process) + out.at + skip * A);
+            };
+            const auto sweep_round = [&](const std::vector<Piece>& round) {
+                engine::sync_parallel_for_with(
+                    tbb::blocked_range<size_t>(0, round.size(), 1),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                        uint64_t n = 0;
+                        for (size_t i = r.begin(); i != r.end(); ++i) n += sweep_piece(round[i]);
+                        lookups.fetch_add(n, std::memory_order_relaxed);
+                    },
+                    tbb::simple_partitioner());
+            };
+            if constexpr (!LAG) {
+                // Nim: no child to read, every block whole at once.
+                std::vector<Piece> whole;
+                for (size_t b = b0; b < b1; ++b)
+                    whole.push_back({layout.local_global_first[b], lp.blocks[b].count,
+                                     layout.local_global_first[b], lp.blocks[b].first, b});
+                sweep_round(whole);
+            } else {
+                // The near children and joining points come in pages, round
+                // by round, as for the brute-force kernel.
+                rounds(ChainChildren{u, c.amounts.data(), c.near_count + 1}, level, t, sweep_round);
+            }
+        };
+        if (c.lag == 0)
+            run.template operator()<false>();
+        else
+            run.template operator()<true>();
+        for (size_t b = b0; b < b1; ++b)
+            if (outs[b - b0].alone) c.pending.erase(lp.blocks[b].first);
+        const std::vector<uint64_t> counts = comm.swap_counts(send_counts);
+        const uint64_t arriving = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
+        std::shared_ptr<uint64_t[]> got(new uint64_t[arriving]);
+        comm.exchange_into(send.get(), send_counts, got.get(), counts);
+        send.reset();
+        c.arrive(mine, words[self], A);
+        c.arrive(got, arriving, A);
+        for (size_t q = 0; q < processes; ++q) {
+            if (int(q) == comm.rank) continue;
+            t.sent += words[q] * 8;
+            t.received += counts[q] * 8;
+        }
+        if (c.lag == 0) t.rounds = 1;
+        return lookups.load();
+    }
+
+    uint64_t chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {
+        return engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
+                                   [&]<bool REM, class V, class R>() {
+                                       switch (c.bitset_words) {
+                                           case 1:
+                                               return chain_level<1, REM, V, R>(c, level, overflow);
+                                           case 4:
+                                               return chain_level<4, REM, V, R>(c, level, overflow);
+                                           default:
+                                               return chain_level<16, REM, V, R>(c, level,
+                                                                                 overflow);
+                                       }
+                                   });
+    }
+
+    template <class Children>
+    uint64_t dispatch(const Children& children, size_t level, engine::Overflow& overflow) {
+        // Not s.remoteness.empty(): a process may hold no position at all.
+        return engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
+                                   [&]<bool REM, class V, class R>() {
+                                       return solve_level<Children, REM, V, R>(children, level,
+                                                                               overflow);
+                                   });
+    }
+};
+
+}  // namespace nimtb::mpi

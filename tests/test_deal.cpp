@@ -1,0 +1,169 @@
+// The distributed solve's parts that need no MPI: the deal of blocks to
+// processes (mpi/deal.h) and the page store a process sweeps over
+// (mpi/page_store.h), checked for 1 to 5 processes without mpirun.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "engine/solve_order.h"
+#include "engine/universe.h"
+#include "mpi/deal.h"
+#include "mpi/page_store.h"
+
+namespace nimtb::mpi {
+namespace {
+
+using engine::Universe;
+
+std::vector<Universe> universes() {
+    return {Universe(3, 12), Universe(4, 9), Universe(5, 6), Universe::total_bounded(18),
+            Universe::total_bounded(14, 4)};
+}
+
+// Every process computes the same deal, every block has one owner, each
+// process's blocks fill its arrays without gap or overlap, and all of them
+// together are the universe.
+TEST(Deal, EveryProcessSeesOneDealThatCoversTheUniverse) {
+    for (const Universe& u : universes()) {
+        const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+        for (int processes = 1; processes <= 5; ++processes) {
+            std::vector<Layout> layouts;
+            for (int rank = 0; rank < processes; ++rank)
+                layouts.push_back(deal(plan, rank, processes, u, {}));
+            uint64_t total = 0;
+            for (int rank = 0; rank < processes; ++rank) {
+                const Layout& l = layouts[size_t(rank)];
+                EXPECT_EQ(l.first, layouts[0].first);
+                EXPECT_EQ(l.owner, layouts[0].owner);
+                EXPECT_EQ(l.offset, layouts[0].offset);
+                // Its blocks, in its local plan's order, one after the other in its arrays.
+                uint64_t at = 0;
+                for (const engine::Block& b : l.local_plan.blocks) {
+                    EXPECT_EQ(b.first, at);
+                    at += b.count;
+                }
+                EXPECT_EQ(at, l.local_positions);
+                EXPECT_EQ(l.local_plan.levels(), plan.levels());
+                total += l.local_positions;
+            }
+            EXPECT_EQ(total, u.size()) << u.describe() << " on " << processes;
+            // The blocks by rank tile [0, size).
+            const Layout& l = layouts[0];
+            uint64_t next = 0;
+            for (size_t b = 0; b < l.first.size(); ++b) {
+                EXPECT_EQ(l.first[b], next);
+                next += l.count[b];
+                EXPECT_GE(l.owner[b], 0);
+                EXPECT_LT(l.owner[b], processes);
+            }
+            EXPECT_EQ(next, u.size());
+        }
+    }
+}
+
+// Within a level, no process has more than another plus the level's largest
+// block: the deal is greedy, largest first.
+TEST(Deal, EachLevelIsSharedEvenly) {
+    const Universe u(5, 9);
+    const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+    for (int processes = 2; processes <= 4; ++processes) {
+        const Layout l = deal(plan, 0, processes, u, {});
+        for (size_t level = 0; level < plan.levels(); ++level) {
+            std::vector<uint64_t> load(size_t(processes), 0);
+            uint64_t largest = 0;
+            for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
+                const size_t at = l.find(plan.blocks[b].first);
+                load[size_t(l.owner[at])] += plan.blocks[b].count;
+                largest = std::max(largest, plan.blocks[b].count);
+            }
+            const auto [lo, hi] = std::minmax_element(load.begin(), load.end());
+            EXPECT_LE(*hi - *lo, largest) << "level " << level;
+        }
+    }
+}
+
+// The line chain's deal: a block goes to the owner of its largest heap.
+TEST(Deal, TheLineChainDealsByLargestHeap) {
+    const Universe u(3, 20);
+    const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+    const std::vector<int> by_largest = largest_heap_owners(u, 3);
+    ASSERT_EQ(by_largest.size(), 21u);
+    const Layout l = deal(plan, 1, 3, u, by_largest);
+    std::vector<uint32_t> heaps(u.max_heaps());
+    for (size_t b = 0; b < l.first.size(); ++b) {
+        u.unrank(l.first[b], heaps.data());
+        EXPECT_EQ(l.owner[b], by_largest[heaps.back()]);
+    }
+    // The largest sizes, dealt first, go to different processes.
+    EXPECT_NE(by_largest[20], by_largest[19]);
+}
+
+TEST(Deal, FindAndOverlapsNameTheBlocksOfEveryRank) {
+    const Universe u(4, 7);
+    const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+    const Layout l = deal(plan, 0, 3, u, {});
+    for (uint64_t rank = 0; rank < u.size(); ++rank) {
+        const size_t b = l.find(rank);
+        EXPECT_LE(l.first[b], rank);
+        EXPECT_LT(rank, l.first[b] + l.count[b]);
+    }
+    for (uint64_t lo : {uint64_t{0}, uint64_t{5}, uint64_t{64}}) {
+        const uint64_t hi = std::min(u.size(), lo + 100);
+        uint64_t covered = lo;
+        for_each_overlap(l, lo, hi, [&](uint64_t start, uint64_t end, size_t b) {
+            EXPECT_EQ(start, covered);
+            EXPECT_LE(end, l.first[b] + l.count[b]);
+            covered = end;
+        });
+        EXPECT_EQ(covered, hi);
+    }
+}
+
+// A child inside the block being swept is read from the process's own
+// arrays; one below it from the slot its page was fetched into.
+TEST(PageStore, ReadsTheBlockAndTheFetchedPages) {
+    const unsigned bits = 6;  // pages of 64 ranks
+    const uint64_t page = uint64_t{1} << bits;
+    std::vector<uint8_t> own(100), own_remoteness(100);
+    std::iota(own.begin(), own.end(), uint8_t{0});
+    std::iota(own_remoteness.begin(), own_remoteness.end(), uint8_t{100});
+    // Pages 1 and 3 of the universe fetched into slots 1 and 0.
+    std::vector<int32_t> slot(8, -1);
+    slot[1] = 1;
+    slot[3] = 0;
+    std::vector<uint8_t> page_value(2 * page), page_remoteness(2 * page);
+    for (uint64_t i = 0; i < page; ++i) {
+        page_value[i] = static_cast<uint8_t>(3 * 64 + i);  // page 3 in slot 0
+        page_value[page + i] = static_cast<uint8_t>(64 + i);
+        page_remoteness[i] = static_cast<uint8_t>(i);
+    }
+    const uint64_t block_first = 300;
+    const PagedStore<uint8_t, uint8_t> store{own.data(),
+                                             own_remoteness.data(),
+                                             block_first,
+                                             page_value.data(),
+                                             page_remoteness.data(),
+                                             slot.data(),
+                                             bits};
+    EXPECT_EQ(store.child_value(300), 0);
+    EXPECT_EQ(store.child_value(342), 42);
+    EXPECT_EQ(store.child_remoteness(342), 142);
+    EXPECT_EQ(store.child_value(64 + 5), uint8_t(64 + 5));
+    EXPECT_EQ(store.child_value(3 * 64 + 7), uint8_t(3 * 64 + 7));
+    EXPECT_EQ(store.child_remoteness(3 * 64 + 7), 7);
+    store.set(350, 9, 8);
+    EXPECT_EQ(own[50], 9);
+    EXPECT_EQ(own_remoteness[50], 8);
+}
+
+TEST(PageStore, PagesAreAtLeast64RanksAndAtMost2To21OfThem) {
+    EXPECT_EQ(page_bits(Universe(2, 10)), 6u);
+    const Universe big(7, 63);
+    EXPECT_LE(big.size() >> page_bits(big), uint64_t{1} << 21);
+}
+
+}  // namespace
+}  // namespace nimtb::mpi
