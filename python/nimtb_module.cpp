@@ -28,6 +28,7 @@
 #include "engine/solver.h"
 #include "io/probe.h"
 #include "service/sequences.h"
+#include "service/request/words.h"
 #include "service/solve.h"
 #include "service/views.h"
 
@@ -42,35 +43,7 @@ py::object to_python(const nlohmann::json& j) {
 
 // A message with the options it mentions in Python's words.
 std::string python_words(const char* message) {
-    return worded(message, [](Option o) -> std::string {
-        switch (o) {
-            case Option::output:
-                return "path";
-            case Option::overwrite:
-                return "pass overwrite=True";
-            case Option::max_total:
-                return "max_total=N";
-            case Option::max_total_only:
-                return "max_total=N without heaps";
-            case Option::kernel_brute:
-                return "kernel='brute'";
-            case Option::checkpoint:
-                return "checkpoint";
-            case Option::no_remoteness:
-                return "remoteness=False";
-            case Option::sequence_out:
-                return "path";
-            case Option::level:
-                return "level";
-            case Option::format_version:
-                return "format_version";
-            case Option::stats:
-                return "stats";
-            case Option::checkpoint_every:
-                return "checkpoint_every";
-        }
-        return "";
-    });
+    return service::in_words_of(service::FrontEnd::python, message);
 }
 
 // Runs work(hooks) on a thread of its own; see the top of this file. The

@@ -1,38 +1,35 @@
 #include "service/request/words.h"
 
+#include <array>
+
 #include "engine/errors.h"
 
 namespace nimtb::service {
 
-std::string command_line_words(std::string_view message) {
-    return worded(message, [](Option o) -> std::string {
-        switch (o) {
-            case Option::output:
-                return "output with -o";
-            case Option::overwrite:
-                return "overwrite it with --force";
-            case Option::max_total:
-                return "--max-total N";
-            case Option::max_total_only:
-                return "--max-total N without --heaps";
-            case Option::kernel_brute:
-                return "--kernel brute";
-            case Option::checkpoint:
-                return "--checkpoint";
-            case Option::no_remoteness:
-                return "--no-remoteness";
-            case Option::sequence_out:
-                return "--out";
-            case Option::level:
-                return "--level";
-            case Option::format_version:
-                return "--format-version";
-            case Option::stats:
-                return "--stats";
-            case Option::checkpoint_every:
-                return "--checkpoint-every";
-        }
-        return "";
+namespace {
+
+// One row per option, in the order of nimtb::Option: the command line's
+// words, then Python's.
+constexpr std::array<std::array<std::string_view, 2>, std::size(OPTION_IDS)> WORDS = {{
+    {"output with -o", "path"},
+    {"overwrite it with --force", "pass overwrite=True"},
+    {"--max-total N", "max_total=N"},
+    {"--max-total N without --heaps", "max_total=N without heaps"},
+    {"--kernel brute", "kernel='brute'"},
+    {"--checkpoint", "checkpoint"},
+    {"--no-remoteness", "remoteness=False"},
+    {"--out", "path"},
+    {"--level", "level"},
+    {"--format-version", "format_version"},
+    {"--stats", "stats"},
+    {"--checkpoint-every", "checkpoint_every"},
+}};
+
+}  // namespace
+
+std::string in_words_of(FrontEnd front_end, std::string_view message) {
+    return worded(message, [front_end](Option o) {
+        return std::string(WORDS[static_cast<size_t>(o)][static_cast<size_t>(front_end)]);
     });
 }
 
