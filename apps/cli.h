@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/periodicity.h"
-#include "engine/solver.h"
-#include "engine/verify.h"
+#include "engine/sequences/period.h"
+#include "engine/solve/solver.h"
+#include "engine/checks/verify.h"
 #include "io/probe.h"
 #include "service/request/hooks.h"
 #include "service/request/progress_bar.h"

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "engine/census.h"
+#include "engine/checks/census.h"
 #include "service/views.h"
 
 namespace nimtb::apps {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "engine/periodic_game.h"
+#include "engine/sequences/big_heaps.h"
 #include "service/request/words.h"
 #include "service/sequences.h"
 #include "service/views.h"

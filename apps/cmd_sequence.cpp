@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "engine/long_sequence.h"
+#include "engine/sequences/sequence.h"
 #include "service/sequences.h"
 #include "service/views.h"
 

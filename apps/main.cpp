@@ -6,8 +6,8 @@
 #include <map>
 
 #include "apps/cli.h"
-#include "engine/errors.h"
-#include "engine/version.h"
+#include "engine/base/errors.h"
+#include "engine/base/version.h"
 #include "service/request/words.h"
 
 namespace {

@@ -14,8 +14,8 @@
 
 #include "apps/cli.h"
 #include "apps/web_assets.h"
-#include "engine/errors.h"
-#include "engine/long_sequence.h"
+#include "engine/base/errors.h"
+#include "engine/sequences/sequence.h"
 #include "play/hint.h"
 #include "play/northcott.h"
 #include "play/players.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "memoized_solver.h"
 
 namespace {

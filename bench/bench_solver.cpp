@@ -4,7 +4,7 @@
 //   kernels build/bench/bench_solver --benchmark_filter=Subtract    # brute vs memoized baseline
 #include <benchmark/benchmark.h>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "memoized_solver.h"
 
 namespace {

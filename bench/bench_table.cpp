@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <random>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
 

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/rules.h"
-#include "engine/universe.h"
+#include "engine/game/rules.h"
+#include "engine/game/universe.h"
 
 namespace nimtb::bench {
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "engine/errors.h"
+#include "engine/base/errors.h"
 
 namespace nimtb::io {
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 
 struct ZSTD_CCtx_s;
 

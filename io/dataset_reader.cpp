@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "engine/parallel.h"
+#include "engine/base/parallel.h"
 #include "io/chunk_codec.h"
 
 namespace nimtb::io {

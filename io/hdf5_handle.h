@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/errors.h"
+#include "engine/base/errors.h"
 
 namespace nimtb::io {
 

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/moves.h"
+#include "engine/game/move_generator.h"
+#include "engine/game/moves.h"
 #include "io/table_reader.h"
 
 namespace nimtb::io {

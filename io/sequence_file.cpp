@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "engine/version.h"
+#include "engine/base/version.h"
 #include "io/hdf5_output.h"
 
 namespace nimtb::io {

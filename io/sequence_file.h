@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/periodicity.h"
-#include "engine/rules.h"
+#include "engine/sequences/period.h"
+#include "engine/game/rules.h"
 
 namespace nimtb::io {
 

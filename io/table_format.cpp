@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "engine/names.h"
+#include "engine/base/names.h"
 
 namespace nimtb::io {
 

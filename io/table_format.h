@@ -6,14 +6,14 @@
 #include <string>
 #include <string_view>
 
-#include "engine/rules.h"
+#include "engine/game/rules.h"
 
 namespace nimtb::io {
 
 inline constexpr const char* FORMAT_NAME = "nimtb-table";
 // The version written; every earlier one is still read.
 inline constexpr uint64_t FORMAT_VERSION = 2;
-// The indexes this nimtb reads and writes (engine/universe.h, docs/FORMAT.md).
+// The indexes this nimtb reads and writes (engine/game/universe.h, docs/FORMAT.md).
 inline constexpr const char* INDEX_NAME = "colex-multiset-v1";     // box universes
 inline constexpr const char* TOTAL_INDEX_NAME = "colex-total-v1";  // total-bounded universes
 inline constexpr const char* VALUE_DATASET = "value";

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "engine/solver.h"
-#include "engine/version.h"
+#include "engine/solve/solver.h"
+#include "engine/base/version.h"
 #include "io/hdf5_handle.h"
 #include "io/table_format.h"
 

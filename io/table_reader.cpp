@@ -4,7 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/moves.h"
+#include "engine/game/moves.h"
 #include "io/chunk_codec.h"
 #include "io/dataset_reader.h"
 

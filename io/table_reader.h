@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/rules.h"
-#include "engine/solver.h"
-#include "engine/universe.h"
+#include "engine/game/rules.h"
+#include "engine/solve/solver.h"
+#include "engine/game/universe.h"
 #include "io/dataset_reader.h"
 #include "io/hdf5_handle.h"
 #include "io/table_format.h"

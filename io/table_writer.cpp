@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/parallel.h"
+#include "engine/base/parallel.h"
 #include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/hdf5_output.h"

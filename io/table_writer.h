@@ -4,7 +4,7 @@
 #include <atomic>
 #include <string>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "io/table_format.h"
 
 namespace nimtb::io {

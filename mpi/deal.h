@@ -1,6 +1,6 @@
 #pragma once
 // Who solves what in a distributed solve: the blocks of the solve order
-// (engine/solve_order.h) dealt out to the processes, and where each block
+// (engine/solve/solve_order.h) dealt out to the processes, and where each block
 // lies in its process's arrays. Pure functions of the plan and the number
 // of processes, so every process computes the same deal without a word
 // exchanged (and a test needs no MPI).
@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/solve_order.h"
-#include "engine/universe.h"
+#include "engine/solve/solve_order.h"
+#include "engine/game/universe.h"
 
 namespace nimtb::mpi {
 

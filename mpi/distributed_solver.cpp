@@ -18,10 +18,10 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "engine/brute_kernel.h"
-#include "engine/line_kernel.h"
-#include "engine/parallel.h"
-#include "engine/solve_order.h"
+#include "engine/solve/brute_kernel.h"
+#include "engine/solve/line_kernel.h"
+#include "engine/base/parallel.h"
+#include "engine/solve/solve_order.h"
 #include "io/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/level_solver.h"

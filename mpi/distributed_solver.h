@@ -1,7 +1,7 @@
 #pragma once
 // The retrograde solve spread over the processes of an MPI job.
 //
-// Every process holds the blocks of the solve order (engine/solve_order.h)
+// Every process holds the blocks of the solve order (engine/solve/solve_order.h)
 // that it solves, and only those: each level's blocks are dealt out by
 // size, largest first, to the process with the least work in that level, so
 // every process works in every level. A block is swept by one process, so a
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "io/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/mpi_context.h"

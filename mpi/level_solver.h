@@ -16,10 +16,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/brute_kernel.h"
-#include "engine/line_kernel.h"
-#include "engine/parallel.h"
-#include "engine/solve_order.h"
+#include "engine/solve/brute_kernel.h"
+#include "engine/solve/line_kernel.h"
+#include "engine/base/parallel.h"
+#include "engine/solve/solve_order.h"
 #include "mpi/deal.h"
 #include "mpi/distributed_solver.h"
 #include "mpi/line_chain.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The line kernel (engine/line_kernel.h) across processes, for the take
+// The line kernel (engine/solve/line_kernel.h) across processes, for the take
 // rules in a box (nim, allbut:, subtract: with long runs): a position's
 // children along a line are the prefix below v - lag, summarised by the
 // line's aggregate, and its near children v - s, read one by one.
@@ -36,9 +36,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/line_kernel.h"
-#include "engine/moves.h"
-#include "engine/universe.h"
+#include "engine/solve/line_kernel.h"
+#include "engine/game/moves.h"
+#include "engine/game/universe.h"
 
 namespace nimtb::mpi {
 

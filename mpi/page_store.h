@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/universe.h"
+#include "engine/game/universe.h"
 
 namespace nimtb::mpi {
 

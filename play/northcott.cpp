@@ -6,7 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "engine/base/errors.h"
 
 namespace nimtb::play {
 

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/errors.h"
-#include "engine/names.h"
+#include "engine/base/errors.h"
+#include "engine/base/names.h"
 
 namespace nimtb::play {
 

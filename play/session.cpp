@@ -7,7 +7,7 @@
 #include <istream>
 #include <ostream>
 
-#include "engine/names.h"
+#include "engine/base/names.h"
 #include "play/hint.h"
 
 namespace nimtb::play {

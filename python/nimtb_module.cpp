@@ -24,8 +24,8 @@
 #include <string>
 #include <thread>
 
-#include "engine/long_sequence.h"
-#include "engine/solver.h"
+#include "engine/sequences/sequence.h"
+#include "engine/solve/solver.h"
 #include "io/probe.h"
 #include "service/sequences.h"
 #include "service/request/words.h"

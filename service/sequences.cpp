@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "engine/errors.h"
-#include "engine/memory.h"
+#include "engine/base/errors.h"
+#include "engine/base/memory.h"
 #include "io/sequence_file.h"
 #include "service/request/solve_report.h"
 

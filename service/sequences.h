@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "engine/long_sequence.h"
-#include "engine/periodic_game.h"
-#include "engine/periodicity.h"
-#include "engine/rules.h"
+#include "engine/sequences/sequence.h"
+#include "engine/sequences/big_heaps.h"
+#include "engine/sequences/period.h"
+#include "engine/game/rules.h"
 #include "service/request/hooks.h"
 
 namespace nimtb::service {

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "engine/errors.h"
-#include "engine/memory.h"
+#include "engine/base/errors.h"
+#include "engine/base/memory.h"
 #include "service/solve.h"
 
 namespace nimtb::service {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "engine/rules.h"
-#include "engine/universe.h"
+#include "engine/game/rules.h"
+#include "engine/game/universe.h"
 #include "io/table_reader.h"
 #include "service/request/hooks.h"
 

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/census.h"
-#include "engine/long_sequence.h"
-#include "engine/periodicity.h"
+#include "engine/checks/census.h"
+#include "engine/sequences/sequence.h"
+#include "engine/sequences/period.h"
 #include "io/probe.h"
 
 namespace nimtb::service {

@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "engine/rules.h"
-#include "engine/universe.h"
+#include "engine/game/rules.h"
+#include "engine/game/universe.h"
 
 namespace nimtb::test {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Solving a universe in one line, for the tests.
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 
 namespace nimtb::test {
 

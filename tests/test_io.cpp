@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "io/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/probe.h"

@@ -2,8 +2,9 @@
 
 #include <set>
 
-#include "engine/moves.h"
-#include "engine/total_children.h"
+#include "engine/game/move_generator.h"
+#include "engine/game/moves.h"
+#include "engine/game/total_children.h"
 #include "reference.h"
 
 using nimtb::engine::Heaps;

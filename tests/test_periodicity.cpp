@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/periodicity.h"
-#include "engine/verify.h"
+#include "engine/sequences/period.h"
+#include "engine/checks/verify.h"
 #include "solve_universe.h"
 
 using nimtb::engine::ArraySource;

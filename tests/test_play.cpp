@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "io/table_writer.h"
 #include "play/northcott.h"
 #include "play/players.h"

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "engine/rules.h"
-#include "engine/solver.h"
+#include "engine/game/rules.h"
+#include "engine/solve/solver.h"
 
 using nimtb::InputError;
 using nimtb::engine::Convention;

@@ -4,10 +4,10 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/long_sequence.h"
-#include "engine/periodicity.h"
-#include "engine/sequence.h"
-#include "engine/verify.h"
+#include "engine/sequences/sequence.h"
+#include "engine/sequences/period.h"
+#include "engine/sequences/reference_values.h"
+#include "engine/checks/verify.h"
 #include "solve_universe.h"
 
 using nimtb::engine::Basis;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "reference.h"
 #include "solve_universe.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "engine/universe.h"
+#include "engine/game/universe.h"
 
 using nimtb::InputError;
 using nimtb::engine::Heaps;

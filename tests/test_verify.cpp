@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "engine/verify.h"
+#include "engine/checks/verify.h"
 #include "solve_universe.h"
 
 using nimtb::engine::ArraySource;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <fstream>
 
-#include "engine/errors.h"
-#include "engine/memory.h"
+#include "engine/base/errors.h"
+#include "engine/base/memory.h"
 
 namespace nimtb::service {
 

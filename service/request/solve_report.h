@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solver.h"
+#include "engine/solve/solver.h"
 #include "service/request/solve_request.h"
 
 namespace nimtb::service {

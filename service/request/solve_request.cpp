@@ -2,8 +2,8 @@
 
 #include <fmt/core.h>
 
-#include "engine/errors.h"
-#include "engine/moves.h"
+#include "engine/base/errors.h"
+#include "engine/game/moves.h"
 
 namespace nimtb::service {
 

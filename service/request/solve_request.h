@@ -11,9 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "engine/rules.h"
-#include "engine/solver.h"
-#include "engine/universe.h"
+#include "engine/game/rules.h"
+#include "engine/solve/solver.h"
+#include "engine/game/universe.h"
 #include "io/table_format.h"
 #include "io/table_writer.h"
 

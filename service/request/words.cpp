@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "engine/errors.h"
+#include "engine/base/errors.h"
 
 namespace nimtb::service {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Each front end's words for the options a message mentions
-// (engine/errors.h, `mention`): the command line's flags, Python's keyword
+// (engine/base/errors.h, `mention`): the command line's flags, Python's keyword
 // arguments. Every front end shows every message through `in_words_of`.
 
 #include <string>

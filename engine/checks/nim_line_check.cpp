@@ -1,0 +1,102 @@
+#include "engine/checks/nim_line_check.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace nimtb::engine {
+
+namespace {
+
+constexpr uint16_t NONE = UINT16_MAX;  // no P-position on the line yet
+
+// Nim's values stay below the power of two above H (a XOR of heaps <= H;
+// misere values too): that many bits of value set a line.
+unsigned words_for(const Universe& u) {
+    const uint64_t values = uint64_t{1} << std::bit_width(u.max_heap_size());
+    return static_cast<unsigned>(std::max<uint64_t>(1, values / 64));
+}
+
+uint64_t line_count(const Universe& u) {
+    return u.max_heaps() > 1 ? binomial(u.max_heap_size() + u.max_heaps() - 1, u.max_heaps() - 1)
+                             : 1;
+}
+
+}  // namespace
+
+bool LineCheck::applies(const Rule& rule, const Universe& u) {
+    return u.max_total() == 0 && u.max_heaps() >= 1 && u.max_heaps() < 64 && words_for(u) <= 8 &&
+           rule.take_family() && rule.allows_all_up_to(u.max_heap_size());
+}
+
+uint64_t LineCheck::bytes(const Universe& u, bool remoteness) {
+    return line_count(u) * (8 * words_for(u) + (remoteness ? 4 : 0));
+}
+
+LineCheck::LineCheck(const Universe& u, Convention convention, bool remoteness)
+    : u_(u),
+      lines_(std::max(1u, u.max_heaps() - 1), u.max_heap_size()),
+      normal_(convention == Convention::normal),
+      remoteness_(remoteness),
+      words_(words_for(u)) {
+    const uint64_t n = line_count(u);
+    values_.assign(n * words_, 0);
+    if (remoteness_) {
+        max_r_.assign(n, 0);
+        min_p_r_.assign(n, NONE);
+    }
+}
+
+void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uint32_t& want_value,
+                     uint32_t& want_remoteness) {
+    const unsigned k = u_.max_heaps();
+    // 1. The lines of the position: one per distinct heap size, found by
+    // leaving that heap out. Removing a[r] keeps the terms of the heaps
+    // below it and moves every heap above it down one index.
+    uint64_t below[64], above[65];
+    below[0] = 0;
+    for (unsigned j = 0; j + 1 < k; ++j) below[j + 1] = below[j] + lines_.term(j, a[j]);
+    above[k] = 0;
+    for (unsigned j = k; j-- > 1;) above[j] = above[j + 1] + lines_.term(j - 1, a[j]);
+    uint64_t line[64];
+    unsigned count = 0;
+    for (unsigned r = 0; r < k; ++r) {
+        if (r + 1 < k && a[r] == a[r + 1]) continue;  // the same line as the next heap's
+        line[count++] = k > 1 ? below[r] + above[r + 1] : 0;
+    }
+
+    // 2. What the children say: the union of the prefixes of the lines.
+    uint64_t seen[8] = {};
+    uint32_t max_r = 0, min_p_r = NONE;
+    bool any_child = false;
+    for (unsigned i = 0; i < count; ++i) {
+        const uint64_t* v = &values_[line[i] * words_];
+        for (unsigned w = 0; w < words_; ++w) seen[w] |= v[w];
+        if (remoteness_) {
+            max_r = std::max<uint32_t>(max_r, max_r_[line[i]]);
+            min_p_r = std::min<uint32_t>(min_p_r, min_p_r_[line[i]]);
+        }
+    }
+    for (unsigned r = 0; r < k; ++r) any_child |= a[r] > 0;
+    if (!any_child) {
+        want_value = normal_ ? 0 : 1;
+        want_remoteness = 0;
+    } else {
+        unsigned w = 0;
+        while (w < words_ && seen[w] == ~uint64_t{0}) ++w;
+        want_value = w * 64 + (w < words_ ? std::countr_one(seen[w]) : 0);
+        want_remoteness = want_value == 0 ? 1 + max_r : min_p_r == NONE ? 0 : 1 + min_p_r;
+    }
+
+    // 3. The position joins its lines, with what the table says of it.
+    for (unsigned i = 0; i < count; ++i) {
+        if (value < 64 * words_)
+            values_[line[i] * words_ + value / 64] |= uint64_t{1} << (value % 64);
+        if (remoteness_) {
+            const uint16_t r = static_cast<uint16_t>(std::min<uint32_t>(remoteness, NONE - 1));
+            max_r_[line[i]] = std::max(max_r_[line[i]], r);
+            if (value == 0) min_p_r_[line[i]] = std::min(min_p_r_[line[i]], r);
+        }
+    }
+}
+
+}  // namespace nimtb::engine

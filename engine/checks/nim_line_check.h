@@ -1,0 +1,59 @@
+#pragma once
+// The consistency check of a Nim table, one line at a time.
+//
+// verify's plain check looks up every child of every position: for Nim that
+// is the sum of the heaps, some 190 look-ups a position for 6 heaps of at
+// most 63, scattered over the table. But a Nim position's children through
+// its heap of size x are the positions of its "line" (the other heaps fixed,
+// that heap any size y) with y < x: a prefix of the line. So the checker
+// keeps, for every line, what its prefix holds so far (the set of values,
+// the largest remoteness, the smallest remoteness of a P-position) and
+// walks the table once in rank order, in which every line is walked from
+// y = 0 upwards. A position's children are the union of the prefixes of its
+// lines (one per distinct heap size), so its expected value is the mex of
+// the union of their value sets, its expected remoteness 1 + the largest or
+// the smallest of theirs; then it joins its lines. A few reads a position.
+//
+// This is verify's own code, written from the definitions: it shares no code
+// with the solver's line kernel (which sums lines a different way, to a
+// different end), so a mistake in one is not repeated in the other.
+//
+// Lines are the multisets of K - 1 heaps of at most H: C(H + K - 1, K - 1)
+// of them, 8 bytes of value set (a word for each 64 values) and 4 of
+// remoteness each; for K = 7, H = 63, 1.4 GB.
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/game/rules.h"
+#include "engine/game/universe.h"
+
+namespace nimtb::engine {
+
+class LineCheck {
+  public:
+    // Whether the check applies: Nim (every amount of a heap may be taken)
+    // in a box.
+    static bool applies(const Rule& rule, const Universe& u);
+    // The bytes it needs for `u`.
+    static uint64_t bytes(const Universe& u, bool remoteness);
+
+    LineCheck(const Universe& u, Convention convention, bool remoteness);
+
+    // The position of the next rank (sorted ascending, K heaps with zeros),
+    // its stored value and remoteness: sets want_value / want_remoteness to
+    // what the definitions make of its children, then adds it to its lines.
+    // Positions must come in rank order, every one of them.
+    void next(const uint32_t* sorted, uint32_t value, uint32_t remoteness, uint32_t& want_value,
+              uint32_t& want_remoteness);
+
+  private:
+    const Universe& u_;
+    Universe lines_;  // the box of K - 1 heaps: its ranks index the lines
+    bool normal_, remoteness_;
+    unsigned words_;  // 64-bit words of value set per line
+    std::vector<uint64_t> values_;
+    std::vector<uint16_t> max_r_, min_p_r_;
+};
+
+}  // namespace nimtb::engine

@@ -1,0 +1,328 @@
+#include "engine/checks/verify.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <optional>
+
+#include "engine/base/memory.h"
+#include "engine/base/parallel.h"
+#include "engine/checks/nim_line_check.h"
+#include "engine/game/move_generator.h"
+#include "engine/game/moves.h"
+#include "engine/sequences/reference_values.h"
+#include "engine/solve/solver.h"
+
+namespace nimtb::engine {
+
+bool VerifyReport::ok() const {
+    return std::all_of(checks.begin(), checks.end(),
+                       [](const Check& c) { return !c.must_hold() || c.passed(); });
+}
+
+namespace {
+
+uint64_t tokens(const Heaps& h) {
+    uint64_t t = 0;
+    for (uint32_t a : h) t += a;
+    return t;
+}
+
+// Counterexamples are ordered by tokens, then rank: the same list whatever
+// order or slicing the positions were checked in.
+void keep_smallest(std::vector<Counterexample>& list, const Counterexample& ex) {
+    auto pos = std::upper_bound(list.begin(), list.end(), ex,
+                                [](const Counterexample& a, const Counterexample& b) {
+                                    const uint64_t ta = tokens(a.heaps), tb = tokens(b.heaps);
+                                    return ta != tb ? ta < tb : a.rank < b.rank;
+                                });
+    if (pos - list.begin() < static_cast<long>(MAX_COUNTEREXAMPLES)) {
+        list.insert(pos, ex);
+        if (list.size() > MAX_COUNTEREXAMPLES) list.pop_back();
+    }
+}
+
+// Records one test of a check, keeping the smallest counterexamples.
+void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint64_t rank, uint32_t stored,
+            uint32_t expected) {
+    ++c.tested;
+    if (held) {
+        ++c.held;
+        return;
+    }
+    Counterexample ex{Heaps(), rank, stored, expected};
+    for (unsigned i = 0; i < k; ++i) {
+        if (sorted[i]) ex.heaps.push_back(sorted[i]);
+    }
+    keep_smallest(c.counterexamples, ex);
+}
+
+// Bouton's misère rule on nim-heaps g: P exactly when every g <= 1 and the
+// number of 1s is odd, or some g >= 2 and the XOR is 0.
+bool misere_nim_p(const uint32_t* g, unsigned k) {
+    uint32_t x = 0, ones = 0;
+    bool big = false;
+    for (unsigned i = 0; i < k; ++i) {
+        x ^= g[i];
+        ones += g[i] == 1;
+        big |= g[i] >= 2;
+    }
+    return big ? x == 0 : ones % 2 == 1;
+}
+
+// floor(sqrt(x)), exactly.
+uint64_t isqrt(uint64_t x) {
+    uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<double>(x)));
+    while (r * r > x) --r;
+    while ((r + 1) * (r + 1) <= x) ++r;
+    return r;
+}
+
+// Wythoff: a position of at most two heaps a <= b is P exactly when, with
+// n = b - a, a = floor(n phi) (and so b = floor(n phi^2) = a + n). With
+// phi = (1 + sqrt 5) / 2, floor(n phi) = floor((n + floor(sqrt(5 n^2))) / 2):
+// exact integer arithmetic, no rounding.
+bool wythoff_p(uint32_t a, uint32_t b) {
+    const uint64_t n = b - a;
+    return a == (n + isqrt(5 * n * n)) / 2;
+}
+
+// Moore's Nim_k: P exactly when, for every binary digit, the number of
+// heaps with that digit set is a multiple of k + 1.
+bool moore_p(const uint32_t* heaps, unsigned count, unsigned k) {
+    for (unsigned bit = 0; bit < 32; ++bit) {
+        unsigned ones = 0;
+        for (unsigned i = 0; i < count; ++i) ones += (heaps[i] >> bit) & 1;
+        if (ones % (k + 1)) return false;
+    }
+    return true;
+}
+
+SingleHeaps single_heap_values(TableSource& table, const Universe& u, const Rule& rule,
+                               Convention convention) {
+    SingleHeaps s;
+    Heaps h(u.max_heaps(), 0);
+    for (uint32_t a = 0; a <= u.max_heap_size(); ++a) {
+        h.back() = a;
+        s.values.push_back(table.value(u.rank(h)));
+    }
+    s.period = find_period(rule, convention, s.values);
+    return s;
+}
+
+// What every slice of a verification needs, read-only.
+struct Context {
+    const Universe& u;
+    MoveGenerator gen;  // copied per slice: it keeps state from one position to the next
+    const std::vector<uint32_t>& single;
+    const std::vector<uint32_t>& normal_single;
+    bool normal;
+    unsigned moore_k;
+};
+
+// Adds one to counts[i], growing it as needed.
+void count(std::vector<uint64_t>& counts, uint32_t i) {
+    if (i >= counts.size()) counts.resize(size_t{i} + 1, 0);
+    ++counts[i];
+}
+
+// Verifies ranks [first, last) into `report` (counts, histograms, checks).
+// With `lines`, the consistency check is the line check's (it needs every
+// rank from 0, in order); else each position's children are looked up.
+void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64_t last,
+                  VerifyReport& report, LineCheck* lines) {
+    const Universe& u = ctx.u;
+    const unsigned k = u.max_heaps();
+    const bool normal = ctx.normal;
+    Check& consistency = report.check(CheckId::consistency);
+    Check& sg = report.check(CheckId::sprague_grundy);
+    Check& bouton = report.check(CheckId::bouton);
+    Check& misere = report.check(CheckId::misere_nim);
+    Check& misere_values = report.check(CheckId::misere_rule_on_values);
+    Check& wythoff = report.check(CheckId::wythoff);
+    Check& moore = report.check(CheckId::moore);
+    std::vector<uint64_t> children;
+    std::vector<uint8_t> seen;
+    MoveGenerator gen = ctx.gen;
+    Heaps heaps = u.unrank(first);
+    std::vector<uint32_t> g(k);
+    const bool rem = table.has_remoteness();
+    const std::vector<uint32_t>& single = ctx.single;
+    const std::vector<uint32_t>& normal_single = ctx.normal_single;
+    std::vector<uint64_t> value_counts, remoteness_counts;
+    for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
+        const uint32_t v = table.value(rank);
+        count(value_counts, v);
+        report.p_positions += v == 0;
+        const uint32_t r = rem ? table.remoteness(rank) : 0;
+        if (rem) count(remoteness_counts, r);
+
+        // 1. Consistency with the definitions: from the lines, or from the
+        // stored children.
+        uint32_t want_v = 0, want_r = 0;
+        if (lines) {
+            lines->next(heaps.data(), v, r, want_v, want_r);
+        } else {
+            gen.child_ranks(heaps, children);
+            seen.assign(children.size() + 2, 0);
+            uint32_t max_all = 0, min_p = UINT32_MAX;
+            for (const uint64_t child : children) {
+                const uint32_t cv = table.value(child);
+                if (cv < seen.size()) seen[cv] = 1;
+                if (rem) {
+                    const uint32_t cr = table.remoteness(child);
+                    max_all = std::max(max_all, cr);
+                    if (cv == 0) min_p = std::min(min_p, cr);
+                }
+            }
+            uint32_t mex = 0;
+            while (seen[mex]) ++mex;
+            want_v = children.empty() ? (normal ? 0 : 1) : mex;
+            want_r = children.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
+        }
+        const bool consistent = v == want_v && (!rem || r == want_r);
+        record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
+               v != want_v ? want_v : want_r);
+
+        // 2-7. The theorems and the finding.
+        uint32_t x = 0, xs = 0;
+        for (unsigned i = 0; i < k; ++i) {
+            x ^= single[heaps[i]];
+            xs ^= heaps[i];
+        }
+        if (sg.applies) record(sg, v == x, heaps.data(), k, rank, v, x);
+        if (bouton.applies) record(bouton, v == xs, heaps.data(), k, rank, v, xs);
+        if (misere.applies) {
+            const bool p = misere_nim_p(heaps.data(), k);
+            record(misere, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (misere_values.applies) {
+            for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
+            const bool p = misere_nim_p(g.data(), k);
+            record(misere_values, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (wythoff.applies && (k < 3 || heaps[k - 3] == 0)) {
+            const bool p = wythoff_p(k >= 2 ? heaps[k - 2] : 0, heaps[k - 1]);
+            record(wythoff, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+        if (moore.applies) {
+            const bool p = moore_p(heaps.data(), k, ctx.moore_k);
+            record(moore, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
+    }
+    for (uint32_t i = 0; i < value_counts.size(); ++i) {
+        if (value_counts[i]) report.value_histogram[i] += value_counts[i];
+    }
+    for (uint32_t i = 0; i < remoteness_counts.size(); ++i) {
+        if (remoteness_counts[i]) report.remoteness_histogram[i] += remoteness_counts[i];
+    }
+}
+
+// Adds a slice's report to the whole one.
+void merge(VerifyReport& into, const VerifyReport& part) {
+    into.p_positions += part.p_positions;
+    for (const auto& [v, n] : part.value_histogram) into.value_histogram[v] += n;
+    for (const auto& [r, n] : part.remoteness_histogram) into.remoteness_histogram[r] += n;
+    for (size_t i = 0; i < into.checks.size(); ++i) {
+        Check& c = into.checks[i];
+        const Check& p = part.checks[i];
+        c.tested += p.tested;
+        c.held += p.held;
+        for (const Counterexample& ex : p.counterexamples) keep_smallest(c.counterexamples, ex);
+    }
+}
+
+}  // namespace
+
+VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, TableSource& table,
+                    const std::function<void(uint64_t, uint64_t)>& progress, bool line_check) {
+    VerifyReport report;
+    report.positions = u.size();
+    const bool normal = convention == Convention::normal;
+    const bool is_nim = rule.take_family() && rule.allows_all_up_to(u.max_heap_size());
+
+    auto check = [](const char* name, const char* description, bool applies, Basis basis) {
+        Check c;
+        c.name = name;
+        c.description = description;
+        c.applies = applies;
+        c.basis = basis;
+        return c;
+    };
+    report.checks = {
+        check("consistency",
+              "every value is the mex of its children's values and every remoteness meets its "
+              "definition",
+              true, Basis::definition),
+        check("sprague-grundy", "value = XOR of the values of its single heaps",
+              normal && rule.one_heap(), Basis::theorem),
+        check("bouton", "value = XOR of the heap sizes (Nim)", normal && is_nim, Basis::theorem),
+        check("misere-nim",
+              "P exactly when all heaps <= 1 and their number is odd, or some heap >= 2 and the "
+              "XOR is 0",
+              !normal && is_nim, Basis::theorem),
+        check("misere-rule-on-values",
+              "the misere-Nim rule applied to the heaps' normal-play values predicts the outcome",
+              !normal && !is_nim && rule.one_heap(), Basis::observation),
+        check("wythoff",
+              "a position of at most two heaps a <= b is P exactly when a = floor(n phi), "
+              "n = b - a",
+              normal && rule.kind() == RuleKind::wythoff, Basis::theorem),
+        check("moore", "P exactly when every binary digit is set in a multiple of k+1 heaps",
+              normal && rule.kind() == RuleKind::moore, Basis::theorem),
+    };
+    static_assert(CHECK_COUNT == 7, "one entry per CheckId, in order");
+    report.single_heaps = single_heap_values(table, u, rule, convention);
+    std::vector<uint32_t> normal_single;
+    if (report.check(CheckId::misere_rule_on_values).applies) {
+        // The normal-play values of single heaps, by the Sprague-Grundy method.
+        normal_single = grundy_sequence(rule, u.max_heap_size());
+    }
+    const Context ctx{u,
+                      MoveGenerator(rule, u),
+                      report.single_heaps.values,
+                      normal_single,
+                      normal,
+                      rule.kind() == RuleKind::moore ? rule.moore_k() : 0};
+    // Nim in a box: the consistency check line by line (line_check.h), in
+    // one pass in rank order, when its lines fit in memory beside the table.
+    std::optional<LineCheck> lines;
+    const uint64_t available = available_memory();
+    if (line_check && LineCheck::applies(rule, u) &&
+        (available == 0 || LineCheck::bytes(u, table.has_remoteness()) <= available / 2)) {
+        lines.emplace(u, convention, table.has_remoteness());
+    }
+    if (lines || !table.thread_safe()) {
+        // One pass in rank order: a streaming source reads its chunks in sequence.
+        const uint64_t step = std::max<uint64_t>(u.size() / 100, 1 << 16);
+        for (uint64_t first = 0; first < u.size(); first += step) {
+            const uint64_t last = std::min(u.size(), first + step);
+            verify_range(ctx, table, first, last, report, lines ? &*lines : nullptr);
+            if (progress) progress(last, u.size());
+        }
+        return report;
+    }
+    // Slices verified in parallel, a batch at a time so that progress is
+    // reported from this thread; merged in slice order.
+    const uint64_t slice = std::max<uint64_t>(u.size() / 1024, 1 << 14);
+    const uint64_t slices = (u.size() + slice - 1) / slice;
+    const uint64_t batch = 16;
+    for (uint64_t b = 0; b < slices; b += batch) {
+        const uint64_t e = std::min(slices, b + batch);
+        std::vector<VerifyReport> parts(e - b);
+        sync_parallel_for(b, e, [&](uint64_t s) {
+            VerifyReport& part = parts[s - b];
+            part.checks = report.checks;
+            for (Check& c : part.checks) {
+                c.tested = c.held = 0;
+                c.counterexamples.clear();  // those merged so far are the report's
+            }
+            verify_range(ctx, table, s * slice, std::min(u.size(), (s + 1) * slice), part, nullptr);
+        });
+        for (const VerifyReport& part : parts) merge(report, part);
+        if (progress) progress(std::min(u.size(), e * slice), u.size());
+    }
+    return report;
+}
+
+}  // namespace nimtb::engine

@@ -1,0 +1,114 @@
+#pragma once
+// Positions, universes and their indexes (docs/FORMAT.md).
+//
+// A universe is the set of positions a table holds. A position is kept as
+// its heaps sorted ascending and padded with zeros to K entries:
+// a[0] <= a[1] <= ... <= a[K-1]. Two kinds:
+//
+// - box, index colex-multiset-v1: every multiset of at most K heaps of at
+//   most H tokens. The rank is sum over i = 0..K-1 of C(a[i] + i, i + 1), the
+//   combinatorial number system on c[i] = a[i] + i, a bijection onto
+//   [0, C(H+K, K)).
+// - total-bounded, index colex-total-v1: every multiset of at most N tokens
+//   in all, of at most K heaps (K = N when not limited). The rank is the
+//   number of members that precede the position in colex order (compare the
+//   largest heaps first): sum over i of Q(i, a[i], N - (a[i+1] + ... + a[K-1])),
+//   where Q(m, a, r) counts the members whose top heaps agree above index m
+//   and whose heap m is below a (tables built once).
+//
+// In both, rank order is colex order, so every move of every family (which
+// lowers heaps or splits one into smaller ones) leads to a smaller rank.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/game/rules.h"
+
+namespace nimtb::engine {
+
+// Heap sizes. Inside a universe: sorted ascending and padded to K entries.
+using Heaps = std::vector<uint32_t>;
+
+// Parses `3 4 5`, `3,4,5` or a mix; an empty text is the empty position. The
+// heaps come back in the order written. Refuses negative numbers and
+// non-numbers with a message naming the offending heap.
+Heaps parse_heaps(std::string_view text);
+
+// Writes heaps as `3 4 5`, leaving out empty heaps; the empty position is `(empty)`.
+std::string format_heaps(std::span<const uint32_t> heaps);
+
+class Universe {
+  public:
+    static constexpr unsigned MAX_HEAPS = 64;
+    static constexpr uint32_t MAX_HEAP_SIZE = 1'000'000;
+    static constexpr uint32_t MAX_TOTAL = 128;
+
+    // A box: at most K heaps of at most H tokens. Throws InputError when K or
+    // H is out of range or C(H+K, K) does not fit in 64 bits.
+    Universe(unsigned max_heaps, uint32_t max_heap_size);
+    // Total-bounded: at most N tokens in all, at most K heaps (0: no limit,
+    // which is K = N). Throws InputError like the box.
+    static Universe total_bounded(uint32_t max_total, unsigned max_heaps = 0);
+
+    bool is_box() const { return total_ == 0; }
+    const char* index_name() const { return is_box() ? "colex-multiset-v1" : "colex-total-v1"; }
+    unsigned max_heaps() const { return k_; }
+    // The largest heap a position can hold (H, or N in a total-bounded universe).
+    uint32_t max_heap_size() const { return h_; }
+    // N in a total-bounded universe; 0 for a box.
+    uint32_t max_total() const { return total_; }
+    // The number of positions.
+    uint64_t size() const { return size_; }
+
+    // Box only. C(a + i, i + 1): what heap size `a` at sorted index `i` adds to a rank.
+    uint64_t term(unsigned i, uint32_t a) const { return terms_[size_t(i) * (h_ + 1) + a]; }
+    // Box only. Row i of the term table, indexed by heap size.
+    const uint64_t* term_row(unsigned i) const { return terms_.data() + size_t(i) * (h_ + 1); }
+
+    // The rank of a position given as its non-empty heaps in ascending order
+    // (`count` of them, at most K), without padding.
+    uint64_t rank_compact(const uint32_t* ascending, unsigned count) const;
+    // The number of ways to fill the m lowest heaps of a position with sizes
+    // <= `largest` and at most `budget` tokens in all (a box ignores the
+    // budget): the size of a block of positions that share their top heaps.
+    uint64_t completions(unsigned m, uint32_t largest, uint32_t budget) const;
+
+    // Checks heaps against the universe (at most K non-empty, each at most H)
+    // and returns them sorted and padded; the message names the offending heap.
+    Heaps normalise(std::span<const uint32_t> heaps) const;
+
+    // Rank of sorted, padded heaps (as returned by normalise).
+    uint64_t rank(std::span<const uint32_t> sorted) const;
+    // The position of a rank in [0, size()).
+    Heaps unrank(uint64_t rank) const;
+    void unrank(uint64_t rank, uint32_t* sorted) const;
+    // Steps sorted heaps to the position of the next rank; false after the last.
+    bool next(uint32_t* sorted) const;
+    bool next(Heaps& sorted) const { return next(sorted.data()); }
+
+    // "at most K heaps of at most H tokens", "at most N tokens in all (at most K heaps)"
+    std::string describe() const;
+
+  private:
+    Universe() = default;
+    // Total-bounded: Q(m, a, r), m < K, a <= N + 1, r <= N.
+    uint64_t q(unsigned m, uint32_t a, uint32_t r) const {
+        return q_[(size_t(m) * (h_ + 2) + a) * (total_ + 1) + r];
+    }
+
+    unsigned k_ = 0;
+    uint32_t h_ = 0;
+    uint32_t total_ = 0;
+    uint64_t size_ = 0;
+    std::vector<uint64_t> terms_;
+    std::vector<uint64_t> q_;     // total-bounded: Q(m, a, r)
+    std::vector<uint64_t> fill_;  // total-bounded: P(m, v, s), the block sizes
+};
+
+// C(n, k), or UINT64_MAX when it does not fit in 64 bits.
+uint64_t binomial(uint64_t n, uint64_t k);
+
+}  // namespace nimtb::engine

@@ -1,0 +1,311 @@
+#include "engine/sequences/sequence.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+#include "engine/base/names.h"
+#include "engine/sequences/online_prover.h"
+#include "engine/sequences/reference_values.h"
+
+namespace nimtb::engine {
+
+namespace {
+
+constexpr Named<SequenceMethod> METHODS[] = {{SequenceMethod::automatic, "auto"},
+                                             {SequenceMethod::plain, "plain"},
+                                             {SequenceMethod::sparse, "sparse"}};
+
+constexpr uint32_t VALUES = 1u << 16;  // values are stored in 16 bits
+// The sparse method starts once this many heaps are known by the plain one:
+// enough values to choose a mask from.
+constexpr uint64_t FIRST_SPARSE = 4096;
+
+bool rare_under(uint32_t mask, uint32_t v) {
+    return std::popcount(v & mask) % 2 == 0;
+}
+
+// The mask under which the fewest of g[from..to) are rare. Masks range over
+// the bits of the values seen (at most 12 of them, so the search stays at a
+// few million steps).
+uint32_t best_mask(const std::vector<uint16_t>& g, uint64_t from, uint64_t to) {
+    uint32_t top = 0;
+    for (uint64_t n = from; n < to; ++n) top |= g[n];
+    const uint32_t masks = 1u << std::min(std::bit_width(top), 12u);
+    std::vector<uint64_t> count(VALUES, 0);
+    for (uint64_t n = from; n < to; ++n) ++count[g[n]];
+    uint32_t best = 0;
+    uint64_t best_rare = std::numeric_limits<uint64_t>::max();
+    for (uint32_t m = 1; m < masks; ++m) {
+        uint64_t rare = 0;
+        for (uint32_t v = 0; v <= top; ++v) {
+            if (count[v] && rare_under(m, v)) rare += count[v];
+        }
+        if (rare < best_rare) {
+            best = m;
+            best_rare = rare;
+        }
+    }
+    return best;
+}
+
+// The values of one heap's options, marked in a stamp array: seen(v) is true
+// when stamp[v] holds the current heap's mark.
+class Options {
+  public:
+    Options() : stamp_(VALUES, 0) {}
+    void next() { ++mark_; }
+    void add(uint32_t v) { stamp_[v] = mark_; }
+    bool seen(uint32_t v) const { return stamp_[v] == mark_; }
+    uint32_t mex() const {
+        uint32_t v = 0;
+        while (seen(v)) ++v;
+        return v;
+    }
+
+  private:
+    std::vector<uint32_t> stamp_;
+    uint32_t mark_ = 0;
+};
+
+// What a heap of n leaves, with the split options as the sizes m = n - k of
+// the parts together.
+class Heap {
+  public:
+    explicit Heap(const SplitMoves& moves) : moves_(moves) {}
+    // The options of a heap of n that leave at most one heap, into `o`, and
+    // the sizes to split into `sums`.
+    void singles(uint64_t n, const std::vector<uint16_t>& g, Options& o,
+                 std::vector<uint64_t>& sums) const {
+        sums.clear();
+        for (const SplitMoves::Digit& d : moves_.digits) {
+            if ((d.bits & 1) && n == d.k) o.add(0);
+            if ((d.bits & 2) && n > d.k) o.add(g[n - d.k]);
+            if ((d.bits & 4) && n >= d.k + 2) sums.push_back(n - d.k);
+        }
+    }
+    // Whether a split of m into a + (m - a) is a move (a >= 1).
+    bool pair(uint64_t m, uint64_t a) const {
+        return a >= 1 && a < m && !(moves_.unequal && 2 * a == m);
+    }
+
+  private:
+    const SplitMoves& moves_;
+};
+
+void store(std::vector<uint16_t>& g, uint64_t n, uint32_t v) {
+    if (v >= VALUES) {
+        throw InputError(fmt::format(
+            "the value of heap {} is {}, beyond the 16 bits nimtb stores a sequence in", n, v));
+    }
+    g[n] = static_cast<uint16_t>(v);
+}
+
+// The plain method: every pair of every split, O(n) a heap.
+void plain_value(const Heap& heap, std::vector<uint16_t>& g, uint64_t n, Options& o,
+                 std::vector<uint64_t>& sums) {
+    o.next();
+    heap.singles(n, g, o, sums);
+    for (const uint64_t m : sums) {
+        for (uint64_t a = 1; 2 * a <= m; ++a) {
+            if (heap.pair(m, a)) o.add(g[a] ^ g[m - a]);
+        }
+    }
+    store(g, n, o.mex());
+}
+
+// The sparse method (long_sequence.h): pairs with a rare heap, then a scan
+// of small pairs for the rare values below the candidate.
+class Sparse {
+  public:
+    Sparse(const Heap& heap, uint32_t mask, const std::vector<uint16_t>& g, uint64_t known)
+        : heap_(&heap), mask_(mask) {
+        for (uint64_t n = 1; n < known; ++n) {
+            if (rare_under(mask_, g[n])) rare_.push_back(n);
+        }
+    }
+    uint32_t mask() const { return mask_; }
+    uint64_t rare_heaps() const { return rare_.size(); }
+
+    void value(std::vector<uint16_t>& g, uint64_t n, Options& o, std::vector<uint64_t>& sums) {
+        o.next();
+        heap_->singles(n, g, o, sums);
+        // 1. Every pair with a rare part: all the common values the options hold.
+        for (const uint64_t m : sums) {
+            for (const uint64_t a : rare_) {
+                if (a >= m) break;
+                if (heap_->pair(m, a)) o.add(g[a] ^ g[m - a]);
+            }
+        }
+        // 2. The candidate: the smallest common value not among them.
+        uint32_t candidate = 0;
+        while (rare_under(mask_, candidate) || o.seen(candidate)) ++candidate;
+        // 3. The rare values below it that no option reached yet: pairs of
+        // two common parts may reach them; small ones are tried first, until
+        // none is missing or every pair has been tried.
+        uint32_t missing = 0;
+        for (uint32_t v = 0; v < candidate; ++v) missing += rare_under(mask_, v) && !o.seen(v);
+        uint64_t longest = 0;
+        for (const uint64_t m : sums) longest = std::max(longest, m);
+        for (uint64_t a = 1; missing && 2 * a <= longest; ++a) {
+            for (const uint64_t m : sums) {
+                if (2 * a > m || !heap_->pair(m, a)) continue;
+                const uint32_t v = g[a] ^ g[m - a];
+                if (v < candidate && !o.seen(v)) {
+                    o.add(v);
+                    missing -= rare_under(mask_, v);
+                }
+            }
+        }
+        const uint32_t value = missing ? o.mex() : candidate;
+        store(g, n, value);
+        if (rare_under(mask_, value)) rare_.push_back(n);
+    }
+
+  private:
+    const Heap* heap_;
+    uint32_t mask_;
+    std::vector<uint64_t> rare_;  // heaps >= 1 whose value is rare, ascending
+};
+
+Periodicity unproven(const Rule& rule, uint64_t computed) {
+    Periodicity r;
+    r.explanation = fmt::format(
+        "no theorem proves a period of {} from finitely many values; computed up to heap {}",
+        rule.canonical(), computed);
+    return r;
+}
+
+}  // namespace
+
+SequenceMethod parse_sequence_method(std::string_view text) {
+    return parse_name(METHODS, text, "sequence method");
+}
+
+const char* to_string(SequenceMethod m) {
+    return name_of(METHODS, m);
+}
+
+bool SplitMoves::splits() const {
+    return std::any_of(digits.begin(), digits.end(), [](const Digit& d) { return d.bits & 4; });
+}
+
+std::optional<SplitMoves> split_moves(const Rule& rule) {
+    SplitMoves s;
+    if (rule.kind() == RuleKind::grundy) {
+        s.digits.push_back({0, 4});
+        s.unequal = true;
+        return s;
+    }
+    if (rule.kind() != RuleKind::octal) return std::nullopt;
+    const std::vector<uint8_t>& d = rule.octal_digits();
+    for (uint32_t k = 0; k < d.size(); ++k) {
+        if (d[k]) s.digits.push_back({k, d[k]});
+    }
+    return s;
+}
+
+uint64_t long_sequence_bytes(uint64_t max_heap) {
+    return (max_heap + 1) * sizeof(uint16_t);
+}
+
+LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOptions& options) {
+    if (!rule.one_heap()) {
+        throw InputError("the rule " + rule.canonical() +
+                         " has moves that touch several heaps, so a position's value is not the "
+                         "XOR of its heaps' values; solve whole positions instead");
+    }
+    const std::optional<ProofWindow> window = proof_window(rule, Convention::normal);
+    if (options.until_proven && !window) {
+        throw InputError("no theorem proves a period of " + rule.canonical() +
+                         " from finitely many values (subtraction games and octal codes have "
+                         "one)");
+    }
+    const std::optional<SplitMoves> moves = split_moves(rule);
+    if (options.method == SequenceMethod::sparse && !(moves && moves->splits())) {
+        throw InputError(
+            "the sparse-space method is for rules that split heaps (octal codes "
+            "with a digit 4 to 7, grundy); " +
+            rule.canonical() + " does not");
+    }
+    LongSequence out;
+    std::optional<PeriodProver> prover;
+    if (window) prover.emplace(*window);
+    auto check = [&](uint64_t n) {
+        // A stop is asked for every 4096 heaps (a few ms of Grundy's game at
+        // 2^27), the progress told every 65536.
+        if ((n & 0xfff) == 0) {
+            if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+                throw Cancelled();
+            if (options.progress && (n & 0xffff) == 0) options.progress(n, max_heap);
+        }
+        if (prover && prover->add(std::span<const uint16_t>(out.values.data(), n + 1)))
+            return options.until_proven;
+        // A run until a proof grows its values as it goes: most proofs need
+        // far fewer heaps than the limit.
+        if (n + 1 == out.values.size() && n < max_heap)
+            out.values.resize(std::min(max_heap + 1, 2 * out.values.size()));
+        return false;
+    };
+    out.values.assign(options.until_proven ? std::min<uint64_t>(max_heap + 1, 4096) : max_heap + 1,
+                      0);
+    std::vector<uint16_t>& g = out.values;
+    uint64_t n = 0;
+    bool done = false;
+
+    if (!moves) {
+        // Take rules and Lasker's Nim: the general method, heap by heap.
+        std::vector<char> seen;
+        for (; n <= max_heap && !done; ++n) {
+            store(g, n, grundy_value(rule, static_cast<uint32_t>(n), g, seen));
+            done = check(n);
+        }
+    } else {
+        const Heap heap(*moves);
+        Options o;
+        std::vector<uint64_t> sums;
+        const bool sparse_wanted = moves->splits() && options.method != SequenceMethod::plain;
+        const uint64_t first_sparse = options.method == SequenceMethod::sparse
+                                          ? std::min<uint64_t>(64, max_heap + 1)
+                                          : FIRST_SPARSE;
+        for (; n <= max_heap && n < first_sparse && !done; ++n) {
+            plain_value(heap, g, n, o, sums);
+            done = check(n);
+        }
+        if (sparse_wanted && n <= max_heap && !done) {
+            // The mask from the later half of the values known; chosen again
+            // at every doubling of the heap where rare heaps grew common.
+            Sparse sparse(heap, best_mask(g, n / 2, n), g, n);
+            out.method = SequenceMethod::sparse;
+            uint64_t next_look = 2 * n;
+            uint64_t rare_then = sparse.rare_heaps();
+            for (; n <= max_heap && !done; ++n) {
+                if (n == next_look) {
+                    if (sparse.rare_heaps() - rare_then > n / 16) {
+                        const uint32_t mask = best_mask(g, n / 2, n);
+                        if (mask != sparse.mask()) sparse = Sparse(heap, mask, g, n);
+                    }
+                    rare_then = sparse.rare_heaps();
+                    next_look = 2 * n;
+                }
+                sparse.value(g, n, o, sums);
+                done = check(n);
+            }
+            out.mask = sparse.mask();
+            out.rare_heaps = sparse.rare_heaps();
+        }
+        for (; n <= max_heap && !done; ++n) {
+            plain_value(heap, g, n, o, sums);
+            done = check(n);
+        }
+    }
+    g.resize(n);
+    if (options.progress) options.progress(n - 1, max_heap);
+    if (prover) prover->finish(g);
+    out.period = prover ? prover->result(g) : unproven(rule, n - 1);
+    return out;
+}
+
+}  // namespace nimtb::engine

@@ -1,0 +1,282 @@
+#pragma once
+// The line kernel: the solver's kernel for take rules in a box, which
+// summarises a position's children along lines instead of visiting each.
+//
+// A position p = q + {v} has, for each distinct heap v, the line of q: the
+// positions q + {w}, w = 0..H (moves.h, LineShape). Its children that lower v
+// are the line's points w < v - lag (a prefix) and the points v - s for the
+// near amounts s. The kernel keeps one aggregate per line, over the points of
+// its prefix solved so far:
+//   - the set of their values, a bitset of W words (to take the mex of);
+//   - the largest remoteness among them;
+//   - the smallest remoteness among those of value 0.
+// A position's answer combines the aggregates of its K lines and its near
+// children: O(K + near) work instead of O(K * H). After it, the point
+// v - lag of each of its lines joins that line's aggregate (p itself for
+// Nim).
+//
+// Why this is exact and race-free: along a line, w rises with rank (q + {w}
+// is componentwise larger than q + {w - 1}), and the solve order sweeps ranks
+// in order within a block and levels in order, so when p is solved each of
+// its lines holds exactly the points below v - lag. Two positions of one
+// line differ in a single heap, so within a level they lie in one block
+// (solve_order.h): a line is only ever touched by one thread at a time, and
+// levels are separated by the loop's barrier.
+//
+// Aggregates are stored flat, indexed by the colex rank of q among multisets
+// of K-1 heaps of at most H: sum over j < i of C(a[j] + j, j + 1) plus sum over
+// j > i of C(a[j] + j - 1, j) for p's sorted heaps a with heap i left out, the
+// same term table as p's rank. The smallest P-remoteness is kept as
+// R_MAX - r, so that the zero-filled store starts as "none" without a pass.
+//
+// A value of W * 64 or more, or too wide for V, does not fit the bitset: the
+// kernel flags it, and the solver redoes that level and the rest with the
+// brute-force kernel, which holds any value. Remoteness never overflows R:
+// the solver picks R from the longest game before the solve.
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "engine/game/moves.h"
+#include "engine/game/universe.h"
+
+namespace nimtb::engine {
+
+// Lines of a box of K heaps of at most H: C(H + K - 1, K - 1).
+inline uint64_t line_count(const Universe& u) {
+    return binomial(uint64_t{u.max_heap_size()} + u.max_heaps() - 1, u.max_heaps() - 1);
+}
+
+// Bitset words per line: values of a take rule in a box of heaps up to H
+// mostly stay below the next power of two (Nim's do in both conventions);
+// a larger one hands the solve to the brute-force kernel.
+inline unsigned line_words(const Universe& u) {
+    const uint32_t h = u.max_heap_size();
+    return h < 64 ? 1 : h < 256 ? 4 : 16;
+}
+
+// The lines of sorted heaps a, one for each heap (used for the distinct
+// ones): suffix sums of the terms from the top, then prefix sums from the
+// bottom. Lines of one largest heap s are the contiguous indices
+// [C(s + K - 2, K - 1), C(s + K - 1, K - 1)) (colex order).
+inline void line_indices(const Universe& u, const uint32_t* a, uint64_t* line) {
+    const unsigned k = u.max_heaps();
+    uint64_t suffix = 0;
+    for (unsigned i = k; i-- > 0;) {
+        line[i] = suffix;
+        if (i > 0) suffix += u.term(i - 1, a[i]);
+    }
+    uint64_t prefix = 0;
+    for (unsigned i = 0; i < k; ++i) {
+        line[i] += prefix;
+        prefix += u.term(i, a[i]);
+    }
+}
+
+// Automatic choice: lines pay when the prefix is most of a heap's children
+// (bench_kernels, bench_solver: Nim misere K=5..7 H=63 wins 16-21x,
+// allbut:1,2 K=5 H=63 about 6x - its points join their lines by a look-up
+// each; a subtraction game of a few amounts is all near children, with
+// nothing to summarise).
+inline bool lines_pay(const LineShape& shape, const Universe& u) {
+    return shape.lag * 2 <= u.max_heap_size();
+}
+
+// Remoteness cannot be widened under the line kernel (a level redone would
+// meet aggregates that already hold its points), so its arrays start wide
+// enough for the longest game in a box, K * H moves.
+inline unsigned line_remoteness_bits(const Universe& u) {
+    return uint64_t{u.max_heaps()} * u.max_heap_size() > std::numeric_limits<uint8_t>::max() ? 16
+                                                                                             : 8;
+}
+
+// A point of value jv and remoteness jr joins the aggregate of `line`: W
+// words of values seen at seen + line * W, and (REM) the largest remoteness
+// and R_MAX minus the smallest of value 0 at line_remoteness + 2 * line.
+template <unsigned W, bool REM, class R>
+void join_line(uint64_t* seen, R* line_remoteness, uint64_t line, uint32_t jv, R jr) {
+    seen[line * W + (jv >> 6)] |= uint64_t{1} << (jv & 63);
+    if constexpr (REM) {
+        R* lr = line_remoteness + 2 * line;
+        lr[0] = std::max(lr[0], jr);
+        if (jv == 0) lr[1] = std::max<R>(lr[1], std::numeric_limits<R>::max() - jr);
+    }
+}
+
+// A position's value and remoteness from the union of its children's
+// values (`set`, W words), their largest remoteness and R_MAX minus the
+// smallest remoteness of a child of value 0; a position without children
+// takes `terminal`. Returns false (value 0) when the value reaches `limit`.
+template <unsigned W, bool REM, uint32_t LIMIT, class R>
+bool line_answer(const uint64_t* set, R max_rem, R neg_min_rem_p, uint32_t terminal, uint32_t& mex,
+                 R& r) {
+    constexpr R R_MAX = std::numeric_limits<R>::max();
+    bool any = false;
+    for (unsigned w = 0; w < W; ++w) any |= set[w] != 0;
+    r = 0;
+    if (!any) {
+        mex = terminal;
+        return true;
+    }
+    unsigned w = 0;
+    while (w < W && set[w] == ~uint64_t{0}) ++w;
+    mex = w * 64 + (w < W ? static_cast<uint32_t>(std::countr_one(set[w])) : 0);
+    if (mex >= LIMIT) {
+        mex = 0;
+        return false;
+    }
+    if constexpr (REM) {
+        const uint32_t rem = 1 + (mex == 0 ? max_rem : R(R_MAX - neg_min_rem_p));
+        assert(rem <= R_MAX);  // R holds the longest game (choose_kernel)
+        r = static_cast<R>(rem);
+    }
+    return true;
+}
+
+template <unsigned W, bool REM, class V, class R>
+struct LineKernel {
+    static constexpr R R_MAX = std::numeric_limits<R>::max();
+    // Values the kernel can hold: in the bitset and in V.
+    static constexpr uint32_t VALUE_LIMIT =
+        std::min<uint32_t>(W * 64, uint32_t{std::numeric_limits<V>::max()} + 1);
+
+    const Universe& u;
+    const uint32_t* amounts;  // near, then lag (when lag > 0), ascending
+    size_t near_count;
+    uint32_t lag;
+    V* value;
+    R* remoteness;
+    V terminal;
+    uint64_t* seen;      // line * W + word
+    R* line_remoteness;  // line * 2: largest, R_MAX - smallest of value 0
+    std::atomic<bool>* overflow;
+
+    // A position's heaps, in the task's own stack frame (not the heap, where
+    // it could share a cache line with the other thread's: solver.cpp).
+    using Scratch = std::array<uint32_t, Universe::MAX_HEAPS>;
+    Scratch scratch() const { return {}; }
+
+    // Solves ranks [first, first + count) in order; returns the child
+    // look-ups (near children and the points that join a line).
+    uint64_t sweep(uint64_t first, uint64_t count, Scratch& heaps) const {
+        const unsigned k = u.max_heaps();
+        uint32_t* a = heaps.data();
+        u.unrank(first, a);
+        uint64_t lookups = 0;
+        uint64_t line[Universe::MAX_HEAPS];     // the line of heap i (distinct heaps only)
+        uint64_t joining[Universe::MAX_HEAPS];  // the rank of its point v - lag (lag > 0)
+        for (uint64_t rank = first; rank < first + count; ++rank) {
+            // 1. The lines of the distinct heaps.
+            line_indices(u, a, line);
+            // 2. Combine the lines' aggregates (a heap of 0 has no prefix).
+            uint64_t set[W] = {};
+            R max_rem = 0, neg_min_rem_p = 0;
+            for (unsigned i = 0; i < k; ++i) {
+                if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
+                const uint64_t* s = seen + line[i] * W;
+                for (unsigned w = 0; w < W; ++w) set[w] |= s[w];
+                if constexpr (REM) {
+                    max_rem = std::max(max_rem, line_remoteness[2 * line[i]]);
+                    neg_min_rem_p = std::max(neg_min_rem_p, line_remoteness[2 * line[i] + 1]);
+                }
+            }
+            // 3. The near children, and the points that will join the lines.
+            if (lag > 0) {
+                for (unsigned i = 0; i < k; ++i) {
+                    joining[i] = UINT64_MAX;
+                    if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
+                    const uint64_t base = rank - u.term(i, a[i]);
+                    for_each_amount_of_heap(
+                        u, amounts, near_count + 1, a, i, base, [&](uint32_t s, uint64_t c) {
+                            assert(c < rank);
+                            if (s == lag) {
+                                joining[i] = c;
+                                return;
+                            }
+                            ++lookups;
+                            const uint32_t v = value[c];
+                            if (v >= VALUE_LIMIT) {
+                                overflow->store(true, std::memory_order_relaxed);
+                                return;
+                            }
+                            set[v >> 6] |= uint64_t{1} << (v & 63);
+                            if constexpr (REM) {
+                                const R r = remoteness[c];
+                                max_rem = std::max(max_rem, r);
+                                if (v == 0) neg_min_rem_p = std::max<R>(neg_min_rem_p, R_MAX - r);
+                            }
+                        });
+                }
+            }
+            // 4. The position's value and remoteness.
+            uint32_t mex = 0;
+            R r = 0;
+            if (!line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex, r))
+                overflow->store(true, std::memory_order_relaxed);
+            value[rank] = static_cast<V>(mex);
+            if constexpr (REM) remoteness[rank] = r;
+            // 5. Each line takes its point v - lag: p itself for Nim.
+            for (unsigned i = 0; i < k; ++i) {
+                if (i > 0 && a[i - 1] == a[i]) continue;
+                uint32_t jv = mex;
+                R jr = r;
+                if (lag > 0) {
+                    if (joining[i] == UINT64_MAX) continue;  // v < lag: nothing joins yet
+                    ++lookups;
+                    jv = value[joining[i]];
+                    if constexpr (REM) jr = remoteness[joining[i]];
+                    if (jv >= VALUE_LIMIT) {
+                        overflow->store(true, std::memory_order_relaxed);
+                        continue;
+                    }
+                }
+                join(line[i], jv, jr);
+            }
+            u.next(a);
+        }
+        return lookups;
+    }
+
+    // The positions [first, first + count), solved before a resumed solve
+    // began, join their lines' aggregates as step 5 of sweep made them.
+    void rejoin(uint64_t first, uint64_t count, Scratch& heaps) const {
+        const unsigned k = u.max_heaps();
+        uint32_t* a = heaps.data();
+        u.unrank(first, a);
+        uint64_t line[Universe::MAX_HEAPS];
+        for (uint64_t rank = first; rank < first + count; ++rank) {
+            line_indices(u, a, line);
+            for (unsigned i = 0; i < k; ++i) {
+                if (i > 0 && a[i - 1] == a[i]) continue;
+                uint64_t point = rank;  // Nim: p itself
+                if (lag > 0) {
+                    point = UINT64_MAX;
+                    if (a[i] == 0) continue;
+                    for_each_amount_of_heap(u, amounts, near_count + 1, a, i,
+                                            rank - u.term(i, a[i]), [&](uint32_t s, uint64_t c) {
+                                                if (s == lag) point = c;
+                                            });
+                    if (point == UINT64_MAX) continue;  // v < lag: nothing joins yet
+                }
+                const uint32_t jv = value[point];
+                R jr = 0;
+                if constexpr (REM) jr = remoteness[point];
+                if (jv < VALUE_LIMIT) join(line[i], jv, jr);
+            }
+            u.next(a);
+        }
+    }
+
+  private:
+    void join(uint64_t line, uint32_t jv, R jr) const {
+        join_line<W, REM>(seen, line_remoteness, line, jv, jr);
+    }
+};
+
+}  // namespace nimtb::engine

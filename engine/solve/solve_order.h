@@ -1,0 +1,56 @@
+#pragma once
+// The solve order: blocks of positions that share their top heaps, grouped in
+// levels that may run in parallel.
+//
+// Group positions by their j largest heaps: each group is a contiguous rank
+// range (its lower K-j heaps range over a smaller set), and a child either
+// keeps the parent's top-j heaps (same block, smaller rank) or lies in a block
+// of a smaller level, the level of top heaps T being (sum of T, then more
+// non-empty heaps in T first):
+// - lowering heaps (every family but splits) never raises any of the j
+//   largest, and equal sums of componentwise-smaller tuples are equal tuples;
+// - a split of h into x + y <= h: any j heaps of the child sum to at most some
+//   j heaps of the parent (put h back for x, y), with equality only when the
+//   top j stay the same, or when x + y = h both enter the top j in place of h
+//   and an empty heap - then the child's top j have one more non-empty heap.
+// So blocks are swept in rank order, one thread each, and all blocks of one
+// level run in parallel once the lower levels are done.
+//
+// One more fact the line kernel relies on: two positions of one level that
+// differ in a single heap lie in the same block. Raising one heap gives a
+// componentwise larger sorted tuple, whose top j sum more unless they are the
+// same top j.
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/game/universe.h"
+
+namespace nimtb::engine {
+
+// A contiguous rank range of positions that share their top heaps.
+struct Block {
+    uint64_t first;
+    uint64_t count;
+};
+
+struct Plan {
+    std::vector<Block> blocks;
+    std::vector<size_t> level_start;  // blocks of level l: [level_start[l], level_start[l+1])
+
+    size_t levels() const { return level_start.size() - 1; }
+    // Positions in the levels below `level`.
+    uint64_t positions_below(size_t level) const;
+    // Positions in level `level`.
+    uint64_t positions_in(size_t level) const;
+};
+
+// Top heaps per block: at least 2 when K >= 2 so that a level holds many
+// blocks; 3 when blocks would still average a few thousand positions, which
+// evens out the work between threads.
+unsigned choose_block_heaps(const Universe& u);
+
+// The blocks of `u` keyed by their top `j` heaps (1 <= j <= K), by level.
+Plan make_plan(const Universe& u, unsigned j);
+
+}  // namespace nimtb::engine

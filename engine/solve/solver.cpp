@@ -1,0 +1,507 @@
+#include "engine/solve/solver.h"
+
+#include <fmt/core.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "engine/base/names.h"
+#include "engine/base/parallel.h"
+#include "engine/game/moves.h"
+#include "engine/game/total_children.h"
+#include "engine/sequences/reference_values.h"
+#include "engine/solve/brute_kernel.h"
+#include "engine/solve/line_kernel.h"
+#include "engine/solve/solve_order.h"
+
+namespace nimtb::engine {
+
+QuantityArray::QuantityArray(uint64_t size, unsigned bits)
+    : buffer_(size * (bits / 8)), size_(size), bits_(bits) {}
+
+void QuantityArray::widen() {
+    if (bits_ == 16) return;
+    buffer_.grow(size_ * 2);
+    const uint8_t* narrow = static_cast<const uint8_t*>(buffer_.data());
+    uint16_t* wide = static_cast<uint16_t*>(buffer_.data());
+    for (uint64_t i = size_; i-- > 0;) wide[i] = narrow[i];
+    bits_ = 16;
+}
+
+void QuantityArray::narrow() {
+    if (bits_ == 8) return;
+    const uint16_t* wide = static_cast<const uint16_t*>(buffer_.data());
+    uint8_t* narrow = static_cast<uint8_t*>(buffer_.data());
+    for (uint64_t i = 0; i < size_; ++i) {
+        assert(wide[i] <= std::numeric_limits<uint8_t>::max());
+        narrow[i] = static_cast<uint8_t>(wide[i]);
+    }
+    buffer_.shrink(size_);
+    bits_ = 8;
+}
+
+namespace {
+constexpr Named<Kernel> KERNELS[] = {
+    {Kernel::automatic, "auto"}, {Kernel::brute, "brute"}, {Kernel::lines, "lines"}};
+constexpr Named<SolveMethod> METHODS[] = {{SolveMethod::brute, "brute"},
+                                          {SolveMethod::sprague_grundy, "sprague-grundy"},
+                                          {SolveMethod::sprague_grundy, "sg"}};
+}  // namespace
+
+const char* to_string(Kernel kernel) {
+    return name_of(KERNELS, kernel);
+}
+Kernel parse_kernel(std::string_view text) {
+    return parse_name(KERNELS, text, "kernel");
+}
+const char* to_string(SolveMethod method) {
+    return name_of(METHODS, method);
+}
+SolveMethod parse_method(std::string_view text) {
+    return parse_name(METHODS, text, "method");
+}
+
+namespace {
+
+unsigned bits_for(uint64_t bound, const char* what) {
+    if (bound <= std::numeric_limits<uint8_t>::max()) return 8;
+    if (bound <= std::numeric_limits<uint16_t>::max()) return 16;
+    throw ResourceError(std::string(what) + " of this universe could reach " +
+                        std::to_string(bound) +
+                        ", beyond the 16-bit limit of the table format; choose fewer heaps or "
+                        "smaller ones");
+}
+
+// The widths a solve starts with. Remoteness is at most the length of the
+// longest game, each move taking at least one token, so K*H bounds it; a
+// value is a mex, at most the number of children. Both bounds are loose (Nim
+// misere with 5 heaps of 63 has values below 64 and remoteness up to 252), so
+// both start at 8 bits unless a single heap alone has 256 moves, and the solve
+// widens an array in place when a level meets a larger number.
+ArrayWidths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    const uint64_t h = u.max_heap_size(), k = u.max_heaps();
+    // The longest game: in a box each move takes a token; under a total a
+    // move takes a token or splits a heap, and there are at most N heaps.
+    const uint64_t longest = u.is_box() ? k * h : 2 * uint64_t{u.max_total()};
+    if (options.method == SolveMethod::sprague_grundy) {
+        // Single-heap values are at most H (a heap has at most H moves); the
+        // XOR of values below 2^b stays below 2^b.
+        return {bits_for(std::bit_ceil(h + 1) - 1, "values"), 0};
+    }
+    if (options.remoteness) bits_for(longest, "remoteness");  // refuses what 16 bits cannot hold
+    const uint64_t per_heap = rule.amounts_up_to(static_cast<uint32_t>(h)).size();
+    const unsigned value_bits = options.value_bits ? options.value_bits
+                                : per_heap > std::numeric_limits<uint8_t>::max() ? 16u
+                                                                                 : 8u;
+    return {value_bits, options.remoteness ? 8u : 0u};
+}
+
+// How far a pass got: every level below `level` is solved; when `value` or
+// `remoteness` overflowed, level `level` must be solved again (with that
+// array widened, or by the brute-force kernel after the line kernel).
+struct Pass {
+    uint64_t lookups = 0;
+    size_t level = 0;
+    bool value = false;
+    bool remoteness = false;
+    bool complete() const { return !value && !remoteness; }
+};
+
+bool cancelled(const SolveOptions& o) {
+    return o.cancel && o.cancel->load(std::memory_order_relaxed);
+}
+
+void report(const SolveOptions& o, uint64_t done, uint64_t total) {
+    if (o.progress) o.progress(done, total);
+}
+
+// Solves the levels of `plan` from `first_level` on with `kernel`, until all
+// are done or a level meets a number that does not fit (`overflow`, which the
+// kernel sets). Each level done is saved in o.levels, when there is one.
+template <class LevelKernel>
+Pass run_levels(const Universe& u, const LevelKernel& kernel, const Plan& plan, size_t first_level,
+                const Overflow& overflow, Solution& s, const SolveOptions& o) {
+    uint64_t done = plan.positions_below(first_level);
+    report(o, done, u.size());
+    Pass pass;
+    for (size_t level = first_level; level < plan.levels(); ++level) {
+        const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
+        const auto start = std::chrono::steady_clock::now();
+        std::atomic<uint64_t> lookups{0};
+        // One task per block, largest first (solve_order.h): blocks differ
+        // in size by orders of magnitude, and the level's barrier waits for
+        // the last; the auto_partitioner's larger ranges left a thread idle
+        // there (Nim misere K=6 H=63, 2 threads: see bench_kernels).
+        sync_parallel_for_with(
+            tbb::blocked_range<size_t>(lo, hi, 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                auto scratch = kernel.scratch();
+                uint64_t local = 0;
+                for (size_t b = r.begin(); b != r.end(); ++b) {
+                    if (cancelled(o)) return;
+                    local += kernel.sweep(plan.blocks[b].first, plan.blocks[b].count, scratch);
+                }
+                lookups.fetch_add(local, std::memory_order_relaxed);
+            },
+            tbb::simple_partitioner());
+        pass.lookups += lookups.load();
+        if (cancelled(o)) throw Cancelled();
+        LevelStats& stats = s.levels[level];
+        stats.lookups = lookups.load();
+        stats.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats.kernel = s.kernel == engine::Kernel::lines && s.brute_from_level == 0
+                           ? engine::Kernel::lines
+                           : engine::Kernel::brute;
+        if (overflow.value || overflow.remoteness) {
+            pass.level = level;
+            pass.value = overflow.value;
+            pass.remoteness = overflow.remoteness;
+            break;
+        }
+        if (o.levels) o.levels->save(plan, level, s);
+        done += stats.positions;
+        report(o, done, u.size());
+    }
+    return pass;
+}
+
+// The line kernel's aggregates of the levels below `end_level`, solved
+// before a resumed solve began: each position joins its lines again, level
+// by level (a line is touched by one block of a level at a time).
+template <class Lines>
+void rejoin_levels(const Lines& kernel, const Plan& plan, size_t end_level) {
+    for (size_t level = 0; level < end_level; ++level) {
+        sync_parallel_for_with(
+            tbb::blocked_range<size_t>(plan.level_start[level], plan.level_start[level + 1], 1),
+            [&](const tbb::blocked_range<size_t>& r) {
+                auto scratch = kernel.scratch();
+                for (size_t b = r.begin(); b != r.end(); ++b)
+                    kernel.rejoin(plan.blocks[b].first, plan.blocks[b].count, scratch);
+            },
+            tbb::simple_partitioner());
+    }
+}
+
+template <class Children, bool REM, class V, class R>
+Pass run_brute(const Universe& u, const Children& children, const Plan& plan, size_t first_level,
+               Solution& s, const SolveOptions& o) {
+    Overflow overflow;
+    const BruteKernel<Children, REM, V, R> kernel{
+        u,
+        children,
+        {s.value.data<V>(), REM ? s.remoteness.data<R>() : nullptr},
+        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+        &overflow};
+    return run_levels(u, kernel, plan, first_level, overflow, s, o);
+}
+
+template <class Children>
+Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t level, Solution& s,
+                    const SolveOptions& o) {
+    return with_widths(s.value.bits(), s.remoteness.empty() ? 0 : s.remoteness.bits(),
+                       [&]<bool REM, class V, class R>() {
+                           return run_brute<Children, REM, V, R>(u, a, p, level, s, o);
+                       });
+}
+
+// The line kernel's aggregates: per line, W words of values seen and (when
+// remoteness is stored) two remoteness numbers of the array's width.
+struct LineStore {
+    static uint64_t seen_bytes(const Universe& u) { return line_count(u) * line_words(u) * 8; }
+    static uint64_t remoteness_bytes(const Universe& u, const ArrayWidths& w) {
+        return line_count(u) * 2 * (w.remoteness_bits / 8);
+    }
+    static uint64_t bytes(const Universe& u, const ArrayWidths& w) {
+        return seen_bytes(u) + remoteness_bytes(u, w);
+    }
+    LineStore(const Universe& u, const ArrayWidths& w)
+        : seen(seen_bytes(u)), remoteness(remoteness_bytes(u, w)) {}
+    LargeBuffer seen;
+    LargeBuffer remoteness;
+};
+
+template <unsigned W, bool REM, class V, class R>
+Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& plan,
+               size_t first_level, Solution& s, const SolveOptions& o) {
+    std::vector<uint32_t> amounts = shape.near;
+    if (shape.lag > 0) amounts.push_back(shape.lag);
+    Overflow overflow;
+    const LineKernel<W, REM, V, R> kernel{
+        u,
+        amounts.data(),
+        shape.near.size(),
+        shape.lag,
+        s.value.data<V>(),
+        REM ? s.remoteness.data<R>() : nullptr,
+        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+        static_cast<uint64_t*>(store.seen.data()),
+        static_cast<R*>(store.remoteness.data()),
+        &overflow.value};
+    if (first_level > 0) rejoin_levels(kernel, plan, first_level);
+    return run_levels(u, kernel, plan, first_level, overflow, s, o);
+}
+
+template <unsigned W, class V>
+Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
+                    size_t l, Solution& s, const SolveOptions& o) {
+    if (s.remoteness.empty()) return run_lines<W, false, V, uint8_t>(u, shape, store, p, l, s, o);
+    return s.remoteness.bits() == 8 ? run_lines<W, true, V, uint8_t>(u, shape, store, p, l, s, o)
+                                    : run_lines<W, true, V, uint16_t>(u, shape, store, p, l, s, o);
+}
+
+template <unsigned W>
+Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
+                    size_t l, Solution& s, const SolveOptions& o) {
+    return s.value.bits() == 8 ? dispatch_lines<W, uint8_t>(u, shape, store, p, l, s, o)
+                               : dispatch_lines<W, uint16_t>(u, shape, store, p, l, s, o);
+}
+
+// The kernel and widths of a brute-force solve: the line kernel where the
+// rule has lines and they pay (or --kernel lines says so), brute force
+// otherwise.
+void choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o, SolvePlan& plan) {
+    if (o.method != SolveMethod::brute || o.kernel == Kernel::brute) return;
+    std::optional<LineShape> shape = line_shape(rule, u);
+    if (!shape) {
+        if (o.kernel == Kernel::lines) {
+            throw InputError(
+                "the line kernel needs a rule that takes from one heap (nim, "
+                "subtract:, allbut:) in a universe of at most K heaps of at most H; " +
+                rule.canonical() + " in " + u.describe() + " has no lines: use " +
+                mention(Option::kernel_brute));
+        }
+        return;
+    }
+    if (o.kernel == Kernel::automatic && !lines_pay(*shape, u)) return;
+    // Remoteness starts wide enough for the longest game (line_remoteness_bits);
+    // the solve narrows it at the end.
+    ArrayWidths wide = plan.widths;
+    if (wide.remoteness_bits) wide.remoteness_bits = line_remoteness_bits(u);
+    // Automatic: where the store would not fit in memory but the arrays
+    // alone would, brute force still solves the universe.
+    if (o.kernel == Kernel::automatic) {
+        const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
+        const uint64_t bytes =
+            u.size() * ((wide.value_bits + wide.remoteness_bits) / 8) + LineStore::bytes(u, wide);
+        if (limit != 0 && bytes > limit) return;
+    }
+    plan.lines = std::move(shape);
+    plan.widths = wide;
+}
+
+// Retrograde analysis of the whole universe: the line kernel where the rule
+// has lines, until a value outgrows its bitset; then brute force, widening an
+// array and solving a level again whenever the level meets a number too wide
+// for it.
+void solve_retrograde(const Rule& rule, const Universe& u, const SolvePlan& choice, Solution& s,
+                      const SolveOptions& o) {
+    const Plan& plan = choice.order;
+    s.value = QuantityArray(u.size(), choice.widths.value_bits);
+    if (choice.widths.remoteness_bits) {
+        s.remoteness = QuantityArray(u.size(), choice.widths.remoteness_bits);
+    }
+    // A resumed solve starts at its first unfinished level, under the same
+    // plan: the same kernel, blocks and starting widths.
+    s.levels.assign(plan.levels(), LevelStats{});
+    for (size_t l = 0; l < plan.levels(); ++l) {
+        s.levels[l].blocks = plan.level_start[l + 1] - plan.level_start[l];
+        s.levels[l].positions = plan.positions_in(l);
+    }
+    size_t level = 0;
+    if (o.levels) {
+        level =
+            o.levels->restore(choice.key(choice.lines ? "kernel lines" : "kernel brute"), plan, s);
+        for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
+    }
+    if (choice.lines) s.kernel = Kernel::lines;
+    if (level == plan.levels()) return;  // every level was saved
+    // The line kernel, unless a resumed solve had left it for brute force.
+    if (choice.lines && s.brute_from_level == 0) {
+        LineStore store(u, choice.widths);
+        const unsigned w = line_words(u);
+        const Pass pass = w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, level, s, o)
+                          : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, level, s, o)
+                                   : dispatch_lines<16>(u, *choice.lines, store, plan, level, s, o);
+        s.child_lookups += pass.lookups;
+        if (pass.complete()) return;
+        assert(!pass.remoteness);  // R holds the longest game
+        level = pass.level;
+        s.brute_from_level = level;
+    }
+    const TakeAmounts amounts(rule, u.max_heap_size());
+    for (;;) {
+        const Pass pass = with_children(rule, u, amounts, [&](const auto& children) {
+            return dispatch_brute(u, children, plan, level, s, o);
+        });
+        s.child_lookups += pass.lookups;
+        if (pass.complete()) return;
+        widen_after_overflow(pass.value, pass.remoteness, s);
+        level = pass.level;
+    }
+}
+
+// Theorem-based values: the XOR of the single heaps' brute-force values.
+template <class V>
+void run_sprague_grundy(const Universe& u, const std::vector<uint32_t>& single, Solution& s,
+                        const SolveOptions& o) {
+    V* value = s.value.data<V>();
+    const uint64_t total = u.size();
+    // Slices bound the time between progress reports and cancellation checks.
+    const uint64_t slice = std::max<uint64_t>(uint64_t{1} << 22, total / 64);
+    report(o, 0, total);
+    for (uint64_t start = 0; start < total; start += slice) {
+        const uint64_t end = std::min(total, start + slice);
+        sync_parallel_for(tbb::blocked_range<uint64_t>(start, end, 1 << 14),
+                          [&](const tbb::blocked_range<uint64_t>& r) {
+                              std::vector<uint32_t> heaps(u.max_heaps());
+                              u.unrank(r.begin(), heaps.data());
+                              for (uint64_t rank = r.begin(); rank != r.end(); ++rank) {
+                                  uint32_t x = 0;
+                                  for (uint32_t a : heaps) x ^= single[a];
+                                  value[rank] = static_cast<V>(x);
+                                  u.next(heaps.data());
+                              }
+                          });
+        if (cancelled(o)) throw Cancelled();
+        report(o, end, total);
+    }
+}
+
+}  // namespace
+
+std::string SolvePlan::key(std::string_view runner) const {
+    return fmt::format(
+        "{}, blocks of the top {} heaps, {} blocks in {} levels, values from {} bits, "
+        "remoteness from {} bits",
+        runner, block_heaps, order.blocks.size(), order.levels(), widths.value_bits,
+        widths.remoteness_bits);
+}
+
+// The arrays at their starting widths, and the line kernel's store; an
+// array widened during the solve needs its 8 bits more per position then,
+// and a failure to get them is reported as out of memory.
+SolvePlan plan_solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    if (options.method == SolveMethod::sprague_grundy && options.convention != Convention::normal) {
+        throw InputError(
+            "the sprague-grundy method holds for normal play only; use the brute method for "
+            "misere");
+    }
+    if (options.method == SolveMethod::sprague_grundy && !rule.one_heap()) {
+        throw InputError("the sprague-grundy method needs moves that touch one heap, which " +
+                         rule.canonical() + " does not have; use the brute method");
+    }
+    check_closed(rule, u);
+    SolvePlan plan;
+    plan.method = options.method;
+    plan.widths = widths(rule, u, options);
+    choose_kernel(rule, u, options, plan);
+    const ArrayWidths& w = plan.widths;
+    plan.memory = u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
+                  (plan.lines ? LineStore::bytes(u, w) : 0);
+    if (options.method == SolveMethod::brute) {
+        plan.block_heaps = options.block_heaps ? std::min(options.block_heaps, u.max_heaps())
+                                               : choose_block_heaps(u);
+        plan.order = make_plan(u, plan.block_heaps);
+    }
+    return plan;
+}
+
+uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    return plan_solve(rule, u, options).memory;
+}
+
+void widen_after_overflow(bool value, bool remoteness, Solution& s) {
+    if (value) {
+        if (s.value.bits() == 16) {
+            throw ResourceError(
+                "values of this universe exceed 65535, beyond the 16-bit "
+                "limit of the table format; choose smaller heaps");
+        }
+        s.value.widen();
+    }
+    if (remoteness) s.remoteness.widen();  // the longest game < 65536 was checked
+}
+
+// Each slice of 64 Ki positions counts into its own slot; the slots are
+// combined in order afterwards.
+ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness) {
+    constexpr uint64_t SLICE = uint64_t{1} << 16;
+    const uint64_t n = value.size();
+    std::vector<ArraySummary> slices((n + SLICE - 1) / SLICE);
+    sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {
+        ArraySummary& acc = slices[slice];
+        const uint64_t end = std::min(n, (slice + 1) * SLICE);
+        for (uint64_t i = slice * SLICE; i != end; ++i) {
+            const uint32_t v = value.get(i);
+            acc.p_positions += v == 0;
+            acc.max_value = std::max(acc.max_value, v);
+            if (!remoteness.empty())
+                acc.max_remoteness = std::max(acc.max_remoteness, remoteness.get(i));
+        }
+    });
+    ArraySummary total;
+    for (const ArraySummary& part : slices) {
+        total.p_positions += part.p_positions;
+        total.max_value = std::max(total.max_value, part.max_value);
+        total.max_remoteness = std::max(total.max_remoteness, part.max_remoteness);
+    }
+    return total;
+}
+
+Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    // 1. Plan, and check that the arrays fit before allocating them.
+    const SolvePlan choice = plan_solve(rule, u, options);
+    const uint64_t needed = choice.memory;
+    const uint64_t limit = options.memory_limit ? options.memory_limit : available_memory();
+    if (limit != 0 && needed > limit) {
+        throw ResourceError("solving " + std::to_string(u.size()) + " positions needs " +
+                            format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
+                            " is available; choose fewer heaps or smaller ones");
+    }
+
+    Solution s{rule, options.convention, u.max_heaps(), u.max_heap_size(), options.method, {}, {}};
+    s.positions = u.size();
+    s.max_total = u.max_total();
+
+    // 2. Fill the arrays inside an arena of the requested size.
+    tbb::task_arena arena(options.threads ? static_cast<int>(options.threads)
+                                          : tbb::task_arena::automatic);
+    arena.execute([&] {
+        if (options.method == SolveMethod::brute) {
+            solve_retrograde(rule, u, choice, s, options);
+        } else {
+            const std::vector<uint32_t> g = grundy_sequence(rule, u.max_heap_size());
+            const uint32_t max_g = *std::max_element(g.begin(), g.end());
+            s.value =
+                QuantityArray(u.size(), bits_for(std::bit_ceil(uint64_t{max_g} + 1) - 1, "values"));
+            if (s.value.bits() == 8) {
+                run_sprague_grundy<uint8_t>(u, g, s, options);
+            } else {
+                run_sprague_grundy<uint16_t>(u, g, s, options);
+            }
+        }
+        // 3. Summaries for the report.
+        const ArraySummary stats = summarise(s.value, s.remoteness);
+        s.p_positions = stats.p_positions;
+        s.max_value = stats.max_value;
+        s.max_remoteness = stats.max_remoteness;
+        // A remoteness array the line kernel started wide is stored at the
+        // smallest width that holds it, like every other.
+        if (s.remoteness.bits() == 16 && s.max_remoteness <= std::numeric_limits<uint8_t>::max()) {
+            s.remoteness.narrow();
+        }
+    });
+    return s;
+}
+
+}  // namespace nimtb::engine

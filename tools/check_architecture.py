@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Checks that docs/ARCHITECTURE.md matches the tree, and that includes run one way.
+
+1. Every folder of the tree that holds source files is named in
+   docs/ARCHITECTURE.md (as `folder/`), and every folder it names exists.
+2. No #include runs back up: a file includes only files of its own floor or
+   of the floors below, in the order of FLOORS (lowest first). Folders on one
+   line are side by side: neither includes the other.
+
+Exits 1 naming each mismatch; run by ctest (architecture.check).
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOURCE = {".cpp", ".h", ".in", ".js", ".html", ".css", ".py", ".sh", ".cmake"}
+SKIP = {"build", ".git", ".ci", "tables", "node_modules"}
+
+# The floors, lowest first; a floor may include its own folder and those below.
+FLOORS = [
+    ["engine/base"],
+    ["engine/game"],
+    ["engine/sequences"],
+    ["engine/solve"],
+    ["engine/checks"],
+    ["io/codec"],
+    ["io"],
+    ["service/request"],
+    ["service"],
+    ["play"],
+    ["apps", "apps/server", "python", "mpi"],
+    ["bench", "tests"],
+]
+
+
+def floor_of(folder):
+    for level, names in enumerate(FLOORS):
+        if folder in names:
+            return level
+    return None
+
+
+def source_folders():
+    found = set()
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT)
+        if rel.parts and (rel.parts[0] in SKIP or rel.parts[0].startswith(".")):
+            continue
+        if path.is_file() and path.suffix in SOURCE and len(rel.parts) > 1:
+            found.add(str(rel.parent))
+    return found
+
+
+def main():
+    problems = []
+    doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    named = set(re.findall(r"`([a-z][a-z0-9_/]*)/`", doc))
+    folders = source_folders()
+    for folder in sorted(folders):
+        if folder not in named and not folder.startswith("tests/"):
+            problems.append(f"docs/ARCHITECTURE.md does not name the folder {folder}/")
+    for folder in sorted(named):
+        if not (ROOT / folder).is_dir():
+            problems.append(f"docs/ARCHITECTURE.md names {folder}/, which does not exist")
+    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in SKIP or path.suffix not in {".cpp", ".h"}:
+            continue
+        folder = str(rel.parent)
+        mine = floor_of(folder)
+        if mine is None:
+            if folder.split("/")[0] != "tests":
+                problems.append(f"{rel}: its folder {folder}/ is on no floor of tools/check_architecture.py")
+            continue
+        for target in include.findall(path.read_text(errors="replace")):
+            theirs = floor_of(str(pathlib.PurePosixPath(target).parent))
+            if theirs is None:
+                continue  # a generated header, or one beside the file
+            beside = theirs == mine and str(pathlib.PurePosixPath(target).parent) != folder
+            if theirs > mine or (beside and mine != len(FLOORS) - 1):
+                problems.append(f"{rel}: includes {target}, which is above it or beside it")
+    for p in problems:
+        print(p)
+    print(f"{len(folders)} source folders; {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
