@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "engine/base/parallel.h"
-#include "io/chunk_codec.h"
+#include "io/codec/chunk_codec.h"
 
 namespace nimtb::io {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "io/chunk_codec.h"
+#include "io/codec/chunk_codec.h"
+#include "io/codec/table_format.h"
 #include "io/hdf5_handle.h"
-#include "io/table_format.h"
 
 namespace nimtb::io {
 

@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "io/chunk_codec.h"
-#include "io/table_format.h"
+#include "io/codec/chunk_codec.h"
+#include "io/codec/table_format.h"
 
 namespace nimtb::io {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/sequences/period.h"
 #include "engine/game/rules.h"
+#include "engine/sequences/period.h"
 
 namespace nimtb::io {
 

@@ -7,10 +7,10 @@
 
 #include <string>
 
-#include "engine/solve/solver.h"
 #include "engine/base/version.h"
+#include "engine/solve/solver.h"
+#include "io/codec/table_format.h"
 #include "io/hdf5_handle.h"
-#include "io/table_format.h"
 
 namespace nimtb::io {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "engine/game/moves.h"
-#include "io/chunk_codec.h"
+#include "io/codec/chunk_codec.h"
 #include "io/dataset_reader.h"
 
 namespace nimtb::io {
@@ -214,9 +214,8 @@ void TableReader::set_cache_bytes(uint64_t bytes) {
 
 void TableReader::require_remoteness() const {
     if (!remoteness_)
-        throw TableError(info_.path +
-                         ": the table has no remoteness (solved with " + mention(Option::no_remoteness) +
-                         ")");
+        throw TableError(info_.path + ": the table has no remoteness (solved with " +
+                         mention(Option::no_remoteness) + ")");
 }
 
 uint32_t TableReader::value(uint64_t rank) {

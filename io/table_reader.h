@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "engine/game/rules.h"
-#include "engine/solve/solver.h"
 #include "engine/game/universe.h"
+#include "engine/solve/solver.h"
+#include "io/codec/table_format.h"
 #include "io/dataset_reader.h"
 #include "io/hdf5_handle.h"
-#include "io/table_format.h"
 
 namespace nimtb::io {
 

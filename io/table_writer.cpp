@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/base/parallel.h"
-#include "io/chunk_codec.h"
+#include "io/codec/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/hdf5_output.h"
 #include "io/table_layout.h"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/solve/solver.h"
-#include "io/table_format.h"
+#include "io/codec/table_format.h"
 
 namespace nimtb::io {
 
@@ -26,7 +26,7 @@ struct WriteOptions {
 // is left under either name. Refuses an existing `path` unless overwrite.
 // Values are stored in 8 bits when they fit, else 16; likewise remoteness.
 // In version 2 each dataset's chunks go through the transform that makes a
-// sample of them smallest (io/chunk_codec.h).
+// sample of them smallest (io/codec/chunk_codec.h).
 // Throws TableError, nimtb::Cancelled.
 void write_table(const std::string& path, const engine::Solution& solution,
                  const WriteOptions& options);

@@ -22,7 +22,7 @@
 #include "engine/solve/line_kernel.h"
 #include "engine/base/parallel.h"
 #include "engine/solve/solve_order.h"
-#include "io/checkpoint.h"
+#include "io/codec/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/level_solver.h"
 #include "mpi/line_chain.h"

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "engine/solve/solver.h"
-#include "io/checkpoint.h"
+#include "io/codec/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/mpi_context.h"
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <numeric>
 
-#include "io/chunk_codec.h"
+#include "io/codec/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/table_layout.h"
 
@@ -176,7 +176,7 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
         std::vector<uint8_t> piece =
             in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
         // Each chunk transformed alone (its first entry starts from 0), as
-        // io/chunk_codec.h defines; pieces hold whole chunks.
+        // io/codec/chunk_codec.h defines; pieces hold whole chunks.
         for (uint64_t begin = 0; begin < last - first; begin += chunk) {
             const uint64_t count = std::min<uint64_t>(chunk, last - first - begin);
             if (file_bits == 8) {

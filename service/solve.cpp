@@ -5,7 +5,7 @@
 #include <chrono>
 #include <memory>
 
-#include "io/checkpoint.h"
+#include "io/codec/checkpoint.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
 #include "service/tables.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "engine/solve/solver.h"
-#include "io/chunk_codec.h"
+#include "io/codec/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/probe.h"
 #include "io/table_reader.h"

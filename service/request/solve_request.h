@@ -14,7 +14,7 @@
 #include "engine/game/rules.h"
 #include "engine/solve/solver.h"
 #include "engine/game/universe.h"
-#include "io/table_format.h"
+#include "io/codec/table_format.h"
 #include "io/table_writer.h"
 
 namespace nimtb::service {

@@ -1,4 +1,4 @@
-#include "io/checkpoint.h"
+#include "io/codec/checkpoint.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -93,8 +93,8 @@ std::vector<char> read_file(const std::string& path) {
 }
 
 nlohmann::json identity_json(const CheckpointIdentity& id) {
-    return {{"rules", id.rules},       {"convention", id.convention}, {"universe", id.universe},
-            {"method", id.method},     {"remoteness", id.remoteness}, {"processes", id.processes}};
+    return {{"rules", id.rules},   {"convention", id.convention}, {"universe", id.universe},
+            {"method", id.method}, {"remoteness", id.remoteness}, {"processes", id.processes}};
 }
 
 std::string describe(const nlohmann::json& id) {
@@ -150,8 +150,8 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
             const std::vector<char> text = read_file(manifest);
             m = nlohmann::json::parse(text.begin(), text.end());
             if (!m.is_object() || m.value("format", "") != FORMAT) {
-                fail(manifest + " is not a nimtb checkpoint; give another " + mention(Option::checkpoint) +
-                     " folder");
+                fail(manifest + " is not a nimtb checkpoint; give another " +
+                     mention(Option::checkpoint) + " folder");
             }
             version = m.value("version", 0);
         } catch (const nlohmann::json::exception&) {
@@ -173,8 +173,9 @@ Checkpoint::Checkpoint(std::string dir, CheckpointIdentity identity,
         }
         plan_key_ = m.contains("plan") && m["plan"].is_string() ? m["plan"].get<std::string>() : "";
     } else if (!batches().empty()) {
-        fail(dir_ + " holds checkpoint levels but no manifest.json: it is damaged; remove it to "
-                    "start the solve again");
+        fail(dir_ +
+             " holds checkpoint levels but no manifest.json: it is damaged; remove it to "
+             "start the solve again");
     }
 }
 
@@ -198,7 +199,8 @@ std::vector<Checkpoint::Batch> Checkpoint::batches() const {
             all.push_back({e.path().string(), first, last});
         }
     }
-    std::sort(all.begin(), all.end(), [](const Batch& a, const Batch& b) { return a.first < b.first; });
+    std::sort(all.begin(), all.end(),
+              [](const Batch& a, const Batch& b) { return a.first < b.first; });
     std::vector<Batch> run;
     for (const Batch& b : all) {
         if (b.first != (run.empty() ? 0 : run.back().last + 1)) break;
@@ -224,9 +226,10 @@ size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan
         return 0;
     }
     if (plan_key_ != plan_key) {
-        fail(fmt::format("{} was saved under another plan of the solver ({}); this solve's is "
-                         "({}): remove it to start again",
-                         dir_, plan_key_, plan_key));
+        fail(
+            fmt::format("{} was saved under another plan of the solver ({}); this solve's is "
+                        "({}): remove it to start again",
+                        dir_, plan_key_, plan_key));
     }
     size_t level = 0;
     for (const Batch& batch : batches()) {
@@ -244,7 +247,7 @@ size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan
         std::vector<unsigned char> data;
         {
             const std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(),
-                                                                         ZSTD_freeDCtx);
+                                                                          ZSTD_freeDCtx);
             ZSTD_inBuffer in{frame.data(), frame.size(), 0};
             size_t left = 1;
             while (left != 0) {
@@ -307,7 +310,8 @@ void Checkpoint::save(const engine::Plan& plan, size_t level, const engine::Solu
         ZSTD_CCtx_reset(cctx_.get(), ZSTD_reset_session_and_parameters);
         ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_compressionLevel, ZSTD_LEVEL);
         ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_checksumFlag, 1);
-        ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_nbWorkers, 1);  // compressed while the solve goes on
+        ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_nbWorkers,
+                               1);  // compressed while the solve goes on
     }
     compress(&h, sizeof h);
     for (const engine::QuantityArray* a : {&s.value, &s.remoteness}) {
@@ -369,7 +373,8 @@ void Checkpoint::remove() {
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
         const std::string name = e.path().filename().string();
         if (name == "manifest.json" || name == "manifest.json.tmp" ||
-            (name.starts_with("levels-") && (name.ends_with(".zst") || name.ends_with(".zst.tmp")))) {
+            (name.starts_with("levels-") &&
+             (name.ends_with(".zst") || name.ends_with(".zst.tmp")))) {
             fs::remove(e.path(), ec);
         }
     }

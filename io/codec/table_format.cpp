@@ -1,4 +1,4 @@
-#include "io/table_format.h"
+#include "io/codec/table_format.h"
 
 #include <string>
 

@@ -40,9 +40,12 @@ enum class Transform { none, xor_previous, delta_zigzag };
 Transform parse_transform(std::string_view text);  // throws nimtb::InputError
 const char* to_string(Transform t);
 
-// deflate: HDF5's built-in zlib filter, readable everywhere (the default).
-// zstd: Blosc with its zstd codec (filter 32001, hdf5-filter-plugin-blosc-serial).
-// lz4: the LZ4 filter (32004, hdf5-filter-plugin). none: checksummed only.
+// zstd (the default): Blosc with its zstd codec (filter 32001), the smallest
+// tables at memory speed. deflate: HDF5's built-in zlib filter, readable by
+// every HDF5 without a plug-in. lz4: the LZ4 filter (32004), the fastest to
+// read. none: checksummed only. nimtb encodes and decodes all of them itself
+// (io/codec/compressors.h, io/hdf5_filters.h); h5py needs Debian's plug-ins
+// for zstd and lz4.
 enum class Compression { deflate, zstd, lz4, none, other };
 Compression parse_compression(std::string_view text);  // throws nimtb::InputError
 const char* to_string(Compression c);

@@ -1,0 +1,44 @@
+#pragma once
+// The compressors of a stored chunk, as HDF5's filter pipeline would run
+// them: zstd in Blosc's container, deflate, the LZ4 filter's stream, none;
+// and the checksum after them.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "io/codec/table_format.h"
+
+namespace nimtb::io {
+
+// Compresses `raw` (transformed entries of `width` bytes) into `out` as the
+// HDF5 filter pipeline of `c` would, checksum included. zstd is Blosc's
+// container (filter 32001) holding one zstd block, byte-shuffled for 16-bit
+// entries; deflate a zlib stream; lz4 the stream of the LZ4 filter (32004).
+// Returns false only if the compressor failed.
+bool compress_chunk(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
+                    std::vector<uint8_t>& out);
+
+// compress_chunk's compressor alone, without the checksum: what nimtb's own
+// HDF5 filters (hdf5_filters.h) run inside HDF5's pipeline.
+bool compress_bytes(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
+                    std::vector<uint8_t>& out);
+// Undoes compress_bytes into exactly `raw.size()` bytes; "" or what is wrong.
+std::string decompress_bytes(Compression c, std::span<const uint8_t> data, std::span<uint8_t> raw);
+// The raw size that compressed bytes of `c` declare (Blosc's and LZ4's
+// headers), if they declare one.
+std::optional<uint64_t> decompressed_size(Compression c, std::span<const uint8_t> data);
+
+// Undoes compress_chunk: checks the checksum and decompresses `stored` into
+// exactly `raw.size()` bytes. Returns an empty string on success, else what
+// is wrong ("checksum mismatch", "zstd stream damaged").
+std::string decompress_chunk(Compression c, std::span<const uint8_t> stored,
+                             std::span<uint8_t> raw);
+
+// Whether compress_chunk / decompress_chunk handle `c`: every compression
+// nimtb writes does.
+bool direct_codec(Compression c);
+
+}  // namespace nimtb::io
