@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "apps/cli.h"
-#include "apps/web_server.h"
+#include "apps/server/web_server.h"
 #include "service/request/interrupt.h"
 
 namespace nimtb::apps {

@@ -1,0 +1,38 @@
+#include "apps/server/api.h"
+#include "service/sequences.h"
+#include "service/views.h"
+
+namespace nimtb::apps {
+
+using nlohmann::json;
+using namespace service;
+
+// Research: single-heap sequences and their periods, as `nimtb sequence
+// --json` prints them, short enough for the page.
+void add_research_routes(httplib::Server& http, ServerState&) {
+    http.Get("/api/sequence", guarded([](const httplib::Request& req) {
+                 SequenceRequest r;
+                 r.rule = engine::Rule::parse(param(req, "rules"));
+                 const bool until_proven = req.has_param("until_proven");
+                 const std::string bound = until_proven ? "limit" : "max_heap";
+                 uint64_t n = MAX_PAGE_SEQUENCE;
+                 if (!until_proven || req.has_param("limit")) {
+                     const engine::Heaps h = engine::parse_heaps(param(req, bound.c_str()));
+                     if (h.size() != 1) throw HttpError(400, "'" + bound + "' is one heap size");
+                     n = h[0];
+                 }
+                 if (n > MAX_PAGE_SEQUENCE) {
+                     throw HttpError(422, fmt::format("the page computes sequences up to heap {}; "
+                                                      "run nimtb sequence for longer ones",
+                                                      MAX_PAGE_SEQUENCE));
+                 }
+                 if (until_proven) {
+                     r.limit = n;
+                 } else {
+                     r.max_heap = n;
+                 }
+                 return sequence_json(r.rule, compute_sequence(r, {}));
+             }));
+}
+
+}  // namespace nimtb::apps
