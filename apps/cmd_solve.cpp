@@ -10,6 +10,7 @@
 
 #include "apps/cli.h"
 #include "apps/presets.h"
+#include "engine/game/rule_families.h"
 #include "service/request/solve_request.h"
 #include "service/solve.h"
 
@@ -26,11 +27,10 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb solve --rules octal:0.77 --misere --max-total 40      # misere Kayles
   nimtb solve --rules wythoff --heaps 2 --max-heap 100
 
-Rules: nim; subtract:LIST and allbut:LIST (LIST: 1,3,4 or 1-3,7); octal:CODE
-(Guy-Smith code, e.g. 0.77 Kayles, 0.07 Dawson's Kayles, 0.137 Dawson's Chess,
-4.7; a code that is a plain subtraction game becomes its subtract: text);
-grundy; lasker; wythoff; moore:K. Rules that split heaps (octal codes with a
-4 bit, grundy, lasker) need --max-total N: a box of K heaps cannot hold a split.
+Rules:
+{}A code that is a plain subtraction game becomes its subtract: text. Rules that
+split heaps (octal codes with a 4 bit, grundy, lasker) need --max-total N: a box
+of K heaps cannot hold a split.
 
 The table goes to tables/<rule>-<convention>-k<K>-h<H>.h5 unless -o is given.
 Ctrl-C stops the solve and leaves no table behind.
@@ -127,7 +127,7 @@ int cmd_solve(const std::vector<std::string>& args) {
         "solve", args, opts, {},
         "--rules RULE [--misere] (--heaps K --max-heap H | --max-total N [--heaps K]) [-o FILE] "
         "[options]",
-        EXAMPLES);
+        fmt::format(EXAMPLES, engine::rules_help("  ")));
     if (!vm) return EXIT_OK;
     if (vm->count("list-presets")) return list_presets();
 

@@ -8,6 +8,7 @@
 #include "apps/cli.h"
 #include "engine/base/errors.h"
 #include "engine/base/version.h"
+#include "engine/game/rule_families.h"
 #include "service/request/words.h"
 
 namespace {
@@ -29,10 +30,8 @@ commands:
   nimtb COMMAND --help   shows the options of a command, with examples.
   nimtb --version        prints the version.
 
-rules: nim | subtract:LIST | allbut:LIST (LIST like 1,3,4 or 1-3,7) | octal:CODE
-       (0.77 Kayles, 0.07 Dawson's Kayles, 0.137 Dawson's Chess) | grundy | lasker |
-       wythoff | moore:K
-positions: heap sizes like "3 4 5" or 3,4,5
+rules:
+{}positions: heap sizes like "3 4 5" or 3,4,5
 
 exit codes: 0 success; 1 failure (including a verification that found a
 mismatch, a missing or damaged table, an interrupted solve); 2 bad usage.
@@ -42,19 +41,24 @@ examples:
   nimtb query tables/nim-normal-k3-h15.h5 "3 4 5"
 )";
 
+// The usage, with the rule families from their one table.
+std::string usage() {
+    return fmt::format(USAGE, nimtb::engine::rules_help("  "));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     using namespace nimtb;
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << USAGE;
+        std::cerr << usage();
         return apps::EXIT_USAGE;
     }
     const std::string command = args.front();
     args.erase(args.begin());
     if (command == "--help" || command == "-h" || command == "help") {
-        std::cout << USAGE;
+        std::cout << usage();
         return apps::EXIT_OK;
     }
     if (command == "--version") {

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "engine/base/names.h"
+#include "engine/game/rule_families.h"
 #include "play/hint.h"
 
 namespace nimtb::play {
@@ -198,36 +199,7 @@ std::string Session::help() const {
     const engine::Rule& rule = prober_.rule();
     const std::string commands =
         "Commands: hint (the best move and why), undo (take back your last move), help, quit.\n";
-    std::string moves;
-    switch (rule.kind()) {
-        case engine::RuleKind::nim:
-            moves = "A move takes any number of tokens from one heap.";
-            break;
-        case engine::RuleKind::subtract:
-            moves = "A move takes an amount in " + rule.canonical().substr(9) + " from one heap.";
-            break;
-        case engine::RuleKind::allbut:
-            moves =
-                "A move takes any amount except " + rule.canonical().substr(7) + " from one heap.";
-            break;
-        case engine::RuleKind::octal:
-            moves = "A move follows the octal code " + rule.canonical().substr(6) +
-                    ": digit k says whether k tokens may be taken from a heap leaving nothing (1), "
-                    "one heap (2) or two heaps (4).";
-            break;
-        case engine::RuleKind::grundy:
-            moves = "A move splits one heap into two heaps of different sizes.";
-            break;
-        case engine::RuleKind::lasker:
-            moves = "A move takes any number of tokens from one heap, or splits a heap in two.";
-            break;
-        case engine::RuleKind::wythoff:
-            moves = "A move takes any number from one heap, or the same number from two heaps.";
-            break;
-        case engine::RuleKind::moore:
-            moves = "A move takes tokens from 1 to " + std::to_string(rule.moore_k()) + " heaps.";
-            break;
-    }
+    const std::string moves = engine::move_sentence(rule);
     if (!by_heap_and_amount()) {
         return moves + "\nType the heaps you leave: from 3 5, '3 2' takes 3 from the 5. " +
                commands;

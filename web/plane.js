@@ -2,43 +2,44 @@
 // heaps fixed) on canvases, one cell per position, heap a down and heap b
 // across, with axes, zoom (wheel, buttons), pan (drag), hover and click.
 // Several pictures (normal and misère side by side) share one view.
-"use strict";
+import { el } from "./common.js";
+import { niceStep } from "./plots.js";
 
-const NO_VALUE = 0xffffffff, NO_REMOTENESS = 0xffff;
+export const NO_VALUE = 0xffffffff, NO_REMOTENESS = 0xffff;
 
 // The colours of the cells, as [r, g, b].
-const CELL = {
+export const CELL = {
   p: [38, 50, 56],          // a P-position: the player to move loses
   n: [207, 216, 220],       // an N-position, by outcome
   outside: [255, 255, 255], // not a position of the table
   differs: [211, 47, 47],   // the outcome changes between normal and misère play
   unknown: [176, 190, 197], // remoteness not stored
 };
-const RAMP = { p: [[187, 222, 251], [13, 71, 161]], n: [[255, 224, 178], [230, 81, 0]] };
+export const RAMP = { p: [[187, 222, 251], [13, 71, 161]], n: [[255, 224, 178], [230, 81, 0]] };
 
-const css = (rgb) => `rgb(${rgb.join(",")})`;
+export const css = (rgb) => `rgb(${rgb.join(",")})`;
 
-function hslToRgb(h, s, l) {
+export function hslToRgb(h, s, l) {
   const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
   const f = (n) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
   return [f(0), f(8), f(4)].map((x) => Math.round(x * 255));
 }
 
 // Value 0 dark; the others light, each value its own hue.
-const valueColours = new Map();
-function valueRgb(v) {
+export const valueColours = new Map();
+export function valueRgb(v) {
   if (v === 0) return CELL.p;
   if (!valueColours.has(v)) valueColours.set(v, hslToRgb(((v - 1) * 67) % 360, 0.65, 0.74));
   return valueColours.get(v);
 }
 
-function remotenessRgb(isP, r, max) {
+export function remotenessRgb(isP, r, max) {
   const [lo, hi] = isP ? RAMP.p : RAMP.n, t = max ? r / max : 0;
   return lo.map((x, i) => Math.round(x + (hi[i] - x) * t));
 }
 
 // A plane as /api/plane sends it: rows x cols values, then remoteness.
-async function fetchPlane(table, others) {
+export async function fetchPlane(table, others) {
   const res = await fetch("/api/plane?" + new URLSearchParams({ table, others: others.join(",") }));
   if (!res.ok) throw new Error((await res.json()).error || res.statusText);
   const rows = Number(res.headers.get("X-Rows")), cols = Number(res.headers.get("X-Cols"));
@@ -53,7 +54,7 @@ async function fetchPlane(table, others) {
 }
 
 // The colour of every cell of `plane` in a colour mode ("difference" also reads `other`).
-function cellColour(mode, plane, other) {
+export function cellColour(mode, plane, other) {
   const v = plane.values, r = plane.remoteness;
   switch (mode) {
     case "outcome":
@@ -74,7 +75,7 @@ function cellColour(mode, plane, other) {
 }
 
 // One pixel per cell, drawn later scaled up without smoothing.
-function paintCells(rows, cols, colourOf) {
+export function paintCells(rows, cols, colourOf) {
   const image = document.createElement("canvas");
   image.width = cols;
   image.height = rows;
@@ -89,10 +90,10 @@ function paintCells(rows, cols, colourOf) {
   return image;
 }
 
-const MARGIN = { left: 44, right: 10, top: 10, bottom: 34 };
-const MAX_CELL_PX = 48;
+export const MARGIN = { left: 44, right: 10, top: 10, bottom: 34 };
+export const MAX_CELL_PX = 48;
 
-class PlaneView {
+export class PlaneView {
   // onHover(cell or null), onClick(cell): cell = { a, b }.
   constructor(container, { onHover, onClick }) {
     this.container = container;

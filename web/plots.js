@@ -1,11 +1,10 @@
 // Plots of the Research view, drawn as SVG by the page itself (nothing from a
 // CDN: the page works offline). Every mark carries its data in data-*
 // attributes and a <title>, so what is drawn can be read back.
-"use strict";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
+export const SVG_NS = "http://www.w3.org/2000/svg";
 
-function svgEl(tag, attrs = {}, ...children) {
+export function svgEl(tag, attrs = {}, ...children) {
   const e = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   for (const c of children) e.append(c);
@@ -13,24 +12,24 @@ function svgEl(tag, attrs = {}, ...children) {
 }
 
 // A round step (1, 2 or 5 times a power of ten) of at least `least`.
-function niceStep(least) {
+export function niceStep(least) {
   const p = 10 ** Math.floor(Math.log10(Math.max(least, 1e-9)));
   for (const m of [1, 2, 5, 10]) if (m * p >= least) return m * p;
   return 10 * p;
 }
 
 // Compact numbers for axis labels: 950, 12k, 3.4M.
-function shortNumber(n) {
+export function shortNumber(n) {
   if (n >= 1e6) return (n / 1e6).toFixed(n % 1e6 ? 1 : 0) + "M";
   if (n >= 1e4) return (n / 1e3).toFixed(0) + "k";
   return String(n);
 }
 
-const PLOT = { width: 640, height: 260, left: 56, right: 12, top: 14, bottom: 40 };
-const WIDE = { ...PLOT, width: 1100, height: 300 };
+export const PLOT = { width: 640, height: 260, left: 56, right: 12, top: 14, bottom: 40 };
+export const WIDE = { ...PLOT, width: 1100, height: 300 };
 
 // Axes over [x0, x1] x [0, y1] in a fresh plot of the given size; returns the two scales.
-function axes(svg, x0, x1, y1, xLabel, yLabel, box = PLOT) {
+export function axes(svg, x0, x1, y1, xLabel, yLabel, box = PLOT) {
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${box.width} ${box.height}`);
   const w = box.width - box.left - box.right, h = box.height - box.top - box.bottom;
@@ -58,7 +57,7 @@ function axes(svg, x0, x1, y1, xLabel, yLabel, box = PLOT) {
 
 // Stacked bars: for each x, one bar per series on top of the previous ones.
 // series: [{ name, cls, values }] with values[i] the height at xs[i].
-function barChart(svg, xs, series, xLabel, yLabel) {
+export function barChart(svg, xs, series, xLabel, yLabel) {
   const totals = xs.map((_, i) => series.reduce((s, ser) => s + ser.values[i], 0));
   const x0 = xs.length ? xs[0] - 0.5 : 0, x1 = xs.length ? xs[xs.length - 1] + 0.5 : 1;
   const { sx, sy } = axes(svg, x0, x1, Math.max(1, ...totals), xLabel, yLabel);
@@ -79,7 +78,7 @@ function barChart(svg, xs, series, xLabel, yLabel) {
   svg.append(legendOf(series));
 }
 
-function legendOf(series) {
+export function legendOf(series) {
   const g = svgEl("g", { class: "plot-legend" });
   series.forEach((ser, i) => {
     const x = PLOT.width - PLOT.right - 150, y = PLOT.top + 4 + 16 * i;
@@ -91,7 +90,7 @@ function legendOf(series) {
 
 // g(n) of a single heap, n = 0..max, as `sequence --json` gives it; the
 // periodic stretch shaded from the preperiod on, its first period darker.
-function sequencePlot(svg, seq) {
+export function sequencePlot(svg, seq) {
   const g = seq.values, n = g.length - 1;
   const { sx, sy } = axes(svg, 0, Math.max(n, 1), Math.max(1, ...g), "heap n", "g(n)", WIDE);
   const p = seq.period;

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "apps/server/api.h"
+#include "engine/game/rule_families.h"
 #include "play/hint.h"
 #include "play/northcott.h"
 #include "play/players.h"
@@ -79,6 +80,16 @@ json northcott(ServerState& state, const httplib::Request& req) {
 
 // Playing: hints, the computer's moves, the learner, a game's table, Northcott's game.
 void add_game_routes(httplib::Server& http, ServerState& state) {
+    // The rule families and the rules worth naming, from the one table that
+    // the command's help and play's help read too.
+    http.Get("/api/rules", guarded([](const httplib::Request&) {
+                 json families = json::array(), named = json::array();
+                 for (const engine::RuleFamily& f : engine::rule_families())
+                     families.push_back({{"syntax", f.syntax}, {"moves", f.moves}});
+                 for (const engine::NamedRule& r : engine::named_rules())
+                     named.push_back({{"text", r.text}, {"name", r.name}});
+                 return json{{"families", families}, {"named", named}};
+             }));
     http.Get("/api/hint", guarded([&state](const httplib::Request& req) {
                  const engine::Heaps heaps = position_param(req);
                  std::lock_guard lock(state.tables_mutex);

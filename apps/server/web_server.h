@@ -4,6 +4,7 @@
 // prints (query --json, info --json, dump --count --json); errors are 4xx
 // with {"error": "..."} and never stop the server.
 //
+//   GET  /api/rules                             the rule families, and rules worth naming
 //   GET  /api/tables                            the tables, each as info --json (path: the name)
 //   GET  /api/info?table=T                      info --json
 //   GET  /api/query?table=T&position=3,4,5[&line=1]   query --json [--line]

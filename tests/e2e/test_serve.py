@@ -87,6 +87,16 @@ class Api(ServeCase):
         self.assertEqual(code, 0, err)
         return json.loads(out)
 
+    def test_the_rules_are_the_helps(self):
+        """The page's list of rules comes from the table the command's help prints."""
+        status, rules, _ = self.get("/api/rules")
+        self.assertEqual(status, 200)
+        self.assertIn({"text": "octal:0.77", "name": "Kayles"}, rules["named"])
+        code, out, err = run("--help")
+        for family in rules["families"]:
+            self.assertIn(family["syntax"], out)
+        self.assertEqual([f["syntax"] for f in rules["families"]][:3], ["nim", "subtract:LIST", "allbut:LIST"])
+
     def test_answers_are_the_command_lines_json(self):
         for table, positions in [("nim-normal-k3-h15.h5", ["3,4,5", "1 1 1", "", "15,15"]),
                                  ("s134-misere.h5", ["2,7", "12 12", "0"]),

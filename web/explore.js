@@ -1,0 +1,177 @@
+// Explore: a position's answer, and pictures of planes of positions.
+import { $, api, el, guard, heapsText, loadTables, remotenessText, tables } from "./common.js";
+import { CELL, NO_REMOTENESS, NO_VALUE, RAMP, cellColour, css, fetchPlane, paintCells, valueRgb } from "./plane.js";
+
+export function clearAnswer() {
+  $("ex-summary").textContent = "";
+  delete $("ex-summary").dataset.value;
+  $("ex-moves").replaceChildren();
+  $("ex-line-title").hidden = true;
+  $("ex-line").replaceChildren();
+}
+
+export async function explore(event) {
+  if (event) event.preventDefault();
+  clearAnswer();  // no answer of another table or position stays under an error
+  const table = $("ex-table").value;
+  if (!table) throw new Error("no table in the server's folder yet: solve one with nimtb solve");
+  const q = await api("/api/query", { table, position: $("ex-position").value, line: 1 });
+  $("ex-summary").textContent = `${heapsText(q.position)}: the player to move ` +
+    (q.to_move_wins ? "wins (N-position)" : "loses (P-position)") +
+    `; value ${q.value}; remoteness ${remotenessText(q.remoteness)}.`;
+  $("ex-summary").dataset.value = q.value;
+  const head = el("tr", {}, ...["move", "leaves", "value", "remoteness", ""].map((h) => el("th", {}, h)));
+  $("ex-moves").replaceChildren(head, ...q.moves.map((m) => el("tr", { class: m.wins ? "wins" : "" },
+    el("td", {}, m.move),
+    el("td", {}, el("a", { href: "#explore", onclick: guard(() => { $("ex-position").value = heapsText(m.result); return explore(); }) }, heapsText(m.result))),
+    el("td", {}, String(m.value)), el("td", {}, remotenessText(m.remoteness)),
+    el("td", {}, m.wins ? "wins" : "loses"))));
+  $("ex-line-title").hidden = q.line.length === 0;
+  $("ex-line").replaceChildren(...q.line.map((m) => el("li", {}, `${m.move} → ${heapsText(m.result)}`)));
+}
+
+// The pictures: planes of the chosen table (and of its other convention).
+// serial: the latest drawing asked for; drawn: the latest finished.
+export const ex = { table: null, planes: [], others: [], companions: new Map(), serial: 0, drawn: 0, view: null };
+
+export function othersFor(t) {
+  return t.max_heaps > 2 ? Array.from({ length: Math.min(t.max_heaps - 2, 6) }, () => 0) : [];
+}
+
+// A slider per heap besides a and b (up to six); the others stay empty.
+export function drawSliders(t) {
+  const box = t.index === "colex-multiset-v1";
+  const top = box ? t.max_heap_size : t.max_total;
+  $("ex-others").replaceChildren(...ex.others.map((c, i) => {
+    const shown = el("output", {}, String(c));
+    const slider = el("input", {
+      type: "range", min: 0, max: top, value: c, id: `ex-other-${i + 1}`,
+      "aria-label": `heap ${i + 3}`,
+    });
+    slider.addEventListener("input", () => {
+      ex.others[i] = Number(slider.value);
+      shown.textContent = slider.value;
+      schedulePictures();
+    });
+    return el("label", {}, `heap ${i + 3} `, slider, shown);
+  }));
+}
+
+export let pictureTimer = null;
+export function schedulePictures() {
+  clearTimeout(pictureTimer);
+  pictureTimer = setTimeout(guard(() => drawPictures(true)), 120);
+}
+
+export async function companionOf(table) {
+  if (!ex.companions.has(table)) {
+    const c = await api("/api/companion", { table });
+    ex.companions.set(table, c);
+    if (!tables.some((t) => t.path === c.table)) await loadTables();  // solved just now
+  }
+  return ex.companions.get(table);
+}
+
+// Draws the planes of the chosen table; keep: keep the zoom and pan.
+export async function drawPictures(keep = false) {
+  const serial = ++ex.serial;
+  const t = tables.find((x) => x.path === $("ex-table").value);
+  if (!t) return;
+  if (t.path !== ex.table) {
+    ex.table = t.path;
+    ex.others = othersFor(t);
+    drawSliders(t);
+    keep = false;
+  }
+  if (t.max_heaps < 2) {
+    ex.view.clear();
+    $("ex-board-help").textContent = "The table holds one heap: there is no plane to draw.";
+    $("ex-legend").replaceChildren();
+    return;
+  }
+  const mode = $("ex-compare").value, colour = $("ex-colour").value;
+  let pair = [t];
+  if (mode !== "one") {
+    const c = await companionOf(t.path);
+    pair = t.convention === "normal" ? [t, c.info] : [c.info, t];
+  }
+  const others = [...ex.others];
+  let planes;
+  try {
+    planes = await Promise.all(pair.map((x) => fetchPlane(x.path, others)));
+  } catch (e) {
+    // No picture of other heaps stays under the error (the sliders moved on).
+    if (serial === ex.serial) {
+      ex.planes = [];
+      ex.view.clear();
+      $("ex-legend").replaceChildren();
+    }
+    throw e;
+  }
+  if (serial !== ex.serial) return;  // a newer choice came first
+  ex.planes = planes.map((p, i) => ({ ...p, info: pair[i] }));
+  const [first] = ex.planes;
+  const pictures = mode === "difference"
+    ? [{ title: "normal against misère play", image: paintCells(first.rows, first.cols, cellColour("difference", first, ex.planes[1])) }]
+    : ex.planes.map((p) => ({
+      title: `${p.info.rules} ${p.info.convention}` + (p.info.convention === "misere" ? " (misère: the last move loses)" : ""),
+      image: paintCells(p.rows, p.cols, cellColour(colour, p)),
+    }));
+  ex.view.show(pictures, first.rows, first.cols, keep);
+  const named = ["a", "b", ...others.filter((c) => c > 0)].join(" ");
+  $("ex-board-help").textContent = `Positions ${named}: heap a down, heap b across` +
+    (others.length ? ", the other heaps set by the sliders" : "") +
+    (first.clipped ? `; a and b up to ${first.rows - 1} of the table's larger range` : "") +
+    ". Drag to pan, wheel or + − to zoom, hover to read a cell, click to query it.";
+  drawLegend(mode, colour);
+  ex.drawn = serial;
+}
+
+export function swatch(rgb, text) {
+  return el("span", { class: "swatch", style: `background:${css(rgb)}` }, text);
+}
+
+export function drawLegend(mode, colour) {
+  const legend = $("ex-legend");
+  if (mode === "difference") {
+    legend.replaceChildren(swatch(CELL.differs, " "), " the outcome differs  ",
+      swatch(CELL.p, " "), " P in both  ", swatch(CELL.n, " "), " N in both");
+  } else if (colour === "outcome") {
+    legend.replaceChildren(swatch(CELL.p, " "), " P: the player to move loses  ",
+      swatch(CELL.n, " "), " N: the player to move wins");
+  } else if (colour === "remoteness") {
+    const max = Math.max(...ex.planes.map((p) => p.maxRemoteness));
+    const ramp = (r, label) => el("span", { class: "ramp", style: `background:linear-gradient(90deg,${css(r[0])},${css(r[1])})` }, label);
+    legend.replaceChildren("remoteness 0 ", ramp(RAMP.p, "P"), ` ${max}   0 `, ramp(RAMP.n, "N"), ` ${max}`);
+  } else {
+    const seen = new Set();
+    for (const p of ex.planes) for (const v of p.values) if (v !== NO_VALUE) seen.add(v);
+    const sorted = [...seen].sort((x, y) => x - y);
+    legend.replaceChildren("values: ", ...sorted.slice(0, 16).map((v) => {
+      const s = swatch(valueRgb(v), String(v));
+      if (v === 0) s.classList.add("dark");
+      return s;
+    }), sorted.length > 16 ? " …" : "");
+  }
+}
+
+// What a cell holds, in each picture's table.
+export function describeCell(cell) {
+  if (!cell) return "\u00a0";
+  const position = [cell.a, cell.b, ...ex.others];
+  const i = cell.a * ex.planes[0].cols + cell.b;
+  const parts = ex.planes.map((p) => {
+    const v = p.values[i], r = p.remoteness[i];
+    if (v === NO_VALUE) return `${p.info.convention}: not in the table`;
+    return `${p.info.convention}: value ${v} (${v === 0 ? "P" : "N"})` +
+      (r === NO_REMOTENESS ? "" : `, remoteness ${r}`);
+  });
+  return `${heapsText(position)} — ${parts.join("; ")}`;
+}
+
+export function queryCell(cell) {
+  const i = cell.a * ex.planes[0].cols + cell.b;
+  if (ex.planes[0].values[i] === NO_VALUE) throw new Error("that cell is not a position of the table");
+  $("ex-position").value = [cell.a, cell.b, ...ex.others].join(" ");
+  return explore();
+}

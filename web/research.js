@@ -1,0 +1,50 @@
+// Research: counts of P-positions, and single-heap sequences.
+import { $, api, el } from "./common.js";
+import { barChart, sequencePlot } from "./plots.js";
+
+export async function research(event) {
+  if (event) event.preventDefault();
+  const table = $("re-table").value;
+  if (!table) throw new Error("no table in the server's folder yet: solve one with nimtb solve");
+  $("re-summary").textContent = "counting…";
+  const c = await api("/api/count", { table });
+  const tuples = c.all.tuples !== undefined;
+  const share = (r) => (r.positions ? (100 * r.p_positions / r.positions).toFixed(1) + "%" : "—");
+  $("re-summary").textContent = `${c.rules} ${c.convention}, ${c.universe}: ${c.all.p_positions} P-positions of ${c.all.positions} (${share(c.all)})` +
+    (tuples ? `; as ordered tuples of ${c.tuple_length} rows, ${c.all.p_tuples} of ${c.all.tuples}.` : "; tuples exceed 64 bits and are not counted.");
+  const fill = (id, rows, key) => {
+    const cols = [key, "positions", "P-positions", "share", ...(tuples ? ["tuples", "P-tuples"] : [])];
+    $(id).replaceChildren(el("tr", {}, ...cols.map((h) => el("th", {}, h))),
+      ...rows.map((r) => el("tr", {}, el("td", {}, String(r[key])), el("td", {}, String(r.positions)),
+        el("td", { class: "p-count" }, String(r.p_positions)), el("td", {}, share(r)),
+        ...(tuples ? [el("td", {}, String(r.tuples)), el("td", {}, String(r.p_tuples))] : []))));
+  };
+  fill("re-by-total", c.by_total, "total");
+  fill("re-by-largest", c.by_largest, "largest");
+  const bars = (id, rows, key, label) => barChart($(id), rows.map((r) => r[key]), [
+    { name: "P-positions", cls: "p", values: rows.map((r) => r.p_positions) },
+    { name: "N-positions", cls: "n", values: rows.map((r) => r.positions - r.p_positions) },
+  ], label, "positions");
+  bars("re-plot-total", c.by_total, "total", "total");
+  bars("re-plot-largest", c.by_largest, "largest", "largest heap");
+  if (c.by_remoteness) bars("re-plot-remoteness", c.by_remoteness, "remoteness", "remoteness");
+  else $("re-plot-remoteness").replaceChildren();
+}
+
+export async function sequence(event) {
+  if (event) event.preventDefault();
+  const rules = $("sq-rules").value.trim();
+  const params = { rules };
+  if ($("sq-until").checked) Object.assign(params, { until_proven: 1, limit: $("sq-max").value });
+  else params.max_heap = $("sq-max").value;
+  $("sq-summary").textContent = "computing…";
+  $("sq-plot").replaceChildren();
+  try {
+    const s = await api("/api/sequence", params);
+    $("sq-summary").textContent = `${s.rules}: g(0) to g(${s.max_heap}); ${s.period.explanation}`;
+    sequencePlot($("sq-plot"), s);
+  } catch (e) {
+    $("sq-summary").textContent = "";
+    throw e;
+  }
+}
