@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/checks/verify.h"
 #include "engine/sequences/period.h"
 #include "engine/solve/solver.h"
-#include "engine/checks/verify.h"
 #include "io/probe.h"
 #include "service/request/hooks.h"
 #include "service/request/progress_bar.h"

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/solve/solve_order.h"
 #include "engine/game/universe.h"
+#include "engine/solve/solve_order.h"
 
 namespace nimtb::mpi {
 

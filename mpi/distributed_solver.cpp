@@ -18,9 +18,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "engine/base/parallel.h"
 #include "engine/solve/brute_kernel.h"
 #include "engine/solve/line_kernel.h"
-#include "engine/base/parallel.h"
 #include "engine/solve/solve_order.h"
 #include "io/codec/checkpoint.h"
 #include "mpi/deal.h"

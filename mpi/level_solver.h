@@ -16,9 +16,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/base/parallel.h"
 #include "engine/solve/brute_kernel.h"
 #include "engine/solve/line_kernel.h"
-#include "engine/base/parallel.h"
 #include "engine/solve/solve_order.h"
 #include "mpi/deal.h"
 #include "mpi/distributed_solver.h"

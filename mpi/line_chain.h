@@ -36,9 +36,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/solve/line_kernel.h"
 #include "engine/game/moves.h"
 #include "engine/game/universe.h"
+#include "engine/solve/line_kernel.h"
 
 namespace nimtb::mpi {
 

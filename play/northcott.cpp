@@ -13,8 +13,8 @@ namespace nimtb::play {
 NorthcottBoard::NorthcottBoard(std::vector<Row> rows, unsigned width)
     : rows_(std::move(rows)), width_(width) {
     if (rows_.size() < MIN_ROWS || rows_.size() > MAX_ROWS) {
-        throw nimtb::InputError(fmt::format("a Northcott board has {} to {} rows, not {}",
-                                            MIN_ROWS, MAX_ROWS, rows_.size()));
+        throw nimtb::InputError(fmt::format("a Northcott board has {} to {} rows, not {}", MIN_ROWS,
+                                            MAX_ROWS, rows_.size()));
     }
     for (size_t r = 0; r < rows_.size(); ++r) {
         const Row& row = rows_[r];
@@ -62,7 +62,8 @@ NorthcottBoard NorthcottBoard::parse(const std::string& text, unsigned width) {
 
 std::string NorthcottBoard::text() const {
     std::string out;
-    for (const Row& r : rows_) out += fmt::format("{}{}-{}", out.empty() ? "" : " ", r.x + 1, r.o + 1);
+    for (const Row& r : rows_)
+        out += fmt::format("{}{}-{}", out.empty() ? "" : " ", r.x + 1, r.o + 1);
     return out;
 }
 
@@ -113,9 +114,8 @@ void NorthcottBoard::move(unsigned row, Piece piece, unsigned to) {
     column(row, piece) = to;
 }
 
-std::optional<NorthcottMove> computer_move(const NorthcottBoard& board, Piece piece,
-                                           Player& player, io::Prober& nim,
-                                           std::mt19937_64& rng) {
+std::optional<NorthcottMove> computer_move(const NorthcottBoard& board, Piece piece, Player& player,
+                                           io::Prober& nim, std::mt19937_64& rng) {
     const engine::Heaps gaps = board.gaps();
     const io::ProbeResult probe = nim.probe(gaps);
     auto at = [&](unsigned row) {
@@ -134,7 +134,8 @@ std::optional<NorthcottMove> computer_move(const NorthcottBoard& board, Piece pi
     for (unsigned row = 0; row < board.rows().size(); ++row) {
         const auto [mine, other] = at(row);
         if (mine < other && mine > 0) return NorthcottMove{row, mine, mine - 1, false};
-        if (mine > other && mine + 1 < board.width()) return NorthcottMove{row, mine, mine + 1, false};
+        if (mine > other && mine + 1 < board.width())
+            return NorthcottMove{row, mine, mine + 1, false};
     }
     return std::nullopt;
 }
@@ -173,7 +174,7 @@ std::string describe(const NorthcottMove& m, char name) {
 int play_northcott(io::Prober& nim, const NorthcottOptions& options, std::istream& in,
                    std::ostream& out) {
     std::mt19937_64 rng(options.seed);
-    NorthcottBoard board = options.start           ? *options.start
+    NorthcottBoard board = options.start          ? *options.start
                            : options.random_start ? NorthcottBoard::random(options.rows, rng)
                                                   : NorthcottBoard::aligned(options.rows);
     if (nim.rule().canonical() != "nim" ||
@@ -185,7 +186,8 @@ int play_northcott(io::Prober& nim, const NorthcottOptions& options, std::istrea
     auto perfect = make_table_player(Level::perfect, engine::Convention::normal);
     auto computer = make_table_player(options.level, engine::Convention::normal);
     Piece mover = options.person_first ? Piece::x : Piece::o;
-    out << "Northcott's game: " << (options.two_people ? "player 1 moves X, player 2" : "you move X, the computer")
+    out << "Northcott's game: "
+        << (options.two_people ? "player 1 moves X, player 2" : "you move X, the computer")
         << " moves O.\nMove a piece by typing its row and the column it goes to, e.g. '2 5'.\n"
            "Whoever cannot move loses. Commands: hint, help, quit.\n\n";
     unsigned moves = 0;
@@ -195,10 +197,11 @@ int play_northcott(io::Prober& nim, const NorthcottOptions& options, std::istrea
         redraw = true;
         if (!board.can_move(mover)) {
             const bool x_won = mover == Piece::o;
-            out << fmt::format("{} cannot move: {} after {} moves\n", mover == Piece::x ? 'X' : 'O',
-                               x_won ? (options.two_people ? "player 1 (X) wins" : "you win")
-                                     : (options.two_people ? "player 2 (O) wins" : "the computer wins"),
-                               moves);
+            out << fmt::format(
+                "{} cannot move: {} after {} moves\n", mover == Piece::x ? 'X' : 'O',
+                x_won ? (options.two_people ? "player 1 (X) wins" : "you win")
+                      : (options.two_people ? "player 2 (O) wins" : "the computer wins"),
+                moves);
             return x_won ? 0 : 1;
         }
         const char name = mover == Piece::x ? 'X' : 'O';
@@ -234,7 +237,8 @@ int play_northcott(io::Prober& nim, const NorthcottOptions& options, std::istrea
             unsigned row = 0, column = 0;
             std::istringstream words(line);
             if (!(words >> row >> column) || !(words >> std::ws).eof() || row == 0 || column == 0) {
-                out << "not a move: type the row and the column " << name << " goes to, e.g. '2 5'\n";
+                out << "not a move: type the row and the column " << name
+                    << " goes to, e.g. '2 5'\n";
                 redraw = false;
                 continue;
             }

@@ -69,8 +69,8 @@ struct NorthcottMove {
 // (`nim` is a normal-play Nim table that holds them). With every gap closed
 // there is no Nim move left: the piece retreats one square where it can.
 // nullopt: the piece cannot move, its side has lost.
-std::optional<NorthcottMove> computer_move(const NorthcottBoard& board, Piece piece,
-                                           Player& player, io::Prober& nim, std::mt19937_64& rng);
+std::optional<NorthcottMove> computer_move(const NorthcottBoard& board, Piece piece, Player& player,
+                                           io::Prober& nim, std::mt19937_64& rng);
 
 struct NorthcottOptions {
     std::optional<NorthcottBoard> start;

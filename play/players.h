@@ -65,7 +65,6 @@ class MatchboxLearner : public Player {
     using MoveKey = std::string;
     void save() const;
 
-
     std::string path_;
     std::map<std::string, std::map<MoveKey, uint32_t>> bags_;
     std::vector<Draw> drawn_;

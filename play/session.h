@@ -30,8 +30,7 @@ engine::Heaps layout(const std::string& name, std::mt19937_64& rng);
 std::string layout_names();
 // The heaps a table must hold for a game from a named layout: the layout
 // itself, or for `random` four heaps of 20 (for rules that split heaps, one of 24).
-engine::Heaps layout_needs(const std::string& name, const engine::Rule& rule,
-                           std::mt19937_64& rng);
+engine::Heaps layout_needs(const std::string& name, const engine::Rule& rule, std::mt19937_64& rng);
 // A random start within a table's universe: 2-4 heaps of 1-20, within its limits.
 engine::Heaps random_start(const engine::Universe& u, std::mt19937_64& rng);
 

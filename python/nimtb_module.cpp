@@ -27,8 +27,8 @@
 #include "engine/sequences/sequence.h"
 #include "engine/solve/solver.h"
 #include "io/probe.h"
-#include "service/sequences.h"
 #include "service/request/words.h"
+#include "service/sequences.h"
 #include "service/solve.h"
 #include "service/views.h"
 

@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "engine/sequences/sequence.h"
+#include "engine/game/rules.h"
 #include "engine/sequences/big_heaps.h"
 #include "engine/sequences/period.h"
-#include "engine/game/rules.h"
+#include "engine/sequences/sequence.h"
 #include "service/request/hooks.h"
 
 namespace nimtb::service {

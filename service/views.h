@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checks/census.h"
-#include "engine/sequences/sequence.h"
 #include "engine/sequences/period.h"
+#include "engine/sequences/sequence.h"
 #include "io/probe.h"
 
 namespace nimtb::service {

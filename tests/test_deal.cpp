@@ -8,8 +8,8 @@
 #include <numeric>
 #include <vector>
 
-#include "engine/solve/solve_order.h"
 #include "engine/game/universe.h"
+#include "engine/solve/solve_order.h"
 #include "mpi/deal.h"
 #include "mpi/page_store.h"
 

@@ -276,7 +276,8 @@ TEST(ChunkCodec, AnLz4StreamIsTheFiltersAndADamagedOneIsRefused) {
     EXPECT_EQ(back, raw);
     std::vector<uint8_t> wrong_size = stored;
     wrong_size[7] ^= 1;
-    EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, wrong_size, back), "LZ4 header damaged");
+    EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, wrong_size, back),
+              "LZ4 header damaged");
     std::vector<uint8_t> cut(stored.begin(), stored.end() - 5);
     EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, cut, back), "LZ4 stream damaged");
     std::vector<uint8_t> flipped = stored;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/sequences/period.h"
 #include "engine/checks/verify.h"
+#include "engine/sequences/period.h"
 #include "solve_universe.h"
 
 using nimtb::engine::ArraySource;

@@ -4,10 +4,10 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/sequences/sequence.h"
+#include "engine/checks/verify.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/reference_values.h"
-#include "engine/checks/verify.h"
+#include "engine/sequences/sequence.h"
 #include "solve_universe.h"
 
 using nimtb::engine::Basis;

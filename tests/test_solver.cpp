@@ -259,8 +259,8 @@ struct MemoryLevels : nimtb::engine::LevelStore {
         for (size_t l = 0; l < levels.size(); ++l) {
             size_t i = 0;
             for (size_t b = plan.level_start[l]; b < plan.level_start[l + 1]; ++b) {
-                for (uint64_t r = plan.blocks[b].first; r < plan.blocks[b].first + plan.blocks[b].count;
-                     ++r, ++i) {
+                for (uint64_t r = plan.blocks[b].first;
+                     r < plan.blocks[b].first + plan.blocks[b].count; ++r, ++i) {
                     set(s.value, r, levels[l].value[i]);
                     if (!s.remoteness.empty()) set(s.remoteness, r, levels[l].remoteness[i]);
                 }
@@ -275,7 +275,8 @@ struct MemoryLevels : nimtb::engine::LevelStore {
         EXPECT_EQ(level, levels.size()) << "levels are saved in order, once each";
         Saved saved{{}, {}, s.brute_from_level};
         for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
-            for (uint64_t r = plan.blocks[b].first; r < plan.blocks[b].first + plan.blocks[b].count; ++r) {
+            for (uint64_t r = plan.blocks[b].first; r < plan.blocks[b].first + plan.blocks[b].count;
+                 ++r) {
                 saved.value.push_back(s.value.get(r));
                 if (!s.remoteness.empty()) saved.remoteness.push_back(s.remoteness.get(r));
             }
@@ -339,7 +340,8 @@ TEST(Solver, ResumesFromSavedLevelsWithTheSameArrays) {
             const Solution resumed = nimtb::engine::solve(rule, k.u, o);
             EXPECT_EQ(store.restored, crash + 1) << k.rule;
             EXPECT_EQ(store.saves, levels - crash - 1) << k.rule << ": it starts where it stopped";
-            EXPECT_TRUE(same_bits(whole.value, resumed.value)) << k.rule << " stopped after " << crash;
+            EXPECT_TRUE(same_bits(whole.value, resumed.value))
+                << k.rule << " stopped after " << crash;
             EXPECT_TRUE(same_bits(whole.remoteness, resumed.remoteness)) << k.rule << " " << crash;
             EXPECT_EQ(whole.kernel, resumed.kernel) << k.rule;
             EXPECT_EQ(whole.brute_from_level, resumed.brute_from_level) << k.rule;

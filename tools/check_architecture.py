@@ -11,6 +11,7 @@ Exits 1 naming each mismatch; run by ctest (architecture.check).
 """
 import pathlib
 import re
+import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -42,15 +43,21 @@ def floor_of(folder):
     return None
 
 
+def tree_files():
+    """The files of the tree: git's (tracked, and new ones it does not ignore),
+    or every file below the root outside a git checkout; never a build's."""
+    try:
+        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                             cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        paths = [pathlib.PurePosixPath(p) for p in out.splitlines()]
+    except (OSError, subprocess.CalledProcessError):
+        paths = [p.relative_to(ROOT) for p in ROOT.rglob("*") if p.is_file()]
+    return [p for p in paths if p.parts and p.parts[0] not in SKIP and not p.parts[0].startswith(".")
+            and not p.parts[0].startswith("build") and (ROOT / p).is_file()]
+
+
 def source_folders():
-    found = set()
-    for path in ROOT.rglob("*"):
-        rel = path.relative_to(ROOT)
-        if rel.parts and (rel.parts[0] in SKIP or rel.parts[0].startswith(".")):
-            continue
-        if path.is_file() and path.suffix in SOURCE and len(rel.parts) > 1:
-            found.add(str(rel.parent))
-    return found
+    return {str(p.parent) for p in tree_files() if p.suffix in SOURCE and len(p.parts) > 1}
 
 
 def main():
@@ -65,9 +72,9 @@ def main():
         if not (ROOT / folder).is_dir():
             problems.append(f"docs/ARCHITECTURE.md names {folder}/, which does not exist")
     include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-    for path in ROOT.rglob("*"):
-        rel = path.relative_to(ROOT)
-        if rel.parts[0] in SKIP or path.suffix not in {".cpp", ".h"}:
+    for rel in tree_files():
+        path = ROOT / rel
+        if path.suffix not in {".cpp", ".h"}:
             continue
         folder = str(rel.parent)
         mine = floor_of(folder)

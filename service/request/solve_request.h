@@ -12,8 +12,8 @@
 #include <string>
 
 #include "engine/game/rules.h"
-#include "engine/solve/solver.h"
 #include "engine/game/universe.h"
+#include "engine/solve/solver.h"
 #include "io/codec/table_format.h"
 #include "io/table_writer.h"
 
