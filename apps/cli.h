@@ -16,6 +16,7 @@
 #include "service/request/hooks.h"
 #include "service/request/progress_bar.h"
 #include "service/request/solve_report.h"
+#include "service/request/words.h"
 #include "service/tables.h"
 #include "service/views.h"
 
@@ -23,11 +24,10 @@ namespace nimtb::apps {
 
 namespace po = boost::program_options;
 
-// Exit codes, documented in `nimtb --help`.
-inline constexpr int EXIT_OK = 0;
-inline constexpr int EXIT_FAILURE_ =
-    1;  // a failure, including a verification that found a mismatch
-inline constexpr int EXIT_USAGE = 2;
+// Exit codes, documented in `nimtb --help` (service/request/words.h).
+using service::EXIT_OK;
+using service::EXIT_USAGE;
+inline constexpr int EXIT_FAILURE_ = service::EXIT_FAILED;
 
 // Bad usage: a wrong option, argument or value. main prints it with a usage hint.
 class UsageError : public std::runtime_error {

@@ -71,29 +71,18 @@ int main(int argc, char** argv) {
         {"sequence", apps::cmd_sequence}, {"serve", apps::cmd_serve},
     };
     const auto it = commands.find(command);
-    // Messages in the command line's words (--force, not overwrite=True).
-    const auto words = [](const std::exception& e) {
-        return service::command_line_words(e.what());
-    };
     try {
         if (it == commands.end()) throw apps::UsageError("unknown command '" + command + "'");
         return it->second(args);
     } catch (const apps::UsageError& e) {
         fmt::print(stderr, "nimtb: error: {}\nusage: nimtb {} [OPTIONS]; see 'nimtb {}--help'\n",
-                   words(e), it == commands.end() ? "COMMAND" : command,
+                   service::command_line_words(e.what()),
+                   it == commands.end() ? "COMMAND" : command,
                    it == commands.end() ? "" : command + " ");
         return apps::EXIT_USAGE;
-    } catch (const nimtb::InputError& e) {
-        fmt::print(stderr, "nimtb: error: {}\n", words(e));
-        return apps::EXIT_USAGE;
-    } catch (const nimtb::Cancelled&) {
-        fmt::print(stderr, "nimtb: error: interrupted; nothing was written\n");
-        return apps::EXIT_FAILURE_;
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "nimtb: error: out of memory\n");
-        return apps::EXIT_FAILURE_;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "nimtb: error: {}\n", words(e));
-        return apps::EXIT_FAILURE_;
+        const service::Failure failure = service::command_line_failure(e);
+        fmt::print(stderr, "{}\n", failure.line);
+        return failure.exit_code;
     }
 }

@@ -139,6 +139,13 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     return 0;
 }
 
+// A failure every process met alike: said once, by process 0.
+int said_once(const Comm& comm, const std::exception& e) {
+    const nimtb::service::Failure failure = nimtb::service::command_line_failure(e);
+    if (comm.rank == 0) std::fprintf(stderr, "%s\n", failure.line.c_str());
+    return failure.exit_code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -170,16 +177,10 @@ int main(int argc, char** argv) {
         return e.code();
     } catch (const nimtb::InputError& e) {
         // From the arguments alone: every process throws it.
-        if (comm.rank == 0)
-            std::fprintf(stderr, "nimtb: error: %s\n",
-                         nimtb::service::command_line_words(e.what()).c_str());
-        return 2;
+        return said_once(comm, e);
     } catch (const nimtb::ResourceError& e) {
         // From the arguments, or a value beyond 16 bits that all processes met.
-        if (comm.rank == 0)
-            std::fprintf(stderr, "nimtb: error: %s\n",
-                         nimtb::service::command_line_words(e.what()).c_str());
-        return 1;
+        return said_once(comm, e);
     } catch (const std::exception& e) {
         nimtb::mpi::abort_all(nimtb::service::command_line_words(e.what()));
     }

@@ -1,6 +1,7 @@
 #include "service/request/words.h"
 
 #include <array>
+#include <new>
 
 #include "engine/base/errors.h"
 
@@ -31,6 +32,16 @@ std::string in_words_of(FrontEnd front_end, std::string_view message) {
     return worded(message, [front_end](Option o) {
         return std::string(WORDS[static_cast<size_t>(o)][static_cast<size_t>(front_end)]);
     });
+}
+
+Failure command_line_failure(const std::exception& e) {
+    if (dynamic_cast<const InputError*>(&e))
+        return {"nimtb: error: " + command_line_words(e.what()), EXIT_USAGE};
+    if (dynamic_cast<const Cancelled*>(&e))
+        return {"nimtb: error: interrupted; nothing was written", EXIT_FAILED};
+    if (dynamic_cast<const std::bad_alloc*>(&e))
+        return {"nimtb: error: out of memory", EXIT_FAILED};
+    return {"nimtb: error: " + command_line_words(e.what()), EXIT_FAILED};
 }
 
 }  // namespace nimtb::service

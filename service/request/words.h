@@ -3,6 +3,7 @@
 // (engine/base/errors.h, `mention`): the command line's flags, Python's keyword
 // arguments. Every front end shows every message through `in_words_of`.
 
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -19,5 +20,19 @@ std::string in_words_of(FrontEnd front_end, std::string_view message);
 inline std::string command_line_words(std::string_view message) {
     return in_words_of(FrontEnd::command_line, message);
 }
+
+// Exit codes of the command-line programs, documented in `nimtb --help`.
+inline constexpr int EXIT_OK = 0;
+inline constexpr int EXIT_FAILED = 1;  // a failure, including a verification that found a mismatch
+inline constexpr int EXIT_USAGE = 2;   // bad input
+
+// How the command-line programs (nimtb, nimtb-mpi) report a failure: the
+// line they print ("nimtb: error: ...", in the command line's words) and
+// their exit code: 2 for bad input, 1 for anything else.
+struct Failure {
+    std::string line;
+    int exit_code;
+};
+Failure command_line_failure(const std::exception& e);
 
 }  // namespace nimtb::service
