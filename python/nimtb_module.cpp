@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/base/version.h"
 #include "engine/sequences/sequence.h"
 #include "engine/solve/solver.h"
 #include "io/probe.h"
@@ -98,15 +99,34 @@ auto interruptible(Work work) {
     return std::move(*result);
 }
 
-// A position given as text ("3 4 5", "3,4,5") or as a sequence of ints.
+// A position given as text ("3 4 5", "3,4,5") or as a sequence of whole
+// numbers (a list, a tuple, a one-dimensional numpy array of integers).
+// Anything else is an InputError that says what is wrong.
 engine::Heaps heaps_of(const py::object& position) {
     if (py::isinstance<py::str>(position)) return engine::parse_heaps(position.cast<std::string>());
+    if (py::isinstance<py::bytes>(position) || !py::isinstance<py::iterable>(position)) {
+        throw InputError("a position is text (\"3 4 5\") or a sequence of whole numbers, not " +
+                         std::string(py::str(py::type::of(position).attr("__name__"))));
+    }
+    if (py::isinstance<py::array>(position) && position.cast<py::array>().ndim() != 1)
+        throw InputError("a position is one-dimensional: give one position, a row of heap sizes");
     engine::Heaps heaps;
     for (const py::handle h : position) {
-        const long long v = h.cast<long long>();
-        if (v < 0) throw InputError("heap " + std::to_string(heaps.size() + 1) + " is negative");
-        if (v > engine::Universe::MAX_HEAP_SIZE)
-            throw InputError("heap " + std::to_string(heaps.size() + 1) + " is too large");
+        const std::string which = "heap " + std::to_string(heaps.size() + 1);
+        // Whole numbers only: ints and numpy's integers (PyNumber_Index), not 3.0.
+        PyObject* index = PyNumber_Index(h.ptr());
+        if (!index) {
+            PyErr_Clear();
+            throw InputError(which + " is " + std::string(py::repr(h)) + ", not a whole number");
+        }
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+        Py_DECREF(index);
+        if (overflow < 0 || (!overflow && v < 0)) throw InputError(which + " is negative");
+        if (overflow > 0 || v > engine::Universe::MAX_HEAP_SIZE) {
+            throw InputError(which + " is " + std::string(py::repr(h)) + ", more than " +
+                             std::to_string(engine::Universe::MAX_HEAP_SIZE) + " tokens");
+        }
         heaps.push_back(static_cast<uint32_t>(v));
     }
     return heaps;
@@ -126,29 +146,62 @@ py::object numpy_of(const engine::QuantityArray& q) {
 }
 
 // A table opened for queries. Not thread-safe, like the prober under it.
+// close() (or leaving a `with` block) closes the file at once; a closed
+// table refuses every question with TableError.
 class Table {
   public:
-    explicit Table(const std::filesystem::path& path) : prober_(path.string()) {}
-    py::object info() const { return to_python(service::info_json(prober_.table())); }
+    explicit Table(const std::filesystem::path& path) : path_(path.string()) {
+        prober_.emplace(path_);
+    }
+    py::object info() { return to_python(service::info_json(prober().table())); }
     py::object query(const py::object& position, bool line) {
-        return to_python(service::query_json(prober_, heaps_of(position), line));
+        return to_python(service::query_json(prober(), heaps_of(position), line));
     }
     py::object perfect_line(const py::object& position) {
-        return to_python(service::query_json(prober_, heaps_of(position), true)["line"]);
+        return to_python(service::query_json(prober(), heaps_of(position), true)["line"]);
     }
     py::tuple arrays() {
         engine::QuantityArray values, remoteness;
-        prober_.table().read_all(values, remoteness);
+        prober().table().read_all(values, remoteness);
         return py::make_tuple(numpy_of(values), numpy_of(remoteness));
     }
-    uint64_t rank(const py::object& position) const {
-        const engine::Universe& u = prober_.universe();
+    uint64_t rank(const py::object& position) {
+        const engine::Universe& u = prober().universe();
         const engine::Heaps sorted = u.normalise(heaps_of(position));
         return u.rank(sorted);
     }
+    // The position of a rank: its non-empty heaps, largest first.
+    py::list unrank(int64_t rank) {
+        const engine::Universe& u = prober().universe();
+        if (rank < 0 || uint64_t(rank) >= u.size()) {
+            throw InputError("rank " + std::to_string(rank) +
+                             " is not in the table: ranks go from 0 to " +
+                             std::to_string(u.size() - 1));
+        }
+        const engine::Heaps sorted = u.unrank(static_cast<uint64_t>(rank));
+        py::list heaps;
+        for (auto it = sorted.rbegin(); it != sorted.rend(); ++it)
+            if (*it) heaps.append(*it);
+        return heaps;
+    }
+    uint64_t size() { return prober().universe().size(); }
+    void close() { prober_.reset(); }
+    bool closed() const { return !prober_; }
+    std::string repr() const {
+        if (!prober_) return "<nimtb.Table '" + path_ + "' (closed)>";
+        const io::TableInfo& i = prober_->table().info();
+        return "<nimtb.Table '" + path_ + "': " + i.rules + " " + engine::to_string(i.convention) +
+               ", " + prober_->universe().describe() + ", " + std::to_string(i.positions) +
+               " positions>";
+    }
 
   private:
-    io::Prober prober_;
+    io::Prober& prober() {
+        if (!prober_) throw TableError(path_ + ": the table is closed");
+        return *prober_;
+    }
+    std::string path_;
+    std::optional<io::Prober> prober_;
 };
 
 Table solve(const std::string& rules, const std::filesystem::path& path,
@@ -205,6 +258,7 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
 
 PYBIND11_MODULE(nimtb, m) {
     m.doc() = "nimtb: endgame tables of impartial heap games (Nim and its relatives)";
+    m.attr("__version__") = VERSION;
     static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
     static py::exception<TableError> table_error(m, "TableError", PyExc_OSError);
     py::register_exception_translator([](std::exception_ptr p) {
@@ -225,14 +279,22 @@ PYBIND11_MODULE(nimtb, m) {
         .def(py::init<const std::filesystem::path&>(), py::arg("path"))
         .def_property_readonly("info", &Table::info, "what `nimtb info --json` prints")
         .def("query", &Table::query, py::arg("position"), py::arg("line") = false,
-             "outcome, value, remoteness and every move best first: what `nimtb query --json` "
+             "to_move_wins, value, remoteness and every move best first: what `nimtb query --json` "
              "prints; `position` is text (\"3 4 5\") or a sequence of heap sizes")
         .def("line", &Table::perfect_line, py::arg("position"),
              "the moves of perfect play from `position` to the end")
         .def("arrays", &Table::arrays,
              "(values, remoteness) as numpy arrays indexed by rank; remoteness is None when "
              "the table has none")
-        .def("rank", &Table::rank, py::arg("position"), "the rank of a position (docs/FORMAT.md)");
+        .def("rank", &Table::rank, py::arg("position"), "the rank of a position (docs/FORMAT.md)")
+        .def("unrank", &Table::unrank, py::arg("rank"),
+             "the position of a rank: its non-empty heaps, largest first")
+        .def("__len__", &Table::size, "the number of positions")
+        .def("close", &Table::close, "closes the file now (a closed table answers nothing)")
+        .def_property_readonly("closed", &Table::closed)
+        .def("__enter__", [](py::object self) { return self; })
+        .def("__exit__", [](Table& t, const py::args&) { t.close(); })
+        .def("__repr__", &Table::repr);
 
     m.def("solve", &solve, py::arg("rules"), py::arg("path"), py::arg("heaps") = py::none(),
           py::arg("max_heap") = py::none(), py::arg("max_total") = py::none(),

@@ -5,6 +5,7 @@ the built module, NIMTB names the binary.
 """
 import json
 import os
+import pathlib
 import signal
 import subprocess
 import threading
@@ -176,3 +177,44 @@ def test_ctrl_c_raises_keyboard_interrupt_at_once_and_leaves_no_file(tmp_path, w
     assert raised - sent[0] < 0.5
     assert len(ticks) > 50  # the other thread ran for the second before the interrupt
     assert not path.exists() and os.listdir(tmp_path) == []
+
+
+def test_a_table_as_python_expects_it(tables, tmp_path):
+    rule, path, solved, positions = tables[0]  # nim, 3 heaps of at most 7
+    code, out, err = cli("--version")
+    assert nimtb.__version__ == out.split()[1]
+    with nimtb.Table(pathlib.Path(path)) as t:
+        assert len(t) == 120 and not t.closed
+        assert "nim normal" in repr(t) and "120 positions" in repr(t)
+        # rank and unrank go both ways, over the whole table
+        for r in range(len(t)):
+            assert t.rank(t.unrank(r)) == r
+        assert t.unrank(t.rank("3 4 5")) == [5, 4, 3]
+        assert t.unrank(0) == []
+        with pytest.raises(nimtb.InputError, match="ranks go from 0 to 119"):
+            t.unrank(120)
+    assert t.closed and "(closed)" in repr(t)
+    with pytest.raises(nimtb.TableError, match="closed"):
+        t.query("3 4 5")
+
+
+@pytest.mark.parametrize("bad, words", [
+    ([3.0, 4, 5], "3.0, not a whole number"),
+    (np.array([3.0, 4.0]), "not a whole number"),
+    (np.array([[3, 4], [5, 6]]), "one-dimensional"),
+    ([2**63], "more than"),
+    ([-1, 2], "negative"),
+    (b"3 4 5", "not bytes"),
+    (7, "not int"),
+])
+def test_bad_positions_are_input_errors(tables, bad, words):
+    rule, path, solved, positions = tables[0]
+    with pytest.raises(nimtb.InputError, match=words):
+        nimtb.Table(path).query(bad)
+
+
+def test_numpy_integers_are_heaps(tables):
+    rule, path, solved, positions = tables[0]
+    t = nimtb.Table(path)
+    assert t.query(np.array([3, 4, 5], dtype=np.uint8)) == t.query("3 4 5")
+    assert t.rank((np.int64(3), 4, 5)) == 48
