@@ -1,3 +1,8 @@
+// The solver (solver.h): the plan of a solve and its run, level by level,
+// with the kernel the plan chose, widening an array and solving a level
+// again when it meets a number too wide; and the Sprague-Grundy method.
+// One concept, a little over 500 lines: the kernels themselves live in
+// brute_kernel.h and line_kernel.h.
 #include "engine/solve/solver.h"
 
 #include <fmt/core.h>
