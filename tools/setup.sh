@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets nimtb up on a fresh Debian 12 machine, then runs the main job or the tests.
 #
-#   tools/setup.sh run    install what is missing, build, solve the default table, query it
+#   tools/setup.sh run    install what is missing, build, solve the default table, query it,
+#                         and install `import nimtb` into .venv
 #   tools/setup.sh test   install what is missing, build, run the whole test suite (ctest)
 #   tools/setup.sh install  only install what is missing
 #
@@ -21,7 +22,7 @@ PACKAGES=(
     nlohmann-json3-dev libfmt-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3-h5py python3-numpy hdf5-filter-plugin hdf5-filter-plugin-blosc-serial
-    libcpp-httplib-dev pybind11-dev python3-dev python3-pytest
+    libcpp-httplib-dev pybind11-dev python3-dev python3-pytest python3-setuptools python3-pip python3-venv
     chromium chromium-driver python3-selenium
     openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 )
@@ -62,4 +63,8 @@ if [[ ! -f "$table" ]]; then
     ./build/apps/nimtb solve --preset default
 fi
 ./build/apps/nimtb query "$table" "3 4 5"
+# `import nimtb` as a package, in .venv (Debian's Python with its numpy and h5py).
+if [[ ! -x .venv/bin/python ]]; then /usr/bin/python3 -m venv --system-site-packages .venv; fi
+.venv/bin/pip install --no-build-isolation --no-index -q . >&2
+echo "setup: Python: .venv/bin/python -c 'import nimtb; print(nimtb.Table(\"$table\"))'" >&2
 echo "setup: to play in a browser, run ./build/apps/nimtb serve and open http://127.0.0.1:8080/" >&2

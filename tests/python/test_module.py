@@ -218,3 +218,8 @@ def test_numpy_integers_are_heaps(tables):
     t = nimtb.Table(path)
     assert t.query(np.array([3, 4, 5], dtype=np.uint8)) == t.query("3 4 5")
     assert t.rank((np.int64(3), 4, 5)) == 48
+
+
+@pytest.mark.skipif("NIMTB_INSTALLED" not in os.environ, reason="run by install_and_test.sh")
+def test_the_module_is_the_installed_package():
+    assert nimtb.__file__.startswith(os.environ["NIMTB_INSTALLED"])
