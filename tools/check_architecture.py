@@ -69,6 +69,8 @@ def main():
         if folder not in named and not folder.startswith("tests/"):
             problems.append(f"docs/ARCHITECTURE.md does not name the folder {folder}/")
     for folder in sorted(named):
+        if folder.startswith("build"):
+            continue  # what a build makes, not a folder of the tree
         if not (ROOT / folder).is_dir():
             problems.append(f"docs/ARCHITECTURE.md names {folder}/, which does not exist")
     include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
