@@ -21,7 +21,7 @@ nlohmann::json heaps_json(const engine::Heaps& h) {
     return j;
 }
 
-nlohmann::json move_json(const io::ProbedMove& m) {
+nlohmann::json move_json(const io::ProbedMove& m, const engine::Heaps& before) {
     // "heap" is the 1-based place in the position as given (the "position"
     // array, empty heaps included); the phrase names the heap by its size.
     nlohmann::json j = {{"move", m.phrase},
@@ -32,6 +32,21 @@ nlohmann::json move_json(const io::ProbedMove& m) {
                         {"value", m.value},
                         {"wins", m.winning()}};
     j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
+    // The result keeps the heaps' order, a split's second part appended: the
+    // heaps that differ are the ones the move touched, and the parts beyond
+    // the position's length belong to the one heap a split touched.
+    nlohmann::json touches = nlohmann::json::array();
+    for (size_t i = 0; i < before.size() && i < m.result.size(); ++i) {
+        if (m.result[i] == before[i]) continue;
+        nlohmann::json leaves = nlohmann::json::array();
+        if (m.result[i]) leaves.push_back(m.result[i]);
+        touches.push_back({{"heap", i + 1}, {"size", before[i]}, {"leaves", leaves}});
+    }
+    for (size_t i = before.size(); i < m.result.size(); ++i) {
+        // A split lowers the heap it splits, so that heap is in `touches`.
+        if (m.result[i] && !touches.empty()) touches.back()["leaves"].push_back(m.result[i]);
+    }
+    j["touches"] = touches;
     return j;
 }
 
@@ -43,10 +58,14 @@ nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool l
                         {"value", r.value}};
     j["remoteness"] = r.remoteness ? nlohmann::json(*r.remoteness) : nlohmann::json(nullptr);
     j["moves"] = nlohmann::json::array();
-    for (const auto& m : r.moves) j["moves"].push_back(move_json(m));
+    for (const auto& m : r.moves) j["moves"].push_back(move_json(m, r.heaps));
     if (line) {
         j["line"] = nlohmann::json::array();
-        for (const auto& m : prober.principal_line(heaps)) j["line"].push_back(move_json(m));
+        engine::Heaps before = r.heaps;
+        for (const auto& m : prober.principal_line(heaps)) {
+            j["line"].push_back(move_json(m, before));
+            before = m.result;
+        }
     }
     return j;
 }

@@ -13,8 +13,13 @@ namespace nimtb::service {
 
 nlohmann::json heaps_json(const engine::Heaps& heaps);
 
-// One move as query's "moves" list it.
-nlohmann::json move_json(const io::ProbedMove& move);
+// One move as query's "moves" list it, from the position `before` it (in
+// the order the position was given). Besides the phrase and the one-heap
+// fields ("heap", 1-based, "heap_size", "take": 0 for a move of several
+// heaps or a split), "touches" gives every move's structure: each heap it
+// changes ("heap", 1-based, and its "size") and the non-empty heaps it
+// leaves in its place ("leaves": [] when emptied, two parts for a split).
+nlohmann::json move_json(const io::ProbedMove& move, const engine::Heaps& before);
 
 // One position: rank, outcome, value, remoteness, every move best first, and
 // with `line` the whole game under perfect play.

@@ -98,24 +98,24 @@ void add_game_routes(httplib::Server& http, ServerState& state) {
                  if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
                  return json{{"text", play::hint(p, r)}};
              }));
-    http.Get(
-        "/api/move", guarded([&state](const httplib::Request& req) {
-            const engine::Heaps heaps = position_param(req);
-            const play::Level level = play::parse_level(param(req, "level"));
-            const std::string name = param(req, "table");
-            std::lock_guard lock(state.tables_mutex);
-            io::Prober& p = *state.table(name).prober;
-            const io::ProbeResult r = p.probe(heaps);
-            if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-            if (level == play::Level::learning) {
-                auto& learner = state.learners.try_emplace(name, "").first->second;
-                const io::ProbedMove& m = learner.choose(r, state.rng);
-                const auto draws = learner.take_draws();
-                return json{{"move", move_json(m)}, {"draw", {draws[0].first, draws[0].second}}};
-            }
-            const auto player = play::make_table_player(level, p.table().info().convention);
-            return json{{"move", move_json(player->choose(r, state.rng))}};
-        }));
+    http.Get("/api/move", guarded([&state](const httplib::Request& req) {
+                 const engine::Heaps heaps = position_param(req);
+                 const play::Level level = play::parse_level(param(req, "level"));
+                 const std::string name = param(req, "table");
+                 std::lock_guard lock(state.tables_mutex);
+                 io::Prober& p = *state.table(name).prober;
+                 const io::ProbeResult r = p.probe(heaps);
+                 if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+                 if (level == play::Level::learning) {
+                     auto& learner = state.learners.try_emplace(name, "").first->second;
+                     const io::ProbedMove& m = learner.choose(r, state.rng);
+                     const auto draws = learner.take_draws();
+                     return json{{"move", move_json(m, r.heaps)},
+                                 {"draw", {draws[0].first, draws[0].second}}};
+                 }
+                 const auto player = play::make_table_player(level, p.table().info().convention);
+                 return json{{"move", move_json(player->choose(r, state.rng), r.heaps)}};
+             }));
     http.Post(
         "/api/learn", guarded([&state](const httplib::Request& req) {
             const json body = json::parse(req.body);

@@ -223,3 +223,19 @@ def test_numpy_integers_are_heaps(tables):
 @pytest.mark.skipif("NIMTB_INSTALLED" not in os.environ, reason="run by install_and_test.sh")
 def test_the_module_is_the_installed_package():
     assert nimtb.__file__.startswith(os.environ["NIMTB_INSTALLED"])
+
+
+def test_moves_say_their_structure(tmp_path):
+    """Every move says which heaps it touched and what it left: splits and
+    moves on several heaps included, not only in the English phrase."""
+    kayles = nimtb.solve("octal:0.77", tmp_path / "k.h5", max_total=12)
+    moves = {m["move"]: m for m in kayles.query([3, 5])["moves"]}
+    assert moves["take 1 from the 3, leaving 1 and 1"]["touches"] == [{"heap": 1, "size": 3, "leaves": [1, 1]}]
+    assert moves["take 2 from the 5"]["touches"] == [{"heap": 2, "size": 5, "leaves": [3]}]
+    moore = nimtb.solve("moore:2", tmp_path / "m.h5", heaps=3, max_heap=7)
+    moves = {m["move"]: m for m in moore.query([5, 6])["moves"]}
+    assert moves["take 5 from the 5 and 6 from the 6"]["touches"] == [
+        {"heap": 1, "size": 5, "leaves": []}, {"heap": 2, "size": 6, "leaves": []}]
+    # Along the perfect line, each move's heaps are those of the position before it.
+    for m in kayles.line([3, 5]):
+        assert all(t["size"] > sum(t["leaves"]) for t in m["touches"])
