@@ -91,43 +91,27 @@ service::ProvenGame proven_game(const po::variables_map& vm) {
                                 command_hooks());
 }
 
-void answer_from_period(const engine::PeriodicGame& game, const engine::Periodicity& period,
-                        const std::string& text, bool json) {
-    const engine::Rule& rule = game.rule();
+void answer_from_period(const service::ProvenGame& proven, const std::string& text, bool json) {
     const std::vector<uint64_t> heaps = engine::parse_big_heaps(text);
-    const uint32_t value = game.value(heaps);
-    const auto move = game.winning_move(heaps);
-    if (value && !move)
-        throw std::logic_error("no winning move found from a position of value > 0");
+    const nlohmann::json j = service::proven_answer_json(proven, heaps);
+    if (json) {
+        std::cout << j.dump() << "\n";
+        return;
+    }
     std::string shown;
     for (uint64_t h : heaps) {
         if (!shown.empty()) shown += ' ';
         shown += std::to_string(h);
     }
-    if (json) {
-        nlohmann::json j = {{"rules", rule.canonical()},
-                            {"convention", "normal"},
-                            {"heaps", heaps},
-                            {"value", value},
-                            {"to_move_wins", value != 0},
-                            {"basis", "period"},
-                            {"period", period_json(period)}};
-        if (move) {
-            j["winning_move"] = {{"heap", move->index + 1},
-                                 {"heap_size", move->heap},
-                                 {"amount", move->taken},
-                                 {"leaves", move->leaves},
-                                 {"phrase", move->phrase}};
-        }
-        std::cout << j.dump() << "\n";
-        return;
-    }
+    const uint32_t value = j["value"];
     std::string out = fmt::format("position    {}\n", shown.empty() ? "(empty)" : shown);
     out += fmt::format("to move     {}\n", value ? "wins (N-position)" : "loses (P-position)");
     out += fmt::format("value       {} (the XOR of the heaps' values)\n", value);
-    if (move) out += fmt::format("winning     {}\n", move->phrase);
-    out += fmt::format("from        {} {}, period {} from heap {} (proven)\n", rule.canonical(),
-                       "normal play", period.period, period.preperiod);
+    if (j.contains("winning_move"))
+        out += fmt::format("winning     {}\n", j["winning_move"]["phrase"].get<std::string>());
+    out += fmt::format("from        {} {}, period {} from heap {} (proven)\n",
+                       proven.game.rule().canonical(), "normal play", proven.period.period,
+                       proven.period.preperiod);
     std::cout << out;
 }
 
@@ -187,7 +171,7 @@ int cmd_query(const std::vector<std::string>& args) {
         if (line) throw UsageError("--line needs a TABLE");
         const service::ProvenGame proven = proven_game(*vm);
         return answer_each(position, [&](const std::string& text) {
-            answer_from_period(proven.game, proven.period, text, json);
+            answer_from_period(proven, text, json);
         });
     }
     if (!vm->count("table")) throw UsageError("missing TABLE");

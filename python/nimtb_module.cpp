@@ -99,18 +99,17 @@ auto interruptible(Work work) {
     return std::move(*result);
 }
 
-// A position given as text ("3 4 5", "3,4,5") or as a sequence of whole
-// numbers (a list, a tuple, a one-dimensional numpy array of integers).
-// Anything else is an InputError that says what is wrong.
-engine::Heaps heaps_of(const py::object& position) {
-    if (py::isinstance<py::str>(position)) return engine::parse_heaps(position.cast<std::string>());
+// The heap sizes of a position given as a sequence of whole numbers (a
+// list, a tuple, a one-dimensional numpy array of integers), each at most
+// `max`. Anything else is an InputError that says what is wrong.
+std::vector<uint64_t> whole_numbers(const py::object& position, uint64_t max) {
     if (py::isinstance<py::bytes>(position) || !py::isinstance<py::iterable>(position)) {
         throw InputError("a position is text (\"3 4 5\") or a sequence of whole numbers, not " +
                          std::string(py::str(py::type::of(position).attr("__name__"))));
     }
     if (py::isinstance<py::array>(position) && position.cast<py::array>().ndim() != 1)
         throw InputError("a position is one-dimensional: give one position, a row of heap sizes");
-    engine::Heaps heaps;
+    std::vector<uint64_t> heaps;
     for (const py::handle h : position) {
         const std::string which = "heap " + std::to_string(heaps.size() + 1);
         // Whole numbers only: ints and numpy's integers (PyNumber_Index), not 3.0.
@@ -123,13 +122,27 @@ engine::Heaps heaps_of(const py::object& position) {
         const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
         Py_DECREF(index);
         if (overflow < 0 || (!overflow && v < 0)) throw InputError(which + " is negative");
-        if (overflow > 0 || v > engine::Universe::MAX_HEAP_SIZE) {
+        if (overflow > 0 || uint64_t(v) > max) {
             throw InputError(which + " is " + std::string(py::repr(h)) + ", more than " +
-                             std::to_string(engine::Universe::MAX_HEAP_SIZE) + " tokens");
+                             std::to_string(max) + " tokens");
         }
-        heaps.push_back(static_cast<uint32_t>(v));
+        heaps.push_back(static_cast<uint64_t>(v));
     }
     return heaps;
+}
+
+// A position of a table: text ("3 4 5", "3,4,5") or whole numbers.
+engine::Heaps heaps_of(const py::object& position) {
+    if (py::isinstance<py::str>(position)) return engine::parse_heaps(position.cast<std::string>());
+    const std::vector<uint64_t> sizes = whole_numbers(position, engine::Universe::MAX_HEAP_SIZE);
+    return engine::Heaps(sizes.begin(), sizes.end());
+}
+
+// A position of heaps of any size up to 2^63, for a proven game.
+std::vector<uint64_t> big_heaps_of(const py::object& position) {
+    if (py::isinstance<py::str>(position))
+        return engine::parse_big_heaps(position.cast<std::string>());
+    return whole_numbers(position, uint64_t{1} << 63);
 }
 
 template <class T>
@@ -202,6 +215,39 @@ class Table {
     }
     std::string path_;
     std::optional<io::Prober> prober_;
+};
+
+// A one-heap rule's game for heaps of any size, from its proven period:
+// computed until proven (rules), or read from a sequence file.
+class ProvenGame {
+  public:
+    ProvenGame(const std::optional<std::string>& rules,
+               const std::optional<std::filesystem::path>& sequence, uint64_t limit)
+        : proven_(make(rules, sequence, limit)) {}
+    py::object query(const py::object& position) const {
+        return to_python(service::proven_answer_json(proven_, big_heaps_of(position)));
+    }
+    py::object period() const { return to_python(service::period_json(proven_.period)); }
+    std::string rules() const { return proven_.game.rule().canonical(); }
+    std::string repr() const {
+        return "<nimtb.ProvenGame " + rules() + ": period " +
+               std::to_string(proven_.period.period) + " from heap " +
+               std::to_string(proven_.period.preperiod) + ", proven>";
+    }
+
+  private:
+    static service::ProvenGame make(const std::optional<std::string>& rules,
+                                    const std::optional<std::filesystem::path>& sequence,
+                                    uint64_t limit) {
+        if (!rules && !sequence)
+            throw InputError("give rules, or a sequence file made by sequence(path=...)");
+        std::optional<engine::Rule> rule;
+        if (rules) rule = engine::Rule::parse(*rules);
+        if (sequence) return service::proven_game(sequence->string(), rule);
+        return interruptible(
+            [&](const service::Hooks& hooks) { return service::proven_game(*rule, limit, hooks); });
+    }
+    service::ProvenGame proven_;
 };
 
 Table solve(const std::string& rules, const std::filesystem::path& path,
@@ -295,6 +341,21 @@ PYBIND11_MODULE(nimtb, m) {
         .def("__enter__", [](py::object self) { return self; })
         .def("__exit__", [](Table& t, const py::args&) { t.close(); })
         .def("__repr__", &Table::repr);
+
+    py::class_<ProvenGame>(m, "ProvenGame",
+                           "a one-heap rule's game for heaps of any size (up to 2**63), from its "
+                           "proven period: `nimtb query --rules` / `--sequence`")
+        .def(py::init<const std::optional<std::string>&,
+                      const std::optional<std::filesystem::path>&, uint64_t>(),
+             py::arg("rules") = py::none(), py::arg("sequence") = py::none(),
+             py::arg("limit") = uint64_t{1} << 22,
+             "computes the rule's sequence until a period is proven (up to `limit` heaps), or "
+             "reads a sequence file; InputError when no period is proven")
+        .def("query", &ProvenGame::query, py::arg("position"),
+             "value, to_move_wins and a winning move: what `nimtb query --rules R --json` prints")
+        .def_property_readonly("period", &ProvenGame::period)
+        .def_property_readonly("rules", &ProvenGame::rules)
+        .def("__repr__", &ProvenGame::repr);
 
     m.def("solve", &solve, py::arg("rules"), py::arg("path"), py::arg("heaps") = py::none(),
           py::arg("max_heap") = py::none(), py::arg("max_total") = py::none(),

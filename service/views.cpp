@@ -179,4 +179,26 @@ nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequenc
     return j;
 }
 
+nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<uint64_t>& heaps) {
+    const engine::PeriodicGame& game = proven.game;
+    const uint32_t value = game.value(heaps);
+    const auto move = game.winning_move(heaps);
+    if (value && !move) throw std::logic_error("no winning move found from a position of value > 0");
+    nlohmann::json j = {{"rules", game.rule().canonical()},
+                        {"convention", "normal"},
+                        {"heaps", heaps},
+                        {"value", value},
+                        {"to_move_wins", value != 0},
+                        {"basis", "period"},
+                        {"period", period_json(proven.period)}};
+    if (move) {
+        j["winning_move"] = {{"heap", move->index + 1},
+                             {"heap_size", move->heap},
+                             {"amount", move->taken},
+                             {"leaves", move->leaves},
+                             {"phrase", move->phrase}};
+    }
+    return j;
+}
+
 }  // namespace nimtb::service

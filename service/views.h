@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checks/census.h"
+#include "service/sequences.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/sequence.h"
 #include "io/probe.h"
@@ -44,5 +45,9 @@ engine::Periodicity reported_period(const engine::Rule& rule, const engine::Long
 
 // `nimtb sequence --json`: the rule, the method, every value and the period.
 nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq);
+
+// A position of any size answered from a proven period: what `nimtb query
+// --rules R --json` (or --sequence) prints. `heaps` up to 2^63 each.
+nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<uint64_t>& heaps);
 
 }  // namespace nimtb::service

@@ -239,3 +239,22 @@ def test_moves_say_their_structure(tmp_path):
     # Along the perfect line, each move's heaps are those of the position before it.
     for m in kayles.line([3, 5]):
         assert all(t["size"] > sum(t["leaves"]) for t in m["touches"])
+
+
+def test_heaps_of_any_size_from_a_proven_period(tmp_path):
+    """ProvenGame answers as `nimtb query --rules` and `--sequence` do."""
+    code, out, err = cli("query", "--rules", "octal:0.16", "1000000000000 7 13", "--json")
+    want = json.loads(out)
+    game = nimtb.ProvenGame("octal:0.16")
+    assert game.query("1000000000000 7 13") == want
+    assert game.query([10**12, 7, 13]) == want
+    assert game.period["period"] == 149459 and "149459" in repr(game)
+    s = tmp_path / "s.h5"
+    nimtb.sequence("octal:0.16", until_proven=True, path=s)
+    assert nimtb.ProvenGame(sequence=s).query([10**12, 7, 13]) == want
+    with pytest.raises(nimtb.InputError, match="no theorem proves a period of grundy"):
+        nimtb.ProvenGame("grundy")
+    with pytest.raises(nimtb.InputError, match="not the sequence file's"):
+        nimtb.ProvenGame("octal:0.77", sequence=s)
+    with pytest.raises(nimtb.InputError, match="more than"):
+        game.query([2**64])
