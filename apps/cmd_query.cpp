@@ -170,9 +170,8 @@ int cmd_query(const std::vector<std::string>& args) {
         if (position.empty()) throw UsageError("missing POSITION");
         if (line) throw UsageError("--line needs a TABLE");
         const service::ProvenGame proven = proven_game(*vm);
-        return answer_each(position, [&](const std::string& text) {
-            answer_from_period(proven, text, json);
-        });
+        return answer_each(
+            position, [&](const std::string& text) { answer_from_period(proven, text, json); });
     }
     if (!vm->count("table")) throw UsageError("missing TABLE");
     if (!vm->count("position")) throw UsageError("missing POSITION");

@@ -183,7 +183,8 @@ nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<ui
     const engine::PeriodicGame& game = proven.game;
     const uint32_t value = game.value(heaps);
     const auto move = game.winning_move(heaps);
-    if (value && !move) throw std::logic_error("no winning move found from a position of value > 0");
+    if (value && !move)
+        throw std::logic_error("no winning move found from a position of value > 0");
     nlohmann::json j = {{"rules", game.rule().canonical()},
                         {"convention", "normal"},
                         {"heaps", heaps},

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checks/census.h"
-#include "service/sequences.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/sequence.h"
 #include "io/probe.h"
+#include "service/sequences.h"
 
 namespace nimtb::service {
 
