@@ -50,18 +50,6 @@ unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t ma
 // 1 to service::MAX_SEQUENCE_HEAPS.
 uint64_t heap_count(const po::variables_map& vm, const char* name);
 
-// The io reader seen as the engine's TableSource.
-class ReaderSource : public engine::TableSource {
-  public:
-    explicit ReaderSource(io::TableReader& reader) : reader_(reader) {}
-    uint32_t value(uint64_t rank) override { return reader_.value(rank); }
-    bool has_remoteness() const override { return reader_.has_remoteness(); }
-    uint32_t remoteness(uint64_t rank) override { return reader_.remoteness(rank); }
-
-  private:
-    io::TableReader& reader_;
-};
-
 // The hooks of a command's work: Ctrl-C stops it, notes go to stderr, and
 // `bar` (when given) draws its progress.
 service::Hooks command_hooks(service::ProgressBar* bar = nullptr);

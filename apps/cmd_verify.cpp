@@ -4,42 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "service/views.h"
+#include "service/verify.h"
 
 namespace nimtb::apps {
 namespace {
-
-nlohmann::json report_json(const engine::VerifyReport& r, const io::TableInfo& info) {
-    nlohmann::json j = {{"table", info.path},
-                        {"rules", info.rules},
-                        {"convention", engine::to_string(info.convention)},
-                        {"positions", r.positions},
-                        {"p_positions", r.p_positions},
-                        {"ok", r.ok()}};
-    j["checks"] = nlohmann::json::array();
-    for (const auto& c : r.checks) {
-        nlohmann::json cj = {{"name", c.name},       {"description", c.description},
-                             {"applies", c.applies}, {"basis", engine::to_string(c.basis)},
-                             {"tested", c.tested},   {"held", c.held},
-                             {"passed", c.passed()}};
-        cj["counterexamples"] = nlohmann::json::array();
-        for (const auto& e : c.counterexamples) {
-            cj["counterexamples"].push_back(
-                {{"position", e.heaps}, {"stored", e.stored}, {"expected", e.expected}});
-        }
-        j["checks"].push_back(cj);
-    }
-    j["single_heaps"] = {{"values", r.single_heaps.values},
-                         {"period", period_json(r.single_heaps.period)}};
-    auto histogram = [](const std::map<uint32_t, uint64_t>& m) {
-        nlohmann::json h = nlohmann::json::object();
-        for (const auto& [k, v] : m) h[std::to_string(k)] = v;
-        return h;
-    };
-    j["value_histogram"] = histogram(r.value_histogram);
-    j["remoteness_histogram"] = histogram(r.remoteness_histogram);
-    return j;
-}
 
 // What a finding rests on, in words.
 const char* basis_text(engine::Basis b) {
@@ -118,28 +86,11 @@ int cmd_verify(const std::vector<std::string>& args) {
         "a proof, or an observation. Exit 1 when a theorem or the consistency fails.\n");
     if (!vm) return EXIT_OK;
     io::TableReader table((*vm)["table"].as<std::string>());
-    const io::TableInfo& info = table.info();
     ProgressBar bar("verifying", stderr_is_terminal() || vm->count("progress"));
-    auto progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
-    engine::VerifyReport r;
-    const uint64_t bytes = info.positions * ((info.value_bits + info.remoteness_bits) / 8);
-    const uint64_t available = engine::available_memory();
-    if (available == 0 || bytes <= available / 2) {
-        // The table fits in memory: read it once, verify on every core.
-        engine::QuantityArray values, remoteness;
-        table.read_all(values, remoteness);
-        engine::ArraySource source(values, remoteness);
-        r = engine::verify(table.rule(), info.convention, table.universe(), source, progress);
-    } else {
-        // Larger than memory: stream in rank order, keeping as many decoded
-        // chunks as a quarter of the free memory holds for the children.
-        table.set_cache_bytes(std::max(available / 4, io::TableReader::DEFAULT_CACHE_BYTES));
-        ReaderSource source(table);
-        r = engine::verify(table.rule(), info.convention, table.universe(), source, progress);
-    }
+    const engine::VerifyReport r = service::verify_table(table, command_hooks(&bar));
     bar.finish();
     if (vm->count("json")) {
-        std::cout << report_json(r, table.info()).dump(2) << "\n";
+        std::cout << service::verify_json(r, table.info()).dump(2) << "\n";
     } else {
         print_text(r, table.info(), table.universe());
     }

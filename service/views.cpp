@@ -81,7 +81,8 @@ nlohmann::json info_json(const io::TableReader& table) {
         {"max_heap_size", i.max_heap_size},
         {"positions", i.positions},
         {"index", i.index},
-        {"max_total", i.max_total},
+        // N of a universe of at most N tokens in all; null for a box.
+        {"max_total", i.max_total ? nlohmann::json(i.max_total) : nlohmann::json(nullptr)},
         {"format_version", i.format_version},
         {"quantities", {{"value", i.value_bits}}},
         {"compression", io::to_string(i.compression)},
