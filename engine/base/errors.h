@@ -23,6 +23,14 @@ class InputError : public std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
 
+// A well-formed position that lies outside a table's universe: a heap above
+// its limit, too many heaps, too many tokens. The Python module raises it as
+// a KeyError as well (nimtb.NotInTableError), as a missing key.
+class NotInTable : public InputError {
+  public:
+    using InputError::InputError;
+};
+
 // A universe that cannot be solved with the memory available, or whose
 // numbers would not fit the table format.
 class ResourceError : public std::runtime_error {

@@ -190,17 +190,17 @@ Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
     for (size_t i = 0; i < heaps.size(); ++i) {
         if (heaps[i] == 0) continue;
         if (heaps[i] > h_) {
-            throw InputError("heap " + std::to_string(i + 1) + " has " + std::to_string(heaps[i]) +
+            throw NotInTable("heap " + std::to_string(i + 1) + " has " + std::to_string(heaps[i]) +
                              " tokens, more than this table's limit: " + describe());
         }
         sorted.push_back(heaps[i]);
         total += heaps[i];
         if (total_ && total > total_) {
-            throw InputError("the heaps hold " + std::to_string(total) +
+            throw NotInTable("the heaps hold " + std::to_string(total) +
                              " tokens or more, more than this table's limit: " + describe());
         }
         if (sorted.size() > k_) {
-            throw InputError("heap " + std::to_string(i + 1) + " is non-empty heap number " +
+            throw NotInTable("heap " + std::to_string(i + 1) + " is non-empty heap number " +
                              std::to_string(sorted.size()) +
                              ", more than this table's limit: " + describe());
         }

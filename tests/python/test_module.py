@@ -1,7 +1,9 @@
 """`import nimtb` against the command: the same answers, the same errors.
 
-Run by ctest with Debian's /usr/bin/python3 and its pytest; PYTHONPATH holds
-the built module, NIMTB names the binary.
+Run by ctest with Debian's /usr/bin/python3 and its pytest: against the
+package laid out in the build (PYTHONPATH=build/python, python.module) and
+against the package pip installed in a new venv (python.package). NIMTB
+names the binary.
 """
 import json
 import os
@@ -53,12 +55,23 @@ def test_queries_answer_as_the_command(tables):
         for position in positions:
             code, out, err = cli("query", path, position, "--json", "--line")
             want = json.loads(out)
-            assert opened.query(position, line=True) == want, (rule, position)
-            assert solved.query(position, line=True) == want, (rule, position)  # solved by the module
+            assert opened.query_json(position, line=True) == want, (rule, position)
+            assert solved.query_json(position, line=True) == want, (rule, position)  # solved by the module
             heaps = [int(h) for h in position.split()]
-            assert opened.query(heaps) == {k: v for k, v in want.items() if k != "line"}
-            assert opened.line(heaps) == want["line"]
+            assert opened.query_json(heaps) == {k: v for k, v in want.items() if k != "line"}
             assert opened.rank(heaps) == want["rank"]
+            # The typed answer says the same.
+            a = opened.query(heaps, line=True)
+            assert (a.rank, a.value, a.remoteness, a.to_move_wins) == (
+                want["rank"], want["value"], want["remoteness"], want["to_move_wins"])
+            assert a.outcome == ("N" if want["to_move_wins"] else "P")
+            assert a.position == tuple(want["position"])
+            assert [m.text for m in a.moves] == [m["move"] for m in want["moves"]]
+            assert [m.text for m in opened.line(heaps)] == [m["move"] for m in want["line"]]
+            for m, j in zip(a.moves, want["moves"]):
+                assert m.result == tuple(j["result"]) and m.wins == j["wins"]
+                assert [(t.heap + 1, t.size, list(t.leaves)) for t in m.touches] == [
+                    (t["heap"], t["size"], t["leaves"]) for t in j["touches"]]
 
 
 def test_info_is_the_commands(tables):
@@ -77,7 +90,7 @@ def test_whole_arrays(tables):
         t = nimtb.Table(path)
         for position in positions:
             q = t.query(position)
-            assert (int(values[q["rank"]]), int(remoteness[q["rank"]])) == (q["value"], q["remoteness"])
+            assert (int(values[q.rank]), int(remoteness[q.rank])) == (q.value, q.remoteness)
 
 
 def test_sequences_are_the_commands():
@@ -87,10 +100,13 @@ def test_sequences_are_the_commands():
         code, out, err = cli("sequence", "--rules", rule, *args, "--json")
         want = json.loads(out)
         got = nimtb.sequence(rule, **kwargs)
-        assert got["values"].dtype == np.uint16
-        assert got["values"].tolist() == want["values"], rule
-        assert got["algorithm"] == want["algorithm"]
-        assert got["period"] == want["period"], rule
+        assert got.values.dtype == np.uint16
+        assert got.values.tolist() == want["values"], rule
+        assert got.algorithm == want["algorithm"] and got.rules == want["rules"]
+        p = want["period"]
+        assert (got.period.basis, got.period.explanation) == (p["basis"], p["explanation"]), rule
+        assert (got.period.period, got.period.preperiod) == (p.get("period"), p.get("preperiod"))
+        assert got.period.proven == (p["basis"] == "proof")
 
 
 def test_errors_carry_the_commands_messages(tables, tmp_path):
@@ -189,8 +205,8 @@ def test_a_table_as_python_expects_it(tables, tmp_path):
         # rank and unrank go both ways, over the whole table
         for r in range(len(t)):
             assert t.rank(t.unrank(r)) == r
-        assert t.unrank(t.rank("3 4 5")) == [5, 4, 3]
-        assert t.unrank(0) == []
+        assert t.unrank(t.rank("3 4 5")) == (5, 4, 3)
+        assert t.unrank(0) == ()
         with pytest.raises(nimtb.InputError, match="ranks go from 0 to 119"):
             t.unrank(120)
     assert t.closed and "(closed)" in repr(t)
@@ -229,16 +245,25 @@ def test_moves_say_their_structure(tmp_path):
     """Every move says which heaps it touched and what it left: splits and
     moves on several heaps included, not only in the English phrase."""
     kayles = nimtb.solve("octal:0.77", tmp_path / "k.h5", max_total=12)
-    moves = {m["move"]: m for m in kayles.query([3, 5])["moves"]}
+    moves = {m["move"]: m for m in kayles.query_json([3, 5])["moves"]}
     assert moves["take 1 from the 3, leaving 1 and 1"]["touches"] == [{"heap": 1, "size": 3, "leaves": [1, 1]}]
     assert moves["take 2 from the 5"]["touches"] == [{"heap": 2, "size": 5, "leaves": [3]}]
+    # As typed objects: 0-based heaps, None where a field does not apply.
+    moves = {m.text: m for m in kayles.query([3, 5]).moves}
+    split = moves["take 1 from the 3, leaving 1 and 1"]
+    assert (split.heap, split.take, split.touches) == (None, None, (nimtb.Touch(0, 3, (1, 1)),))
+    plain = moves["take 2 from the 5"]
+    assert (plain.heap, plain.take, plain.touches) == (1, 2, (nimtb.Touch(1, 5, (3,)),))
     moore = nimtb.solve("moore:2", tmp_path / "m.h5", heaps=3, max_heap=7)
-    moves = {m["move"]: m for m in moore.query([5, 6])["moves"]}
+    moves = {m["move"]: m for m in moore.query_json([5, 6])["moves"]}
     assert moves["take 5 from the 5 and 6 from the 6"]["touches"] == [
         {"heap": 1, "size": 5, "leaves": []}, {"heap": 2, "size": 6, "leaves": []}]
+    both = {m.text: m for m in moore.query([5, 6]).moves}["take 5 from the 5 and 6 from the 6"]
+    assert (both.heap, both.take) == (None, None)
+    assert both.touches == (nimtb.Touch(0, 5, ()), nimtb.Touch(1, 6, ()))
     # Along the perfect line, each move's heaps are those of the position before it.
     for m in kayles.line([3, 5]):
-        assert all(t["size"] > sum(t["leaves"]) for t in m["touches"])
+        assert all(t.size > sum(t.leaves) for t in m.touches)
 
 
 def test_heaps_of_any_size_from_a_proven_period(tmp_path):
@@ -246,12 +271,20 @@ def test_heaps_of_any_size_from_a_proven_period(tmp_path):
     code, out, err = cli("query", "--rules", "octal:0.16", "1000000000000 7 13", "--json")
     want = json.loads(out)
     game = nimtb.ProvenGame("octal:0.16")
-    assert game.query("1000000000000 7 13") == want
-    assert game.query([10**12, 7, 13]) == want
-    assert game.period["period"] == 149459 and "149459" in repr(game)
+    assert game.query_json("1000000000000 7 13") == want
+    assert game.query_json([10**12, 7, 13]) == want
+    a = game.query([10**12, 7, 13])
+    assert (a.value, a.to_move_wins, a.outcome) == (want["value"], want["to_move_wins"], "N")
+    m = want["winning_move"]
+    assert (a.winning_move, a.heap, a.take, a.leaves) == (m["phrase"], m["heap"] - 1, m["amount"],
+                                                          tuple(m["leaves"]))
+    assert game.period.period == 149459 and game.period.proven and "149459" in repr(game)
     s = tmp_path / "s.h5"
     nimtb.sequence("octal:0.16", until_proven=True, path=s)
-    assert nimtb.ProvenGame(sequence=s).query([10**12, 7, 13]) == want
+    assert nimtb.ProvenGame(sequence=s).query_json([10**12, 7, 13]) == want
+    read = nimtb.read_sequence(s)
+    assert read.rules == "octal:0.16" and read.period == game.period
+    assert read.values.tolist() == nimtb.sequence("octal:0.16", read.max_heap).values.tolist()
     with pytest.raises(nimtb.InputError, match="no theorem proves a period of grundy"):
         nimtb.ProvenGame("grundy")
     with pytest.raises(nimtb.InputError, match="not the sequence file's"):

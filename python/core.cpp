@@ -1,14 +1,16 @@
-// `import nimtb`: tables, queries, whole arrays, solves and single-heap
-// sequences from Python, over the service floor. Answers are the command's
-// own JSON objects (service/views.h) turned into Python values, so
-// `Table.query` returns what `nimtb query --json` prints; errors are Python
-// exceptions carrying the command's messages in Python's words
-// (nimtb.InputError is a ValueError, nimtb.TableError an OSError).
+// nimtb._core: the C++ half of `import nimtb` (python/nimtb/ is the Python
+// half, which turns these plain answers into typed objects). Tables,
+// queries, whole arrays, ranks both ways, solves, sequences, proven games and
+// verify, over the service floor. Answers are the command's own JSON objects
+// (service/views.h) turned into Python values, so that they are what
+// `nimtb query --json` prints; errors are nimtb._errors' exceptions carrying
+// the command's messages in Python's words.
 //
-// A solve or a sequence runs on a thread of its own while the caller's
-// thread waits without the GIL: other Python threads run meanwhile, and the
-// waiting thread takes the GIL every 50 ms to let Python handle signals, so
-// Ctrl-C stops the work (no file is left) and raises KeyboardInterrupt.
+// A solve, a sequence or a verify runs on a thread of its own while the
+// caller's thread waits without the GIL: other Python threads run meanwhile,
+// and the waiting thread takes the GIL every 50 ms to let Python handle
+// signals and to call the progress callback, so Ctrl-C (or an exception in
+// the callback) stops the work, leaves no file, and is raised.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -28,9 +30,11 @@
 #include "engine/sequences/sequence.h"
 #include "engine/solve/solver.h"
 #include "io/probe.h"
+#include "io/sequence_file.h"
 #include "service/request/words.h"
 #include "service/sequences.h"
 #include "service/solve.h"
+#include "service/verify.h"
 #include "service/views.h"
 
 namespace py = pybind11;
@@ -47,16 +51,35 @@ std::string python_words(const char* message) {
     return service::in_words_of(service::FrontEnd::python, message);
 }
 
-// Runs work(hooks) on a thread of its own; see the top of this file. The
-// result, or the work's exception, comes back on the calling thread; a
-// signal's Python exception (KeyboardInterrupt) wins over the work's
-// Cancelled.
+// Runs work(hooks) on a thread of its own; see the top of this file.
+// `progress` (None, or a callable of (done, total)) is called on this thread
+// when the work has moved on, and once more at the end. The result, or the
+// work's exception, comes back on the calling thread; a Python exception
+// (KeyboardInterrupt, or the callback's) wins over the work's Cancelled.
 template <class Work>
-auto interruptible(Work work) {
+auto interruptible(Work work, const py::object& progress = py::none()) {
     using Result = decltype(work(std::declval<const service::Hooks&>()));
     std::atomic<bool> cancel{false};
+    std::atomic<uint64_t> done_now{0}, total_now{0};
     service::Hooks hooks;
     hooks.cancel = &cancel;
+    if (!progress.is_none()) {
+        hooks.progress = [&](uint64_t done, uint64_t total) {
+            total_now = total;
+            done_now = done;
+        };
+    }
+    uint64_t reported_done = 0, reported_total = 0;
+    auto report = [&] {  // with the GIL; false when the callback raised
+        const uint64_t done = done_now, total = total_now;
+        if (progress.is_none() || (done == reported_done && total == reported_total)) return true;
+        reported_done = done;
+        reported_total = total;
+        PyObject* r = PyObject_CallFunction(progress.ptr(), "KK", (unsigned long long)done,
+                                            (unsigned long long)total);
+        Py_XDECREF(r);
+        return r != nullptr;
+    };
     std::optional<Result> result;
     std::exception_ptr failure;
     PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
@@ -64,7 +87,7 @@ auto interruptible(Work work) {
         py::gil_scoped_release release;
         std::mutex m;
         std::condition_variable cv;
-        bool done = false;
+        bool finished = false;
         std::thread worker([&] {
             try {
                 result.emplace(work(hooks));
@@ -72,15 +95,15 @@ auto interruptible(Work work) {
                 failure = std::current_exception();
             }
             std::lock_guard lock(m);
-            done = true;
+            finished = true;
             cv.notify_one();
         });
         std::unique_lock lock(m);
-        while (!cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+        while (!cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished; })) {
             lock.unlock();
             {
                 py::gil_scoped_acquire acquire;
-                if (PyErr_CheckSignals() != 0) {
+                if (PyErr_CheckSignals() != 0 || !report()) {
                     PyErr_Fetch(&type, &value, &traceback);
                     cancel = true;
                 }
@@ -91,6 +114,7 @@ auto interruptible(Work work) {
         lock.unlock();
         worker.join();
     }
+    if (!type && !failure && !report()) PyErr_Fetch(&type, &value, &traceback);
     if (type) {
         PyErr_Restore(type, value, traceback);
         throw py::error_already_set();
@@ -158,20 +182,37 @@ py::object numpy_of(const engine::QuantityArray& q) {
     return numpy_of(q.data<uint16_t>(), q.size());
 }
 
+// A sequence's values and period, as nimtb.Sequence takes them.
+py::dict sequence_dict(const engine::Rule& rule, const std::string& algorithm,
+                       const std::vector<uint16_t>& values, const engine::Periodicity& period) {
+    py::dict d;
+    d["rules"] = rule.canonical();
+    d["algorithm"] = algorithm;
+    d["values"] = numpy_of(values.data(), values.size());
+    d["period"] = to_python(service::period_json(period));
+    return d;
+}
+
 // A table opened for queries. Not thread-safe, like the prober under it.
-// close() (or leaving a `with` block) closes the file at once; a closed
-// table refuses every question with TableError.
+// close() closes the file at once; a closed table refuses every question
+// with TableError.
 class Table {
   public:
     explicit Table(const std::filesystem::path& path) : path_(path.string()) {
         prober_.emplace(path_);
     }
+    const std::string& path() const { return path_; }
     py::object info() { return to_python(service::info_json(prober().table())); }
     py::object query(const py::object& position, bool line) {
         return to_python(service::query_json(prober(), heaps_of(position), line));
     }
-    py::object perfect_line(const py::object& position) {
-        return to_python(service::query_json(prober(), heaps_of(position), true)["line"]);
+    bool contains(const py::object& position) {
+        try {
+            prober().universe().normalise(heaps_of(position));
+            return true;
+        } catch (const NotInTable&) {
+            return false;
+        }
     }
     py::tuple arrays() {
         engine::QuantityArray values, remoteness;
@@ -180,11 +221,55 @@ class Table {
     }
     uint64_t rank(const py::object& position) {
         const engine::Universe& u = prober().universe();
-        const engine::Heaps sorted = u.normalise(heaps_of(position));
-        return u.rank(sorted);
+        return u.rank(u.normalise(heaps_of(position)));
+    }
+    // The ranks of the rows of an (M, K) array of whole numbers.
+    py::array_t<uint64_t> rank_rows(const py::array_t<int64_t, py::array::c_style>& rows) {
+        const engine::Universe& u = prober().universe();
+        if (rows.ndim() != 2) throw InputError("positions are rows of a two-dimensional array");
+        const auto n = static_cast<size_t>(rows.shape(0)), k = static_cast<size_t>(rows.shape(1));
+        py::array_t<uint64_t> ranks(n);
+        uint64_t* out = ranks.mutable_data();
+        const int64_t* in = rows.data();
+        engine::Heaps heaps(k);
+        for (size_t i = 0; i < n; ++i) {
+            for (size_t j = 0; j < k; ++j) {
+                const int64_t v = in[i * k + j];
+                if (v < 0 || uint64_t(v) > engine::Universe::MAX_HEAP_SIZE) {
+                    throw InputError("row " + std::to_string(i) + ": heap " +
+                                     std::to_string(j + 1) + " is " + std::to_string(v) +
+                                     (v < 0 ? ", negative" : ", more than any table holds"));
+                }
+                heaps[j] = static_cast<uint32_t>(v);
+            }
+            try {
+                out[i] = u.rank(u.normalise(heaps));
+            } catch (const NotInTable& e) {
+                throw NotInTable("row " + std::to_string(i) + ": " + e.what());
+            }
+        }
+        return ranks;
+    }
+    // The positions of ranks [start, stop) as rows, largest heap first,
+    // padded with empty heaps to the universe's K columns.
+    py::array_t<uint32_t> positions(uint64_t start, uint64_t stop) {
+        const engine::Universe& u = prober().universe();
+        stop = std::min(stop, u.size());
+        start = std::min(start, stop);
+        const size_t k = u.max_heaps();
+        py::array_t<uint32_t> rows({size_t(stop - start), k});
+        uint32_t* out = rows.mutable_data();
+        if (start == stop || k == 0) return rows;
+        engine::Heaps sorted = u.unrank(start);
+        for (uint64_t r = start;;) {
+            std::copy(sorted.rbegin(), sorted.rend(), out + (r - start) * k);
+            if (++r == stop) break;
+            u.next(sorted);
+        }
+        return rows;
     }
     // The position of a rank: its non-empty heaps, largest first.
-    py::list unrank(int64_t rank) {
+    py::tuple unrank(int64_t rank) {
         const engine::Universe& u = prober().universe();
         if (rank < 0 || uint64_t(rank) >= u.size()) {
             throw InputError("rank " + std::to_string(rank) +
@@ -195,18 +280,22 @@ class Table {
         py::list heaps;
         for (auto it = sorted.rbegin(); it != sorted.rend(); ++it)
             if (*it) heaps.append(*it);
-        return heaps;
+        return py::tuple(heaps);
     }
     uint64_t size() { return prober().universe().size(); }
+    std::string universe() { return prober().universe().describe(); }
+    py::object census() {
+        io::TableReader& t = prober().table();
+        return to_python(service::census_json(t, service::count_table(t)));
+    }
+    py::object verify(const py::object& progress) {
+        io::TableReader& t = prober().table();
+        const engine::VerifyReport r = interruptible(
+            [&](const service::Hooks& hooks) { return service::verify_table(t, hooks); }, progress);
+        return to_python(service::verify_json(r, t.info()));
+    }
     void close() { prober_.reset(); }
     bool closed() const { return !prober_; }
-    std::string repr() const {
-        if (!prober_) return "<nimtb.Table '" + path_ + "' (closed)>";
-        const io::TableInfo& i = prober_->table().info();
-        return "<nimtb.Table '" + path_ + "': " + i.rules + " " + engine::to_string(i.convention) +
-               ", " + prober_->universe().describe() + ", " + std::to_string(i.positions) +
-               " positions>";
-    }
 
   private:
     io::Prober& prober() {
@@ -222,30 +311,27 @@ class Table {
 class ProvenGame {
   public:
     ProvenGame(const std::optional<std::string>& rules,
-               const std::optional<std::filesystem::path>& sequence, uint64_t limit)
-        : proven_(make(rules, sequence, limit)) {}
+               const std::optional<std::filesystem::path>& sequence, uint64_t limit,
+               const py::object& progress)
+        : proven_(make(rules, sequence, limit, progress)) {}
     py::object query(const py::object& position) const {
         return to_python(service::proven_answer_json(proven_, big_heaps_of(position)));
     }
     py::object period() const { return to_python(service::period_json(proven_.period)); }
     std::string rules() const { return proven_.game.rule().canonical(); }
-    std::string repr() const {
-        return "<nimtb.ProvenGame " + rules() + ": period " +
-               std::to_string(proven_.period.period) + " from heap " +
-               std::to_string(proven_.period.preperiod) + ", proven>";
-    }
 
   private:
     static service::ProvenGame make(const std::optional<std::string>& rules,
                                     const std::optional<std::filesystem::path>& sequence,
-                                    uint64_t limit) {
+                                    uint64_t limit, const py::object& progress) {
         if (!rules && !sequence)
             throw InputError("give rules, or a sequence file made by sequence(path=...)");
         std::optional<engine::Rule> rule;
         if (rules) rule = engine::Rule::parse(*rules);
         if (sequence) return service::proven_game(sequence->string(), rule);
         return interruptible(
-            [&](const service::Hooks& hooks) { return service::proven_game(*rule, limit, hooks); });
+            [&](const service::Hooks& hooks) { return service::proven_game(*rule, limit, hooks); },
+            progress);
     }
     service::ProvenGame proven_;
 };
@@ -255,7 +341,7 @@ Table solve(const std::string& rules, const std::filesystem::path& path,
             std::optional<uint32_t> max_total, bool misere, bool overwrite,
             const std::string& method, const std::string& kernel, bool remoteness, unsigned threads,
             const std::string& compression, std::optional<int> level,
-            const std::optional<std::filesystem::path>& checkpoint) {
+            const std::optional<std::filesystem::path>& checkpoint, const py::object& progress) {
     if (max_total && max_heap) throw InputError("give max_heap or max_total, not both");
     if (!max_total && !(heaps && max_heap))
         throw InputError("give heaps and max_heap (a box), or max_total (and heaps)");
@@ -274,13 +360,15 @@ Table solve(const std::string& rules, const std::filesystem::path& path,
     r.output = path.string();
     r.overwrite = overwrite;
     if (checkpoint) r.checkpoint = checkpoint->string();
-    interruptible([&](const service::Hooks& hooks) { return service::solve_table(r, hooks); });
+    interruptible([&](const service::Hooks& hooks) { return service::solve_table(r, hooks); },
+                  progress);
     return Table(r.output);
 }
 
 py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bool until_proven,
                   uint64_t limit, const std::string& method,
-                  const std::optional<std::filesystem::path>& path, bool overwrite) {
+                  const std::optional<std::filesystem::path>& path, bool overwrite,
+                  const py::object& progress) {
     if (until_proven == max_heap.has_value())
         throw InputError("give max_heap or until_proven=True, not both or neither");
     service::SequenceRequest r;
@@ -291,29 +379,38 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
     if (path) r.output = path->string();
     r.overwrite = overwrite;
     const engine::LongSequence s = interruptible(
-        [&](const service::Hooks& hooks) { return service::compute_sequence(r, hooks); });
-    py::dict d;
-    d["rules"] = r.rule.canonical();
-    d["algorithm"] = engine::to_string(s.method);
-    d["values"] = numpy_of(s.values.data(), s.values.size());
-    d["period"] = to_python(service::period_json(service::reported_period(r.rule, s)));
-    return d;
+        [&](const service::Hooks& hooks) { return service::compute_sequence(r, hooks); }, progress);
+    return sequence_dict(r.rule, engine::to_string(s.method), s.values,
+                         service::reported_period(r.rule, s));
+}
+
+py::dict read_sequence(const std::filesystem::path& path) {
+    const io::SequenceFile f = io::read_sequence(path.string());
+    return sequence_dict(f.rule, f.algorithm, f.values, f.period);
 }
 
 }  // namespace
 
-PYBIND11_MODULE(nimtb, m) {
-    m.doc() = "nimtb: endgame tables of impartial heap games (Nim and its relatives)";
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "the C++ half of nimtb (use the package: import nimtb)";
     m.attr("__version__") = VERSION;
-    static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
-    static py::exception<TableError> table_error(m, "TableError", PyExc_OSError);
+    // The exceptions are Python classes (nimtb/_errors.py): NotInTableError
+    // is both an InputError and a KeyError.
+    const py::module_ errors = py::module_::import("nimtb._errors");
+    // Held for the life of the process (released, so never decref'd after
+    // the interpreter is gone).
+    static PyObject* input_error = py::object(errors.attr("InputError")).release().ptr();
+    static PyObject* not_in_table = py::object(errors.attr("NotInTableError")).release().ptr();
+    static PyObject* table_error = py::object(errors.attr("TableError")).release().ptr();
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
+        } catch (const NotInTable& e) {
+            PyErr_SetString(not_in_table, python_words(e.what()).c_str());
         } catch (const InputError& e) {
-            input_error(python_words(e.what()).c_str());
+            PyErr_SetString(input_error, python_words(e.what()).c_str());
         } catch (const TableError& e) {
-            table_error(python_words(e.what()).c_str());
+            PyErr_SetString(table_error, python_words(e.what()).c_str());
         } catch (const ResourceError& e) {
             PyErr_SetString(PyExc_MemoryError, python_words(e.what()).c_str());
         } catch (const Cancelled& e) {
@@ -321,56 +418,38 @@ PYBIND11_MODULE(nimtb, m) {
         }
     });
 
-    py::class_<Table>(m, "Table", "A table file, opened and checked (nimtb solve writes them).")
+    py::class_<Table>(m, "Table")
         .def(py::init<const std::filesystem::path&>(), py::arg("path"))
-        .def_property_readonly("info", &Table::info, "what `nimtb info --json` prints")
-        .def("query", &Table::query, py::arg("position"), py::arg("line") = false,
-             "to_move_wins, value, remoteness and every move best first: what `nimtb query --json` "
-             "prints; `position` is text (\"3 4 5\") or a sequence of heap sizes")
-        .def("line", &Table::perfect_line, py::arg("position"),
-             "the moves of perfect play from `position` to the end")
-        .def("arrays", &Table::arrays,
-             "(values, remoteness) as numpy arrays indexed by rank; remoteness is None when "
-             "the table has none")
-        .def("rank", &Table::rank, py::arg("position"), "the rank of a position (docs/FORMAT.md)")
-        .def("unrank", &Table::unrank, py::arg("rank"),
-             "the position of a rank: its non-empty heaps, largest first")
-        .def("__len__", &Table::size, "the number of positions")
-        .def("close", &Table::close, "closes the file now (a closed table answers nothing)")
-        .def_property_readonly("closed", &Table::closed)
-        .def("__enter__", [](py::object self) { return self; })
-        .def("__exit__", [](Table& t, const py::args&) { t.close(); })
-        .def("__repr__", &Table::repr);
+        .def_property_readonly("path", &Table::path)
+        .def("info", &Table::info)
+        .def("query", &Table::query, py::arg("position"), py::arg("line"))
+        .def("contains", &Table::contains, py::arg("position"))
+        .def("arrays", &Table::arrays)
+        .def("rank", &Table::rank, py::arg("position"))
+        .def("rank_rows", &Table::rank_rows, py::arg("rows"))
+        .def("positions", &Table::positions, py::arg("start"), py::arg("stop"))
+        .def("unrank", &Table::unrank, py::arg("rank"))
+        .def("size", &Table::size)
+        .def("universe", &Table::universe)
+        .def("census", &Table::census)
+        .def("verify", &Table::verify, py::arg("progress"))
+        .def("close", &Table::close)
+        .def_property_readonly("closed", &Table::closed);
 
-    py::class_<ProvenGame>(m, "ProvenGame",
-                           "a one-heap rule's game for heaps of any size (up to 2**63), from its "
-                           "proven period: `nimtb query --rules` / `--sequence`")
+    py::class_<ProvenGame>(m, "ProvenGame")
         .def(py::init<const std::optional<std::string>&,
-                      const std::optional<std::filesystem::path>&, uint64_t>(),
-             py::arg("rules") = py::none(), py::arg("sequence") = py::none(),
-             py::arg("limit") = uint64_t{1} << 22,
-             "computes the rule's sequence until a period is proven (up to `limit` heaps), or "
-             "reads a sequence file; InputError when no period is proven")
-        .def("query", &ProvenGame::query, py::arg("position"),
-             "value, to_move_wins and a winning move: what `nimtb query --rules R --json` prints")
-        .def_property_readonly("period", &ProvenGame::period)
-        .def_property_readonly("rules", &ProvenGame::rules)
-        .def("__repr__", &ProvenGame::repr);
+                      const std::optional<std::filesystem::path>&, uint64_t, const py::object&>(),
+             py::arg("rules"), py::arg("sequence"), py::arg("limit"), py::arg("progress"))
+        .def("query", &ProvenGame::query, py::arg("position"))
+        .def("period", &ProvenGame::period)
+        .def("rules", &ProvenGame::rules);
 
-    m.def("solve", &solve, py::arg("rules"), py::arg("path"), py::arg("heaps") = py::none(),
-          py::arg("max_heap") = py::none(), py::arg("max_total") = py::none(),
-          py::arg("misere") = false, py::arg("overwrite") = false, py::arg("method") = "brute",
-          py::arg("kernel") = "auto", py::arg("remoteness") = true, py::arg("threads") = 0u,
-          py::arg("compression") = "zstd", py::arg("level") = py::none(),
-          py::arg("checkpoint") = py::none(),
-          "solves a universe (heaps and max_heap, or max_total) and writes its table to `path`; "
-          "returns it opened. Runs as `nimtb solve` does (method, kernel, remoteness, threads, "
-          "compression and level, a checkpoint folder to resume from); Ctrl-C stops it and "
-          "leaves no file; other Python threads run meanwhile");
-    m.def("sequence", &sequence, py::arg("rules"), py::arg("max_heap") = py::none(),
-          py::arg("until_proven") = false, py::arg("limit") = uint64_t{1} << 22,
-          py::arg("method") = "auto", py::arg("path") = py::none(), py::arg("overwrite") = false,
-          "the single-heap values g(0..) in normal play (numpy uint16) and the period: "
-          "`nimtb sequence` (written to `path` as a sequence file when given); memory is "
-          "checked first, Ctrl-C stops it, other Python threads run meanwhile");
+    m.def("solve", &solve, py::arg("rules"), py::arg("path"), py::arg("heaps"), py::arg("max_heap"),
+          py::arg("max_total"), py::arg("misere"), py::arg("overwrite"), py::arg("method"),
+          py::arg("kernel"), py::arg("remoteness"), py::arg("threads"), py::arg("compression"),
+          py::arg("level"), py::arg("checkpoint"), py::arg("progress"));
+    m.def("sequence", &sequence, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
+          py::arg("limit"), py::arg("method"), py::arg("path"), py::arg("overwrite"),
+          py::arg("progress"));
+    m.def("read_sequence", &read_sequence, py::arg("path"));
 }

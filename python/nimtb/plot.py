@@ -1,0 +1,159 @@
+"""Pictures of tables and sequences with matplotlib, for a notebook: the
+pictures ``nimtb serve`` draws. matplotlib is needed only here (Debian:
+python3-matplotlib); ``import nimtb`` works without it.
+
+Each function draws on ``ax`` (a new figure's axes when None) and returns
+what it drew, whose data are the table's: ``plane`` and
+``misere_difference`` an AxesImage of one cell per position, ``sequence``
+and ``p_counts`` the Axes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional, Sequence as Seq
+
+import numpy as np
+import numpy.typing as npt
+
+from . import InputError, Sequence, Table
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.image import AxesImage
+
+__all__ = ["misere_difference", "p_counts", "plane", "plane_data", "sequence"]
+
+# The page's colours (web/plane.js): P-positions dark, N-positions light,
+# positions whose outcome changes between conventions red.
+P_COLOUR = "#263238"
+N_COLOUR = "#cfd8dc"
+DIFFERS_COLOUR = "#d32f2f"
+SAME_COLOUR = "#eceff1"
+
+
+def _axes(ax: Optional[Axes]) -> Axes:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, new = plt.subplots()
+    return new
+
+
+def plane_data(table: Table, others: Seq[int] = (), what: str = "outcome") -> npt.NDArray[np.float64]:
+    """The plane of positions (a, b, *others) as an array: row a, column b,
+    for every a and b up to the table's largest heap; each cell the
+    position's outcome (1 for N, 0 for P), value or remoteness (``what``),
+    NaN where (a, b, *others) is not a position of the table."""
+    if what not in ("outcome", "value", "remoteness"):
+        raise InputError(f"what is 'outcome', 'value' or 'remoteness', not {what!r}")
+    info = table.info
+    k, h, n = info["max_heaps"], info["max_heap_size"], info["max_total"]
+    rest = [int(x) for x in others]
+    if any(x < 0 for x in rest):
+        raise InputError("the other heaps are whole numbers")
+    a, b = np.meshgrid(np.arange(h + 1), np.arange(h + 1), indexing="ij")
+    rows = np.column_stack([a.ravel(), b.ravel()] + [np.full(a.size, x) for x in rest])
+    inside = (rows <= h).all(axis=1) & ((rows > 0).sum(axis=1) <= k)
+    if n is not None:
+        inside &= rows.sum(axis=1) <= n
+    if not inside.any():
+        raise InputError(f"no position ({'a b ' + ' '.join(map(str, rest))}) is in the table: "
+                         f"{table.universe}")
+    values, remoteness = table.arrays()
+    if what == "remoteness" and remoteness is None:
+        raise InputError("the table stores no remoteness")
+    ranks = table.rank(rows[inside])
+    source = remoteness if what == "remoteness" else values
+    assert source is not None
+    cells = np.full(rows.shape[0], np.nan)
+    got = source[ranks].astype(np.float64)
+    cells[inside] = (got != 0) if what == "outcome" else got
+    return cells.reshape(h + 1, h + 1)
+
+
+def plane(table: Table, others: Seq[int] = (), what: str = "outcome",
+          ax: Optional[Axes] = None) -> AxesImage:
+    """The plane of positions (a, b, *others): heap a down, heap b across,
+    one cell per position, coloured by outcome (P dark), value or
+    remoteness; cells outside the table left blank."""
+    from matplotlib.colors import ListedColormap
+
+    ax = _axes(ax)
+    data = plane_data(table, others, what)
+    cmap: Any = ListedColormap([P_COLOUR, N_COLOUR]) if what == "outcome" else "viridis"
+    image = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, interpolation="nearest",
+                      origin="upper", vmin=0 if what == "outcome" else None,
+                      vmax=1 if what == "outcome" else None)
+    rest = " ".join(str(x) for x in others)
+    ax.set_title(f"{table.rules} {table.convention}: a b {rest} by {what}".replace("  ", " "))
+    ax.set_xlabel("heap b")
+    ax.set_ylabel("heap a")
+    if what != "outcome":
+        ax.figure.colorbar(image, ax=ax, label=what)
+    return image
+
+
+def misere_difference(normal: Table, misere: Table, others: Seq[int] = (),
+                      ax: Optional[Axes] = None) -> AxesImage:
+    """Where the outcome of (a, b, *others) differs between normal and
+    misère play of one rule: 1 (red) where it differs, 0 where it is the
+    same, blank outside either table."""
+    from matplotlib.colors import ListedColormap
+
+    if normal.rules != misere.rules or (normal.convention, misere.convention) != ("normal", "misere"):
+        raise InputError("give a normal-play table and a misère table of the same rule, "
+                         f"not {normal.rules} {normal.convention} and {misere.rules} "
+                         f"{misere.convention}")
+    a, b = plane_data(normal, others), plane_data(misere, others)
+    size = min(a.shape[0], b.shape[0])
+    a, b = a[:size, :size], b[:size, :size]
+    data = np.where(np.isnan(a) | np.isnan(b), np.nan, (a != b).astype(np.float64))
+    ax = _axes(ax)
+    image = ax.imshow(np.ma.masked_invalid(data), cmap=ListedColormap([SAME_COLOUR, DIFFERS_COLOUR]),
+                      vmin=0, vmax=1, interpolation="nearest", origin="upper")
+    ax.set_title(f"{normal.rules}: outcome differs in misère play (red)")
+    ax.set_xlabel("heap b")
+    ax.set_ylabel("heap a")
+    return image
+
+
+def sequence(seq: Sequence, heaps: Optional[int] = None, ax: Optional[Axes] = None) -> Axes:
+    """The values g(0..heaps) of a sequence (all when None) as points, the
+    preperiod shaded grey and, when a period is claimed, its first period
+    after the preperiod shaded blue."""
+    ax = _axes(ax)
+    last = seq.max_heap if heaps is None else min(int(heaps), seq.max_heap)
+    x = np.arange(last + 1)
+    ax.plot(x, seq.values[: last + 1], ".", markersize=3 if last > 200 else 6, label="g(n)")
+    p = seq.period
+    if p.period is not None and p.preperiod is not None:
+        if p.preperiod > 0:
+            ax.axvspan(0, min(p.preperiod, last), color="0.85", zorder=0, label="preperiod")
+        if p.preperiod <= last:
+            word = "period (proven)" if p.proven else "period (observed)"
+            ax.axvspan(p.preperiod, min(p.preperiod + p.period, last), color="#bbdefb", zorder=0,
+                       label=f"{word} {p.period}")
+    ax.set_title(f"{seq.rules}: g(n), n = 0..{last}")
+    ax.set_xlabel("heap n")
+    ax.set_ylabel("g(n)")
+    ax.legend(loc="upper left")
+    return ax
+
+
+def p_counts(table: Table, by: str = "total", ax: Optional[Axes] = None) -> Axes:
+    """The positions and P-positions of the table by total tokens (or by
+    largest heap, ``by="largest"``), as bars: the census of ``nimtb dump
+    --count``."""
+    if by not in ("total", "largest"):
+        raise InputError(f"by is 'total' or 'largest', not {by!r}")
+    rows = table.census()["by_" + by]
+    x = np.array([r[by] for r in rows])
+    ax = _axes(ax)
+    ax.bar(x, [r["positions"] for r in rows], color=N_COLOUR, label="positions")
+    ax.bar(x, [r["p_positions"] for r in rows], color=P_COLOUR, label="P-positions")
+    ax.set_title(f"{table.rules} {table.convention}: P-positions by {by}")
+    ax.set_xlabel("tokens in all" if by == "total" else "largest heap")
+    ax.set_ylabel("positions")
+    ax.legend(loc="upper left")
+    return ax
