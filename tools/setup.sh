@@ -23,6 +23,7 @@ PACKAGES=(
     libgtest-dev libgmock-dev libbenchmark-dev
     python3-h5py python3-numpy hdf5-filter-plugin hdf5-filter-plugin-blosc-serial
     libcpp-httplib-dev pybind11-dev python3-dev python3-pytest python3-setuptools python3-pip python3-venv
+    python3-matplotlib python3-mypy
     chromium chromium-driver python3-selenium
     openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 )

@@ -232,12 +232,15 @@ class Verification:
                   counterexamples=tuple((tuple(e["position"]), e["stored"], e["expected"])
                                         for e in c["counterexamples"]))
             for c in j["checks"])
-        histogram = lambda h: {int(k): v for k, v in h.items()}  # noqa: E731
         return cls(ok=j["ok"], positions=j["positions"], p_positions=j["p_positions"],
                    checks=checks, single_heaps=tuple(j["single_heaps"]["values"]),
                    period=Period._of(j["single_heaps"]["period"]),
-                   value_histogram=histogram(j["value_histogram"]),
-                   remoteness_histogram=histogram(j["remoteness_histogram"]))
+                   value_histogram=_histogram(j["value_histogram"]),
+                   remoteness_histogram=_histogram(j["remoteness_histogram"]))
+
+
+def _histogram(h: dict[str, int]) -> dict[int, int]:
+    return {int(k): v for k, v in h.items()}
 
 
 def _path(path: PathLike, name: str = "path") -> str:

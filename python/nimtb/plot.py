@@ -17,9 +17,9 @@ import numpy.typing as npt
 
 from . import InputError, Sequence, Table
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.image import AxesImage
+if TYPE_CHECKING:  # matplotlib 3.6 (Debian 12) has no type information
+    from matplotlib.axes import Axes  # type: ignore[import]
+    from matplotlib.image import AxesImage  # type: ignore[import]
 
 __all__ = ["misere_difference", "p_counts", "plane", "plane_data", "sequence"]
 
@@ -34,10 +34,17 @@ SAME_COLOUR = "#eceff1"
 def _axes(ax: Optional[Axes]) -> Axes:
     if ax is not None:
         return ax
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import]
 
     _, new = plt.subplots()
     return new
+
+
+def _two_colours(zero: str, one: str) -> Any:
+    """A colour map of 0 and 1 (NaN, outside the table, stays blank)."""
+    from matplotlib.colors import ListedColormap  # type: ignore[import]
+
+    return ListedColormap([zero, one])
 
 
 def plane_data(table: Table, others: Seq[int] = (), what: str = "outcome") -> npt.NDArray[np.float64]:
@@ -77,12 +84,10 @@ def plane(table: Table, others: Seq[int] = (), what: str = "outcome",
     """The plane of positions (a, b, *others): heap a down, heap b across,
     one cell per position, coloured by outcome (P dark), value or
     remoteness; cells outside the table left blank."""
-    from matplotlib.colors import ListedColormap
-
     ax = _axes(ax)
     data = plane_data(table, others, what)
-    cmap: Any = ListedColormap([P_COLOUR, N_COLOUR]) if what == "outcome" else "viridis"
-    image = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, interpolation="nearest",
+    cmap: Any = _two_colours(P_COLOUR, N_COLOUR) if what == "outcome" else "viridis"
+    image = ax.imshow(data, cmap=cmap, interpolation="nearest",
                       origin="upper", vmin=0 if what == "outcome" else None,
                       vmax=1 if what == "outcome" else None)
     rest = " ".join(str(x) for x in others)
@@ -99,8 +104,6 @@ def misere_difference(normal: Table, misere: Table, others: Seq[int] = (),
     """Where the outcome of (a, b, *others) differs between normal and
     misère play of one rule: 1 (red) where it differs, 0 where it is the
     same, blank outside either table."""
-    from matplotlib.colors import ListedColormap
-
     if normal.rules != misere.rules or (normal.convention, misere.convention) != ("normal", "misere"):
         raise InputError("give a normal-play table and a misère table of the same rule, "
                          f"not {normal.rules} {normal.convention} and {misere.rules} "
@@ -110,7 +113,7 @@ def misere_difference(normal: Table, misere: Table, others: Seq[int] = (),
     a, b = a[:size, :size], b[:size, :size]
     data = np.where(np.isnan(a) | np.isnan(b), np.nan, (a != b).astype(np.float64))
     ax = _axes(ax)
-    image = ax.imshow(np.ma.masked_invalid(data), cmap=ListedColormap([SAME_COLOUR, DIFFERS_COLOUR]),
+    image = ax.imshow(data, cmap=_two_colours(SAME_COLOUR, DIFFERS_COLOUR),
                       vmin=0, vmax=1, interpolation="nearest", origin="upper")
     ax.set_title(f"{normal.rules}: outcome differs in misère play (red)")
     ax.set_xlabel("heap b")

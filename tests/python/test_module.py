@@ -78,7 +78,9 @@ def test_info_is_the_commands(tables):
     for rule, path, solved, positions in tables:
         code, out, err = cli("info", path, "--json")
         assert nimtb.Table(path).info == json.loads(out)
-        assert solved.info["rules"] == rule
+        assert solved.info["rules"] == rule and solved.rules == rule
+        kwargs = next(k for r, a, k, p in TABLES if r == rule)
+        assert solved.info["max_total"] == kwargs.get("max_total")  # None for a box
 
 
 def test_whole_arrays(tables):
@@ -291,3 +293,270 @@ def test_heaps_of_any_size_from_a_proven_period(tmp_path):
         nimtb.ProvenGame("octal:0.77", sequence=s)
     with pytest.raises(nimtb.InputError, match="more than"):
         game.query([2**64])
+
+
+def test_positions_both_ways_for_every_table(tables):
+    """positions(), unrank and rank round-trip for every rank of every table,
+    and arrays() indexed by rank(positions) agrees with query."""
+    for rule, path, solved, positions in tables:
+        with nimtb.Table(path) as t:
+            rows = t.positions()
+            assert rows.shape == (len(t), t.info["max_heaps"]) and rows.dtype == np.uint32
+            assert np.array_equal(t.rank(rows), np.arange(len(t)))
+            assert np.array_equal(t.positions(5, 9), rows[5:9])
+            assert t.positions(len(t), len(t) + 3).shape == (0, rows.shape[1])
+            for r in range(len(t)):
+                heaps = t.unrank(r)
+                assert t.rank(heaps) == r
+                assert heaps == tuple(int(h) for h in rows[r] if h)
+            assert list(t) == [t.unrank(r) for r in range(len(t))]
+            values, remoteness = t.arrays()
+            ranks = t.rank(rows)
+            for r in range(0, len(t), max(1, len(t) // 40)):
+                a = t.query(rows[r])
+                assert (a.value, a.remoteness) == (int(values[ranks[r]]), int(remoteness[ranks[r]]))
+            # Rows in any order of heaps, as a list of lists too.
+            shuffled = rows[:, ::-1].tolist()
+            assert t.rank(shuffled).tolist() == list(range(len(t)))
+
+
+def test_a_missing_position_is_a_key_error(tables):
+    rule, path, solved, positions = tables[0]  # nim, 3 heaps of at most 7
+    t = nimtb.Table(path)
+    with pytest.raises(KeyError):
+        t["3 9"]
+    with pytest.raises(nimtb.NotInTableError, match="heap 2 has 9 tokens"):
+        t.query([3, 9])
+    with pytest.raises(nimtb.NotInTableError, match="non-empty heap number 4"):
+        t.query("1 1 1 1")
+    assert t.get("3 9") is None and t.get("3 9", default=-1) == -1
+    assert t.get("3 4 5") == t.query("3 4 5") == t["3 4 5"]
+    assert "3 4 5" in t and [3, 9] not in t and "x" not in t
+    with pytest.raises(nimtb.InputError, match="not a whole number"):
+        t.get([3.5])  # malformed is not missing
+    with pytest.raises(nimtb.NotInTableError, match="row 1: heap 2 has 8 tokens"):
+        t.rank(np.array([[1, 2, 3], [1, 8, 0]]))
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    (np.array([[1.0, 2.0, 3.0]]), nimtb.InputError, "whole numbers, not float64"),
+    ([[1, 2, 3], [1, 2]], nimtb.InputError, "same number of heaps"),
+    (np.array([[1, -2, 3]]), nimtb.InputError, "row 0: heap 2 is -2, negative"),
+    ("3 x 5", nimtb.InputError, "x"),
+])
+def test_bad_rows_and_texts_are_input_errors(tables, bad, error, words):
+    rule, path, solved, positions = tables[0]
+    with pytest.raises(error, match=words):
+        nimtb.Table(path).rank(bad)
+
+
+def test_wrong_types_are_type_errors(tables, tmp_path):
+    rule, path, solved, positions = tables[0]
+    with pytest.raises(TypeError, match="path is a path"):
+        nimtb.Table(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a rank is a whole number"):
+        nimtb.Table(path).unrank("3")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="checkpoint is a path"):
+        nimtb.solve("nim", tmp_path / "x.h5", heaps=2, max_heap=3, checkpoint=5)  # type: ignore[arg-type]
+
+
+def test_with_closes_the_file_for_h5py(tables, tmp_path):
+    h5py = pytest.importorskip("h5py")
+    rule, path, solved, positions = tables[0]
+    copy = tmp_path / "copy.h5"
+    copy.write_bytes(pathlib.Path(path).read_bytes())
+    with nimtb.Table(copy) as t:
+        t.query("3 4 5")
+    with h5py.File(copy, "r+") as f:  # would fail while nimtb held the file open
+        f.attrs["note"] = "written after nimtb closed it"
+
+
+def _answer_in_another_process(table):
+    return table.query("3 4 5").value
+
+
+def test_a_table_pickles_by_path_even_to_a_spawned_process(tables):
+    import multiprocessing
+    import pickle
+
+    rule, path, solved, positions = tables[0]
+    t = nimtb.Table(path)
+    back = pickle.loads(pickle.dumps(t))
+    assert back.path == t.path and back.query("3 4 5") == t.query("3 4 5")
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.map(_answer_in_another_process, [t]) == [t.query("3 4 5").value]
+
+
+def test_verify_is_the_commands(tables):
+    for rule, path, solved, positions in tables:
+        code, out, err = cli("verify", path, "--json")
+        want = json.loads(out)
+        calls = []
+        got = nimtb.Table(path).verify(progress=lambda done, total: calls.append((done, total)))
+        assert got.ok == want["ok"] and (got.positions, got.p_positions) == (
+            want["positions"], want["p_positions"])
+        assert [(c.name, c.applies, c.tested, c.held) for c in got.checks] == [
+            (c["name"], c["applies"], c["tested"], c["held"]) for c in want["checks"]]
+        assert list(got.single_heaps) == want["single_heaps"]["values"]
+        assert got.check("consistency").passed
+        assert calls and calls[-1][0] == calls[-1][1] == got.positions
+
+
+def test_progress_is_reported_and_an_exception_in_it_stops_the_work(tmp_path):
+    calls = []
+    t = nimtb.solve("nim", tmp_path / "a.h5", heaps=3, max_heap=20,
+                    progress=lambda done, total: calls.append((done, total)))
+    assert calls and all(d <= total for d, total in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[-1][0] == calls[-1][1]
+    assert len(t) == 1771
+
+    class Enough(Exception):
+        pass
+
+    def stop(done, total):
+        raise Enough
+
+    with pytest.raises(Enough):
+        nimtb.solve("nim", tmp_path / "b.h5", heaps=6, max_heap=63, misere=True, kernel="brute",
+                    progress=stop)
+    with pytest.raises(Enough):
+        nimtb.sequence("grundy", 2**24, path=tmp_path / "s.h5", progress=stop)
+    assert sorted(os.listdir(tmp_path)) == ["a.h5"]
+
+
+def test_signatures_and_docstrings():
+    import inspect
+
+    for f in [nimtb.solve, nimtb.sequence, nimtb.read_sequence, nimtb.Table.query,
+              nimtb.Table.rank, nimtb.Table.positions, nimtb.Table.verify, nimtb.ProvenGame,
+              nimtb.Table.get, nimtb.Table.unrank]:
+        signature = inspect.signature(f)
+        assert all(p.annotation is not inspect.Parameter.empty
+                   for p in signature.parameters.values() if p.name != "self"), f
+        assert f.__doc__ and len(f.__doc__) > 40, f
+    assert "heaps" in inspect.signature(nimtb.solve).parameters
+
+
+def test_mypy_strict_accepts_a_script_that_uses_the_types(tmp_path):
+    pytest.importorskip("mypy")
+    import sys
+
+    script = tmp_path / "use.py"
+    script.write_text(
+        "from typing import Optional\n"
+        "import numpy as np\n"
+        "import nimtb\n\n"
+        "def best(path: str) -> Optional[int]:\n"
+        "    with nimtb.Table(path) as t:\n"
+        "        a: nimtb.Answer = t.query('3 4 5')\n"
+        "        m: Optional[nimtb.Move] = a.best_move\n"
+        "        ranks = t.rank(t.positions())\n"
+        "        g: Optional[nimtb.Answer] = t.get([1, 2])\n"
+        "        s: nimtb.Sequence = nimtb.sequence('octal:0.77', 100)\n"
+        "        n: Optional[int] = s.period.period\n"
+        "        return None if m is None else m.heap\n")
+    env = dict(os.environ)
+    if "NIMTB_INSTALLED" not in env:  # the package laid out in the build
+        env["MYPYPATH"] = str(pathlib.Path(nimtb.__file__).parent.parent)
+    p = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                        "--cache-dir", str(tmp_path / "cache"), str(script)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    # And it refuses a script that misuses them.
+    script.write_text("import nimtb\nx: str = nimtb.Table('t.h5').query('1').value\n")
+    p = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                        "--cache-dir", str(tmp_path / "cache"), str(script)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 1 and "Incompatible types" in p.stdout, p.stdout
+    # The package's own code is strict-clean too (checked from the build
+    # tree: mypy refuses site-packages as a search path).
+    if "NIMTB_INSTALLED" in os.environ:
+        return
+    package = pathlib.Path(nimtb.__file__).parent
+    p = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                        "--cache-dir", str(tmp_path / "cache"), "-p", "nimtb"],
+                       capture_output=True, text=True, cwd=tmp_path,
+                       env={**os.environ, "MYPYPATH": str(package.parent)})
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.fixture()
+def agg():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    yield plt
+    plt.close("all")
+
+
+def test_plot_plane_is_the_tables(tables, agg, tmp_path):
+    import nimtb.plot
+
+    for rule, path, solved, positions in [tables[0], tables[3]]:  # a box, and a total
+        t = nimtb.Table(path)
+        image = nimtb.plot.plane(t)
+        data = np.ma.filled(image.get_array().astype(float), np.nan)  # NaN: outside
+        h = t.info["max_heap_size"]
+        assert data.shape == (h + 1, h + 1)
+        for a in range(h + 1):
+            for b in range(h + 1):
+                answer = t.get([a, b])
+                if answer is None:
+                    assert np.isnan(data[a, b]), (rule, a, b)
+                else:
+                    assert data[a, b] == (answer.outcome == "N"), (rule, a, b)
+        values = nimtb.plot.plane_data(t, others=[1], what="value")
+        assert values[2, 3] == t.query([2, 3, 1]).value
+        image.figure.savefig(tmp_path / "plane.png")
+        assert (tmp_path / "plane.png").stat().st_size > 1000
+    with pytest.raises(nimtb.InputError, match="no position"):
+        nimtb.plot.plane(nimtb.Table(tables[0][1]), others=[9])  # a heap above the 7 of the table
+
+
+def test_plot_misere_difference_is_the_tables(tables, agg):
+    import nimtb.plot
+
+    normal, misere = nimtb.Table(tables[0][1]), nimtb.Table(tables[1][1])  # nim, both conventions
+    data = np.ma.filled(nimtb.plot.misere_difference(normal, misere, others=[1]).get_array(), np.nan)
+    assert data.shape == (8, 8)  # the smaller of the two planes
+    for a in range(8):
+        for b in range(8):
+            differs = normal.query([a, b, 1]).outcome != misere.query([a, b, 1]).outcome
+            assert data[a, b] == differs, (a, b)
+    assert data[1, 0] == 1 and data[2, 3] == 0  # 1 1: P in normal play, N in misère
+    with pytest.raises(nimtb.InputError, match="same rule"):
+        nimtb.plot.misere_difference(misere, normal)
+
+
+def test_plot_sequence_and_p_counts_are_the_data(tables, agg):
+    import nimtb.plot
+
+    s = nimtb.sequence("octal:0.77", until_proven=True)
+    ax = nimtb.plot.sequence(s)
+    (points,) = ax.lines
+    assert points.get_ydata().tolist() == s.values.tolist()
+    spans = sorted(tuple(p.get_xy()[:, 0].min() for _ in [0]) + (p.get_xy()[:, 0].max(),)
+                   for p in ax.patches)
+    assert spans == [(0, 71), (71, 83)]  # the preperiod, then one period of 12, proven
+    t = nimtb.Table(tables[3][1])  # Kayles, at most 16 tokens
+    ax = nimtb.plot.p_counts(t)
+    rows = t.positions()
+    values, _ = t.arrays()
+    totals = rows.sum(axis=1).astype(np.int64)
+    bars = ax.patches
+    n = len(bars) // 2
+    assert [b.get_height() for b in bars[:n]] == np.bincount(totals).tolist()
+    assert [b.get_height() for b in bars[n:]] == np.bincount(totals[values == 0], minlength=n).tolist()
+
+
+def test_the_tour_in_docs_runs_as_written(tmp_path, agg, monkeypatch):
+    """docs/PYTHON.md's examples, outputs included, in an empty folder."""
+    import doctest
+
+    monkeypatch.chdir(tmp_path)
+    tour = pathlib.Path(__file__).resolve().parent.parent.parent / "docs" / "PYTHON.md"
+    failures, tried = doctest.testfile(str(tour), module_relative=False, verbose=False,
+                                       optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert tried > 30 and failures == 0
+    assert (tmp_path / "p-counts.png").exists()
