@@ -154,7 +154,8 @@ std::vector<uint16_t> long_values(const char* rule, uint64_t n, SequenceMethod m
 TEST(LongSequence, PlainMethodMatchesTheReference) {
     for (const char* rule :
          {"octal:0.77", "octal:0.07", "octal:0.137", "octal:4.7", "octal:0.16", "octal:0.45",
-          "octal:0.6", "octal:0.51", "grundy", "lasker", "subtract:1,3,4", "nim"}) {
+          "octal:0.6", "octal:0.51", "grundy", "lasker", "subtract:1,3,4", "nim", "subtract:2-5,9",
+          "subtract:7", "allbut:2,5", "allbut:1-3,7", "allbut:1", "subtract:1-40,100"}) {
         const std::vector<uint32_t> want = grundy_sequence(Rule::parse(rule), 1500);
         const std::vector<uint16_t> got = long_values(rule, 1500, SequenceMethod::automatic);
         ASSERT_EQ(std::vector<uint32_t>(got.begin(), got.end()), want) << rule;

@@ -170,6 +170,53 @@ class Sparse {
     std::vector<uint64_t> rare_;  // heaps >= 1 whose value is rare, ascending
 };
 
+// Take rules (nim, subtract, allbut): g(n) = mex { g(n - s) : s a move }.
+// A subtraction game reads its listed amounts, O(|S|) a heap. Nim and
+// `allbut` allow every amount but a few: the mex of every earlier value
+// except those of the few excluded heaps, from counts of the values seen
+// (their mex only grows), O(|excluded|) a heap.
+class TakeValues {
+  public:
+    TakeValues(const Rule& rule, uint64_t max_heap)
+        : every_but_(rule.kind() != RuleKind::subtract), count_(every_but_ ? VALUES : 0, 0) {
+        const uint32_t top = static_cast<uint32_t>(std::min<uint64_t>(max_heap, Rule::MAX_AMOUNT));
+        for (const AmountRange& r : rule.ranges()) {
+            for (uint64_t a = r.first; a <= std::min(r.last, top); ++a)
+                amounts_.push_back(static_cast<uint32_t>(a));
+        }
+    }
+    void value(std::vector<uint16_t>& g, uint64_t n, Options& o) {
+        if (!every_but_) {
+            o.next();
+            for (const uint32_t s : amounts_) {
+                if (s > n) break;
+                o.add(g[n - s]);
+            }
+            store(g, n, o.mex());
+            return;
+        }
+        // The listed amounts are the excluded ones here.
+        uint32_t v = mex_;
+        for (const uint32_t s : amounts_) {
+            if (s > n) break;
+            if (--count_[g[n - s]] == 0) v = std::min<uint32_t>(v, g[n - s]);
+        }
+        for (const uint32_t s : amounts_) {
+            if (s > n) break;
+            ++count_[g[n - s]];
+        }
+        store(g, n, v);
+        ++count_[v];
+        while (mex_ < VALUES && count_[mex_]) ++mex_;
+    }
+
+  private:
+    bool every_but_;
+    std::vector<uint32_t> amounts_;  // ascending: subtract's moves, or allbut's exclusions
+    std::vector<uint64_t> count_;    // every_but_: how many heaps below n have each value
+    uint32_t mex_ = 0;               // every_but_: the mex of the values below n
+};
+
 Periodicity unproven(const Rule& rule, uint64_t computed) {
     Periodicity r;
     r.explanation = fmt::format(
@@ -255,8 +302,15 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
     uint64_t n = 0;
     bool done = false;
 
-    if (!moves) {
-        // Take rules and Lasker's Nim: the general method, heap by heap.
+    if (rule.take_family()) {
+        TakeValues take(rule, max_heap);
+        Options o;
+        for (; n <= max_heap && !done; ++n) {
+            take.value(g, n, o);
+            done = check(n);
+        }
+    } else if (!moves) {
+        // Lasker's Nim: the general method, heap by heap.
         std::vector<char> seen;
         for (; n <= max_heap && !done; ++n) {
             store(g, n, grundy_value(rule, static_cast<uint32_t>(n), g, seen));
