@@ -19,15 +19,19 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb query tables/nim-normal-k3-h15.h5 "3 4 5" --line
   printf '1 2 3\n3 4 5\n' | nimtb query tables/nim-normal-k3-h15.h5 -
   nimtb query --rules octal:0.16 "1000000000000 7 12"       # from a proven period
+  nimtb query --rules nim "1000000000000 7 12"              # from a formula
+  nimtb query --rules grundy "5000 7 12"                    # from values computed now
   nimtb query --sequence s.h5 "1000000000000 7 12"          # from nimtb sequence --out s.h5
 
 The position is heap sizes separated by spaces or commas; '-' reads one
-position per line from stdin and answers each in order. With --rules (an
-octal code or a subtraction game, normal play) or --sequence instead of a
-TABLE, heaps of any size (up to 2^63) are answered from the single-heap
-sequence's proven period: the value is the XOR of the heaps' values, and a
-winning move is named. --rules computes the sequence until a period is
-proven, up to --limit heaps.
+position per line from stdin and answers each in order. With --rules (a
+rule whose moves touch one heap, normal play) or --sequence instead of a
+TABLE, a position is worth the XOR of its heaps' values and a winning move
+is named. Heaps of any size (up to 2^63) are answered where the values are a
+formula (nim, lasker) or have a proven period (subtraction games and octal
+codes: --rules computes the sequence until one is proven, up to --limit
+heaps); otherwise heaps within the values computed (up to the position's
+largest heap, or --limit with '-') or stored in the sequence file.
 )";
 
 constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 22;
@@ -78,9 +82,9 @@ void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line
     std::cout << out;
 }
 
-// The game of a one-heap rule from its proven period: read from a sequence
-// file, or computed now until proven.
-service::ProvenGame proven_game(const po::variables_map& vm) {
+// The game of a one-heap rule: read from a sequence file, or known now (a
+// formula, a period computed until proven, or the values up to `needed`).
+service::ProvenGame proven_game(const po::variables_map& vm, uint64_t needed) {
     if (vm.count("sequence")) {
         std::optional<engine::Rule> rule;
         if (vm.count("rules")) rule = engine::Rule::parse(vm["rules"].as<std::string>());
@@ -88,7 +92,7 @@ service::ProvenGame proven_game(const po::variables_map& vm) {
     }
     const uint64_t limit = vm.count("limit") ? heap_count(vm, "limit") : DEFAULT_LIMIT;
     return service::proven_game(engine::Rule::parse(vm["rules"].as<std::string>()), limit,
-                                command_hooks());
+                                command_hooks(), needed);
 }
 
 void answer_from_period(const service::ProvenGame& proven, const std::string& text, bool json) {
@@ -103,15 +107,19 @@ void answer_from_period(const service::ProvenGame& proven, const std::string& te
         if (!shown.empty()) shown += ' ';
         shown += std::to_string(h);
     }
-    const uint32_t value = j["value"];
+    const uint64_t value = j["value"];
     std::string out = fmt::format("position    {}\n", shown.empty() ? "(empty)" : shown);
     out += fmt::format("to move     {}\n", value ? "wins (N-position)" : "loses (P-position)");
     out += fmt::format("value       {} (the XOR of the heaps' values)\n", value);
     if (j.contains("winning_move"))
         out += fmt::format("winning     {}\n", j["winning_move"]["phrase"].get<std::string>());
-    out += fmt::format("from        {} {}, period {} from heap {} (proven)\n",
-                       proven.game.rule().canonical(), "normal play", proven.period.period,
-                       proven.period.preperiod);
+    const engine::Periodicity& p = proven.period;
+    const std::string basis =
+        p.basis == engine::Basis::theorem ? p.explanation
+        : p.basis == engine::Basis::proof
+            ? fmt::format("period {} from heap {} (proven)", p.period, p.preperiod)
+            : fmt::format("the values of heaps up to {}", proven.game.known_up_to());
+    out += fmt::format("from        {} normal play: {}\n", proven.game.rule().canonical(), basis);
     std::cout << out;
 }
 
@@ -147,9 +155,9 @@ int cmd_query(const std::vector<std::string>& args) {
         "json", "print JSON (one object per position)")(
         "line", "also print the whole game from here under perfect play")(
         "rules,r", po::value<std::string>(),
-        "instead of a TABLE: answer from the rule's proven period")(
+        "instead of a TABLE: answer from the rule's single-heap values")(
         "sequence", po::value<std::string>(),
-        "instead of a TABLE: answer from a sequence file's proven period")(
+        "instead of a TABLE: answer from a sequence file's values")(
         "limit", po::value<int64_t>(), "with --rules: compute at most this many heaps (2^22)");
     po::positional_options_description pos;
     pos.add("table", 1).add("position", 1);
@@ -169,7 +177,11 @@ int cmd_query(const std::vector<std::string>& args) {
         if (vm->count("position")) throw UsageError("give a TABLE or --rules/--sequence, not both");
         if (position.empty()) throw UsageError("missing POSITION");
         if (line) throw UsageError("--line needs a TABLE");
-        const service::ProvenGame proven = proven_game(*vm);
+        // One position: the values it needs where no theorem gives them all.
+        uint64_t needed = 0;
+        if (position != "-")
+            for (uint64_t h : engine::parse_big_heaps(position)) needed = std::max(needed, h);
+        const service::ProvenGame proven = proven_game(*vm, needed);
         return answer_each(
             position, [&](const std::string& text) { answer_from_period(proven, text, json); });
     }

@@ -319,6 +319,7 @@ class ProvenGame {
     }
     py::object period() const { return to_python(service::period_json(proven_.period)); }
     std::string rules() const { return proven_.game.rule().canonical(); }
+    uint64_t known_up_to() const { return proven_.game.known_up_to(); }
 
   private:
     static service::ProvenGame make(const std::optional<std::string>& rules,
@@ -442,7 +443,8 @@ PYBIND11_MODULE(_core, m) {
              py::arg("rules"), py::arg("sequence"), py::arg("limit"), py::arg("progress"))
         .def("query", &ProvenGame::query, py::arg("position"))
         .def("period", &ProvenGame::period)
-        .def("rules", &ProvenGame::rules);
+        .def("rules", &ProvenGame::rules)
+        .def("known_up_to", &ProvenGame::known_up_to);
 
     m.def("solve", &solve, py::arg("rules"), py::arg("path"), py::arg("heaps"), py::arg("max_heap"),
           py::arg("max_total"), py::arg("misere"), py::arg("overwrite"), py::arg("method"),

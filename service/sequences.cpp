@@ -64,20 +64,37 @@ namespace {
 
 ProvenGame proven(const engine::Rule& rule, std::vector<uint16_t> values,
                   const engine::Periodicity& period) {
-    if (period.basis != engine::Basis::proof) {
-        throw InputError("no period of " + rule.canonical() +
-                         " is proven, so heaps beyond the values computed cannot be answered: " +
-                         period.explanation);
+    if (period.basis == engine::Basis::proof) {
+        return {engine::OneHeapGame(rule, std::move(values), period.preperiod, period.period,
+                                    period.saltus),
+                period};
     }
-    return {engine::PeriodicGame(rule, std::move(values), period.preperiod, period.period), period};
+    return {engine::OneHeapGame(rule, std::move(values)), period};
 }
 
 }  // namespace
 
-ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& hooks) {
+ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& hooks,
+                       uint64_t needed) {
+    if (auto f = engine::formula(rule)) return {std::move(f->game), f->period};
+    if (!rule.one_heap()) {
+        throw InputError("the rule " + rule.canonical() +
+                         " has moves that touch several heaps, so a position is not answered "
+                         "from its heaps' values: solve a table");
+    }
     SequenceRequest r;
     r.rule = rule;
-    r.limit = limit;
+    if (engine::proof_window(rule, engine::Convention::normal)) {
+        r.limit = limit;
+    } else {
+        r.max_heap = std::max<uint64_t>(needed ? needed : limit, 1);
+        if (*r.max_heap > MAX_SEQUENCE_HEAPS) {
+            throw InputError(fmt::format(
+                "no theorem gives the values of {} beyond those computed, and a heap of {} is "
+                "more than the {} a computation reaches",
+                rule.canonical(), *r.max_heap, MAX_SEQUENCE_HEAPS));
+        }
+    }
     // Quietly: the answer is what the caller asked for, not the sequence.
     engine::LongSequence seq = compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr});
     return proven(rule, std::move(seq.values), seq.period);

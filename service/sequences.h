@@ -40,13 +40,18 @@ uint64_t check_sequence(const SequenceRequest& request);
 // check_sequence throws, Cancelled, and TableError for the file.
 engine::LongSequence compute_sequence(const SequenceRequest& request, const Hooks& hooks);
 
-// The game of a one-heap rule for heaps of any size, from a proven period.
+// The game of a one-heap rule, answered from what is known of its single
+// heaps: a formula (nim, lasker) or a proven period for heaps of any size,
+// else the values computed, for heaps within them.
 struct ProvenGame {
-    engine::PeriodicGame game;
-    engine::Periodicity period;
+    engine::OneHeapGame game;
+    engine::Periodicity period;  // basis theorem (a formula), proof, or none (values only)
 };
-// From the rule's sequence computed until proven (up to `limit` heaps).
-ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& hooks);
+// By the rule's formula; else its sequence computed until a period is proven
+// (at most `limit` heaps) where a theorem can prove one; else its values up
+// to heap `needed` (the largest the caller will ask; `limit` when 0).
+ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& hooks,
+                       uint64_t needed = 0);
 // From a sequence file; `rule`, when given, must be the file's.
 ProvenGame proven_game(const std::string& sequence_file, const std::optional<engine::Rule>& rule);
 

@@ -181,8 +181,8 @@ nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequenc
 }
 
 nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<uint64_t>& heaps) {
-    const engine::PeriodicGame& game = proven.game;
-    const uint32_t value = game.value(heaps);
+    const engine::OneHeapGame& game = proven.game;
+    const uint64_t value = game.value(heaps);
     const auto move = game.winning_move(heaps);
     if (value && !move)
         throw std::logic_error("no winning move found from a position of value > 0");
@@ -191,7 +191,11 @@ nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<ui
                         {"heaps", heaps},
                         {"value", value},
                         {"to_move_wins", value != 0},
-                        {"basis", "period"},
+                        // What the values rest on: a formula (a theorem), a
+                        // proven period, or the values computed (heaps within them).
+                        {"basis", proven.period.basis == engine::Basis::theorem ? "formula"
+                                  : proven.period.basis == engine::Basis::proof ? "period"
+                                                                                : "values"},
                         {"period", period_json(proven.period)}};
     if (move) {
         j["winning_move"] = {{"heap", move->index + 1},

@@ -46,8 +46,10 @@ engine::Periodicity reported_period(const engine::Rule& rule, const engine::Long
 // `nimtb sequence --json`: the rule, the method, every value and the period.
 nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq);
 
-// A position of any size answered from a proven period: what `nimtb query
-// --rules R --json` (or --sequence) prints. `heaps` up to 2^63 each.
+// A position answered from a one-heap rule's values: what `nimtb query
+// --rules R --json` (or --sequence) prints, "basis" saying what the answer
+// rests on ("formula", "period", "values"). `heaps` up to 2^63 each; a heap
+// beyond what is known is an InputError.
 nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<uint64_t>& heaps);
 
 }  // namespace nimtb::service

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <random>
 #include <tuple>
 #include <vector>
 
 #include "engine/checks/verify.h"
+#include "engine/sequences/big_heaps.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/reference_values.h"
 #include "engine/sequences/sequence.h"
@@ -245,4 +247,56 @@ TEST(LongSequence, EveryProvenPeriodHoldsFarBeyondItsWindow) {
             }
         }
     }
+}
+
+TEST(OneHeapGame, FormulasAreTheRulesValues) {
+    for (const char* text : {"nim", "lasker"}) {
+        const Rule rule = Rule::parse(text);
+        const auto f = nimtb::engine::formula(rule);
+        ASSERT_TRUE(f) << text;
+        EXPECT_EQ(f->period.basis, Basis::theorem);
+        const std::vector<uint32_t> g = grundy_sequence(rule, 3000);
+        for (uint64_t n = 0; n <= 3000; ++n) ASSERT_EQ(f->game.value(n), g[n]) << text << " " << n;
+    }
+    EXPECT_FALSE(nimtb::engine::formula(Rule::parse("octal:0.77")));
+}
+
+TEST(OneHeapGame, EveryWinningMoveLeavesAPositionOfValueZero) {
+    // Values only (no period): every heap within them; a formula: any heap.
+    std::mt19937_64 random(7);
+    for (const char* text : {"grundy", "octal:0.77", "octal:4.7", "subtract:1,3,4",
+                             "subtract:2-5,9", "allbut:2,3", "nim", "lasker"}) {
+        const Rule rule = Rule::parse(text);
+        const std::vector<uint32_t> g = grundy_sequence(rule, 400);
+        const auto f = nimtb::engine::formula(rule);
+        const nimtb::engine::OneHeapGame game =
+            f ? f->game
+              : nimtb::engine::OneHeapGame(rule, std::vector<uint16_t>(g.begin(), g.end()));
+        EXPECT_EQ(game.known_up_to(), f ? UINT64_MAX : 400u) << text;
+        for (int trial = 0; trial < 300; ++trial) {
+            std::vector<uint64_t> heaps(1 + random() % 4);
+            for (uint64_t& h : heaps) h = 1 + random() % 400;
+            uint32_t want = 0;
+            for (uint64_t h : heaps) want ^= g[h];
+            ASSERT_EQ(game.value(heaps), want) << text;
+            const auto m = game.winning_move(heaps);
+            ASSERT_EQ(m.has_value(), want != 0) << text;
+            if (!m) continue;
+            std::vector<uint64_t> after;
+            for (size_t i = 0; i < heaps.size(); ++i)
+                if (i != m->index) after.push_back(heaps[i]);
+            uint64_t left = 0;
+            for (uint64_t h : m->leaves) {
+                after.push_back(h);
+                left += h;
+            }
+            ASSERT_EQ(left + m->taken, heaps[m->index]) << text;
+            ASSERT_EQ(game.value(after), 0u) << text << " " << m->phrase;
+        }
+    }
+    const Rule grundy = Rule::parse("grundy");
+    const std::vector<uint32_t> g = grundy_sequence(grundy, 50);
+    const nimtb::engine::OneHeapGame known(grundy, std::vector<uint16_t>(g.begin(), g.end()));
+    EXPECT_THROW(known.value(51), nimtb::InputError);
+    EXPECT_THROW(nimtb::engine::OneHeapGame(Rule::parse("wythoff"), {0}), nimtb::InputError);
 }

@@ -1,8 +1,11 @@
 #pragma once
-// Positions of any size, answered from a single-heap sequence with a proven
-// period. In normal play a position of a one-heap family is worth the XOR of
-// its heaps' values (Sprague-Grundy), and a proven period gives the value of
-// a heap of any size: a heap of 10^12 tokens is answered as fast as one of 12.
+// Positions of any size, answered from what is known of a one-heap rule's
+// single heaps. In normal play a position of a rule whose moves touch one
+// heap is worth the XOR of its heaps' values (Sprague-Grundy), so the values
+// answer every position: a proven (arithmetic) period or a formula gives the
+// value of a heap of any size, a heap of 10^12 tokens as fast as one of 12;
+// values computed (or read from a sequence file) without a period answer
+// every heap within them.
 
 #include <cstdint>
 #include <optional>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "engine/game/rules.h"
+#include "engine/sequences/period.h"
 
 namespace nimtb::engine {
 
@@ -19,17 +23,23 @@ namespace nimtb::engine {
 // heaps are dropped. Throws InputError naming the bad heap.
 std::vector<uint64_t> parse_big_heaps(std::string_view text);
 
-class PeriodicGame {
+// A rule whose moves touch one heap, answered from its single-heap values.
+class OneHeapGame {
   public:
-    // `values` = g(0..) of `rule` (a subtraction game or an octal code),
-    // holding at least preperiod + period of them, periodic from the
-    // preperiod on. Throws InputError for another rule.
-    PeriodicGame(const Rule& rule, std::vector<uint16_t> values, uint64_t preperiod,
-                 uint64_t period);
+    // `values` = g(0..) of `rule` (whose moves touch one heap). With a
+    // period (> 0), g(n + period) = g(n) + saltus for every n >= preperiod,
+    // and `values` covers preperiod + period of them; without one, heaps
+    // beyond the values are refused. Throws InputError for a rule whose moves
+    // touch several heaps.
+    OneHeapGame(const Rule& rule, std::vector<uint16_t> values, uint64_t preperiod = 0,
+                uint64_t period = 0, uint64_t saltus = 0);
 
     const Rule& rule() const { return rule_; }
-    uint32_t value(uint64_t heap) const;
-    uint32_t value(std::span<const uint64_t> heaps) const;  // the XOR of the heaps' values
+    // The largest heap answered: UINT64_MAX with a period.
+    uint64_t known_up_to() const;
+    // Throws InputError for a heap beyond what is known.
+    uint64_t value(uint64_t heap) const;
+    uint64_t value(std::span<const uint64_t> heaps) const;  // the XOR of the heaps' values
 
     // A move on one heap: that heap (its index among `heaps`), how many tokens
     // it takes, and the heaps it leaves in its place (none, one or two).
@@ -45,11 +55,27 @@ class PeriodicGame {
 
   private:
     // A move from heap h to options worth `target`, or nullopt.
-    std::optional<Move> move_to(uint64_t h, uint32_t target) const;
+    std::optional<Move> move_to(uint64_t h, uint64_t target) const;
+    // Every heap below `below` worth `target` when the values grow (saltus > 0),
+    // ascending; at most one a residue.
+    std::vector<uint64_t> heaps_worth(uint64_t target, uint64_t below) const;
+    // The first split of m into a + b (a <= b, both >= 1) worth `target`.
+    std::optional<std::pair<uint64_t, uint64_t>> split_worth(uint64_t m, uint64_t target,
+                                                             bool unequal) const;
 
     Rule rule_;
     std::vector<uint16_t> values_;
-    uint64_t preperiod_, period_;
+    uint64_t preperiod_, period_, saltus_;
 };
+
+// A rule whose values are a formula, as an arithmetic period with the
+// theorem that proves it: Nim's g(n) = n (Bouton), Lasker's Nim's
+// g(4k+1) = 4k+1, g(4k+2) = 4k+2, g(4k+3) = 4k+4, g(4k+4) = 4k+3 (Lasker
+// 1931; Winning Ways, ch. 4). nullopt for other rules.
+struct Formula {
+    OneHeapGame game;
+    Periodicity period;
+};
+std::optional<Formula> formula(const Rule& rule);
 
 }  // namespace nimtb::engine

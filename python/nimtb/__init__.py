@@ -529,11 +529,13 @@ def read_sequence(path: PathLike) -> Sequence:
 
 @dataclass(frozen=True)
 class ProvenAnswer:
-    """A position's answer from a proven period: its value (the XOR of its
-    heaps' values), its outcome, and a winning move when there is one (as
-    (heap, take, leaves): the 0-based heap, the tokens taken, the heaps left
-    in its place)."""
+    """A position's answer from a one-heap rule's values: its value (the XOR
+    of its heaps' values), its outcome, and a winning move when there is one
+    (as (heap, take, leaves): the 0-based heap, the tokens taken, the heaps
+    left in its place). ``basis`` says what it rests on: "formula" (nim,
+    lasker), "period" (a proven period) or "values" (the values computed)."""
 
+    basis: str
     position: Position
     outcome: str
     to_move_wins: bool
@@ -545,13 +547,17 @@ class ProvenAnswer:
 
 
 class ProvenGame:
-    """A one-heap rule's game for heaps of any size (up to 2**63 tokens),
-    answered from its proven period: ``nimtb query --rules R`` (computed
-    here until the period is proven, up to ``limit`` heaps) or ``--sequence
-    FILE`` (read from a sequence file).
+    """A game whose moves touch one heap, answered from its single-heap
+    values as ``nimtb query --rules R`` and ``--sequence FILE`` do: heaps of
+    any size (up to 2**63 tokens) where the values are a formula (nim,
+    lasker) or have a proven period (subtraction games and octal codes,
+    computed here until one is proven, up to ``limit`` heaps); otherwise
+    heaps up to ``known_up_to``: the values computed (``limit`` heaps of a
+    rule no theorem gives a period for) or stored in the sequence file.
 
-    Raises InputError when no period is proven (or no theorem proves one),
-    TableError for a sequence file that cannot be read.
+    Raises InputError for a rule whose moves touch several heaps, TableError
+    for a sequence file that cannot be read; ``query`` raises InputError for
+    a heap beyond what is known.
     """
 
     def __init__(self, rules: Optional[str] = None, *, sequence: Optional[PathLike] = None,
@@ -568,15 +574,22 @@ class ProvenGame:
 
     @property
     def period(self) -> Period:
-        """The proven period (``period.proven`` is true)."""
+        """What is known of the period (``period.proven`` when heaps of any
+        size are answered)."""
         return self._period
+
+    @property
+    def known_up_to(self) -> Optional[int]:
+        """The largest heap answered; None when every heap is."""
+        n: int = self._g.known_up_to()
+        return None if n == 2**64 - 1 else n
 
     def query(self, position: PositionLike) -> ProvenAnswer:
         """The answer at ``position``, whose heaps may hold up to 2**63 tokens."""
         j = self._g.query(position)
         m = j.get("winning_move")
         return ProvenAnswer(
-            position=tuple(j["heaps"]), outcome=_outcome(j["to_move_wins"]),
+            basis=j["basis"], position=tuple(j["heaps"]), outcome=_outcome(j["to_move_wins"]),
             to_move_wins=j["to_move_wins"], value=j["value"],
             winning_move=m["phrase"] if m else None, heap=m["heap"] - 1 if m else None,
             take=m["amount"] if m else None, leaves=tuple(m["leaves"]) if m else None)
@@ -588,7 +601,11 @@ class ProvenGame:
 
     def __repr__(self) -> str:
         p = self._period
-        return f"<nimtb.ProvenGame {self._rules}: period {p.period} from heap {p.preperiod}, proven>"
+        if p.basis == "theorem":
+            return f"<nimtb.ProvenGame {self._rules}: {p.explanation}>"
+        if p.proven:
+            return f"<nimtb.ProvenGame {self._rules}: period {p.period} from heap {p.preperiod}, proven>"
+        return f"<nimtb.ProvenGame {self._rules}: the values of heaps up to {self.known_up_to}>"
 
 
 def __getattr__(name: str) -> Any:

@@ -771,24 +771,45 @@ class Sequences(Workdir):
             self.assertFalse(json.loads(out)["to_move_wins"], after)  # the move wins: a P-position
 
     def test_the_same_answers_as_a_table(self):
-        t = self.solve("--rules", "octal:0.45", "--max-total", "30")
-        for position in ["30", "7 6 3", "10 9 8", "12 12", "1 2 3 4 5 6"]:
-            code, out, err = run("query", t, position, "--json")
-            table = json.loads(out)
-            code, out, err = run("query", "--rules", "octal:0.45", position, "--json")
+        """From a period (octal, subtraction), a formula (nim, lasker) or the
+        values computed (grundy, allbut): the value and a winning move of a
+        table."""
+        for rule, basis in [("octal:0.45", "period"), ("subtract:1,3,4", "period"), ("nim", "formula"),
+                            ("lasker", "formula"), ("grundy", "values"), ("allbut:2,3", "values")]:
+            t = self.solve("--rules", rule, "--max-total", "30", name=rule.replace(":", "-") + ".h5")
+            for position in ["30", "7 6 3", "10 9 8", "12 12", "1 2 3 4 5 6", "15 14 1"]:
+                code, out, err = run("query", t, position, "--json")
+                table = json.loads(out)
+                code, out, err = run("query", "--rules", rule, position, "--json")
+                self.assertEqual(code, 0, err)
+                answer = json.loads(out)
+                self.assertEqual((answer["value"], answer["basis"]), (table["value"], basis), (rule, position))
+                if table["value"]:
+                    winning = {tuple(sorted(x for x in m["result"] if x)) for m in table["moves"] if m["value"] == 0}
+                    m = answer["winning_move"]
+                    left = [h for i, h in enumerate(answer["heaps"]) if i != m["heap"] - 1]
+                    self.assertIn(tuple(sorted(x for x in left + m["leaves"] if x)), winning, (rule, position))
+
+    def test_formulas_answer_heaps_of_any_size_at_once(self):
+        for rule, position, value in [("nim", "3", 3), ("nim", "1000000000000 7 13", 10**12 ^ 7 ^ 13),
+                                      ("lasker", "1000000000003 7", (10**12 + 4) ^ 8)]:
+            code, out, err = run("query", "--rules", rule, position, "--json")
             self.assertEqual(code, 0, err)
-            period = json.loads(out)
-            self.assertEqual(period["value"], table["value"], position)
-            if table["value"]:
-                winning = {tuple(sorted(m["result"])) for m in table["moves"] if m["value"] == 0}
-                left = [h for i, h in enumerate(period["heaps"]) if i != period["winning_move"]["heap"] - 1]
-                self.assertIn(tuple(sorted(x for x in left + period["winning_move"]["leaves"] if x)), winning)
+            q = json.loads(out)
+            self.assertEqual((q["value"], q["basis"], q["period"]["basis"]), (value, "formula", "theorem"))
+            m = q["winning_move"]
+            heaps = [int(h) for h in position.split()]
+            after = heaps[:m["heap"] - 1] + m["leaves"] + heaps[m["heap"]:]
+            code, out, err = run("query", "--rules", rule, " ".join(map(str, after)) or "0", "--json")
+            self.assertEqual(json.loads(out)["value"], 0, (rule, after))  # the move wins
 
     def test_refusals_and_ctrl_c(self):
-        code, out, err = run("query", "--rules", "grundy", "5 6")
-        self.assert_error(code, err, 2, "no theorem proves a period of grundy")
-        code, out, err = run("query", "--rules", "octal:0.6", "--limit", "3000", "5 6")
-        self.assert_error(code, err, 2, "no period of octal:0.6 is proven")
+        code, out, err = run("query", "--rules", "grundy", "3000000000 6")
+        self.assert_error(code, err, 2, "no theorem gives the values of grundy")
+        code, out, err = run("query", "--rules", "octal:0.6", "--limit", "3000", "5000 6")
+        self.assert_error(code, err, 2, "heap 5000 is beyond the values known of octal:0.6 (heaps up to 3000)")
+        code, out, err = run("query", "--rules", "wythoff", "5 6")
+        self.assert_error(code, err, 2, "moves that touch several heaps")
         code, out, err = run("query", "--rules", "octal:0.45", "5 x")
         self.assert_error(code, err, 2, "heap 2 ('x') is not a number")
         code, out, err = run("query", "--rules", "octal:0.45", "99999999999999999999")

@@ -287,8 +287,16 @@ def test_heaps_of_any_size_from_a_proven_period(tmp_path):
     read = nimtb.read_sequence(s)
     assert read.rules == "octal:0.16" and read.period == game.period
     assert read.values.tolist() == nimtb.sequence("octal:0.16", read.max_heap).values.tolist()
-    with pytest.raises(nimtb.InputError, match="no theorem proves a period of grundy"):
-        nimtb.ProvenGame("grundy")
+    # A formula answers any heap; values without a period, heaps within them.
+    nim = nimtb.ProvenGame("nim")
+    assert nim.query([10**12, 7]).value == 10**12 ^ 7 and nim.known_up_to is None
+    assert nim.query([10**12, 7]).basis == "formula" and "Bouton" in repr(nim)
+    grundy = nimtb.ProvenGame("grundy", limit=1000)
+    assert grundy.known_up_to == 1000 and grundy.query([500, 7]).basis == "values"
+    g = nimtb.sequence("grundy", 500).values
+    assert grundy.query([500, 7]).value == int(g[500]) ^ int(g[7])
+    with pytest.raises(nimtb.InputError, match="heap 1001 is beyond the values known of grundy"):
+        grundy.query([1001])
     with pytest.raises(nimtb.InputError, match="not the sequence file's"):
         nimtb.ProvenGame("octal:0.77", sequence=s)
     with pytest.raises(nimtb.InputError, match="more than"):
