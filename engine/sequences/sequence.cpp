@@ -86,6 +86,7 @@ class Heap {
             if ((d.bits & 4) && n >= d.k + 2) sums.push_back(n - d.k);
         }
     }
+    bool unequal() const { return moves_.unequal; }
     // Whether a split of m into a + (m - a) is a move (a >= 1).
     bool pair(uint64_t m, uint64_t a) const {
         return a >= 1 && a < m && !(moves_.unequal && 2 * a == m);
@@ -121,10 +122,12 @@ void plain_value(const Heap& heap, std::vector<uint16_t>& g, uint64_t n, Options
 class Sparse {
   public:
     Sparse(const Heap& heap, uint32_t mask, const std::vector<uint16_t>& g, uint64_t known)
-        : heap_(&heap), mask_(mask) {
+        : heap_(&heap), mask_(mask), wanted_(VALUES, 0) {
         for (uint64_t n = 1; n < known; ++n) {
             if (rare_under(mask_, g[n])) rare_.push_back(n);
         }
+        for (uint32_t v = 0; v < VALUES; ++v)
+            if (rare_under(mask_, v)) rare_values_.push_back(v);
     }
     uint32_t mask() const { return mask_; }
     uint64_t rare_heaps() const { return rare_.size(); }
@@ -132,34 +135,73 @@ class Sparse {
     void value(std::vector<uint16_t>& g, uint64_t n, Options& o, std::vector<uint64_t>& sums) {
         o.next();
         heap_->singles(n, g, o, sums);
+        const uint16_t* values = g.data();
         // 1. Every pair with a rare part: all the common values the options hold.
         for (const uint64_t m : sums) {
+            const bool unequal = heap_->unequal() && m % 2 == 0;
             for (const uint64_t a : rare_) {
                 if (a >= m) break;
-                if (heap_->pair(m, a)) o.add(g[a] ^ g[m - a]);
+                if (unequal && 2 * a == m) continue;
+                o.add(values[a] ^ values[m - a]);
             }
         }
         // 2. The candidate: the smallest common value not among them.
         uint32_t candidate = 0;
         while (rare_under(mask_, candidate) || o.seen(candidate)) ++candidate;
-        // 3. The rare values below it that no option reached yet: pairs of
-        // two common parts may reach them; small ones are tried first, until
-        // none is missing or every pair has been tried.
+        // 3. The rare values below it that no option reached yet, as bits:
+        // pairs of two common parts may reach them; small ones are tried
+        // first, until none is missing or every pair has been tried. A pair
+        // costs two reads, a XOR and a bit test, almost never taken.
         uint32_t missing = 0;
-        for (uint32_t v = 0; v < candidate; ++v) missing += rare_under(mask_, v) && !o.seen(v);
-        uint64_t longest = 0;
-        for (const uint64_t m : sums) longest = std::max(longest, m);
-        for (uint64_t a = 1; missing && 2 * a <= longest; ++a) {
-            for (const uint64_t m : sums) {
-                if (2 * a > m || !heap_->pair(m, a)) continue;
-                const uint32_t v = g[a] ^ g[m - a];
-                if (v < candidate && !o.seen(v)) {
-                    o.add(v);
-                    missing -= rare_under(mask_, v);
-                }
+        for (const uint32_t v : rare_values_) {
+            if (v >= candidate) break;
+            if (!o.seen(v)) {
+                wanted_[v] = 1;
+                ++missing;
             }
         }
-        const uint32_t value = missing ? o.mex() : candidate;
+        auto reach = [&](uint32_t v) {
+            if (wanted_[v]) {
+                wanted_[v] = 0;
+                o.add(v);
+                --missing;
+            }
+        };
+        if (missing && sums.size() == 1) {
+            // One split size (Grundy's game, most octal codes): the pairs
+            // (a, m - a) with a <= m / 2, sixteen at a time without a branch
+            // (a block with a hit is then read pair by pair).
+            const uint64_t m = sums[0];
+            const uint64_t last = heap_->unequal() ? (m - 1) / 2 : m / 2;
+            const uint8_t* wanted = wanted_.data();
+            uint64_t a = 1;
+            while (missing && a + 15 <= last) {
+                uint8_t hit = 0;
+                for (uint64_t j = 0; j < 16; ++j) hit |= wanted[values[a + j] ^ values[m - a - j]];
+                if (hit) {
+                    for (const uint64_t end = a + 16; a < end; ++a)
+                        reach(values[a] ^ values[m - a]);
+                } else {
+                    a += 16;
+                }
+            }
+            for (; missing && a <= last; ++a) reach(values[a] ^ values[m - a]);
+        } else if (missing) {
+            uint64_t longest = 0;
+            for (const uint64_t m : sums) longest = std::max(longest, m);
+            for (uint64_t a = 1; missing && 2 * a <= longest; ++a) {
+                for (const uint64_t m : sums)
+                    if (2 * a <= m && heap_->pair(m, a)) reach(values[a] ^ values[m - a]);
+            }
+        }
+        uint32_t value = candidate;
+        if (missing) {
+            value = o.mex();
+            for (const uint32_t v : rare_values_) {
+                if (v >= candidate) break;
+                wanted_[v] = 0;
+            }
+        }
         store(g, n, value);
         if (rare_under(mask_, value)) rare_.push_back(n);
     }
@@ -167,7 +209,9 @@ class Sparse {
   private:
     const Heap* heap_;
     uint32_t mask_;
-    std::vector<uint64_t> rare_;  // heaps >= 1 whose value is rare, ascending
+    std::vector<uint64_t> rare_;         // heaps >= 1 whose value is rare, ascending
+    std::vector<uint32_t> rare_values_;  // the values rare under the mask, ascending
+    std::vector<uint8_t> wanted_;        // step 3's rare values still to reach: 1 each
 };
 
 // Take rules (nim, subtract, allbut): g(n) = mex { g(n - s) : s a move }.
