@@ -27,29 +27,42 @@ bool rare_under(uint32_t mask, uint32_t v) {
     return std::popcount(v & mask) % 2 == 0;
 }
 
-// The mask under which the fewest of g[from..to) are rare. Masks range over
-// the bits of the values seen (at most 12 of them, so the search stays at a
-// few million steps).
-uint32_t best_mask(const std::vector<uint16_t>& g, uint64_t from, uint64_t to) {
-    uint32_t top = 0;
-    for (uint64_t n = from; n < to; ++n) top |= g[n];
-    const uint32_t masks = 1u << std::min(std::bit_width(top), 12u);
-    std::vector<uint64_t> count(VALUES, 0);
-    for (uint64_t n = from; n < to; ++n) ++count[g[n]];
-    uint32_t best = 0;
-    uint64_t best_rare = std::numeric_limits<uint64_t>::max();
-    for (uint32_t m = 1; m < masks; ++m) {
-        uint64_t rare = 0;
-        for (uint32_t v = 0; v <= top; ++v) {
-            if (count[v] && rare_under(m, v)) rare += count[v];
-        }
-        if (rare < best_rare) {
-            best = m;
-            best_rare = rare;
-        }
+// How many heaps >= 1 have each value, and the mask under which the fewest
+// of them are rare: with N heaps and H the Walsh-Hadamard transform of the
+// counts, H[M] = sum over v of count[v] (-1)^popcount(v & M), the heaps rare
+// under M number (N + H[M]) / 2. O(V log V) for values below V.
+class ValueCounts {
+  public:
+    ValueCounts() : count_(VALUES, 0) {}
+    void add(uint32_t v) {
+        ++count_[v];
+        ++heaps_;
+        top_ = std::max(top_, v);
     }
-    return best;
-}
+    // The best mask and how many heaps are rare under it.
+    std::pair<uint32_t, uint64_t> best_mask() const {
+        const size_t size = size_t{1} << std::max(1u, std::bit_width(top_));
+        std::vector<int64_t> h(count_.begin(), count_.begin() + static_cast<ptrdiff_t>(size));
+        for (size_t half = 1; half < size; half *= 2) {
+            for (size_t i = 0; i < size; i += 2 * half) {
+                for (size_t j = i; j < i + half; ++j) {
+                    const int64_t x = h[j], y = h[j + half];
+                    h[j] = x + y;
+                    h[j + half] = x - y;
+                }
+            }
+        }
+        uint32_t best = 1;
+        for (uint32_t m = 2; m < size; ++m)
+            if (h[m] < h[best]) best = m;
+        return {best, static_cast<uint64_t>((static_cast<int64_t>(heaps_) + h[best]) / 2)};
+    }
+
+  private:
+    std::vector<uint64_t> count_;
+    uint64_t heaps_ = 0;
+    uint32_t top_ = 0;
+};
 
 // The values of one heap's options, marked in a stamp array: seen(v) is true
 // when stamp[v] holds the current heap's mark.
@@ -375,20 +388,23 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
         if (sparse_wanted && n <= max_heap && !done) {
             // The mask from the later half of the values known; chosen again
             // at every doubling of the heap where rare heaps grew common.
-            Sparse sparse(heap, best_mask(g, n / 2, n), g, n);
+            // The mask under which the fewest heaps so far are rare, chosen
+            // again at every doubling of the heap when another has clearly
+            // fewer (as the values grow, a higher bit may split them better).
+            ValueCounts counts;
+            for (uint64_t k = 1; k < n; ++k) counts.add(g[k]);
+            Sparse sparse(heap, counts.best_mask().first, g, n);
             out.method = SequenceMethod::sparse;
             uint64_t next_look = 2 * n;
-            uint64_t rare_then = sparse.rare_heaps();
             for (; n <= max_heap && !done; ++n) {
                 if (n == next_look) {
-                    if (sparse.rare_heaps() - rare_then > n / 16) {
-                        const uint32_t mask = best_mask(g, n / 2, n);
-                        if (mask != sparse.mask()) sparse = Sparse(heap, mask, g, n);
-                    }
-                    rare_then = sparse.rare_heaps();
+                    const auto [mask, rare] = counts.best_mask();
+                    if (mask != sparse.mask() && 5 * rare < 4 * sparse.rare_heaps())
+                        sparse = Sparse(heap, mask, g, n);
                     next_look = 2 * n;
                 }
                 sparse.value(g, n, o, sums);
+                counts.add(g[n]);
                 done = check(n);
             }
             out.mask = sparse.mask();
