@@ -21,7 +21,7 @@ constexpr Named<SequenceMethod> METHODS[] = {{SequenceMethod::automatic, "auto"}
 constexpr uint32_t VALUES = 1u << 16;  // values are stored in 16 bits
 // The sparse method starts once this many heaps are known by the plain one:
 // enough values to choose a mask from.
-constexpr uint64_t FIRST_SPARSE = 4096;
+constexpr uint64_t FIRST_SPARSE = 256;
 
 bool rare_under(uint32_t mask, uint32_t v) {
     return std::popcount(v & mask) % 2 == 0;
