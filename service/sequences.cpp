@@ -53,9 +53,11 @@ engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hoo
         io::SequenceFile f;
         f.rule = r.rule;
         f.algorithm = engine::to_string(seq.method);
-        f.values = seq.values;
         f.period = seq.period;  // a proof only: what answers positions beyond the values
+        // Lent to the file and given back: a long run's values are held once.
+        f.values = std::move(seq.values);
         io::write_sequence(r.output, f, r.overwrite);
+        seq.values = std::move(f.values);
     }
     return seq;
 }
