@@ -64,6 +64,11 @@ engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hoo
 
 namespace {
 
+// Subtraction games whose largest amount is beyond this are computed as
+// runs first, up to MAX_RUNS of them.
+constexpr uint64_t RUNS_FROM = uint64_t{1} << 16;
+constexpr uint64_t MAX_RUNS = uint64_t{1} << 22;
+
 ProvenGame proven(const engine::Rule& rule, std::vector<uint16_t> values,
                   const engine::Periodicity& period) {
     if (period.basis == engine::Basis::proof) {
@@ -83,6 +88,23 @@ ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& ho
         throw InputError("the rule " + rule.canonical() +
                          " has moves that touch several heaps, so a position is not answered "
                          "from its heaps' values: solve a table");
+    }
+    if (rule.kind() == engine::RuleKind::subtract && rule.ranges().back().last > RUNS_FROM) {
+        // Large amounts: the values change rarely, so as runs (engine/sequences/runs.h).
+        if (auto runs = engine::subtraction_runs(rule, MAX_RUNS, hooks.cancel)) {
+            engine::Periodicity p;
+            p.basis = engine::Basis::proof;
+            p.preperiod = static_cast<uint32_t>(std::min<uint64_t>(runs->preperiod, UINT32_MAX));
+            p.period = static_cast<uint32_t>(std::min<uint64_t>(runs->period, UINT32_MAX));
+            p.explanation = fmt::format(
+                "period {} from heap {}, proven: the values as runs repeat the window of the {} "
+                "heaps before heap {} (every amount is a move from a heap of {} or more, so each "
+                "value depends only on the {} values before it)",
+                runs->period, runs->preperiod, rule.ranges().back().last, runs->end - 1,
+                rule.ranges().back().last, rule.ranges().back().last);
+            if (runs->preperiod <= UINT32_MAX && runs->period <= UINT32_MAX)
+                return {engine::OneHeapGame(rule, std::move(*runs)), p};
+        }
     }
     SequenceRequest r;
     r.rule = rule;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "engine/sequences/big_heaps.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/reference_values.h"
+#include "engine/sequences/runs.h"
 #include "engine/sequences/sequence.h"
 #include "solve_universe.h"
 
@@ -299,4 +301,50 @@ TEST(OneHeapGame, EveryWinningMoveLeavesAPositionOfValueZero) {
     const nimtb::engine::OneHeapGame known(grundy, std::vector<uint16_t>(g.begin(), g.end()));
     EXPECT_THROW(known.value(51), nimtb::InputError);
     EXPECT_THROW(nimtb::engine::OneHeapGame(Rule::parse("wythoff"), {0}), nimtb::InputError);
+}
+
+TEST(SubtractionRuns, AreTheValuesAndTheirProvenPeriod) {
+    // Sets of every shape, some scaled so that runs are long: the runs give
+    // the values heap by heap, and the period the window method proves.
+    std::mt19937_64 random(11);
+    std::vector<std::string> rules = {"subtract:1,3,4", "subtract:2-5,9", "subtract:7",
+                                      "subtract:1-3"};
+    for (int i = 0; i < 40; ++i) {
+        std::string text = "subtract:";
+        const uint64_t scale = 1 + random() % 5;
+        const int count = 1 + int(random() % 4);
+        for (int k = 0; k < count; ++k)
+            text += (k ? "," : "") + std::to_string(scale * (1 + random() % 12));
+        rules.push_back(text);
+    }
+    for (const std::string& text : rules) {
+        const Rule rule = Rule::parse(text);
+        SequenceOptions o;
+        o.until_proven = true;
+        const nimtb::engine::LongSequence dense = long_sequence(rule, 1 << 20, o);
+        ASSERT_EQ(dense.period.basis, Basis::proof) << text;
+        const auto runs = nimtb::engine::subtraction_runs(rule, 1 << 20);
+        ASSERT_TRUE(runs) << text;
+        EXPECT_EQ(runs->period, dense.period.period) << text;
+        EXPECT_EQ(runs->preperiod, dense.period.preperiod) << text;
+        const nimtb::engine::OneHeapGame game(rule, *runs);
+        const std::vector<uint32_t> g = grundy_sequence(rule, 3000);
+        for (uint64_t h = 0; h <= 3000; ++h) ASSERT_EQ(game.value(h), g[h]) << text << " " << h;
+        for (int trial = 0; trial < 100; ++trial) {
+            const std::vector<uint64_t> heaps = {1 + random() % 3000, 1 + random() % 3000};
+            const auto m = game.winning_move(heaps);
+            ASSERT_EQ(m.has_value(), game.value(heaps) != 0) << text;
+            if (!m) continue;
+            std::vector<uint64_t> after = {heaps[1 - m->index]};
+            after.insert(after.end(), m->leaves.begin(), m->leaves.end());
+            ASSERT_EQ(game.value(after), 0u) << text << " " << m->phrase;
+        }
+    }
+    // A game whose values change every billion heaps, known after three runs.
+    const auto big = nimtb::engine::subtraction_runs(Rule::parse("subtract:1000000000"), 100);
+    ASSERT_TRUE(big);
+    EXPECT_EQ(big->period, 2000000000u);
+    EXPECT_EQ(big->preperiod, 0u);
+    const nimtb::engine::OneHeapGame game(Rule::parse("subtract:1000000000"), *big);
+    EXPECT_EQ(game.value(uint64_t{1} << 62), ((uint64_t{1} << 62) / 1000000000) % 2);
 }

@@ -72,11 +72,47 @@ OneHeapGame::OneHeapGame(const Rule& rule, std::vector<uint16_t> values, uint64_
         throw InputError("the values do not cover a whole period");
 }
 
+OneHeapGame::OneHeapGame(const Rule& rule, SubtractionRuns runs)
+    : rule_(rule),
+      runs_(std::move(runs)),
+      preperiod_(runs_->preperiod),
+      period_(runs_->period),
+      saltus_(0) {
+    if (rule.kind() != RuleKind::subtract || !period_ || runs_->end < preperiod_ + period_)
+        throw InputError("runs answer a subtraction game from a whole period");
+}
+
+std::optional<uint64_t> OneHeapGame::last_worth(uint64_t lo, uint64_t hi, uint64_t target) const {
+    std::optional<uint64_t> best;
+    if (hi >= preperiod_) {
+        // At or beyond the preperiod: folded into the first period, a
+        // stretch of at most one period (or all of it), searched there and
+        // carried back up.
+        const uint64_t low = std::max(lo, preperiod_);
+        const uint64_t length = std::min(hi - low + 1, period_);
+        const uint64_t top = folded(hi),
+                       bottom = top + 1 >= length + preperiod_ ? top + 1 - length : preperiod_;
+        if (auto x = runs_->last_worth(bottom, top, target)) {
+            best = hi - (top - *x);
+        } else if (bottom == preperiod_ && length > top + 1 - preperiod_) {
+            // The stretch wraps: the rest is at the end of the period.
+            const uint64_t rest = length - (top + 1 - preperiod_);
+            const uint64_t end = preperiod_ + period_ - 1;
+            if (auto y = runs_->last_worth(end + 1 - rest, end, target))
+                best = hi - (top - preperiod_) - 1 - (end - *y);
+        }
+        if (best) return best;
+    }
+    if (lo < preperiod_) return runs_->last_worth(lo, std::min(hi, preperiod_ - 1), target);
+    return std::nullopt;
+}
+
 uint64_t OneHeapGame::known_up_to() const {
     return period_ ? std::numeric_limits<uint64_t>::max() : values_.size() - 1;
 }
 
 uint64_t OneHeapGame::value(uint64_t heap) const {
+    if (runs_) return runs_->value(heap < preperiod_ ? heap : folded(heap));
     if (heap < values_.size()) return values_[heap];
     if (!period_) {
         throw InputError(fmt::format(
@@ -153,6 +189,13 @@ std::optional<OneHeapGame::Move> OneHeapGame::move_to(uint64_t h, uint64_t targe
             const std::vector<uint64_t> xs = heaps_worth(target, h);
             for (auto x = xs.rbegin(); x != xs.rend(); ++x)
                 if (allows(h - *x)) return take_to(*x);
+        } else if (runs_) {
+            // Each range of amounts reaches the heaps [h - last, h - first].
+            for (const AmountRange& r : rule_.ranges()) {
+                if (r.first > h) break;
+                if (auto x = last_worth(h - std::min<uint64_t>(r.last, h), h - r.first, target))
+                    return take_to(*x);
+            }
         } else if (rule_.kind() == RuleKind::subtract) {
             // Each range of amounts reaches the heaps [h - last, h - first]:
             // from the top (the smallest takes first), one period of those at

@@ -16,6 +16,7 @@
 
 #include "engine/game/rules.h"
 #include "engine/sequences/period.h"
+#include "engine/sequences/runs.h"
 
 namespace nimtb::engine {
 
@@ -33,6 +34,8 @@ class OneHeapGame {
     // touch several heaps.
     OneHeapGame(const Rule& rule, std::vector<uint16_t> values, uint64_t preperiod = 0,
                 uint64_t period = 0, uint64_t saltus = 0);
+    // A subtraction game's values as runs, with their proven period.
+    OneHeapGame(const Rule& rule, SubtractionRuns runs);
 
     const Rule& rule() const { return rule_; }
     // The largest heap answered: UINT64_MAX with a period.
@@ -63,8 +66,14 @@ class OneHeapGame {
     std::optional<std::pair<uint64_t, uint64_t>> split_worth(uint64_t m, uint64_t target,
                                                              bool unequal) const;
 
+    // A heap >= the preperiod folded into the first period.
+    uint64_t folded(uint64_t heap) const { return preperiod_ + (heap - preperiod_) % period_; }
+    // Runs: the largest heap x in [lo, hi] worth `target`.
+    std::optional<uint64_t> last_worth(uint64_t lo, uint64_t hi, uint64_t target) const;
+
     Rule rule_;
     std::vector<uint16_t> values_;
+    std::optional<SubtractionRuns> runs_;  // instead of values_
     uint64_t preperiod_, period_, saltus_;
 };
 

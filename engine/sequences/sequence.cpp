@@ -99,6 +99,8 @@ class Heap {
             if ((d.bits & 4) && n >= d.k + 2) sums.push_back(n - d.k);
         }
     }
+    // The largest part a of a split of m into a + (m - a), a <= m - a.
+    uint64_t last_part(uint64_t m) const { return moves_.unequal ? (m - 1) / 2 : m / 2; }
     bool unequal() const { return moves_.unequal; }
     // Whether a split of m into a + (m - a) is a move (a >= 1).
     bool pair(uint64_t m, uint64_t a) const {
@@ -180,31 +182,35 @@ class Sparse {
                 --missing;
             }
         };
-        if (missing && sums.size() == 1) {
-            // One split size (Grundy's game, most octal codes): the pairs
-            // (a, m - a) with a <= m / 2, sixteen at a time without a branch
-            // (a block with a hit is then read pair by pair).
-            const uint64_t m = sums[0];
-            const uint64_t last = heap_->unequal() ? (m - 1) / 2 : m / 2;
-            const uint8_t* wanted = wanted_.data();
+        // The pairs (a, m - a) with a <= m / 2 of every split size m, sixteen
+        // values of a at a time without a branch (a block with a hit is then
+        // read pair by pair).
+        const uint8_t* wanted = wanted_.data();
+        if (missing && sums.size() == 1) {  // one split size: the loop alone
+            const uint64_t m = sums[0], last = heap_->last_part(m);
             uint64_t a = 1;
-            while (missing && a + 15 <= last) {
+            for (; missing && a + 15 <= last; a += 16) {
                 uint8_t hit = 0;
                 for (uint64_t j = 0; j < 16; ++j) hit |= wanted[values[a + j] ^ values[m - a - j]];
-                if (hit) {
-                    for (const uint64_t end = a + 16; a < end; ++a)
-                        reach(values[a] ^ values[m - a]);
-                } else {
-                    a += 16;
-                }
+                if (hit)
+                    for (uint64_t x = a; x < a + 16; ++x) reach(values[x] ^ values[m - x]);
             }
             for (; missing && a <= last; ++a) reach(values[a] ^ values[m - a]);
-        } else if (missing) {
+        } else if (missing) {  // several split sizes, in turn for each block
             uint64_t longest = 0;
-            for (const uint64_t m : sums) longest = std::max(longest, m);
-            for (uint64_t a = 1; missing && 2 * a <= longest; ++a) {
-                for (const uint64_t m : sums)
-                    if (2 * a <= m && heap_->pair(m, a)) reach(values[a] ^ values[m - a]);
+            for (const uint64_t m : sums) longest = std::max(longest, heap_->last_part(m));
+            for (uint64_t a = 1; missing && a <= longest; a += 16) {
+                for (const uint64_t m : sums) {
+                    const uint64_t last = heap_->last_part(m);
+                    if (a + 15 <= last) {
+                        uint8_t hit = 0;
+                        for (uint64_t j = 0; j < 16; ++j)
+                            hit |= wanted[values[a + j] ^ values[m - a - j]];
+                        if (!hit) continue;
+                    }
+                    for (uint64_t x = a; x <= std::min(a + 15, last); ++x)
+                        reach(values[x] ^ values[m - x]);
+                }
             }
         }
         uint32_t value = candidate;

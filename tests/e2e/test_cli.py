@@ -803,6 +803,19 @@ class Sequences(Workdir):
             code, out, err = run("query", "--rules", rule, " ".join(map(str, after)) or "0", "--json")
             self.assertEqual(json.loads(out)["value"], 0, (rule, after))  # the move wins
 
+    def test_a_subtraction_game_of_large_amounts_at_once(self):
+        """subtract:1000000000 changes value every 10^9 heaps: known as runs."""
+        code, out, err = run("query", "--rules", "subtract:1000000000", "5")
+        self.assertEqual(code, 0, err)
+        self.assertIn("loses (P-position)", out)
+        code, out, err = run("query", "--rules", "subtract:1000000000", "1500000000 7", "--json")
+        q = json.loads(out)
+        self.assertEqual((q["value"], q["period"]["period"], q["period"]["preperiod"]), (1, 2000000000, 0))
+        m = q["winning_move"]
+        self.assertEqual((m["heap"], m["amount"], m["leaves"]), (1, 1000000000, [500000000]))
+        code, out, err = run("query", "--rules", "subtract:1000000000", "500000000 7", "--json")
+        self.assertEqual(json.loads(out)["value"], 0)  # where the move leads: a P-position
+
     def test_refusals_and_ctrl_c(self):
         code, out, err = run("query", "--rules", "grundy", "3000000000 6")
         self.assert_error(code, err, 2, "no theorem gives the values of grundy")
