@@ -348,3 +348,28 @@ TEST(SubtractionRuns, AreTheValuesAndTheirProvenPeriod) {
     const nimtb::engine::OneHeapGame game(Rule::parse("subtract:1000000000"), *big);
     EXPECT_EQ(game.value(uint64_t{1} << 62), ((uint64_t{1} << 62) / 1000000000) % 2);
 }
+
+TEST(LongSequence, TwoThreadsGiveTheValuesOfOne) {
+    // Rules that split with and without a take (octal 4.x splits without
+    // one: heap n depends on n - 1 by a split), with one and several split
+    // sizes; long enough for stretches on two threads and a mask chosen again.
+    for (const char* text : {"grundy", "octal:0.74", "octal:4.7", "octal:0.16", "octal:0.07",
+                             "octal:0.137", "octal:4.4", "octal:0.6"}) {
+        SequenceOptions one, two;
+        one.threads = 1;
+        two.threads = 2;
+        const Rule rule = Rule::parse(text);
+        const auto a = long_sequence(rule, 70000, one), b = long_sequence(rule, 70000, two);
+        ASSERT_EQ(a.values, b.values) << text;
+        EXPECT_EQ(a.mask, b.mask) << text;
+        EXPECT_EQ(a.rare_heaps, b.rare_heaps) << text;
+        if (rule.kind() == nimtb::engine::RuleKind::grundy) continue;  // no theorem to stop at
+        one.until_proven = two.until_proven = true;
+        const auto c = long_sequence(rule, 1 << 17, one), d = long_sequence(rule, 1 << 17, two);
+        ASSERT_EQ(c.values, d.values) << text;  // stopped at the same heap
+        EXPECT_EQ(c.period.period, d.period.period) << text;
+        EXPECT_EQ(c.period.preperiod, d.period.preperiod) << text;
+    }
+    EXPECT_EQ(long_values("grundy", 5000, SequenceMethod::sparse),
+              long_values("grundy", 5000, SequenceMethod::plain));
+}

@@ -59,6 +59,10 @@ struct SequenceOptions {
     std::function<void(uint64_t, uint64_t)> progress;
     // Set from any thread (a SIGINT handler) to stop: nimtb::Cancelled is thrown.
     const std::atomic<bool>* cancel = nullptr;
+    // The sparse-space method on two threads when this is 2 or more; with 0,
+    // when the machine has two cores and a heap costs more on one than the
+    // threads' handing over. The values are the same either way.
+    unsigned threads = 0;
 };
 
 struct LongSequence {
