@@ -43,6 +43,8 @@ int cmd_sequence(const std::vector<std::string>& args) {
         "limit", po::value<int64_t>(), "with --until-proven: the largest heap (default 2^24)")(
         "method", po::value<std::string>()->default_value("auto"),
         "auto, plain (every move of every heap) or sparse (the sparse-space method)")(
+        "threads,t", po::value<int64_t>()->default_value(0),
+        "sparse: 1 or 2 threads; 0: both cores once a heap costs more than handing it over")(
         "out,o", po::value<std::string>(),
         "also write the values and the period to this HDF5 file (docs/FORMAT.md)")(
         "force", "overwrite --out if it exists")("json", "print JSON")(
@@ -65,6 +67,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
         request.max_heap = heap_count(*vm, "max-heap");
     }
     request.method = engine::parse_sequence_method((*vm)["method"].as<std::string>());
+    request.threads = whole_number(*vm, "threads", 1024);
     if (vm->count("out")) request.output = (*vm)["out"].as<std::string>();
     request.overwrite = vm->count("force") > 0;
     const uint64_t bytes = service::check_sequence(request);  // the memory, before any work

@@ -367,7 +367,7 @@ Table solve(const std::string& rules, const std::filesystem::path& path,
 }
 
 py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bool until_proven,
-                  uint64_t limit, const std::string& method,
+                  uint64_t limit, const std::string& method, unsigned threads,
                   const std::optional<std::filesystem::path>& path, bool overwrite,
                   const py::object& progress) {
     if (until_proven == max_heap.has_value())
@@ -377,6 +377,7 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
     r.max_heap = max_heap;
     r.limit = limit;
     r.method = engine::parse_sequence_method(method);
+    r.threads = threads;
     if (path) r.output = path->string();
     r.overwrite = overwrite;
     const engine::LongSequence s = interruptible(
@@ -451,7 +452,7 @@ PYBIND11_MODULE(_core, m) {
           py::arg("kernel"), py::arg("remoteness"), py::arg("threads"), py::arg("compression"),
           py::arg("level"), py::arg("checkpoint"), py::arg("progress"));
     m.def("sequence", &sequence, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
-          py::arg("limit"), py::arg("method"), py::arg("path"), py::arg("overwrite"),
-          py::arg("progress"));
+          py::arg("limit"), py::arg("method"), py::arg("threads"), py::arg("path"),
+          py::arg("overwrite"), py::arg("progress"));
     m.def("read_sequence", &read_sequence, py::arg("path"));
 }

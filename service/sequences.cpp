@@ -45,6 +45,7 @@ engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hoo
     }
     engine::SequenceOptions so;
     so.method = r.method;
+    so.threads = r.threads;
     so.until_proven = r.until_proven();
     so.cancel = hooks.cancel;
     so.progress = hooks.progress;

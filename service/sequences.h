@@ -25,7 +25,8 @@ struct SequenceRequest {
     std::optional<uint64_t> max_heap;
     uint64_t limit = uint64_t{1} << 24;
     engine::SequenceMethod method = engine::SequenceMethod::automatic;
-    std::string output;  // a sequence file to write, or empty
+    unsigned threads = 0;  // engine::SequenceOptions::threads
+    std::string output;    // a sequence file to write, or empty
     bool overwrite = false;
 
     bool until_proven() const { return !max_heap; }

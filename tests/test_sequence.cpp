@@ -359,17 +359,38 @@ TEST(LongSequence, TwoThreadsGiveTheValuesOfOne) {
         one.threads = 1;
         two.threads = 2;
         const Rule rule = Rule::parse(text);
-        const auto a = long_sequence(rule, 70000, one), b = long_sequence(rule, 70000, two);
+        const auto a = long_sequence(rule, 40000, one), b = long_sequence(rule, 40000, two);
         ASSERT_EQ(a.values, b.values) << text;
         EXPECT_EQ(a.mask, b.mask) << text;
         EXPECT_EQ(a.rare_heaps, b.rare_heaps) << text;
         if (rule.kind() == nimtb::engine::RuleKind::grundy) continue;  // no theorem to stop at
         one.until_proven = two.until_proven = true;
-        const auto c = long_sequence(rule, 1 << 17, one), d = long_sequence(rule, 1 << 17, two);
+        const auto c = long_sequence(rule, 1 << 16, one), d = long_sequence(rule, 1 << 16, two);
         ASSERT_EQ(c.values, d.values) << text;  // stopped at the same heap
         EXPECT_EQ(c.period.period, d.period.period) << text;
         EXPECT_EQ(c.period.preperiod, d.period.preperiod) << text;
     }
     EXPECT_EQ(long_values("grundy", 5000, SequenceMethod::sparse),
               long_values("grundy", 5000, SequenceMethod::plain));
+}
+
+// Small enough for ThreadSanitizer (tools/sanitize.sh runs SequenceThreads.*).
+TEST(SequenceThreads, TwoThreadsHandHeapsOverWithoutARace) {
+    for (const char* text : {"grundy", "octal:0.74", "octal:4.7"}) {
+        SequenceOptions one, two;
+        one.threads = 1;
+        two.threads = 2;
+        const Rule rule = Rule::parse(text);
+        ASSERT_EQ(long_sequence(rule, 6000, one).values, long_sequence(rule, 6000, two).values)
+            << text;
+    }
+    SequenceOptions two;
+    two.threads = 2;
+    two.until_proven = true;
+    EXPECT_EQ(long_sequence(Rule::parse("octal:0.45"), 1 << 14, two).values.size(), [] {
+        SequenceOptions one;
+        one.threads = 1;
+        one.until_proven = true;
+        return long_sequence(Rule::parse("octal:0.45"), 1 << 14, one).values.size();
+    }());
 }

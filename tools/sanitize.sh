@@ -41,7 +41,8 @@ for kind in "${KINDS[@]}"; do
         ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" \
             -E '^(VerifyLarge\.|e2e\.test_mpi\.(Checkpoints|ProcessDeath))'
     else
-        # The parallel parts: the solver, verify and the parallel table writer.
-        ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -R '^(Solver|Verify|Periodicity|Sequence|TableFiles)\.'
+        # The parallel parts: the solver, verify, the parallel table writer and
+        # the sequence on two threads.
+        ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -R '^(Solver|Verify|Periodicity|Sequence|SequenceThreads|TableFiles)\.'
     fi
 done

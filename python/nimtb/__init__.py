@@ -503,13 +503,17 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
 
 
 def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool = False,
-             limit: int = 1 << 22, method: str = "auto", path: Optional[PathLike] = None,
-             overwrite: bool = False, progress: Optional[Progress] = None) -> Sequence:
+             limit: int = 1 << 22, method: str = "auto", threads: int = 0,
+             path: Optional[PathLike] = None, overwrite: bool = False,
+             progress: Optional[Progress] = None) -> Sequence:
     """A one-heap rule's values g(0..max_heap) in normal play and their
     period, as ``nimtb sequence`` computes them; or, with
     ``until_proven=True``, as far as a period is proven (up to ``limit``
     heaps). With ``path``, also written as a sequence file (``read_sequence``
-    and ``ProvenGame(sequence=...)`` read it).
+    and ``ProvenGame(sequence=...)`` read it). ``method`` is "auto", "plain"
+    or "sparse"; ``threads`` 1 or 2 for the sparse-space method (0: both
+    cores once a heap costs more than handing it over; the values are the
+    same).
 
     The memory is checked before any work; Ctrl-C (or an exception raised by
     ``progress``) stops it and leaves no file. Raises InputError (a rule whose
@@ -517,7 +521,7 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
     proven within ``limit``), TableError, MemoryError.
     """
     return Sequence._of(_core.sequence(
-        rules, max_heap, until_proven, limit, method,
+        rules, max_heap, until_proven, limit, method, threads,
         None if path is None else _path(path), overwrite, progress))
 
 
