@@ -3,7 +3,8 @@
 # (d0.d1d2 with d0 = 0 or 4): each computed until a period is proven (the
 # octal periodicity theorem), or up to LIMIT heaps; those still unproven whose
 # values are sparse (under 1 rare heap in 32, so the sparse-space method is
-# fast) again up to LONG heaps. Writes docs/catalogue.csv and
+# fast) again up to LONG heaps, two codes at a time on one thread each.
+# Writes docs/catalogue.csv and
 # docs/CATALOGUE.md; codes with the same sequence are grouped.
 #   tools/catalogue.sh [LIMIT [LONG]]        (default 65536 and 1048576)
 set -euo pipefail
@@ -17,12 +18,12 @@ trap 'rm -rf "$work"' EXIT
 one() {
     local code="$1" start
     start=$(date +%s%N)
-    "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LIMIT" --json >"$work/$code.json"
+    "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LIMIT" --threads 1 --json >"$work/$code.json"
     if /usr/bin/python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
 sys.exit(0 if j["period"]["basis"] != "proof" and j.get("rare_heaps", 1 << 62) * 32 < j["max_heap"] else 1)' \
         "$work/$code.json"; then
-        "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LONG" --json >"$work/$code.json"
+        "$NIMTB" sequence --rules "octal:$code" --until-proven --limit "$LONG" --threads 1 --json >"$work/$code.json"
     fi
     echo "$(( ($(date +%s%N) - start) / 1000000 ))" >"$work/$code.ms"
 }
