@@ -10,6 +10,30 @@ namespace nimtb::io {
 namespace {
 constexpr const char* VALUES = "value";
 constexpr hsize_t CHUNK = hsize_t{1} << 20;
+// A file's period answers heaps beyond its values, so its claim is proven
+// again here, by the theorem that proves it, from the values themselves: a
+// damaged or edited file is refused rather than believed.
+void check_claim(const std::string& path, const SequenceFile& s) {
+    const auto window = engine::proof_window(s.rule, engine::Convention::normal);
+    const uint64_t pre = s.period.preperiod, p = s.period.period, last = s.values.size() - 1;
+    auto refuse = [&](const std::string& why) {
+        throw TableError(path + ": the period the file claims (" + std::to_string(p) +
+                         " from heap " + std::to_string(pre) + ") " + why);
+    };
+    if (!window) refuse("has no theorem to prove it for " + s.rule.canonical());
+    for (uint64_t n = pre; n + p <= last; ++n) {
+        if (s.values[n] != s.values[n + p]) {
+            refuse("does not hold in its values: g(" + std::to_string(n) +
+                   ") = " + std::to_string(s.values[n]) + " but g(" + std::to_string(n + p) +
+                   ") = " + std::to_string(s.values[n + p]));
+        }
+    }
+    if (window->needed(std::max(pre, window->first), p) > last)
+        refuse("needs values up to heap " +
+               std::to_string(window->needed(std::max(pre, window->first), p)) +
+               " to be proven, and the file holds them up to " + std::to_string(last));
+}
+
 }  // namespace
 
 void write_sequence(const std::string& path, const SequenceFile& s, bool overwrite) {
@@ -120,6 +144,7 @@ SequenceFile read_sequence(const std::string& path) {
         throw TableError(what + ": cannot read (the file is damaged: " + hdf5_error_message() +
                          ")");
     }
+    if (s.period.basis == engine::Basis::proof) check_claim(path, s);
     return s;
 }
 

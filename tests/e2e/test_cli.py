@@ -803,6 +803,24 @@ class Sequences(Workdir):
             code, out, err = run("query", "--rules", rule, " ".join(map(str, after)) or "0", "--json")
             self.assertEqual(json.loads(out)["value"], 0, (rule, after))  # the move wins
 
+    def test_a_sequence_file_s_period_is_proven_again_when_read(self):
+        """An edited or damaged period is refused, never answered as proven."""
+        import h5py
+        import numpy as np
+        code, out, err = run("sequence", "--rules", "octal:0.45", "--until-proven", "-o", self.path("s.h5"))
+        self.assertEqual(code, 0, err)
+        for attr, value, words in [("period", 5, "does not hold in its values"),
+                                   ("preperiod", 3, "does not hold in its values"),
+                                   ("period", 40, "needs values up to heap")]:
+            shutil.copy(self.path("s.h5"), self.path("x.h5"))
+            with h5py.File(self.path("x.h5"), "r+") as f:
+                f.attrs.modify(attr, np.uint64(value))
+            code, out, err = run("query", "--sequence", self.path("x.h5"), "1000000000000 7 13")
+            self.assert_error(code, err, 1, words)
+            self.assertEqual(out, "")
+        code, out, err = run("query", "--sequence", self.path("s.h5"), "1000000000000 7 13")
+        self.assertEqual(code, 0, err)
+
     def test_a_subtraction_game_of_large_amounts_at_once(self):
         """subtract:1000000000 changes value every 10^9 heaps: known as runs."""
         code, out, err = run("query", "--rules", "subtract:1000000000", "5")
