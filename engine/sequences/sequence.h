@@ -16,9 +16,16 @@
 // unless some rare value below it is reached by no pair at all, which a
 // short scan of pairs of small heaps settles (it stops as soon as every rare
 // value below the candidate has been reached, usually after a few hundred
-// pairs). Any mask gives the right values; a good one gives them fast. The
-// mask is chosen from the values computed so far, and chosen again when
-// rare heaps stop being rare.
+// pairs, read sixteen at a time without a branch). Any mask gives the right
+// values; a good one gives them fast: the mask under which the fewest heaps
+// so far are rare (a Walsh-Hadamard transform of the value counts), chosen
+// again at every doubling of the heap when another is clearly better.
+//
+// On two threads heap n goes to thread n % 2: a heap depends on heap n - 1
+// only through a take of one token or a split off of one, so each thread
+// computes its heap without those options while the other finishes heap
+// n - 1, then adds them (and computes the heap again in the rare case they
+// reach its candidate). The values are the same on one thread and two.
 
 #include <atomic>
 #include <cstdint>
