@@ -25,6 +25,7 @@ commands:
   verify    check a table against its definition and the theorems
   play      play a game against the perfect computer (or a gentler one, or a person)
   sequence  single-heap values of a rule, to any length, with its proven period
+  quotient  the misère quotient of a one-heap rule: misère play of every position, exactly
   serve     the tables in a browser: play, Northcott's game, explore, count
 
   nimtb COMMAND --help   shows the options of a command, with examples.
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
         {"solve", apps::cmd_solve},       {"info", apps::cmd_info},     {"query", apps::cmd_query},
         {"dump", apps::cmd_dump},         {"verify", apps::cmd_verify}, {"play", apps::cmd_play},
         {"sequence", apps::cmd_sequence}, {"serve", apps::cmd_serve},
+        {"quotient", apps::cmd_quotient},
     };
     const auto it = commands.find(command);
     try {

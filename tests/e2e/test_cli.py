@@ -691,6 +691,48 @@ class Families(Workdir):
         code, out, err = run("sequence", "--rules", "wythoff", "--max-heap", "30")
         self.assert_error(code, err, 2, "touch several heaps")
 
+    def test_quotient(self):
+        """The misère quotient as a user asks for it, and every position of a solved misère table
+        predicted by it (the product of its heaps' phi lies in the P-portion exactly for P-positions)."""
+        code, out, err = run("quotient", "--rules", "nim", "--max-heap", "7", "--json")
+        self.assertEqual(code, 0, err)
+        q = json.loads(out)
+        self.assertEqual((q["order"], q["orders"]), (10, [1, 2, 6, 6, 10, 10, 10, 10]))
+        self.assertEqual([e["word"] for e in q["elements"] if e["p"]], ["a", "b^2"])
+        code, out, err = run("quotient", "--rules", "octal:0.07", "--max-heap", "9")
+        self.assertEqual(code, 0, err)
+        self.assertIn("order        6\n", out)
+        for rules, universe, bound in (("octal:0.77", ("-N", "16"), "16"),
+                                       ("octal:0.07", ("-N", "18"), "18"),
+                                       ("subtract:1,3,4", ("-k", "3", "-H", "9"), "9")):
+            with tempfile.TemporaryDirectory() as d:
+                table = os.path.join(d, "t.h5")
+                out_file = os.path.join(d, "q.json")
+                code, _, err = run("solve", "--rules", rules, "--misere", *universe, "-o", table,
+                                   "--quiet")
+                self.assertEqual(code, 0, err)
+                code, _, err = run("quotient", "--rules", rules, "--max-heap", bound, "--out", out_file)
+                self.assertEqual(code, 0, err)
+                with open(out_file) as f:
+                    q = json.load(f)
+                code, _, err = run("quotient", "--rules", rules, "--max-heap", bound, "--out", out_file)
+                self.assert_error(code, err, 1, "already exists")
+                code, out, err = run("dump", table, "--csv")
+                self.assertEqual(code, 0, err)
+                checked = 0
+                for line in out.splitlines()[1:]:
+                    position, value = line.split(",")[:2]
+                    x = 0
+                    for h in ([] if position == "(empty)" else map(int, position.split())):
+                        x = q["table"][x][q["phi"][h]]
+                    self.assertEqual(q["elements"][x]["p"], value == "0", f"{rules} {position}")
+                    checked += 1
+                self.assertGreater(checked, 100)
+        code, out, err = run("quotient", "--rules", "wythoff", "--max-heap", "5")
+        self.assert_error(code, err, 2, "several heaps")
+        code, out, err = run("quotient", "--rules", "nim")
+        self.assert_error(code, err, 2, "missing --max-heap")
+
     def test_a_table_of_the_first_release_reads_as_before(self):
         """A table written by nimtb 0.1 (committed under tests/data) answers exactly as a fresh one."""
         old = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
