@@ -187,3 +187,30 @@ TEST(VerifyLarge, NamesAChangedEntryInAHundredMillionPositions) {
     EXPECT_EQ(ex.stored, remoteness + 2u);
     EXPECT_EQ(ex.expected, remoteness);
 }
+
+// Misère tables of one-heap rules: the quotient (computed from the rules)
+// predicts every position; a table with one value changed is refused at it.
+TEST(Verify, MisereQuotientPredictsEveryPositionOfMisereTables) {
+    for (const char* rule : {"subtract:1,3,4", "nim"}) {
+        auto s = solve(rule, Convention::misere, 3, 12);
+        const VerifyReport a = verify_both_ways(s, Convention::misere, Universe(3, 12));
+        const auto& q = check(a, "misere-quotient");
+        ASSERT_TRUE(q.applies) << rule << ": " << q.description;
+        EXPECT_EQ(q.held, q.tested) << rule;
+        EXPECT_EQ(q.tested, a.positions);
+    }
+    const Universe u = Universe::total_bounded(18);
+    nimtb::engine::SolveOptions o;
+    o.convention = Convention::misere;
+    auto s = nimtb::engine::solve(Rule::parse("octal:0.07"), u, o);
+    EXPECT_TRUE(check(verify_both_ways(s, Convention::misere, u), "misere-quotient").passed());
+    const uint64_t r = u.rank(u.normalise(nimtb::engine::Heaps{3, 6, 9}));
+    s.value.data<uint8_t>()[r] = s.value.data<uint8_t>()[r] == 0 ? 1 : 0;  // outcome flipped
+    const auto& q = check(verify_both_ways(s, Convention::misere, u), "misere-quotient");
+    ASSERT_EQ(q.tested - q.held, 1u);
+    EXPECT_EQ(q.counterexamples[0].rank, r);
+    // Normal play, and rules on several heaps: not applicable.
+    auto n = solve("subtract:1,3,4", Convention::normal, 3, 12);
+    EXPECT_FALSE(
+        check(verify_both_ways(n, Convention::normal, Universe(3, 12)), "misere-quotient").applies);
+}

@@ -1,5 +1,7 @@
 #include "engine/checks/verify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include "engine/checks/nim_line_check.h"
 #include "engine/game/move_generator.h"
 #include "engine/game/moves.h"
+#include "engine/quotients/quotient.h"
 #include "engine/sequences/reference_values.h"
 #include "engine/solve/solver.h"
 
@@ -118,6 +121,7 @@ struct Context {
     const std::vector<uint32_t>& normal_single;
     bool normal;
     unsigned moore_k;
+    const BipartiteMonoid* quotient;  // misère tables of one-heap rules, when computed
 };
 
 // Adds one to counts[i], growing it as needed.
@@ -141,6 +145,7 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     Check& misere_values = report.check(CheckId::misere_rule_on_values);
     Check& wythoff = report.check(CheckId::wythoff);
     Check& moore = report.check(CheckId::moore);
+    Check& quotient = report.check(CheckId::misere_quotient);
     std::vector<uint64_t> children;
     std::vector<uint8_t> seen;
     MoveGenerator gen = ctx.gen;
@@ -209,6 +214,11 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
             const bool p = moore_p(heaps.data(), k, ctx.moore_k);
             record(moore, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
         }
+        if (quotient.applies) {
+            const BipartiteMonoid& q = *ctx.quotient;
+            const bool p = q.p[q.image(std::span<const uint32_t>(heaps.data(), k))];
+            record(quotient, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+        }
     }
     for (uint32_t i = 0; i < value_counts.size(); ++i) {
         if (value_counts[i]) report.value_histogram[i] += value_counts[i];
@@ -270,8 +280,30 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
               normal && rule.kind() == RuleKind::wythoff, Basis::theorem),
         check("moore", "P exactly when every binary digit is set in a multiple of k+1 heaps",
               normal && rule.kind() == RuleKind::moore, Basis::theorem),
+        check("misere-quotient",
+              "the misère quotient of the heaps up to the largest (computed and checked from the "
+              "rules) predicts the outcome: P exactly when the product of the heaps' classes is in "
+              "its P-portion",
+              !normal && rule.one_heap(), Basis::theorem),
     };
-    static_assert(CHECK_COUNT == 7, "one entry per CheckId, in order");
+    static_assert(CHECK_COUNT == 8, "one entry per CheckId, in order");
+    std::optional<BipartiteMonoid> quotient;
+    if (Check& q = report.check(CheckId::misere_quotient); q.applies) {
+        if (u.max_heap_size() > VERIFY_QUOTIENT_MAX_HEAP) {
+            q.applies = false;
+            q.description +=
+                fmt::format(" (not computed: heaps above {})", VERIFY_QUOTIENT_MAX_HEAP);
+        } else {
+            try {
+                const MisereQuotient m = misere_quotient(rule, u.max_heap_size());
+                q.description += fmt::format(" (order {})", m.monoid.order);
+                quotient = m.monoid;
+            } catch (const ResourceError& e) {
+                q.applies = false;
+                q.description += fmt::format(" (not computed: {})", e.what());
+            }
+        }
+    }
     report.single_heaps = single_heap_values(table, u, rule, convention);
     std::vector<uint32_t> normal_single;
     if (report.check(CheckId::misere_rule_on_values).applies) {
@@ -283,7 +315,8 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
                       report.single_heaps.values,
                       normal_single,
                       normal,
-                      rule.kind() == RuleKind::moore ? rule.moore_k() : 0};
+                      rule.kind() == RuleKind::moore ? rule.moore_k() : 0,
+                      quotient ? &*quotient : nullptr};
     // Nim in a box: the consistency check line by line (line_check.h), in
     // one pass in rank order, when its lines fit in memory beside the table.
     std::optional<LineCheck> lines;

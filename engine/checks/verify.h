@@ -75,8 +75,13 @@ enum class CheckId : size_t {
     misere_rule_on_values,  // observation: the misere-Nim rule on normal-play values
     wythoff,                // theorem: Wythoff's P-positions (floor(n phi), floor(n phi^2))
     moore,                  // theorem: Moore's Nim_k P-positions (bit counts divisible by k+1)
+    misere_quotient,        // theorem: the misère quotient of heaps <= H predicts every outcome
 };
-inline constexpr size_t CHECK_COUNT = 7;
+inline constexpr size_t CHECK_COUNT = 8;
+
+// The largest heap for which verify computes the misère quotient (its cost
+// grows quickly with the heap bound).
+inline constexpr uint32_t VERIFY_QUOTIENT_MAX_HEAP = 128;
 
 struct SingleHeaps {
     std::vector<uint32_t> values;  // value of one heap of h tokens, h = 0..H
