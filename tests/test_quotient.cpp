@@ -83,7 +83,7 @@ Heaps joined(const Heaps& a, const Heaps& b) {
 // The quotient predicts every sampled position, and its elements are
 // told apart by sampled positions (it is reduced).
 void expect_exact(const std::string& rule_text, uint32_t max_heap, unsigned copies,
-                  uint64_t tokens) {
+                  uint64_t tokens, unsigned context_copies = 2) {
     SCOPED_TRACE(rule_text + " to " + std::to_string(max_heap));
     const Rule rule = Rule::parse(rule_text);
     const MisereQuotient q = misere_quotient(rule, max_heap);
@@ -92,7 +92,7 @@ void expect_exact(const std::string& rule_text, uint32_t max_heap, unsigned copi
     const std::vector<Heaps> sample = positions(max_heap, copies, tokens);
     for (const Heaps& g : sample) ASSERT_EQ(brute.p(g), bool(m.p[m.image(g)])) << heaps_text(g);
     std::map<std::vector<bool>, uint32_t> signatures;
-    const std::vector<Heaps> contexts = positions(max_heap, 2, 2 * max_heap);
+    const std::vector<Heaps> contexts = positions(max_heap, context_copies, 2 * max_heap);
     for (uint32_t x = 0; x < m.order; ++x) {
         std::vector<bool> s;
         for (const Heaps& c : contexts) s.push_back(brute.p(joined(m.name[x], c)));
@@ -137,6 +137,7 @@ TEST(Quotient, PredictsEveryPositionAndIsReduced) {
     expect_exact("grundy", 9, 3, 22);
     expect_exact("lasker", 6, 3, 16);
     expect_exact("octal:4.7", 8, 3, 20);
+    expect_exact("octal:0.71", 10, 3, 26, 4);  // heap 8 is learned from outcomes (L*)
 }
 
 TEST(Quotient, OrdersGrowHeapByHeapAndAreEven) {

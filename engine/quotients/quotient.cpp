@@ -32,6 +32,14 @@ struct BitsHash {
     }
 };
 
+struct BitsHash32 {
+    size_t operator()(const Heaps& v) const {
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (uint32_t e : v) x = (x ^ e) * 0xff51afd7ed558ccdull, x ^= x >> 31;
+        return static_cast<size_t>(x);
+    }
+};
+
 void check_cancel(const std::atomic<bool>* cancel) {
     if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
 }
@@ -120,8 +128,10 @@ struct PairClosure {
 };
 
 constexpr size_t MAX_PAIR_STATES = 4'000'000;
-// Candidates one heap may refute before the computation gives up.
-constexpr unsigned MAX_CANDIDATES = 12;
+// Positions whose outcomes learn may remember (about 150 bytes each).
+constexpr size_t MAX_ORACLE_POSITIONS = 2'000'000;
+// Refinements a heap may try before its quotient is learned from outcomes.
+constexpr unsigned REFINEMENTS = 3;
 
 // saturated: U(G) holds the contexts where phi(G) z is in P too, and the
 // closure stops at the first state whose U lacks the identity (check (c)).
@@ -337,6 +347,183 @@ Heaps with_heap(Heaps w, uint32_t h) {
     return w;
 }
 
+// Outcomes by the definition, for positions of heaps up to n: those without
+// heap n answered by Q_{n-1} (exact for them), the others by their options,
+// remembered.
+class OutcomeOracle {
+  public:
+    OutcomeOracle(const std::vector<std::vector<Heaps>>& moves, const BipartiteMonoid& below)
+        : moves_(moves), below_(below) {}
+
+    // Misère: true for a P-position; g largest heap first.
+    bool p(const Heaps& g) {
+        if (g.empty() || g[0] <= below_.max_heap()) return below_.p[below_.image(g)];
+        if (auto it = memo_.find(g); it != memo_.end()) return it->second;
+        bool p = true;  // g holds the new heap, which has moves
+        for_each_option(g, moves_, [&](const Heaps& o) { return p = !this->p(o); });
+        if (memo_.size() >= MAX_ORACLE_POSITIONS) {
+            throw ResourceError(fmt::format(
+                "quotient: learning Q_{} needs the outcomes of more than {} positions; Q_{} is the "
+                "largest computed",
+                below_.max_heap() + 1, MAX_ORACLE_POSITIONS, below_.max_heap()));
+        }
+        memo_.emplace(g, p);
+        return p;
+    }
+
+  private:
+    const std::vector<std::vector<Heaps>>& moves_;
+    const BipartiteMonoid& below_;
+    std::unordered_map<Heaps, bool, BitsHash32> memo_;
+};
+
+Heaps joined(const Heaps& a, const Heaps& b) {
+    Heaps out(a.size() + b.size());
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin(), std::greater<>());
+    return out;
+}
+
+// Q_n learned from outcomes (Angluin's L*, for a commutative monoid): the
+// states are positions told apart by the suffixes; the hypothesis is checked
+// exactly, and a position it predicts wrongly yields a new suffix (Rivest and
+// Schapire's split of the position along the hypothesis). `suffixes` carries
+// over from heap to heap.
+BipartiteMonoid learn(const std::vector<std::vector<Heaps>>& moves, const BipartiteMonoid& below,
+                      uint32_t n, std::vector<Heaps>& suffixes, unsigned& refuted,
+                      const std::atomic<bool>* cancel) {
+    OutcomeOracle oracle(moves, below);
+    std::vector<uint32_t> letters;
+    std::vector<size_t> letter_of(size_t{n} + 1, SIZE_MAX);
+    for (uint32_t h = 1; h <= n; ++h) {
+        if (!moves[h].empty()) letter_of[h] = letters.size(), letters.push_back(h);
+    }
+    std::map<Heaps, std::vector<uint8_t>> rows;  // each position's outcomes with the suffixes
+    auto row = [&](const Heaps& position) -> const std::vector<uint8_t>& {
+        std::vector<uint8_t>& r = rows[position];
+        while (r.size() < suffixes.size())
+            r.push_back(oracle.p(joined(position, suffixes[r.size()])));
+        return r;
+    };
+    // Given a position whose outcome differs from what the states reached
+    // along `path` (heaps read in order from the empty position) predict at
+    // its end, adds the suffix that splits a state.
+    std::vector<Heaps> reps;
+    std::vector<uint32_t> next, parent, parent_heap;
+    auto access = [&](uint32_t s) {  // the heaps read from the empty position to reach s
+        Heaps path;
+        for (; s != 0; s = parent[s]) path.push_back(parent_heap[s]);
+        std::reverse(path.begin(), path.end());
+        return path;
+    };
+    auto split = [&](const Heaps& path, size_t end, const Heaps& tail) {
+        // H_i = reps[x_i] + path[i..end) + tail; H_0 is the position, H_end
+        // the state's representative with tail: their outcomes differ.
+        std::vector<uint32_t> x{0};
+        for (size_t i = 0; i < end; ++i)
+            x.push_back(next[x.back() * letters.size() + letter_of[path[i]]]);
+        auto h = [&](size_t i) {
+            Heaps rest(path.begin() + static_cast<std::ptrdiff_t>(i),
+                       path.begin() + static_cast<std::ptrdiff_t>(end));
+            std::sort(rest.begin(), rest.end(), std::greater<>());
+            return oracle.p(joined(joined(reps[x[i]], rest), tail));
+        };
+        size_t lo = 0, hi = end;
+        const bool first = h(lo);
+        while (hi - lo > 1) {
+            const size_t mid = (lo + hi) / 2;
+            (h(mid) == first ? lo : hi) = mid;
+        }
+        Heaps suffix(path.begin() + static_cast<std::ptrdiff_t>(hi),
+                     path.begin() + static_cast<std::ptrdiff_t>(end));
+        suffix = joined(suffix, tail);
+        std::sort(suffix.begin(), suffix.end(), std::greater<>());
+        suffixes.push_back(suffix);
+    };
+    if (suffixes.empty()) suffixes.push_back(Heaps{});
+    for (;;) {
+        check_cancel(cancel);
+        // The hypothesis, breadth first from the empty position.
+        reps.assign(1, Heaps{});
+        next.clear();
+        parent.assign(1, 0);
+        parent_heap.assign(1, 0);
+        std::map<std::vector<uint8_t>, uint32_t> state_of{{row(Heaps{}), 0}};
+        for (uint32_t s = 0; s < reps.size(); ++s) {
+            for (uint32_t g : letters) {
+                Heaps t = with_heap(reps[s], g);
+                auto [it, fresh] = state_of.try_emplace(row(t), static_cast<uint32_t>(reps.size()));
+                if (fresh) {
+                    if (reps.size() >= MAX_QUOTIENT_ORDER) {
+                        throw ResourceError(fmt::format("quotient: Q_{} has more than {} elements",
+                                                        n, MAX_QUOTIENT_ORDER));
+                    }
+                    reps.push_back(std::move(t));
+                    parent.push_back(s);
+                    parent_heap.push_back(g);
+                }
+                next.push_back(it->second);
+            }
+        }
+        const size_t nl = letters.size();
+        // Reading two heaps in either order must reach one state.
+        bool commutes = true;
+        for (uint32_t s = 0; s < reps.size() && commutes; ++s) {
+            for (size_t a = 0; a < nl && commutes; ++a) {
+                for (size_t b = a + 1; b < nl && commutes; ++b) {
+                    const uint32_t ab = next[next[s * nl + a] * nl + b],
+                                   ba = next[next[s * nl + b] * nl + a];
+                    if (ab == ba) continue;
+                    commutes = false;
+                    const std::vector<uint8_t>& ra = row(reps[ab]);
+                    const std::vector<uint8_t>& rb = row(reps[ba]);
+                    size_t e = 0;
+                    while (ra[e] == rb[e]) ++e;
+                    const Heaps w =
+                        joined(with_heap(with_heap(reps[s], letters[a]), letters[b]), suffixes[e]);
+                    const bool truth = oracle.p(w);
+                    Heaps path = access(s);
+                    if (bool(ra[e]) != truth) {
+                        path.push_back(letters[a]), path.push_back(letters[b]);
+                    } else {
+                        path.push_back(letters[b]), path.push_back(letters[a]);
+                    }
+                    split(path, path.size(), suffixes[e]);
+                }
+            }
+        }
+        if (!commutes) {
+            ++refuted;
+            continue;
+        }
+        HeapAutomaton a;
+        a.states = static_cast<uint32_t>(reps.size());
+        a.letters = letters;
+        a.next = next;
+        for (const Heaps& r : reps) a.accept.push_back(row(r)[0]);
+        std::vector<uint32_t> block(a.states);
+        for (uint32_t s = 0; s < a.states; ++s) block[s] = s;
+        BipartiteMonoid m = monoid_of(a, block, a.states, n);
+        std::optional<QuotientFailure> failure = check(m, moves, cancel);
+        if (!failure) return m;
+        ++refuted;
+        // Descend to a position predicted wrongly, then split along it.
+        Heaps g = failure->position;
+        while (oracle.p(g) == bool(m.p[m.image(g)])) {
+            std::optional<Heaps> wrong;
+            for_each_option(g, moves, [&](const Heaps& o) {
+                if (oracle.p(o) != bool(m.p[m.image(o)])) wrong = o;
+                return !wrong;
+            });
+            g = *wrong;
+        }
+        Heaps path;
+        for (uint32_t h : g) {
+            if (!moves[h].empty()) path.push_back(h);
+        }
+        split(path, path.size(), Heaps{});
+    }
+}
+
 void present(MisereQuotient& result) {
     const BipartiteMonoid& m = result.monoid;
     std::vector<uint8_t> reach(m.order, 0);
@@ -461,6 +648,7 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
     MisereQuotient result;
     result.orders.push_back(1);
     BipartiteMonoid q;
+    std::vector<Heaps> suffixes;  // learn's, kept from heap to heap
     for (uint32_t n = 1; n <= max_heap; ++n) {
         check_cancel(options.cancel);
         if (moves[n].empty()) {
@@ -468,6 +656,10 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
         } else {
             BipartiteMonoid base = q;
             for (unsigned attempt = 0;; ++attempt) {
+                if (attempt == REFINEMENTS) {
+                    q = learn(moves, q, n, suffixes, result.candidates, options.cancel);
+                    break;
+                }
                 BipartiteMonoid candidate = extend(base, n, moves);
                 if (candidate.order > MAX_QUOTIENT_ORDER) {
                     throw ResourceError(
@@ -480,13 +672,6 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
                     break;
                 }
                 ++result.candidates;
-                if (attempt + 1 == MAX_CANDIDATES) {
-                    throw ResourceError(fmt::format(
-                        "quotient: heap {} splits the {} classes of Q_{} further than nimtb's "
-                        "refinement "
-                        "resolves ({} candidates refuted); Q_{} is the largest computed",
-                        n, q.order, n - 1, MAX_CANDIDATES, n - 1));
-                }
                 base = refine(candidate, moves, options.cancel);
             }
         }
