@@ -32,6 +32,7 @@
 #include "io/probe.h"
 #include "io/sequence_file.h"
 #include "service/request/words.h"
+#include "service/quotients.h"
 #include "service/sequences.h"
 #include "service/solve.h"
 #include "service/verify.h"
@@ -386,6 +387,15 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
                          service::reported_period(r.rule, s));
 }
 
+py::object quotient(const std::string& rules, uint32_t max_heap, const py::object& progress) {
+    service::QuotientRequest r;
+    r.rule = engine::Rule::parse(rules);
+    r.max_heap = max_heap;
+    const engine::MisereQuotient q = interruptible(
+        [&](const service::Hooks& hooks) { return service::compute_quotient(r, hooks); }, progress);
+    return to_python(service::quotient_json(r.rule, q));
+}
+
 py::dict read_sequence(const std::filesystem::path& path) {
     const io::SequenceFile f = io::read_sequence(path.string());
     return sequence_dict(f.rule, f.algorithm, f.values, f.period);
@@ -455,4 +465,5 @@ PYBIND11_MODULE(_core, m) {
           py::arg("limit"), py::arg("method"), py::arg("threads"), py::arg("path"),
           py::arg("overwrite"), py::arg("progress"));
     m.def("read_sequence", &read_sequence, py::arg("path"));
+    m.def("quotient", &quotient, py::arg("rules"), py::arg("max_heap"), py::arg("progress"));
 }

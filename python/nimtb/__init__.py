@@ -31,8 +31,8 @@ __version__: str = _core.__version__
 
 __all__ = [
     "Answer", "Check", "InputError", "Move", "NotInTableError", "Period", "PositionLike",
-    "ProvenAnswer", "ProvenGame", "Sequence", "Table", "TableError", "Touch", "Verification",
-    "__version__", "read_sequence", "sequence", "solve",
+    "ProvenAnswer", "ProvenGame", "Quotient", "Sequence", "Table", "TableError", "Touch",
+    "Verification", "__version__", "quotient", "read_sequence", "sequence", "solve",
 ]
 
 #: A position: text ("3 4 5" or "3,4,5"), or a sequence of heap sizes (a list,
@@ -247,6 +247,19 @@ def _path(path: PathLike, name: str = "path") -> str:
     if isinstance(path, (str, os.PathLike)):
         return os.fspath(path)
     raise TypeError(f"{name} is a path (str or os.PathLike), not {type(path).__name__}")
+
+
+def _heaps(position: PositionLike) -> list[int]:
+    """Heap sizes of a position given as text ("3 4 5", "3,4,5") or integers."""
+    if isinstance(position, str):
+        parts = position.replace(",", " ").split()
+        if not all(part.isdigit() for part in parts):
+            raise InputError(f"a position is heap sizes like \"3 4 5\", not \"{position}\"")
+        return [int(part) for part in parts]
+    heaps = [int(h) for h in position]
+    if any(h < 0 for h in heaps):
+        raise InputError("heap sizes are 0 or more")
+    return heaps
 
 
 def _rows(positions: Any) -> Optional[npt.NDArray[np.int64]]:
@@ -529,6 +542,67 @@ def read_sequence(path: PathLike) -> Sequence:
     """The sequence a sequence file holds (``sequence(path=...)``, ``nimtb
     sequence --out``). Raises TableError when it is missing or damaged."""
     return Sequence._of(_core.read_sequence(_path(path)))
+
+
+@dataclass(frozen=True)
+class Quotient:
+    """The misère quotient Q_N of a one-heap rule (``nimtb quotient``): a
+    finite commutative monoid whose elements are the classes of positions
+    with heaps of at most ``max_heap`` tokens. ``phi[h]`` is the element of a
+    heap of h tokens, ``table[x, y]`` the product, ``p[x]`` whether x is in
+    the P-portion; element 0 is the identity. Element x is written
+    ``words[x]`` in the generators and represented by its smallest position
+    ``positions[x]``. ``orders[h]`` is the order of Q_h for h = 0 ..
+    max_heap. Every quotient returned has passed the exact check that it
+    predicts every position's misère outcome (docs/QUOTIENTS.md)."""
+
+    rules: str
+    max_heap: int
+    order: int
+    orders: tuple[int, ...]
+    generators: tuple[tuple[str, int], ...]
+    relations: tuple[tuple[str, str], ...]
+    words: tuple[str, ...] = dataclasses.field(repr=False)
+    positions: tuple[Position, ...] = dataclasses.field(repr=False)
+    p: npt.NDArray[np.bool_] = dataclasses.field(repr=False)
+    phi: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
+    table: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
+
+    def element(self, position: PositionLike) -> int:
+        """The element of a position: the product of its heaps' phi. Raises
+        InputError for a heap above ``max_heap``."""
+        x = 0
+        for h in _heaps(position):
+            if h > self.max_heap:
+                raise InputError(f"heap {h} is above the quotient's largest heap {self.max_heap}")
+            x = int(self.table[x, self.phi[h]])
+        return x
+
+    def outcome(self, position: PositionLike) -> str:
+        """"P" when the player to move loses in misère play, else "N"."""
+        return "P" if self.p[self.element(position)] else "N"
+
+    @classmethod
+    def _of(cls, j: dict[str, Any]) -> Quotient:
+        return cls(
+            rules=j["rules"], max_heap=j["max_heap"], order=j["order"], orders=tuple(j["orders"]),
+            generators=tuple((g["name"], g["heap"]) for g in j["generators"]),
+            relations=tuple((r["left"], r["right"]) for r in j["relations"]),
+            words=tuple(e["word"] for e in j["elements"]),
+            positions=tuple(tuple(e["position"]) for e in j["elements"]),
+            p=np.array([e["p"] for e in j["elements"]], dtype=np.bool_),
+            phi=np.array(j["phi"], dtype=np.uint32),
+            table=np.array(j["table"], dtype=np.uint32).reshape(j["order"], j["order"]))
+
+
+def quotient(rules: str, max_heap: int, *, progress: Optional[Progress] = None) -> Quotient:
+    """The misère quotient of the positions whose heaps have at most
+    ``max_heap`` tokens, as ``nimtb quotient`` computes it. Ctrl-C (or an
+    exception raised by ``progress``) stops it. Raises InputError (a rule
+    whose moves touch several heaps, a bound outside 1 .. 100000) and
+    MemoryError where nimtb cannot compute it (the message names the largest
+    quotient it reached)."""
+    return Quotient._of(_core.quotient(rules, max_heap, progress))
 
 
 @dataclass(frozen=True)

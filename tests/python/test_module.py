@@ -570,3 +570,28 @@ def test_the_tour_in_docs_runs_as_written(tmp_path, agg, monkeypatch):
                                        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert tried > 30 and failures == 0
     assert (tmp_path / "p-counts.png").exists()
+
+
+def test_quotient_as_python_expects_it(tmp_path):
+    q = nimtb.quotient("nim", 7)
+    assert (q.order, q.orders) == (10, (1, 2, 6, 6, 10, 10, 10, 10))
+    assert q.generators == (("a", 1), ("b", 2), ("c", 4))
+    assert ("a^2", "1") in q.relations
+    assert q.table.shape == (10, 10) and q.phi.shape == (8,)
+    # Bouton's misère rule, position by position.
+    for position in [(1,), (1, 1), (1, 1, 1), (2, 2), (3, 2, 1), (5, 4, 1), (7, 7), (6, 5, 3)]:
+        x = 0
+        for h in position:
+            x ^= h
+        p = x == 1 if max(position) <= 1 else x == 0
+        assert q.outcome(position) == ("P" if p else "N"), position
+    assert q.outcome("3 2 1") == "P" and q.element([]) == 0
+    # Against a solved misère table of Kayles.
+    k = nimtb.quotient("octal:0.77", 12)
+    table = nimtb.solve("octal:0.77", tmp_path / "k.h5", max_total=12, misere=True)
+    for position in table:
+        assert k.outcome(position) == table[position].outcome, position
+    with pytest.raises(nimtb.InputError, match="above"):
+        k.element([13])
+    with pytest.raises(nimtb.InputError, match="several heaps"):
+        nimtb.quotient("wythoff", 5)
