@@ -524,6 +524,23 @@ BipartiteMonoid learn(const std::vector<std::vector<Heaps>>& moves, const Bipart
     }
 }
 
+// Q_n from Q_{n-1}: extend and check, refine while that settles it, else
+// learn.
+BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
+                              const std::vector<std::vector<Heaps>>& moves,
+                              std::vector<Heaps>& suffixes, uint32_t& refuted,
+                              const std::atomic<bool>* cancel) {
+    BipartiteMonoid base = q;
+    for (unsigned attempt = 0; attempt < REFINEMENTS; ++attempt) {
+        BipartiteMonoid candidate = extend(base, n, moves);
+        if (candidate.order > MAX_QUOTIENT_ORDER) break;  // a guess too large: learn instead
+        if (!check(candidate, moves, cancel)) return candidate;
+        ++refuted;
+        base = refine(candidate, moves, cancel);
+    }
+    return learn(moves, q, n, suffixes, refuted, cancel);
+}
+
 void present(MisereQuotient& result) {
     const BipartiteMonoid& m = result.monoid;
     std::vector<uint8_t> reach(m.order, 0);
@@ -654,25 +671,12 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
         if (moves[n].empty()) {
             q.phi.push_back(0);  // a heap without moves is the empty game
         } else {
-            BipartiteMonoid base = q;
-            for (unsigned attempt = 0;; ++attempt) {
-                if (attempt == REFINEMENTS) {
-                    q = learn(moves, q, n, suffixes, result.candidates, options.cancel);
-                    break;
-                }
-                BipartiteMonoid candidate = extend(base, n, moves);
-                if (candidate.order > MAX_QUOTIENT_ORDER) {
-                    throw ResourceError(
-                        fmt::format("quotient: at heap {} a candidate has {} elements, more than "
-                                    "the {} nimtb handles",
-                                    n, candidate.order, MAX_QUOTIENT_ORDER));
-                }
-                if (!check(candidate, moves, options.cancel)) {
-                    q = std::move(candidate);
-                    break;
-                }
-                ++result.candidates;
-                base = refine(candidate, moves, options.cancel);
+            try {
+                q = next_quotient(q, n, moves, suffixes, result.candidates, options.cancel);
+            } catch (const ResourceError& e) {
+                const std::string what = e.what();
+                if (what.find("largest computed") != std::string::npos) throw;
+                throw ResourceError(fmt::format("{}; Q_{} is the largest computed", what, n - 1));
             }
         }
         result.orders.push_back(q.order);

@@ -29,8 +29,12 @@
 //    of Q_{n-1}: the pairs (with P read from the candidate's outcomes of
 //    options, right below heap n) are reduced and give a finer monoid for
 //    heaps < n, and step 1 runs again from it.
+// 4. After three refuted refinements, Q_n is learned from outcomes computed
+//    by the definition (Angluin's L* for a commutative monoid, step 2 as the
+//    teacher, Rivest and Schapire's splits of the positions it names).
 // A quotient is returned only when step 2 has accepted it; reduced by
-// Moore's algorithm, it is the quotient itself.
+// Moore's algorithm (or with every state told apart by outcomes, in step
+// 4), it is the quotient itself.
 
 #include <atomic>
 #include <cstdint>
@@ -79,7 +83,8 @@ inline constexpr uint32_t MAX_QUOTIENT_ORDER = 8192;
 
 // Q_max_heap of a rule whose moves touch one heap. Throws InputError for
 // other rules, ResourceError when the quotient (or a candidate) grows past
-// MAX_QUOTIENT_ORDER.
+// MAX_QUOTIENT_ORDER or learning needs too many outcomes (the message names
+// the largest quotient computed).
 MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
                                const QuotientOptions& options = {});
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The misère quotients of the octal games of at most two code digits after
+# the point (d0.d1d2, d0 = 0 or 4): the order of Q_N at N = 20, 40 and 60,
+# or of the largest quotient nimtb computed where it stopped (the command's
+# error names it), with the time. Two codes at a time, one per core. Writes
+# docs/quotient_catalogue.csv and docs/QUOTIENT_CATALOGUE.md.
+#   tools/quotient_catalogue.sh [MAX_HEAP]      (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MAX="${1:-60}"
+NIMTB="${NIMTB:-build/apps/nimtb}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# One code: the JSON of the furthest quotient computed, the error if any, the time.
+one() {
+    local code="$1" start stopped
+    start=$(date +%s%N)
+    if ! "$NIMTB" quotient --rules "octal:$code" --max-heap "$MAX" --json >"$work/$code.json" 2>"$work/$code.err"; then
+        stopped=$(grep -o 'Q_[0-9]* is the largest computed' "$work/$code.err" | grep -o '[0-9]*' || true)
+        if [[ -n "$stopped" && "$stopped" -ge 1 ]]; then
+            "$NIMTB" quotient --rules "octal:$code" --max-heap "$stopped" --json >"$work/$code.json" 2>/dev/null || true
+        fi
+    fi
+    echo "$(( ($(date +%s%N) - start) / 1000000 ))" >"$work/$code.ms"
+}
+export -f one
+export NIMTB MAX work
+for d0 in 0 4; do
+    for d1 in 0 1 2 3 4 5 6 7; do
+        for d2 in 0 1 2 3 4 5 6 7; do
+            [[ $d0.$d1$d2 == 0.00 ]] || echo "$d0.$d1$d2"
+        done
+    done
+done | xargs -P "$(nproc)" -I{} bash -c 'one {}'
+/usr/bin/python3 - "$work" "$MAX" <<'PY'
+import csv, json, os, sys
+work, top = sys.argv[1], int(sys.argv[2])
+marks = [n for n in (20, 40, 60) if n <= top]
+rows = []
+for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
+    ms = int(open(os.path.join(work, name + ".ms")).read())
+    err = open(os.path.join(work, name + ".err")).read().strip()
+    try:
+        j = json.load(open(os.path.join(work, name + ".json")))
+        orders = j["orders"]
+    except (OSError, ValueError):
+        orders = [1]
+    reached = len(orders) - 1
+    row = {"code": name, "reached": reached,
+           "stopped": "" if reached >= top else (err.removeprefix("nimtb: error: quotient: ") or "?"),
+           "ms": ms}
+    for n in marks:
+        row[f"order_{n}"] = orders[n] if n <= reached else ""
+    row["order_reached"] = orders[reached]
+    rows.append(row)
+with open("docs/quotient_catalogue.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+done = sum(r["reached"] >= top for r in rows)
+lines = [
+    "# Misère quotients of the two-digit octal games",
+    "",
+    f"`tools/quotient_catalogue.sh` computed, for each octal code d0.d1d2 (d0 = 0 or 4), the",
+    f"misère quotient Q_N for N up to {top} (`nimtb quotient --rules octal:CODE --max-heap {top}`),",
+    "every one accepted by the exact check of docs/QUOTIENTS.md. The table gives the order of",
+    f"Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped before heap {top}, the largest",
+    "quotient it computed and why it stopped. None is proven for every heap size: nimtb does not",
+    "yet apply the periodicity theorem for misère quotients.",
+    "",
+    f"{done} of {len(rows)} codes reached heap {top}. The same figures: docs/quotient_catalogue.csv.",
+    "",
+    "| code | " + " | ".join(f"|Q_{n}|" for n in marks) + " | reached | stopped because | time (s) |",
+    "|---|" + "---|" * len(marks) + "---|---|---|",
+]
+for r in rows:
+    lines.append(f"| {r['code']} | " + " | ".join(str(r[f'order_{n}']) for n in marks) +
+                 f" | heap {r['reached']} (order {r['order_reached']}) | {r['stopped']} | {r['ms'] / 1000:.2f} |")
+open("docs/QUOTIENT_CATALOGUE.md", "w").write("\n".join(lines) + "\n")
+print(f"{done} of {len(rows)} codes reached heap {top}")
+PY
