@@ -82,8 +82,8 @@ Heaps joined(const Heaps& a, const Heaps& b) {
 
 // The quotient predicts every sampled position, and its elements are
 // told apart by sampled positions (it is reduced).
-void expect_exact(const std::string& rule_text, uint32_t max_heap, unsigned copies,
-                  uint64_t tokens, unsigned context_copies = 2) {
+void expect_exact(const std::string& rule_text, uint32_t max_heap, unsigned copies, uint64_t tokens,
+                  unsigned context_copies = 2) {
     SCOPED_TRACE(rule_text + " to " + std::to_string(max_heap));
     const Rule rule = Rule::parse(rule_text);
     const MisereQuotient q = misere_quotient(rule, max_heap);
