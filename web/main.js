@@ -5,7 +5,7 @@ import { $, guard, loadRules, loadTables, showView } from "./common.js";
 import { game, hint, newGame, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
 import { clearAnswer, describeCell, drawPictures, ex, explore, queryCell } from "./explore.js";
-import { research, sequence } from "./research.js";
+import { quotient, research, sequence } from "./research.js";
 import { PlaneView } from "./plane.js";
 
 export function wire() {
@@ -31,6 +31,7 @@ export function wire() {
   $("ex-zoom-fit").addEventListener("click", () => ex.view.fit());
   $("re-form").addEventListener("submit", guard(research));
   $("sq-form").addEventListener("submit", guard(sequence));
+  $("mq-form").addEventListener("submit", guard(quotient));
   const fromHash = () => {
     const view = location.hash.slice(1);
     showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play");

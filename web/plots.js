@@ -110,3 +110,42 @@ export function sequencePlot(svg, seq) {
     svgEl("title", {}, `g(${i}) = ${v}`))));
   svg.append(dots);
 }
+
+// An element's colour: hues spread over the elements, the identity white.
+function elementColour(x, order) {
+  if (x === 0) return "#ffffff";
+  return `hsl(${Math.round((360 * x) / order)}, 65%, ${x % 2 ? 55 : 40}%)`;
+}
+
+// The multiplication table of a quotient as a grid of cells, each cell the
+// product's colour (data-x, data-y, data-v), P-portion products outlined.
+export function quotientTable(svg, q) {
+  const n = q.order, size = 420, cell = size / n;
+  svg.replaceChildren();
+  svg.setAttribute("viewBox", `0 0 ${size} ${size}`);
+  const g = svgEl("g", { class: "cells" });
+  for (let x = 0; x < n; x++) {
+    for (let y = 0; y < n; y++) {
+      const v = q.table[x][y];
+      g.append(svgEl("rect", {
+        x: y * cell, y: x * cell, width: cell, height: cell, fill: elementColour(v, n),
+        class: q.elements[v].p ? "in-p" : "", "data-x": x, "data-y": y, "data-v": v,
+      }, svgEl("title", {}, `${q.elements[x].word} · ${q.elements[y].word} = ${q.elements[v].word}` +
+        (q.elements[v].p ? " (P-portion)" : ""))));
+    }
+  }
+  svg.append(g);
+}
+
+// phi(h) for every heap: the element's number, dark dots in the P-portion.
+export function phiPlot(svg, q) {
+  const { sx, sy } = axes(svg, 0, Math.max(q.max_heap, 1), Math.max(1, q.order - 1), "heap n", "element of phi(n)");
+  const dots = svgEl("g", { class: "dots" });
+  q.phi.forEach((x, h) => {
+    if (h === 0) return;
+    dots.append(svgEl("circle", {
+      cx: sx(h), cy: sy(x), r: 2.5, class: q.elements[x].p ? "p" : "n", "data-n": h, "data-x": x,
+    }, svgEl("title", {}, `phi(${h}) = ${q.elements[x].word}` + (q.elements[x].p ? " (P-portion)" : ""))));
+  });
+  svg.append(dots);
+}

@@ -1,6 +1,6 @@
 // Research: counts of P-positions, and single-heap sequences.
 import { $, api, el } from "./common.js";
-import { barChart, sequencePlot } from "./plots.js";
+import { barChart, phiPlot, quotientTable, sequencePlot } from "./plots.js";
 
 export async function research(event) {
   if (event) event.preventDefault();
@@ -45,6 +45,29 @@ export async function sequence(event) {
     sequencePlot($("sq-plot"), s);
   } catch (e) {
     $("sq-summary").textContent = "";
+    throw e;
+  }
+}
+
+export async function quotient(event) {
+  if (event) event.preventDefault();
+  const params = { rules: $("mq-rules").value.trim(), max_heap: $("mq-max").value };
+  $("mq-summary").textContent = "computing…";
+  $("mq-presentation").textContent = "";
+  $("mq-table").replaceChildren();
+  $("mq-phi").replaceChildren();
+  try {
+    const q = await api("/api/quotient", params);
+    const inP = q.elements.filter((e) => e.p).map((e) => e.word);
+    $("mq-summary").textContent = `${q.rules}, heaps up to ${q.max_heap}: ${q.order} elements; ` +
+      `P-portion ${inP.join(", ")}`;
+    $("mq-presentation").textContent = "generators " +
+      q.generators.map((g) => `${g.name} = heap ${g.heap}`).join(", ") + "; relations " +
+      (q.relations.map((r) => `${r.left} = ${r.right}`).join(", ") || "none");
+    quotientTable($("mq-table"), q);
+    phiPlot($("mq-phi"), q);
+  } catch (e) {
+    $("mq-summary").textContent = "";
     throw e;
   }
 }

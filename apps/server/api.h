@@ -38,6 +38,8 @@ inline constexpr uint32_t NO_VALUE = UINT32_MAX;
 inline constexpr uint16_t NO_REMOTENESS = UINT16_MAX;
 // Single-heap sequences the page plots: a few seconds of work at most.
 inline constexpr uint64_t MAX_PAGE_SEQUENCE = 65'536;
+// The largest heap bound of a misère quotient the page asks for.
+inline constexpr uint32_t MAX_PAGE_QUOTIENT_HEAP = 100;
 // Counting reads the whole table while holding the tables' lock.
 inline constexpr uint64_t MAX_COUNT_POSITIONS = 50'000'000;
 

@@ -1,4 +1,5 @@
 #include "apps/server/api.h"
+#include "service/quotients.h"
 #include "service/sequences.h"
 #include "service/views.h"
 
@@ -8,7 +9,8 @@ using nlohmann::json;
 using namespace service;
 
 // Research: single-heap sequences and their periods, as `nimtb sequence
-// --json` prints them, short enough for the page.
+// --json` prints them, short enough for the page; misère quotients as
+// `nimtb quotient --json` prints them.
 void add_research_routes(httplib::Server& http, ServerState&) {
     http.Get("/api/sequence", guarded([](const httplib::Request& req) {
                  SequenceRequest r;
@@ -32,6 +34,19 @@ void add_research_routes(httplib::Server& http, ServerState&) {
                      r.max_heap = n;
                  }
                  return sequence_json(r.rule, compute_sequence(r, {}));
+             }));
+    http.Get("/api/quotient", guarded([](const httplib::Request& req) {
+                 QuotientRequest r;
+                 r.rule = engine::Rule::parse(param(req, "rules"));
+                 const engine::Heaps h = engine::parse_heaps(param(req, "max_heap"));
+                 if (h.size() != 1 || h[0] == 0) throw HttpError(400, "'max_heap' is one heap size, 1 or more");
+                 if (h[0] > MAX_PAGE_QUOTIENT_HEAP) {
+                     throw HttpError(422, fmt::format("the page computes quotients up to heap {}; "
+                                                      "run nimtb quotient for larger ones",
+                                                      MAX_PAGE_QUOTIENT_HEAP));
+                 }
+                 r.max_heap = h[0];
+                 return quotient_json(r.rule, compute_quotient(r, {}));
              }));
 }
 

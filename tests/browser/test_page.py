@@ -559,6 +559,39 @@ class Page(unittest.TestCase):
             self.screenshot("sequence-" + rules.replace(":", "-"))
         self.no_error()
 
+    def test_quotient_view_draws_the_commands_table_and_phi(self):
+        self.open("research")
+        for rules, heap in (("octal:0.77", "20"), ("nim", "7")):
+            field = self.by_id("mq-rules")
+            field.clear()
+            field.send_keys(rules)
+            self.by_id("mq-max").clear()
+            self.by_id("mq-max").send_keys(heap)
+            self.by_id("mq-compute").click()
+            self.wait_for(lambda d: d.find_element(By.ID, "mq-summary").text.startswith(rules))
+            code, out, err = run("quotient", "--rules", rules, "--max-heap", heap, "--json")
+            self.assertEqual(code, 0, err)
+            want = json.loads(out)
+            cells = self.driver.execute_script(
+                "return [...document.querySelectorAll('#mq-table rect')].map(r => "
+                "[Number(r.dataset.x), Number(r.dataset.y), Number(r.dataset.v), r.classList.contains('in-p')])")
+            self.assertEqual(len(cells), want["order"] ** 2)
+            for x, y, v, in_p in cells:
+                self.assertEqual(v, want["table"][x][y])
+                self.assertEqual(in_p, want["elements"][v]["p"])
+            phi = self.driver.execute_script(
+                "return [...document.querySelectorAll('#mq-phi circle')].map(c => [Number(c.dataset.n), Number(c.dataset.x)])")
+            self.assertEqual([x for n, x in sorted(phi)], want["phi"][1:])
+            self.assertIn(f"{want['order']} elements", self.text("mq-summary"))
+            self.driver.execute_script("document.getElementById('mq-form').scrollIntoView()")
+            self.screenshot("quotient-" + rules.replace(":", "-"))
+        field = self.by_id("mq-rules")
+        field.clear()
+        field.send_keys("wythoff")
+        self.by_id("mq-compute").click()
+        self.wait_for(lambda d: "several heaps" in d.find_element(By.ID, "error").text)
+        self.assertEqual(self.text("mq-summary"), "")
+
 
 if __name__ == "__main__":
     unittest.main()

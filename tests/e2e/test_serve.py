@@ -182,6 +182,9 @@ class Api(ServeCase):
             ("/api/sequence", {"rules": "nim", "max_heap": "1 2"}, 400, "one heap size"),
             ("/api/sequence", {"rules": "nim", "max_heap": "70000"}, 422, "up to heap 65536"),
             ("/api/sequence", {"rules": "grundy", "until_proven": "1", "limit": "100"}, 400, "no theorem"),
+            ("/api/quotient", {"rules": "wythoff", "max_heap": "10"}, 400, "several heaps"),
+            ("/api/quotient", {"rules": "nim", "max_heap": "0"}, 400, "one heap size"),
+            ("/api/quotient", {"rules": "nim", "max_heap": "101"}, 422, "up to heap 100"),
             ("/api/northcott", {"board": "1-1"}, 400, "X and O on one square"),
             ("/api/northcott", {"board": "1-5", "piece": "x", "row": "1", "to": "7"}, 400, "cannot jump over"),
             ("/api/northcott", {"board": "1-5", "piece": "z", "row": "1", "to": "2"}, 400, "'piece' is x or o"),
@@ -253,6 +256,9 @@ class Api(ServeCase):
             s, seq, _ = self.get("/api/sequence", **params)
             self.assertEqual(s, 200, seq)
             self.assertEqual(seq, self.cli_json("sequence", *args, "--rules", params["rules"], "--json"))
+        s, q, _ = self.get("/api/quotient", rules="octal:0.77", max_heap="20")
+        self.assertEqual(s, 200, q)
+        self.assertEqual(q, self.cli_json("quotient", "--rules", "octal:0.77", "--max-heap", "20", "--json"))
         _, h, _ = self.get("/api/hint", table=t, position="3 4 5")
         self.assertIn("3 ^ 4 ^ 5 = 2", h["text"])
         _, m, _ = self.get("/api/move", table=t, position="3 4 5", level="perfect")
