@@ -205,6 +205,19 @@ TEST(Quotient, DawsonsKaylesGrowsHeapByHeap) {
     }
 }
 
+TEST(Quotient, AHeapWithoutMovesMustActAsTheEmptyGame) {
+    // Heap 1 of Dawson's Kayles has no move: phi(1) is the identity.
+    const Rule rule = Rule::parse("octal:0.07");
+    const MisereQuotient q = misere_quotient(rule, 9);
+    ASSERT_EQ(q.monoid.phi[1], 0u);
+    BipartiteMonoid damaged = q.monoid;
+    damaged.phi[1] = damaged.phi[2];
+    const auto failure = check_quotient(rule, damaged);
+    ASSERT_TRUE(failure);
+    BruteForce brute(rule);
+    EXPECT_NE(brute.p(failure->position), failure->predicted_p) << heaps_text(failure->position);
+}
+
 TEST(Quotient, RulesOnSeveralHeapsAreRefused) {
     EXPECT_THROW(misere_quotient(Rule::parse("wythoff"), 5), InputError);
 }

@@ -209,6 +209,18 @@ std::optional<QuotientFailure> check(const BipartiteMonoid& m,
                                      const std::vector<std::vector<Heaps>>& moves,
                                      const std::atomic<bool>* cancel) {
     if (m.p[0]) return QuotientFailure{Heaps{}, true};
+    // (a) a heap without moves is the empty game: adding it changes no prediction.
+    for (uint32_t h = 1; h <= m.max_heap(); ++h) {
+        if (!moves[h].empty()) continue;
+        for (uint32_t y = 0; y < m.order; ++y) {
+            if (m.p[m.mul(y, m.phi[h])] != m.p[y]) {
+                Heaps position = m.name[y];
+                position.insert(
+                    std::upper_bound(position.begin(), position.end(), h, std::greater<>()), h);
+                return QuotientFailure{position, bool(m.p[m.mul(y, m.phi[h])])};
+            }
+        }
+    }
     // (b) no P-position has a move to a P-position.
     for (uint32_t h = 1; h <= m.max_heap(); ++h) {
         if (moves[h].empty()) continue;
