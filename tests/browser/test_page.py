@@ -495,6 +495,10 @@ class Page(unittest.TestCase):
                         self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#re-plot-total rect.bar"))
                         self.by_id("sq-compute").click()
                         self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+                        self.by_id("mq-compute").click()
+                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-table rect"))
+                        self.driver.execute_script("document.getElementById('mq-form').scrollIntoView()")
+                        self.screenshot(f"quotient-{width}px")
                     wide, window = self.driver.execute_script(
                         "return [document.documentElement.scrollWidth, window.innerWidth]")
                     self.assertLessEqual(wide, window, f"{view} at {width} px")
