@@ -295,9 +295,9 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
                 fmt::format(" (not computed: heaps above {})", VERIFY_QUOTIENT_MAX_HEAP);
         } else {
             try {
-                const MisereQuotient m = misere_quotient(rule, u.max_heap_size());
+                MisereQuotient m = misere_quotient(rule, u.max_heap_size());
                 q.description += fmt::format(" (order {})", m.monoid.order);
-                quotient = m.monoid;
+                quotient = std::move(m.monoid);
             } catch (const ResourceError& e) {
                 q.applies = false;
                 q.description += fmt::format(" (not computed: {})", e.what());

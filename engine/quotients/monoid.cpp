@@ -14,22 +14,6 @@ uint64_t tokens(std::span<const uint32_t> heaps) {
     return sum;
 }
 
-// Hash of a block signature.
-struct SignatureHash {
-    size_t operator()(const std::vector<uint32_t>& v) const {
-        uint64_t x = 0x9e3779b97f4a7c15ull;
-        for (uint32_t e : v) x = (x ^ e) * 0xff51afd7ed558ccdull, x ^= x >> 29;
-        return static_cast<size_t>(x);
-    }
-};
-
-// A heap added to a position written largest first.
-Heaps with_heap(const Heaps& position, uint32_t heap) {
-    Heaps result = position;
-    result.insert(std::upper_bound(result.begin(), result.end(), heap, std::greater<>()), heap);
-    return result;
-}
-
 }  // namespace
 
 bool smaller_position(std::span<const uint32_t> a, std::span<const uint32_t> b) {
@@ -37,6 +21,12 @@ bool smaller_position(std::span<const uint32_t> a, std::span<const uint32_t> b) 
     if (ta != tb) return ta < tb;
     if (a.size() != b.size()) return a.size() > b.size();
     return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+}
+
+Heaps with_heap(Heaps position, uint32_t heap) {
+    position.insert(std::upper_bound(position.begin(), position.end(), heap, std::greater<>()),
+                    heap);
+    return position;
 }
 
 uint32_t BipartiteMonoid::image(std::span<const uint32_t> heaps) const {
@@ -56,7 +46,7 @@ uint32_t minimize(const HeapAutomaton& a, std::vector<uint32_t>& block) {
     uint32_t blocks = mixed ? 2 : 1;
     std::vector<uint32_t> refined(a.states);
     std::vector<uint32_t> signature(letters + 1);
-    std::unordered_map<std::vector<uint32_t>, uint32_t, SignatureHash> ids;
+    std::unordered_map<std::vector<uint32_t>, uint32_t, VectorHash> ids;
     for (;;) {
         ids.clear();
         for (uint32_t s = 0; s < a.states; ++s) {

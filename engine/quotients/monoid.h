@@ -24,6 +24,19 @@ namespace nimtb::engine {
 // written largest first).
 bool smaller_position(std::span<const uint32_t> a, std::span<const uint32_t> b);
 
+// `position` (largest heap first) with one more heap of `heap` tokens.
+Heaps with_heap(Heaps position, uint32_t heap);
+
+// A hash of a vector of integers: positions, block signatures, bit sets.
+struct VectorHash {
+    template <class T>
+    size_t operator()(const std::vector<T>& v) const {
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (T e : v) x = (x ^ uint64_t{e}) * 0xff51afd7ed558ccdull, x ^= x >> 31;
+        return static_cast<size_t>(x);
+    }
+};
+
 // A commutative monoid on elements 0..order-1 (0 is the identity) with a
 // marked subset `p`, a map phi from heap sizes to elements (phi[0] = 0), and
 // each element's smallest position. Elements are numbered in the order of

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -23,22 +22,6 @@ bool bit(const Bits& b, uint32_t i) {
 void set_bit(Bits& b, uint32_t i) {
     b[i >> 6] |= uint64_t{1} << (i & 63);
 }
-
-struct BitsHash {
-    size_t operator()(const Bits& v) const {
-        uint64_t x = 0x9e3779b97f4a7c15ull;
-        for (uint64_t e : v) x = (x ^ e) * 0xff51afd7ed558ccdull, x ^= x >> 31;
-        return static_cast<size_t>(x);
-    }
-};
-
-struct BitsHash32 {
-    size_t operator()(const Heaps& v) const {
-        uint64_t x = 0x9e3779b97f4a7c15ull;
-        for (uint32_t e : v) x = (x ^ e) * 0xff51afd7ed558ccdull, x ^= x >> 31;
-        return static_cast<size_t>(x);
-    }
-};
 
 void check_cancel(const std::atomic<bool>* cancel) {
     if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -133,10 +116,22 @@ constexpr size_t MAX_ORACLE_POSITIONS = 2'000'000;
 // Refinements a heap may try before its quotient is learned from outcomes.
 constexpr unsigned REFINEMENTS = 3;
 
-// saturated: U(G) holds the contexts where phi(G) z is in P too, and the
-// closure stops at the first state whose U lacks the identity (check (c)).
+// winning_contexts of every heap with moves (empty for the others).
+std::vector<Bits> winning_contexts(const BipartiteMonoid& m,
+                                   const std::vector<std::vector<Heaps>>& moves) {
+    std::vector<Bits> w(size_t{m.max_heap()} + 1);
+    for (uint32_t h = 1; h <= m.max_heap(); ++h) {
+        if (!moves[h].empty()) w[h] = winning_contexts(m, images(m, moves[h]));
+    }
+    return w;
+}
+
+// `winning` is winning_contexts(m, moves). saturated: U(G) holds the contexts
+// where phi(G) z is in P too, and the closure stops at the first state whose
+// U lacks the identity (check (c)).
 PairClosure pair_closure(const BipartiteMonoid& m, const std::vector<std::vector<Heaps>>& moves,
-                         bool saturated, const std::atomic<bool>* cancel) {
+                         const std::vector<Bits>& winning, bool saturated,
+                         const std::atomic<bool>* cancel) {
     PairClosure c;
     const uint32_t n = m.max_heap();
     c.letter_of.assign(size_t{n} + 1, UINT32_MAX);
@@ -146,7 +141,7 @@ PairClosure pair_closure(const BipartiteMonoid& m, const std::vector<std::vector
         std::map<std::pair<uint32_t, Bits>, uint32_t> seen;
         for (uint32_t h = 1; h <= n; ++h) {
             if (moves[h].empty()) continue;
-            Bits w = winning_contexts(m, images(m, moves[h]));
+            Bits w = winning[h];
             if (saturated) {
                 const Bits pz = p_contexts(m, m.phi[h]);
                 for (size_t i = 0; i < w.size(); ++i) w[i] |= pz[i];
@@ -162,7 +157,7 @@ PairClosure pair_closure(const BipartiteMonoid& m, const std::vector<std::vector
         }
     }
     const size_t nw = words(m);
-    std::unordered_map<Bits, uint32_t, BitsHash> index;
+    std::unordered_map<Bits, uint32_t, VectorHash> index;
     auto key_of = [&](uint32_t x, bool moved, const Bits& u) {
         Bits key(nw + 1);
         key[0] = (uint64_t{x} << 1) | (moved ? 1 : 0);
@@ -214,28 +209,22 @@ std::optional<QuotientFailure> check(const BipartiteMonoid& m,
         if (!moves[h].empty()) continue;
         for (uint32_t y = 0; y < m.order; ++y) {
             if (m.p[m.mul(y, m.phi[h])] != m.p[y]) {
-                Heaps position = m.name[y];
-                position.insert(
-                    std::upper_bound(position.begin(), position.end(), h, std::greater<>()), h);
-                return QuotientFailure{position, bool(m.p[m.mul(y, m.phi[h])])};
+                return QuotientFailure{with_heap(m.name[y], h), bool(m.p[m.mul(y, m.phi[h])])};
             }
         }
     }
     // (b) no P-position has a move to a P-position.
+    const std::vector<Bits> winning = winning_contexts(m, moves);
     for (uint32_t h = 1; h <= m.max_heap(); ++h) {
         if (moves[h].empty()) continue;
-        const Bits w = winning_contexts(m, images(m, moves[h]));
         for (uint32_t y = 0; y < m.order; ++y) {
-            if (m.p[m.mul(y, m.phi[h])] && bit(w, y)) {
-                Heaps position = m.name[y];
-                position.insert(
-                    std::upper_bound(position.begin(), position.end(), h, std::greater<>()), h);
-                return QuotientFailure{position, true};
+            if (m.p[m.mul(y, m.phi[h])] && bit(winning[h], y)) {
+                return QuotientFailure{with_heap(m.name[y], h), true};
             }
         }
     }
     // (c) every other position has a move to a P-position.
-    const PairClosure c = pair_closure(m, moves, true, cancel);
+    const PairClosure c = pair_closure(m, moves, winning, true, cancel);
     if (c.failure) return QuotientFailure{c.position(*c.failure), false};
     return std::nullopt;
 }
@@ -323,7 +312,8 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
                        const std::vector<std::vector<Heaps>>& moves,
                        const std::atomic<bool>* cancel) {
     const uint32_t n = candidate.max_heap();
-    const PairClosure c = pair_closure(candidate, moves, false, cancel);
+    const PairClosure c =
+        pair_closure(candidate, moves, winning_contexts(candidate, moves), false, cancel);
     HeapAutomaton a;
     a.states = static_cast<uint32_t>(c.x.size());
     a.letters = c.letters;
@@ -354,30 +344,26 @@ void for_each_option(const Heaps& g, const std::vector<std::vector<Heaps>>& move
     }
 }
 
-Heaps with_heap(Heaps w, uint32_t h) {
-    w.insert(std::upper_bound(w.begin(), w.end(), h, std::greater<>()), h);
-    return w;
-}
-
-// Outcomes by the definition, for positions of heaps up to n: those without
-// heap n answered by Q_{n-1} (exact for them), the others by their options,
-// remembered.
+// Outcomes by the definition: positions whose heaps `below` covers answered
+// by it (exact for them), the others by their options, remembered. `what`
+// names the work in the message when too many are needed.
 class OutcomeOracle {
   public:
-    OutcomeOracle(const std::vector<std::vector<Heaps>>& moves, const BipartiteMonoid& below)
-        : moves_(moves), below_(below) {}
+    OutcomeOracle(const std::vector<std::vector<Heaps>>& moves, const BipartiteMonoid& below,
+                  std::string what)
+        : moves_(moves), below_(below), what_(std::move(what)) {}
 
     // Misère: true for a P-position; g largest heap first.
     bool p(const Heaps& g) {
         if (g.empty() || g[0] <= below_.max_heap()) return below_.p[below_.image(g)];
         if (auto it = memo_.find(g); it != memo_.end()) return it->second;
-        bool p = true;  // g holds the new heap, which has moves
+        bool p = false;  // without moves, the player to move has won
+        for (uint32_t h : g) p = p || !moves_[h].empty();
         for_each_option(g, moves_, [&](const Heaps& o) { return p = !this->p(o); });
         if (memo_.size() >= MAX_ORACLE_POSITIONS) {
-            throw ResourceError(fmt::format(
-                "quotient: learning Q_{} needs the outcomes of more than {} positions; Q_{} is the "
-                "largest computed",
-                below_.max_heap() + 1, MAX_ORACLE_POSITIONS, below_.max_heap()));
+            throw ResourceError(
+                fmt::format("quotient: {} needs the outcomes of more than {} positions", what_,
+                            MAX_ORACLE_POSITIONS));
         }
         memo_.emplace(g, p);
         return p;
@@ -386,8 +372,26 @@ class OutcomeOracle {
   private:
     const std::vector<std::vector<Heaps>>& moves_;
     const BipartiteMonoid& below_;
-    std::unordered_map<Heaps, bool, BitsHash32> memo_;
+    std::string what_;
+    std::unordered_map<Heaps, bool, VectorHash> memo_;
 };
+
+// A position `m` predicts wrongly, from one whose prediction its options'
+// predictions contradict (as the check names it): if that prediction is
+// right, an option's is wrong, and so on down.
+Heaps mispredicted(Heaps g, const BipartiteMonoid& m, const std::vector<std::vector<Heaps>>& moves,
+                   OutcomeOracle& oracle, const std::atomic<bool>* cancel) {
+    while (oracle.p(g) == bool(m.p[m.image(g)])) {
+        check_cancel(cancel);
+        std::optional<Heaps> wrong;
+        for_each_option(g, moves, [&](const Heaps& o) {
+            if (oracle.p(o) != bool(m.p[m.image(o)])) wrong = o;
+            return !wrong;
+        });
+        g = *wrong;  // exists: right options would justify the prediction
+    }
+    return g;
+}
 
 Heaps joined(const Heaps& a, const Heaps& b) {
     Heaps out(a.size() + b.size());
@@ -403,7 +407,7 @@ Heaps joined(const Heaps& a, const Heaps& b) {
 BipartiteMonoid learn(const std::vector<std::vector<Heaps>>& moves, const BipartiteMonoid& below,
                       uint32_t n, std::vector<Heaps>& suffixes, unsigned& refuted,
                       const std::atomic<bool>* cancel) {
-    OutcomeOracle oracle(moves, below);
+    OutcomeOracle oracle(moves, below, fmt::format("learning Q_{}", n));
     std::vector<uint32_t> letters;
     std::vector<size_t> letter_of(size_t{n} + 1, SIZE_MAX);
     for (uint32_t h = 1; h <= n; ++h) {
@@ -519,15 +523,7 @@ BipartiteMonoid learn(const std::vector<std::vector<Heaps>>& moves, const Bipart
         if (!failure) return m;
         ++refuted;
         // Descend to a position predicted wrongly, then split along it.
-        Heaps g = failure->position;
-        while (oracle.p(g) == bool(m.p[m.image(g)])) {
-            std::optional<Heaps> wrong;
-            for_each_option(g, moves, [&](const Heaps& o) {
-                if (oracle.p(o) != bool(m.p[m.image(o)])) wrong = o;
-                return !wrong;
-            });
-            g = *wrong;
-        }
+        const Heaps g = mispredicted(failure->position, m, moves, oracle, cancel);
         Heaps path;
         for (uint32_t h : g) {
             if (!moves[h].empty()) path.push_back(h);
@@ -635,30 +631,10 @@ std::optional<QuotientFailure> check_quotient(const Rule& rule, const BipartiteM
     const std::vector<std::vector<Heaps>> moves = heap_moves(rule, m.max_heap());
     std::optional<QuotientFailure> failure = check(m, moves, cancel);
     if (!failure) return failure;
-    // The check names a position whose prediction its options' predictions
-    // contradict. If the prediction is right, an option's is wrong: descend
-    // (by the definition, on positions this small) to one predicted wrongly.
-    std::map<Heaps, bool> memo;
-    std::function<bool(const Heaps&)> truth = [&](const Heaps& g) {
-        if (auto it = memo.find(g); it != memo.end()) return it->second;
-        bool has_moves = false;
-        for (uint32_t h : g) has_moves = has_moves || !moves[h].empty();
-        bool p = has_moves;  // misère: without moves, the player to move has won
-        for_each_option(g, moves, [&](const Heaps& o) { return p = !truth(o); });
-        return memo[g] = p;
-    };
-    Heaps g = failure->position;
-    for (;;) {
-        check_cancel(cancel);
-        const bool predicted = m.p[m.image(g)];
-        if (truth(g) != predicted) return QuotientFailure{g, predicted};
-        std::optional<Heaps> wrong;
-        for_each_option(g, moves, [&](const Heaps& o) {
-            if (truth(o) != bool(m.p[m.image(o)])) wrong = o;
-            return !wrong;
-        });
-        g = *wrong;  // exists: right options would justify the prediction
-    }
+    const BipartiteMonoid nothing_below;  // every position by the definition
+    OutcomeOracle oracle(moves, nothing_below, "finding a position it predicts wrongly");
+    const Heaps g = mispredicted(failure->position, m, moves, oracle, cancel);
+    return QuotientFailure{g, bool(m.p[m.image(g)])};
 }
 
 MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
