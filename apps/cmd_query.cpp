@@ -6,6 +6,7 @@
 
 #include "apps/cli.h"
 #include "engine/sequences/big_heaps.h"
+#include "service/quotients.h"
 #include "service/request/words.h"
 #include "service/sequences.h"
 #include "service/views.h"
@@ -22,6 +23,7 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb query --rules nim "1000000000000 7 12"              # from a formula
   nimtb query --rules grundy "5000 7 12"                    # from values computed now
   nimtb query --sequence s.h5 "1000000000000 7 12"          # from nimtb sequence --out s.h5
+  nimtb query --misere --rules octal:0.75 "1000000000 7 13"  # from a proven misère quotient
 
 The position is heap sizes separated by spaces or commas; '-' reads one
 position per line from stdin and answers each in order. With --rules (a
@@ -32,6 +34,13 @@ formula (nim, lasker) or have a proven period (subtraction games and octal
 codes: --rules computes the sequence until one is proven, up to --limit
 heaps); otherwise heaps within the values computed (up to the position's
 largest heap, or --limit with '-') or stored in the sequence file.
+
+--misere --rules answers misère play from the rule's misère quotient (see
+`nimtb quotient`): a position loses exactly when the product of its heaps'
+elements is in the P-portion. Heaps of any size are answered where the
+quotient is proven for every heap size (octal codes and subtraction games,
+computed until proven, up to --limit heaps, 1000); otherwise heaps up to
+the quotient computed (the position's largest heap, or --limit with '-').
 )";
 
 constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 22;
@@ -123,6 +132,33 @@ void answer_from_period(const service::ProvenGame& proven, const std::string& te
     std::cout << out;
 }
 
+void answer_misere(const engine::Rule& rule, const engine::MisereQuotient& q,
+                   const std::string& text, bool json) {
+    const std::vector<uint64_t> heaps = engine::parse_big_heaps(text);
+    for (uint64_t h : heaps) (void)engine::heap_element(q, h);  // refuses a heap beyond it
+    const nlohmann::json j = service::misere_answer_json(rule, q, heaps);
+    if (json) {
+        std::cout << j.dump() << "\n";
+        return;
+    }
+    std::string shown;
+    for (uint64_t h : heaps) shown += (shown.empty() ? "" : " ") + std::to_string(h);
+    const bool wins = j["to_move_wins"];
+    std::string out = fmt::format("position    {}\n", shown.empty() ? "(empty)" : shown);
+    out += fmt::format("to move     {}\n",
+                       wins ? "wins (N-position, misère play)" : "loses (P-position, misère play)");
+    out += fmt::format("element     {} ({} the P-portion)\n", j["element"].get<std::string>(),
+                       wins ? "not in" : "in");
+    if (j.contains("winning_move"))
+        out += fmt::format("winning     {}\n", j["winning_move"]["phrase"].get<std::string>());
+    out += fmt::format(
+        "from        the misère quotient of {}, order {}: {}\n", rule.canonical(), q.monoid.order,
+        q.proof ? fmt::format("proven for every heap size (phi has period {} from heap {})",
+                              q.proof->period, q.proof->preperiod)
+                : fmt::format("exact for heaps up to {}", q.monoid.max_heap()));
+    std::cout << out;
+}
+
 // `position`, or with "-" every line of stdin in order: a bad line is
 // reported and skipped, and the exit code says so.
 int answer_each(const std::string& position,
@@ -158,13 +194,16 @@ int cmd_query(const std::vector<std::string>& args) {
         "instead of a TABLE: answer from the rule's single-heap values")(
         "sequence", po::value<std::string>(),
         "instead of a TABLE: answer from a sequence file's values")(
-        "limit", po::value<int64_t>(), "with --rules: compute at most this many heaps (2^22)");
+        "misere", "with --rules: misère play, from the rule's misère quotient")(
+        "limit", po::value<int64_t>(),
+        "with --rules: compute at most this many heaps (2^22; with --misere 1000)");
     po::positional_options_description pos;
     pos.add("table", 1).add("position", 1);
-    const auto vm = parse_arguments("query", args, opts, pos,
-                                    "(TABLE | --rules RULE | --sequence FILE) POSITION|- [--json] "
-                                    "[--line]",
-                                    EXAMPLES);
+    const auto vm =
+        parse_arguments("query", args, opts, pos,
+                        "(TABLE | [--misere] --rules RULE | --sequence FILE) POSITION|- "
+                        "[--json] [--line]",
+                        EXAMPLES);
     if (!vm) return EXIT_OK;
     const bool json = vm->count("json") > 0, line = vm->count("line") > 0;
     const bool periodic = vm->count("rules") || vm->count("sequence");
@@ -181,10 +220,25 @@ int cmd_query(const std::vector<std::string>& args) {
         uint64_t needed = 0;
         if (position != "-")
             for (uint64_t h : engine::parse_big_heaps(position)) needed = std::max(needed, h);
+        if (vm->count("misere")) {
+            if (!vm->count("rules") || vm->count("sequence"))
+                throw UsageError("--misere goes with --rules (a sequence file is normal play)");
+            const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
+            const uint32_t limit = vm->count("limit")
+                                       ? whole_number(*vm, "limit", engine::MAX_QUOTIENT_HEAP)
+                                       : service::DEFAULT_QUOTIENT_LIMIT;
+            if (limit == 0) throw UsageError("--limit must be at least 1");
+            const engine::MisereQuotient q =
+                service::answering_quotient(rule, needed, limit, command_hooks());
+            return answer_each(
+                position, [&](const std::string& text) { answer_misere(rule, q, text, json); });
+        }
         const service::ProvenGame proven = proven_game(*vm, needed);
         return answer_each(
             position, [&](const std::string& text) { answer_from_period(proven, text, json); });
     }
+    if (vm->count("misere"))
+        throw UsageError("--misere goes with --rules; a TABLE knows its own convention");
     if (!vm->count("table")) throw UsageError("missing TABLE");
     if (!vm->count("position")) throw UsageError("missing POSITION");
     if (vm->count("limit")) throw UsageError("--limit goes with --rules");

@@ -14,6 +14,7 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb quotient --rules octal:0.07 --max-heap 30     # Dawson's Kayles: 360 elements
   nimtb quotient --rules octal:0.77 --max-heap 80     # Kayles
   nimtb quotient --rules nim --max-heap 7 --json      # Bouton's misère Nim: 10 elements
+  nimtb quotient --rules octal:0.77 --until-proven    # Kayles, every heap size
 
 The misère quotient Q_N of a rule whose moves touch one heap: positions whose
 heaps have at most N tokens are indistinguishable when adding any such
@@ -23,6 +24,11 @@ product of its heaps' classes (phi) lies in the P-portion. Computed heap by
 heap (Plambeck and Siegel's construction), and every quotient printed has
 passed an exact check that it predicts the outcome of every position
 (docs/QUOTIENTS.md says why the check is exact).
+
+--until-proven (octal codes, subtraction games) goes on heap by heap, up to
+--limit heaps (1000), until phi repeats over a window long enough to prove
+that Q_N is the quotient of the whole game, heaps of every size; such a
+quotient answers `nimtb query --misere` for heaps of any size.
 )";
 
 }  // namespace
@@ -31,19 +37,29 @@ int cmd_quotient(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule (moves on one heap)")(
         "max-heap,H", po::value<int64_t>(), "the largest heap")(
+        "until-proven", "go on until the quotient is proven for every heap size")(
+        "limit", po::value<int64_t>(), "with --until-proven: the largest heap tried (1000)")(
         "out,o", po::value<std::string>(),
         "also write the quotient to this JSON file (docs/FORMAT.md)")(
         "force", "overwrite --out if it exists")("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
-                                    "--rules RULE --max-heap N [--out FILE] [--json]", EXAMPLES);
+                                    "--rules RULE (--max-heap N | --until-proven [--limit N]) "
+                                    "[--out FILE] [--json]",
+                                    EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
-    if (!vm->count("max-heap")) throw UsageError("missing --max-heap");
     service::QuotientRequest request;
+    request.until_proven = vm->count("until-proven") > 0;
+    if (request.until_proven == (vm->count("max-heap") > 0))
+        throw UsageError("give --max-heap N or --until-proven, not both or neither");
+    if (vm->count("limit") && !request.until_proven)
+        throw UsageError("--limit goes with --until-proven");
     request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-    request.max_heap = whole_number(*vm, "max-heap", engine::MAX_QUOTIENT_HEAP);
-    if (request.max_heap == 0) throw UsageError("--max-heap must be at least 1");
+    const char* bound = request.until_proven ? "limit" : "max-heap";
+    request.max_heap = vm->count(bound) ? whole_number(*vm, bound, engine::MAX_QUOTIENT_HEAP)
+                                        : service::DEFAULT_QUOTIENT_LIMIT;
+    if (request.max_heap == 0) throw UsageError(fmt::format("--{} must be at least 1", bound));
     if (vm->count("out")) request.output = (*vm)["out"].as<std::string>();
     request.overwrite = vm->count("force") > 0;
     ProgressBar bar("quotient", stderr_is_terminal() || vm->count("progress"));
@@ -56,7 +72,7 @@ int cmd_quotient(const std::vector<std::string>& args) {
     const engine::BipartiteMonoid& m = q.monoid;
     std::string out = fmt::format(
         "rules        {} (misère play)\nheaps        at most {} tokens\norder        {}\n",
-        request.rule.canonical(), request.max_heap, m.order);
+        request.rule.canonical(), m.max_heap(), m.order);
     out += "orders       |Q_h| for h = 1, 2, ...:";
     for (size_t h = 1; h < q.orders.size(); ++h) out += fmt::format(" {}", q.orders[h]);
     out += "\ngenerators  ";
@@ -90,7 +106,12 @@ int cmd_quotient(const std::vector<std::string>& args) {
     }
     out += fmt::format(
         "checked      predicts the misère outcome of every position with heaps of at most {}\n",
-        request.max_heap);
+        m.max_heap());
+    if (q.proof) {
+        out += fmt::format("proven       every heap size: {}\n", q.proof->explanation);
+    } else if (request.until_proven) {
+        out += fmt::format("proven       not proven up to heap {}\n", m.max_heap());
+    }
     std::cout << out;
     return EXIT_OK;
 }

@@ -387,10 +387,12 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
                          service::reported_period(r.rule, s));
 }
 
-py::object quotient(const std::string& rules, uint32_t max_heap, const py::object& progress) {
+py::object quotient(const std::string& rules, uint32_t max_heap, bool until_proven,
+                    const py::object& progress) {
     service::QuotientRequest r;
     r.rule = engine::Rule::parse(rules);
     r.max_heap = max_heap;
+    r.until_proven = until_proven;
     const engine::MisereQuotient q = interruptible(
         [&](const service::Hooks& hooks) { return service::compute_quotient(r, hooks); }, progress);
     return to_python(service::quotient_json(r.rule, q));
@@ -465,5 +467,6 @@ PYBIND11_MODULE(_core, m) {
           py::arg("limit"), py::arg("method"), py::arg("threads"), py::arg("path"),
           py::arg("overwrite"), py::arg("progress"));
     m.def("read_sequence", &read_sequence, py::arg("path"));
-    m.def("quotient", &quotient, py::arg("rules"), py::arg("max_heap"), py::arg("progress"));
+    m.def("quotient", &quotient, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
+          py::arg("progress"));
 }

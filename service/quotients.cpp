@@ -46,8 +46,15 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
         throw TableError(r.output + " already exists; choose another " +
                          mention(Option::sequence_out) + " or " + mention(Option::overwrite));
     }
+    if (r.until_proven && !engine::quotient_provable(r.rule)) {
+        throw InputError(fmt::format(
+            "no periodicity theorem for misère quotients applies to {}: --until-proven needs an "
+            "octal code or a subtraction game; give --max-heap instead",
+            r.rule.canonical()));
+    }
     engine::QuotientOptions options;
     options.cancel = hooks.cancel;
+    options.until_proven = r.until_proven;
     if (hooks.progress) {
         options.progress = [&](uint32_t heap, uint32_t) { hooks.progress(heap, r.max_heap); };
     }
@@ -93,6 +100,58 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     }
     j["table"] = table;
     j["candidates_refuted"] = q.candidates;
+    j["proof"] = nullptr;
+    if (q.proof) {
+        j["proof"] = {{"preperiod", q.proof->preperiod},
+                      {"period", q.proof->period},
+                      {"explanation", q.proof->explanation}};
+    }
+    return j;
+}
+
+engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t needed, uint32_t limit,
+                                          const Hooks& hooks) {
+    QuotientRequest r;
+    r.rule = rule;
+    r.until_proven = engine::quotient_provable(rule);
+    r.max_heap = needed == 0 || needed > limit ? limit : static_cast<uint32_t>(needed);
+    if (needed > limit && !r.until_proven) {
+        throw InputError(fmt::format(
+            "a heap of {} is beyond what a misère quotient of {} can answer: quotients of such a "
+            "rule are never proven for every heap size, and --limit is {}",
+            needed, rule.canonical(), limit));
+    }
+    engine::MisereQuotient q = compute_quotient(r, hooks);
+    if (needed > q.monoid.max_heap() && !q.proof) {
+        throw InputError(
+            fmt::format("a heap of {} is beyond what the misère quotient of {} answers: it is not "
+                        "proven for every heap size up to heap {} (--limit)",
+                        needed, rule.canonical(), q.monoid.max_heap()));
+    }
+    return q;
+}
+
+nlohmann::json misere_answer_json(const engine::Rule& rule, const engine::MisereQuotient& q,
+                                  const std::vector<uint64_t>& heaps) {
+    const uint32_t x = engine::position_element(q, heaps);
+    const bool p = q.monoid.p[x];
+    const auto move = engine::misere_winning_move(rule, q, heaps);
+    if (!p && !move) throw std::logic_error("no winning move found from a misère N-position");
+    nlohmann::json j = {{"rules", rule.canonical()},
+                        {"convention", "misere"},
+                        {"heaps", heaps},
+                        {"to_move_wins", !p},
+                        {"element", engine::word_text(q, q.words[x])},
+                        {"quotient_order", q.monoid.order},
+                        {"quotient_max_heap", q.monoid.max_heap()},
+                        {"proven", q.proof.has_value()}};
+    if (move) {
+        j["winning_move"] = {{"heap", move->index + 1},
+                             {"heap_size", move->heap},
+                             {"amount", move->taken},
+                             {"leaves", move->leaves},
+                             {"phrase", move->phrase}};
+    }
     return j;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "engine/game/moves.h"
+#include "engine/quotients/misere_play.h"
 #include "engine/quotients/quotient.h"
 
 namespace nimtb::engine {
@@ -145,7 +146,9 @@ TEST(Quotient, OrdersGrowHeapByHeapAndAreEven) {
     ASSERT_EQ(q.orders.size(), 21u);
     EXPECT_EQ(q.orders[0], 1u);
     for (size_t h = 1; h < q.orders.size(); ++h) {
-        if (q.orders[h] > 1) EXPECT_EQ(q.orders[h] % 2, 0u) << h;  // 1: heaps without moves only
+        if (q.orders[h] > 1) {
+            EXPECT_EQ(q.orders[h] % 2, 0u) << h;  // 1: heaps without moves only
+        }
         EXPECT_GE(q.orders[h], q.orders[h - 1]) << h;
     }
 }
@@ -216,6 +219,99 @@ TEST(Quotient, AHeapWithoutMovesMustActAsTheEmptyGame) {
     ASSERT_TRUE(failure);
     BruteForce brute(rule);
     EXPECT_NE(brute.p(failure->position), failure->predicted_p) << heaps_text(failure->position);
+}
+
+MisereQuotient until_proven(const Rule& rule, uint32_t limit) {
+    QuotientOptions options;
+    options.until_proven = true;
+    return misere_quotient(rule, limit, options);
+}
+
+// A position of small heaps as the brute force takes it.
+Heaps small(const std::vector<uint64_t>& heaps) {
+    Heaps out;
+    for (uint64_t h : heaps) {
+        if (h) out.push_back(static_cast<uint32_t>(h));
+    }
+    std::sort(out.begin(), out.end(), std::greater<>());
+    return out;
+}
+
+// `g` after `move`.
+std::vector<uint64_t> after(std::vector<uint64_t> g, const MisereMove& move) {
+    EXPECT_EQ(g[move.index], move.heap);
+    g.erase(g.begin() + static_cast<std::ptrdiff_t>(move.index));
+    g.insert(g.end(), move.leaves.begin(), move.leaves.end());
+    return g;
+}
+
+TEST(Quotient, AProvenQuotientPredictsHeapsBeyondItsOwn) {
+    for (const char* text :
+         {"octal:0.75", "octal:0.34", "subtract:1,3,4", "octal:0.72", "octal:0.31"}) {
+        SCOPED_TRACE(text);
+        const Rule rule = Rule::parse(text);
+        const MisereQuotient q = until_proven(rule, 200);
+        ASSERT_TRUE(q.proof);
+        const uint32_t n = q.monoid.max_heap(), period = q.proof->period;
+        EXPECT_EQ(prove_quotient(rule, q.monoid)->period, period);
+        // The exact check, run again on heaps beyond the proof with phi
+        // extended by the period, passes: the theorem's claim, checked
+        // independently of it on three more periods.
+        BipartiteMonoid longer = q.monoid;
+        for (uint64_t h = n + 1; h <= n + 3 * period + 2; ++h)
+            longer.phi.push_back(heap_element(q, h));
+        EXPECT_FALSE(check_quotient(rule, longer));
+        // And brute force agrees on positions of two and three heaps
+        // beyond it, and every winning move leads to a P-position.
+        BruteForce brute(rule);
+        const uint64_t top = std::min<uint64_t>(n + 2 * period + 2, 40);
+        for (uint64_t a = 1; a <= top; ++a) {
+            for (uint64_t b = 0; b <= std::min<uint64_t>(a, 8) && a + b <= 44; ++b) {
+                for (uint64_t c = 0; c <= std::min<uint64_t>(b, 3); ++c) {
+                    const std::vector<uint64_t> g{a, b, c};
+                    const bool p = brute.p(small(g));
+                    ASSERT_EQ(bool(q.monoid.p[position_element(q, g)]), p) << heaps_text(small(g));
+                    const auto move = misere_winning_move(rule, q, g);
+                    ASSERT_EQ(move.has_value(), !p) << heaps_text(small(g));
+                    if (move) {
+                        EXPECT_TRUE(brute.p(small(after(g, *move)))) << move->phrase;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(Quotient, HeapsOfAnySizeAreAnsweredFromAProvenQuotient) {
+    const Rule rule = Rule::parse("octal:0.75");
+    const MisereQuotient q = until_proven(rule, 200);
+    ASSERT_TRUE(q.proof);
+    const std::vector<uint64_t> g{1'000'000'000, 7, 13};
+    const auto move = misere_winning_move(rule, q, g);
+    ASSERT_TRUE(move);
+    EXPECT_TRUE(q.monoid.p[position_element(q, after(g, *move))]) << move->phrase;
+    // The move is one of the rule's: at most 2 tokens taken, the rest left.
+    EXPECT_GE(move->taken, 1u);
+    EXPECT_LE(move->taken, 2u);
+    uint64_t left = 0;
+    for (uint64_t l : move->leaves) left += l;
+    EXPECT_EQ(left + move->taken, move->heap);
+    // A heap beyond an unproven quotient is refused.
+    const MisereQuotient short_one = misere_quotient(rule, 5);
+    ASSERT_FALSE(short_one.proof);
+    EXPECT_THROW(heap_element(short_one, 6), InputError);
+}
+
+TEST(Quotient, KaylesIsProvenWithPhiOfPeriodTwelve) {
+    const Rule rule = Rule::parse("octal:0.77");
+    EXPECT_FALSE(misere_quotient(rule, 100).proof);  // the window needs heap 167
+    const MisereQuotient q = until_proven(rule, 300);
+    ASSERT_TRUE(q.proof);
+    EXPECT_EQ(q.proof->period, 12u);
+    EXPECT_EQ(q.proof->preperiod, 71u);
+    EXPECT_EQ(q.monoid.max_heap(), 167u);
+    EXPECT_EQ(q.monoid.order, 40u);
+    EXPECT_FALSE(quotient_provable(Rule::parse("grundy")));
 }
 
 TEST(Quotient, RulesOnSeveralHeapsAreRefused) {

@@ -554,7 +554,10 @@ class Quotient:
     ``words[x]`` in the generators and represented by its smallest position
     ``positions[x]``. ``orders[h]`` is the order of Q_h for h = 0 ..
     max_heap. Every quotient returned has passed the exact check that it
-    predicts every position's misère outcome (docs/QUOTIENTS.md)."""
+    predicts every position's misère outcome (docs/QUOTIENTS.md). ``proof``,
+    when not None, is (preperiod, period): phi repeats with the period from
+    the preperiod for heaps of every size, proven, so the quotient is the
+    whole game's and ``element`` takes heaps of any size."""
 
     rules: str
     max_heap: int
@@ -567,14 +570,19 @@ class Quotient:
     p: npt.NDArray[np.bool_] = dataclasses.field(repr=False)
     phi: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
     table: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
+    proof: Optional[tuple[int, int]] = None
 
     def element(self, position: PositionLike) -> int:
         """The element of a position: the product of its heaps' phi. Raises
-        InputError for a heap above ``max_heap``."""
+        InputError for a heap above ``max_heap`` unless the quotient is proven."""
         x = 0
         for h in _heaps(position):
             if h > self.max_heap:
-                raise InputError(f"heap {h} is above the quotient's largest heap {self.max_heap}")
+                if self.proof is None:
+                    raise InputError(
+                        f"heap {h} is above the quotient's largest heap {self.max_heap}")
+                start, period = self.proof
+                h = start + (h - start) % period
             x = int(self.table[x, self.phi[h]])
         return x
 
@@ -592,17 +600,22 @@ class Quotient:
             positions=tuple(tuple(e["position"]) for e in j["elements"]),
             p=np.array([e["p"] for e in j["elements"]], dtype=np.bool_),
             phi=np.array(j["phi"], dtype=np.uint32),
-            table=np.array(j["table"], dtype=np.uint32).reshape(j["order"], j["order"]))
+            table=np.array(j["table"], dtype=np.uint32).reshape(j["order"], j["order"]),
+            proof=None if j["proof"] is None else (j["proof"]["preperiod"], j["proof"]["period"]))
 
 
-def quotient(rules: str, max_heap: int, *, progress: Optional[Progress] = None) -> Quotient:
+def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
+             progress: Optional[Progress] = None) -> Quotient:
     """The misère quotient of the positions whose heaps have at most
-    ``max_heap`` tokens, as ``nimtb quotient`` computes it. Ctrl-C (or an
-    exception raised by ``progress``) stops it. Raises InputError (a rule
-    whose moves touch several heaps, a bound outside 1 .. 100000) and
-    MemoryError where nimtb cannot compute it (the message names the largest
-    quotient it reached)."""
-    return Quotient._of(_core.quotient(rules, max_heap, progress))
+    ``max_heap`` tokens, as ``nimtb quotient`` computes it; with
+    ``until_proven`` (octal codes, subtraction games) ``max_heap`` is the
+    limit, and the quotient stops at the first heap that proves it for every
+    heap size (``proof``). Ctrl-C (or an exception raised by ``progress``)
+    stops it. Raises InputError (a rule whose moves touch several heaps, a
+    bound outside 1 .. 100000, ``until_proven`` for a rule no theorem
+    applies to) and MemoryError where nimtb cannot compute it (the message
+    names the largest quotient it reached)."""
+    return Quotient._of(_core.quotient(rules, max_heap, until_proven, progress))
 
 
 @dataclass(frozen=True)

@@ -731,7 +731,67 @@ class Families(Workdir):
         code, out, err = run("quotient", "--rules", "wythoff", "--max-heap", "5")
         self.assert_error(code, err, 2, "several heaps")
         code, out, err = run("quotient", "--rules", "nim")
-        self.assert_error(code, err, 2, "missing --max-heap")
+        self.assert_error(code, err, 2, "give --max-heap N or --until-proven")
+
+    def test_quotient_until_proven_answers_heaps_of_any_size(self):
+        """A quotient proven for every heap size answers `query --misere` for a heap of 10^9; its
+        answers match a misère table beyond the heaps the proof needed, and each winning move leads
+        to a P-position."""
+        code, out, err = run("quotient", "--rules", "octal:0.75", "--until-proven", "--json")
+        self.assertEqual(code, 0, err)
+        q = json.loads(out)
+        self.assertEqual((q["max_heap"], q["order"]), (21, 8))
+        self.assertEqual((q["proof"]["period"], q["proof"]["preperiod"]), (2, 8))
+        code, out, err = run("quotient", "--rules", "octal:0.75", "--until-proven")
+        self.assertIn("proven       every heap size: phi has period 2 from heap 8", out)
+        code, out, err = run("quotient", "--rules", "grundy", "--until-proven")
+        self.assert_error(code, err, 2, "no periodicity theorem")
+        code, out, err = run("quotient", "--rules", "octal:0.75", "--max-heap", "5", "--limit", "9")
+        self.assert_error(code, err, 2, "--limit goes with --until-proven")
+
+        table = self.solve("--rules", "octal:0.75", "--misere", "--max-total", "30")
+        code, out, err = run("dump", table, "--csv")
+        self.assertEqual(code, 0, err)
+        value = {}
+        for line in out.splitlines()[1:]:
+            position, v = line.split(",")[:2]
+            value[tuple(sorted(map(int, position.split()), reverse=True)) if position != "(empty)"
+                  else ()] = int(v)
+        asked = [p for p in value if p]
+        code, out, err = run("query", "--misere", "--rules", "octal:0.75", "-", "--json",
+                             stdin="\n".join(" ".join(map(str, p)) for p in asked) + "\n")
+        self.assertEqual(code, 0, err)
+        answers = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual(len(answers), len(asked))
+        for p, a in zip(asked, answers):
+            self.assertEqual(a["to_move_wins"], value[p] != 0, p)
+            self.assertTrue(a["proven"])
+            if a["to_move_wins"]:
+                move = a["winning_move"]
+                rest = list(p)
+                rest.remove(move["heap_size"])
+                after = tuple(sorted(rest + move["leaves"], reverse=True))
+                self.assertEqual(value[after], 0, f"{p}: {move['phrase']}")
+        self.assertGreater(len(asked), 4000)
+
+        code, out, err = run("query", "--misere", "--rules", "octal:0.75", "1000000000 7 13")
+        self.assertEqual(code, 0, err)
+        self.assertIn("to move     wins (N-position, misère play)", out)
+        self.assertIn("proven for every heap size", out)
+        code, out, err = run("query", "--misere", "--rules", "octal:0.75", "1000000000 7 13",
+                             "--json")
+        move = json.loads(out)["winning_move"]
+        heaps = [1000000000, 7, 13]
+        heaps.remove(move["heap_size"])
+        heaps += move["leaves"]
+        code, out, err = run("query", "--misere", "--rules", "octal:0.75",
+                             " ".join(map(str, heaps)), "--json")
+        self.assertEqual(code, 0, err)
+        self.assertFalse(json.loads(out)["to_move_wins"], move["phrase"])
+        code, out, err = run("query", "--misere", "--rules", "grundy", "5000")
+        self.assert_error(code, err, 2, "never proven for every heap size")
+        code, out, err = run("query", "--misere", table, "3 4 5")
+        self.assert_error(code, err, 2, "--misere goes with --rules")
 
     def test_a_table_of_the_first_release_reads_as_before(self):
         """A table written by nimtb 0.1 (committed under tests/data) answers exactly as a fresh one."""

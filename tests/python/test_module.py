@@ -595,3 +595,12 @@ def test_quotient_as_python_expects_it(tmp_path):
         k.element([13])
     with pytest.raises(nimtb.InputError, match="several heaps"):
         nimtb.quotient("wythoff", 5)
+    # Proven for every heap size: heaps beyond max_heap answered by the period.
+    w = nimtb.quotient("octal:0.75", 500, until_proven=True)
+    assert (w.max_heap, w.proof) == (21, (8, 2)) and k.proof is None
+    small = nimtb.quotient("octal:0.75", 40)
+    for position in [(40,), (39, 7), (33, 22, 1), (25, 24)]:
+        assert w.outcome(position) == small.outcome(position), position
+    assert w.element([10**12]) == w.element([22])
+    with pytest.raises(nimtb.InputError, match="no periodicity theorem"):
+        nimtb.quotient("grundy", 50, until_proven=True)
