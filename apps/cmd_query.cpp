@@ -24,6 +24,7 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb query --rules grundy "5000 7 12"                    # from values computed now
   nimtb query --sequence s.h5 "1000000000000 7 12"          # from nimtb sequence --out s.h5
   nimtb query --misere --rules octal:0.75 "1000000000 7 13"  # from a proven misère quotient
+  nimtb query --misere --quotient q.json "1000000000 7 13"   # from nimtb quotient --out q.json
 
 The position is heap sizes separated by spaces or commas; '-' reads one
 position per line from stdin and answers each in order. With --rules (a
@@ -41,6 +42,8 @@ elements is in the P-portion. Heaps of any size are answered where the
 quotient is proven for every heap size (octal codes and subtraction games,
 computed until proven, up to --limit heaps, 1000); otherwise heaps up to
 the quotient computed (the position's largest heap, or --limit with '-').
+--quotient FILE answers from a quotient file instead, checked exactly
+before it is believed.
 )";
 
 constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 22;
@@ -195,6 +198,8 @@ int cmd_query(const std::vector<std::string>& args) {
         "sequence", po::value<std::string>(),
         "instead of a TABLE: answer from a sequence file's values")(
         "misere", "with --rules: misère play, from the rule's misère quotient")(
+        "quotient", po::value<std::string>(),
+        "with --misere: answer from a quotient file (nimtb quotient --out)")(
         "limit", po::value<int64_t>(),
         "with --rules: compute at most this many heaps (2^22; with --misere 1000)");
     po::positional_options_description pos;
@@ -206,7 +211,9 @@ int cmd_query(const std::vector<std::string>& args) {
                         EXAMPLES);
     if (!vm) return EXIT_OK;
     const bool json = vm->count("json") > 0, line = vm->count("line") > 0;
-    const bool periodic = vm->count("rules") || vm->count("sequence");
+    const bool periodic = vm->count("rules") || vm->count("sequence") || vm->count("quotient");
+    if (vm->count("quotient") && !vm->count("misere"))
+        throw UsageError("--quotient goes with --misere");
     // Without a TABLE the one positional argument is the position.
     const std::string position = periodic && !vm->count("position") && vm->count("table")
                                      ? (*vm)["table"].as<std::string>()
@@ -221,8 +228,25 @@ int cmd_query(const std::vector<std::string>& args) {
         if (position != "-")
             for (uint64_t h : engine::parse_big_heaps(position)) needed = std::max(needed, h);
         if (vm->count("misere")) {
-            if (!vm->count("rules") || vm->count("sequence"))
-                throw UsageError("--misere goes with --rules (a sequence file is normal play)");
+            if (vm->count("sequence"))
+                throw UsageError(
+                    "--misere goes with --rules or --quotient (a sequence file is "
+                    "normal play)");
+            if (vm->count("quotient")) {
+                if (vm->count("limit")) throw UsageError("--limit goes with --rules");
+                const service::StoredQuotient stored =
+                    service::read_quotient((*vm)["quotient"].as<std::string>(), command_hooks());
+                if (vm->count("rules") &&
+                    engine::Rule::parse((*vm)["rules"].as<std::string>()) != stored.rule) {
+                    throw UsageError(fmt::format("the quotient file is of {}, not of --rules {}",
+                                                 stored.rule.canonical(),
+                                                 (*vm)["rules"].as<std::string>()));
+                }
+                return answer_each(position, [&](const std::string& text) {
+                    answer_misere(stored.rule, stored.quotient, text, json);
+                });
+            }
+            if (!vm->count("rules")) throw UsageError("--misere needs --rules or --quotient");
             const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
             const uint32_t limit = vm->count("limit")
                                        ? whole_number(*vm, "limit", engine::MAX_QUOTIENT_HEAP)

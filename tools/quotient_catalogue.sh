@@ -2,12 +2,15 @@
 # The misère quotients of the octal games of at most two code digits after
 # the point (d0.d1d2, d0 = 0 or 4): the order of Q_N at N = 20, 40 and 60,
 # or of the largest quotient nimtb computed where it stopped (the command's
-# error names it), with the time. Two codes at a time, one per core. Writes
-# docs/quotient_catalogue.csv and docs/QUOTIENT_CATALOGUE.md.
-#   tools/quotient_catalogue.sh [MAX_HEAP]      (default 60)
+# error names it), with the time; and whether the quotient is proven for
+# every heap size (`--until-proven --limit PROVE_LIMIT`, at most a minute a
+# code). Two codes at a time, one per core. Writes docs/quotient_catalogue.csv
+# and docs/QUOTIENT_CATALOGUE.md.
+#   tools/quotient_catalogue.sh [MAX_HEAP [PROVE_LIMIT]]    (default 60 300)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAX="${1:-60}"
+PROVE="${2:-300}"
 NIMTB="${NIMTB:-build/apps/nimtb}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -22,9 +25,11 @@ one() {
         fi
     fi
     echo "$(( ($(date +%s%N) - start) / 1000000 ))" >"$work/$code.ms"
+    timeout 60 "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$PROVE" --json \
+        >"$work/$code.proof" 2>"$work/$code.proof_err" || true
 }
 export -f one
-export NIMTB MAX work
+export NIMTB MAX PROVE work
 for d0 in 0 4; do
     for d1 in 0 1 2 3 4 5 6 7; do
         for d2 in 0 1 2 3 4 5 6 7; do
@@ -32,9 +37,9 @@ for d0 in 0 4; do
         done
     done
 done | xargs -P "$(nproc)" -I{} bash -c 'one {}'
-/usr/bin/python3 - "$work" "$MAX" <<'PY'
+/usr/bin/python3 - "$work" "$MAX" "$PROVE" <<'PY'
 import csv, json, os, sys
-work, top = sys.argv[1], int(sys.argv[2])
+work, top, prove = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 marks = [n for n in (20, 40, 60) if n <= top]
 rows = []
 for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
@@ -52,6 +57,19 @@ for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
     for n in marks:
         row[f"order_{n}"] = orders[n] if n <= reached else ""
     row["order_reached"] = orders[reached]
+    try:
+        proof = json.load(open(os.path.join(work, name + ".proof")))
+    except (OSError, ValueError):
+        proof = None
+    if proof and proof["proof"]:
+        row["proven"] = (f"heap {proof['max_heap']}: order {proof['order']}, phi period "
+                         f"{proof['proof']['period']} from heap {proof['proof']['preperiod']}")
+    elif proof:
+        row["proven"] = f"no (not proven up to heap {prove})"
+    else:
+        err_p = open(os.path.join(work, name + ".proof_err")).read()
+        stop = err_p.split("; ")[-1].strip() if "largest computed" in err_p else "over a minute"
+        row["proven"] = f"no ({stop})"
     rows.append(row)
 with open("docs/quotient_catalogue.csv", "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -65,17 +83,22 @@ lines = [
     f"misère quotient Q_N for N up to {top} (`nimtb quotient --rules octal:CODE --max-heap {top}`),",
     "every one accepted by the exact check of docs/QUOTIENTS.md. The table gives the order of",
     f"Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped before heap {top}, the largest",
-    "quotient it computed and why it stopped. None is proven for every heap size: nimtb does not",
-    "yet apply the periodicity theorem for misère quotients.",
+    "quotient it computed and why it stopped. \"Proven\" is `nimtb quotient --until-proven",
+    f"--limit {prove}` (at most a minute a code): the heap whose quotient phi's period proves",
+    "for every heap size (docs/QUOTIENTS.md), its order and the period.",
     "",
-    f"{done} of {len(rows)} codes reached heap {top}. The same figures: docs/quotient_catalogue.csv.",
+    f"{done} of {len(rows)} codes reached heap {top}; "
+    f"{sum(r['proven'].startswith('heap') for r in rows)} are proven for every heap size. "
+    "The same figures: docs/quotient_catalogue.csv.",
     "",
-    "| code | " + " | ".join(f"|Q_{n}|" for n in marks) + " | reached | stopped because | time (s) |",
-    "|---|" + "---|" * len(marks) + "---|---|---|",
+    "| code | " + " | ".join(f"|Q_{n}|" for n in marks) +
+    " | reached | stopped because | time (s) | proven |",
+    "|---|" + "---|" * len(marks) + "---|---|---|---|",
 ]
 for r in rows:
     lines.append(f"| {r['code']} | " + " | ".join(str(r[f'order_{n}']) for n in marks) +
-                 f" | heap {r['reached']} (order {r['order_reached']}) | {r['stopped']} | {r['ms'] / 1000:.2f} |")
+                 f" | heap {r['reached']} (order {r['order_reached']}) | {r['stopped']} |"
+                 f" {r['ms'] / 1000:.2f} | {r['proven']} |")
 open("docs/QUOTIENT_CATALOGUE.md", "w").write("\n".join(lines) + "\n")
 print(f"{done} of {len(rows)} codes reached heap {top}")
 PY

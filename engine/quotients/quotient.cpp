@@ -576,7 +576,9 @@ std::optional<Window> window_of(const Rule& rule) {
     return std::nullopt;
 }
 
-void present(MisereQuotient& result) {
+}  // namespace
+
+void present_quotient(MisereQuotient& result) {
     const BipartiteMonoid& m = result.monoid;
     std::vector<uint8_t> reach(m.order, 0);
     reach[0] = 1;
@@ -632,8 +634,6 @@ void present(MisereQuotient& result) {
               [](const Heaps& x, const Heaps& y) { return smaller_position(x, y); });
     for (const Heaps& left : sorted) result.relations.push_back({left, normal[m.image(left)]});
 }
-
-}  // namespace
 
 std::string generator_name(size_t index) {
     if (index < 26) return std::string(1, static_cast<char>('a' + index));
@@ -740,7 +740,7 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
     }
     if (!result.proof) result.proof = prove_quotient(rule, q);
     result.monoid = std::move(q);
-    present(result);
+    present_quotient(result);
     return result;
 }
 

@@ -790,6 +790,42 @@ class Families(Workdir):
         self.assertFalse(json.loads(out)["to_move_wins"], move["phrase"])
         code, out, err = run("query", "--misere", "--rules", "grundy", "5000")
         self.assert_error(code, err, 2, "never proven for every heap size")
+
+        # A stored quotient answers as the computed one, and is believed only when it checks.
+        stored = self.path("q.json")
+        code, _, err = run("quotient", "--rules", "octal:0.75", "--until-proven", "--out", stored)
+        self.assertEqual(code, 0, err)
+        code, out, err = run("query", "--misere", "--quotient", stored, "1000000000 7 13", "--json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out)["winning_move"], move)
+        with open(stored) as f:
+            good = json.load(f)
+        damage = {
+            "p": (lambda q: q["elements"][3].update(p=not q["elements"][3]["p"]),
+                  "is damaged: it says the position"),
+            "phi": (lambda q: q["phi"].__setitem__(15, (q["phi"][15] + 1) % q["order"]),
+                    "is damaged: it says the position"),
+            "table": (lambda q: q["table"][2].__setitem__(3, (q["table"][2][3] + 1) % q["order"]),
+                      "its table is not the monoid"),
+            "proof": (lambda q: q.update(max_heap=19, phi=q["phi"][:20]),
+                      "claims a proof for every heap size"),
+            "order": (lambda q: q.update(order=7), "is not a quotient file"),
+            "rules": (lambda q: q.update(rules="wythoff"), "is not a quotient file"),
+        }
+        for name, (spoil, message) in damage.items():
+            q = json.loads(json.dumps(good))
+            spoil(q)
+            bad = self.path(f"bad-{name}.json")
+            with open(bad, "w") as f:
+                json.dump(q, f)
+            code, out, err = run("query", "--misere", "--quotient", bad, "1000000000 7 13")
+            self.assert_error(code, err, 1, message)
+        with open(self.path("cut.json"), "w") as f:
+            f.write(json.dumps(good)[:300])
+        code, out, err = run("query", "--misere", "--quotient", self.path("cut.json"), "7")
+        self.assert_error(code, err, 1, "is not JSON")
+        code, out, err = run("query", "--misere", "--quotient", stored, "--rules", "octal:0.77", "7")
+        self.assert_error(code, err, 2, "the quotient file is of octal:0.75")
         code, out, err = run("query", "--misere", table, "3 4 5")
         self.assert_error(code, err, 2, "--misere goes with --rules")
 
