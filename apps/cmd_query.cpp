@@ -197,7 +197,7 @@ int cmd_query(const std::vector<std::string>& args) {
         "instead of a TABLE: answer from the rule's single-heap values")(
         "sequence", po::value<std::string>(),
         "instead of a TABLE: answer from a sequence file's values")(
-        "misere", "with --rules: misère play, from the rule's misère quotient")(
+        "misere", "misère play, from a misère quotient: the rule's (--rules) or a file's")(
         "quotient", po::value<std::string>(),
         "with --misere: answer from a quotient file (nimtb quotient --out)")(
         "limit", po::value<int64_t>(),
@@ -206,8 +206,8 @@ int cmd_query(const std::vector<std::string>& args) {
     pos.add("table", 1).add("position", 1);
     const auto vm =
         parse_arguments("query", args, opts, pos,
-                        "(TABLE | [--misere] --rules RULE | --sequence FILE) POSITION|- "
-                        "[--json] [--line]",
+                        "(TABLE | --rules RULE | --sequence FILE | --misere (--rules RULE | "
+                        "--quotient FILE)) POSITION|- [--json] [--line]",
                         EXAMPLES);
     if (!vm) return EXIT_OK;
     const bool json = vm->count("json") > 0, line = vm->count("line") > 0;

@@ -14,19 +14,25 @@ PROVE="${2:-300}"
 NIMTB="${NIMTB:-build/apps/nimtb}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# One code: the JSON of the furthest quotient computed, the error if any, the time.
+# One code: the JSON of the furthest quotient computed (a proven one stops
+# early: it is the quotient at every larger bound), the error if any, the
+# time; then, for a code that reached MAX_HEAP unproven, the proof search.
 one() {
     local code="$1" start stopped
     start=$(date +%s%N)
-    if ! "$NIMTB" quotient --rules "octal:$code" --max-heap "$MAX" --json >"$work/$code.json" 2>"$work/$code.err"; then
+    if ! "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$MAX" --json >"$work/$code.json" 2>"$work/$code.err"; then
         stopped=$(grep -o 'Q_[0-9]* is the largest computed' "$work/$code.err" | grep -o '[0-9]*' || true)
         if [[ -n "$stopped" && "$stopped" -ge 1 ]]; then
             "$NIMTB" quotient --rules "octal:$code" --max-heap "$stopped" --json >"$work/$code.json" 2>/dev/null || true
         fi
     fi
     echo "$(( ($(date +%s%N) - start) / 1000000 ))" >"$work/$code.ms"
-    timeout 60 "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$PROVE" --json \
-        >"$work/$code.proof" 2>"$work/$code.proof_err" || true
+    if grep -q '"proof":{' "$work/$code.json"; then
+        cp "$work/$code.json" "$work/$code.proof"
+    elif grep -q "\"max_heap\":$MAX," "$work/$code.json"; then
+        timeout 60 "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$PROVE" --json \
+            >"$work/$code.proof" 2>"$work/$code.proof_err" || true
+    fi
 }
 export -f one
 export NIMTB MAX PROVE work
@@ -49,7 +55,9 @@ for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
         j = json.load(open(os.path.join(work, name + ".json")))
         orders = j["orders"]
     except (OSError, ValueError):
-        orders = [1]
+        j, orders = {}, [1]
+    if j.get("proof"):  # the quotient at every larger bound
+        orders = orders + [j["order"]] * (top + 1 - len(orders))
     reached = len(orders) - 1
     row = {"code": name, "reached": reached,
            "stopped": "" if reached >= top else (err.removeprefix("nimtb: error: quotient: ") or "?"),
@@ -66,6 +74,8 @@ for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
                          f"{proof['proof']['period']} from heap {proof['proof']['preperiod']}")
     elif proof:
         row["proven"] = f"no (not proven up to heap {prove})"
+    elif reached < top:
+        row["proven"] = "no"
     else:
         err_p = open(os.path.join(work, name + ".proof_err")).read()
         stop = err_p.split("; ")[-1].strip() if "largest computed" in err_p else "over a minute"
@@ -80,11 +90,11 @@ lines = [
     "# Misère quotients of the two-digit octal games",
     "",
     f"`tools/quotient_catalogue.sh` computed, for each octal code d0.d1d2 (d0 = 0 or 4), the",
-    f"misère quotient Q_N for N up to {top} (`nimtb quotient --rules octal:CODE --max-heap {top}`),",
+    f"misère quotient Q_N for N up to {top} (`nimtb quotient --rules octal:CODE --until-proven --limit {top}`),",
     "every one accepted by the exact check of docs/QUOTIENTS.md. The table gives the order of",
     f"Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped before heap {top}, the largest",
     "quotient it computed and why it stopped. \"Proven\" is `nimtb quotient --until-proven",
-    f"--limit {prove}` (at most a minute a code): the heap whose quotient phi's period proves",
+    f"--limit {prove}` (at most a minute a code): the heap where phi's period proves the quotient",
     "for every heap size (docs/QUOTIENTS.md), its order and the period.",
     "",
     f"{done} of {len(rows)} codes reached heap {top}; "
