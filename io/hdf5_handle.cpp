@@ -55,16 +55,21 @@ void check(herr_t status, const std::string& what) {
 }
 
 void write_string_attribute(hid_t object, const char* name, const std::string& value) {
-    // Variable-length UTF-8, so that h5py hands users a str, not bytes.
+    // Fixed-length UTF-8, stored in the attribute itself: a variable-length
+    // string lives in the file's global heap, which has no checksum, and
+    // HDF5 follows a damaged reference there into a crash (h5py hands users
+    // bytes for it: docs/FORMAT.md decodes them).
     Handle type = checked(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
-    check(H5Tset_size(type.get(), H5T_VARIABLE), "string type");
+    check(H5Tset_size(type.get(), std::max<size_t>(value.size(), 1)), "string type");
+    check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "string type");
     check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "string type");
     Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
     Handle attr =
         checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
                 H5Aclose, std::string("attribute ") + name);
-    const char* text = value.c_str();
-    check(H5Awrite(attr.get(), type.get(), &text), std::string("attribute ") + name);
+    std::string stored = value;
+    stored.resize(std::max<size_t>(value.size(), 1), '\0');
+    check(H5Awrite(attr.get(), type.get(), stored.data()), std::string("attribute ") + name);
 }
 
 void write_u64_attribute(hid_t object, const char* name, uint64_t value) {

@@ -1,5 +1,7 @@
 #include "io/table_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +13,11 @@
 namespace nimtb::io {
 
 namespace {
+
+// Stops a walk over a group's links once it has seen more than a table holds.
+herr_t links_limit(const std::vector<std::string>& seen) {
+    return seen.size() > 2 ? 1 : 0;
+}
 
 Compression compression_of(hid_t dcpl) {
     const int n = H5Pget_nfilters(dcpl);
@@ -184,6 +191,25 @@ TableReader::TableReader(const std::string& path) {
                                                static_cast<unsigned>(width), transform, compression,
                                                direct_pipeline(dcpl.get(), compression));
     };
+    // Nothing but the two datasets: a link whose name a damaged byte
+    // changed ("remotenesq") would otherwise read as a table without it.
+    std::vector<std::string> links;
+    H5Literate(
+        root, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr,
+        [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+            static_cast<std::vector<std::string>*>(out)->push_back(name);
+            return links_limit(*static_cast<std::vector<std::string>*>(out));
+        },
+        &links);
+    H5Eclear2(H5E_DEFAULT);
+    for (const std::string& name : links) {
+        if (name != VALUE_DATASET && name != REMOTENESS_DATASET) {
+            throw TableError(
+                fmt::format("{}: the file is damaged or not a nimtb table: it holds "
+                            "'{}', which is neither /value nor /remoteness",
+                            path, name.substr(0, 40)));
+        }
+    }
     value_ = open_dataset(VALUE_DATASET, true);
     remoteness_ = open_dataset(REMOTENESS_DATASET, false);
     // A chunk decodes only from its start: the datasets are read chunk by
@@ -203,6 +229,12 @@ TableReader& TableReader::operator=(TableReader&&) noexcept = default;
 TableStorage TableReader::storage() const {
     TableStorage t;
     t.stored_bytes = value_->stored_bytes() + (remoteness_ ? remoteness_->stored_bytes() : 0);
+    if (info_.file_bytes && t.stored_bytes > info_.file_bytes) {
+        // The chunk index of a version 1 file has no checksum to catch this.
+        throw TableError(
+            fmt::format("{}: the file is damaged: its chunk index claims {} bytes in a file of {}",
+                        info_.path, t.stored_bytes, info_.file_bytes));
+    }
     if (t.stored_bytes) t.compression_ratio = double(info_.data_bytes) / double(t.stored_bytes);
     return t;
 }

@@ -65,7 +65,7 @@ def datasets(path):
     import h5py
     import numpy as np
     with h5py.File(path, "r") as f:
-        return {k: (np.array(f[k]), f[k].attrs.get("transform"), f[k].dtype.str) for k in f}
+        return {k: (np.array(f[k]), f[k].attrs.get("transform", b"").decode(), f[k].dtype.str) for k in f}
 
 
 class MpiCase(Workdir):
