@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/output_path.h"
+
 namespace nimtb::io {
 
 namespace {
@@ -59,6 +61,7 @@ void Hdf5Output::commit() {
     }
     // Synced bytes first, then the name: a file under the final name is whole.
     sync_path(tmp_, false);
+    check_output_kind(path_);  // made a device or a folder while we wrote?
     if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
         throw TableError(path_ + ": cannot rename the finished " + what_ +
                          " into place: " + std::strerror(errno));

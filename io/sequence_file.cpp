@@ -4,6 +4,7 @@
 
 #include "engine/base/version.h"
 #include "io/hdf5_output.h"
+#include "io/output_path.h"
 
 namespace nimtb::io {
 
@@ -37,6 +38,7 @@ void check_claim(const std::string& path, const SequenceFile& s) {
 }  // namespace
 
 void write_sequence(const std::string& path, const SequenceFile& s, bool overwrite) {
+    check_output_kind(path);
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !overwrite)
         throw TableError(path + " already exists; choose another " + mention(Option::sequence_out) +

@@ -16,6 +16,7 @@
 #include "io/codec/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/hdf5_output.h"
+#include "io/output_path.h"
 #include "io/table_layout.h"
 
 namespace nimtb::io {
@@ -157,6 +158,7 @@ void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArra
 
 void check_output(const std::string& path, const WriteOptions& o) {
     namespace fs = std::filesystem;
+    check_output_kind(path);
     std::error_code ec;
     if (fs::exists(path, ec) && !o.overwrite) {
         throw TableError(path + " already exists; choose another " + mention(Option::output) +

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "engine/base/errors.h"
+#include "io/output_path.h"
 #include "service/views.h"
 
 namespace nimtb::service {
@@ -26,6 +27,7 @@ void write_whole(const std::string& path, const std::string& text) {
                              " (is the disk full, or the folder missing?)");
         }
     }
+    io::check_output_kind(path);
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
@@ -172,6 +174,7 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
                                      engine::MAX_QUOTIENT_HEAP, r.max_heap));
     }
     std::error_code ec;
+    if (!r.output.empty()) io::check_output_kind(r.output);
     if (!r.output.empty() && !r.overwrite && std::filesystem::exists(r.output, ec)) {
         throw TableError(r.output + " already exists; choose another " +
                          mention(Option::sequence_out) + " or " + mention(Option::overwrite));

@@ -6,6 +6,7 @@
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
+#include "io/output_path.h"
 #include "io/sequence_file.h"
 #include "service/request/solve_report.h"
 
@@ -25,6 +26,7 @@ uint64_t check_sequence(const SequenceRequest& r) {
                                         human_count(double(available)) + "B"));
     }
     std::error_code ec;
+    if (!r.output.empty()) io::check_output_kind(r.output);
     if (!r.output.empty() && !r.overwrite && std::filesystem::exists(r.output, ec)) {
         throw TableError(r.output + " already exists; choose another " +
                          mention(Option::sequence_out) + " or " + mention(Option::overwrite));

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "io/codec/checkpoint.h"
+#include "io/output_path.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
 #include "service/tables.h"
@@ -15,6 +16,7 @@ namespace nimtb::service {
 void check_solve(const SolveRequest& request) {
     request.check();
     io::check_output(request.output, request.write_options());
+    io::check_distinct(request.stats, request.output, "--stats and -o name the same file");
 }
 
 SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -175,6 +176,32 @@ class Solve(Workdir):
         self.assertNotIn("remoteness", info["quantities"])
         code, out, err = run("query", t, "3 4 5", "--json")
         self.assertEqual(json.loads(out)["remoteness"], None)
+
+
+class Outputs(Workdir):
+    """An output that is not a regular file (a device, a pipe, a folder) is refused before any
+    work, even with --force, and left as it was; so is --stats naming the table itself."""
+
+    def test_outputs_that_are_not_files_are_refused(self):
+        fifo = self.path("pipe")
+        os.mkfifo(fifo)
+        targets = [(fifo, "is a pipe"), (self.dir, "is a folder")]
+        if os.geteuid() == 0:  # a device node of our own, never /dev/null itself
+            device = self.path("null")
+            os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            targets.append((device, "is a device"))
+        for target, message in targets:
+            for args in (["solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "-o", target],
+                         ["sequence", "--rules", "nim", "--max-heap", "5", "--out", target],
+                         ["quotient", "--rules", "nim", "--max-heap", "3", "--out", target]):
+                mode = os.stat(target).st_mode
+                code, out, err = run(*args, "--force")
+                self.assert_error(code, err, 1, message)
+                self.assertEqual(os.stat(target).st_mode, mode, args)
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5",
+                             "-o", self.path("same.h5"), "--stats", os.path.join(self.dir, ".", "same.h5"))
+        self.assert_error(code, err, 1, "--stats and -o name the same file")
+        self.assertFalse(os.path.exists(self.path("same.h5")))
 
 
 class FullDisk(Workdir):
