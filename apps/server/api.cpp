@@ -1,15 +1,76 @@
 #include "apps/server/api.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
 #include "service/views.h"
+
+extern char** environ;
 
 namespace nimtb::apps {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+void vet_table(const std::string& path) {
+    constexpr auto LIMIT = std::chrono::seconds(10);
+    int err[2];
+    if (::pipe2(err, O_CLOEXEC) != 0) throw TableError(path + ": cannot check the file (no pipe)");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    const std::string self = "/proc/self/exe", info = "info";
+    char* argv[] = {const_cast<char*>(self.c_str()), const_cast<char*>(info.c_str()),
+                    const_cast<char*>(path.c_str()), nullptr};
+    pid_t pid = 0;
+    const int spawned = ::posix_spawn(&pid, self.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(err[1]);
+    if (spawned != 0) {
+        ::close(err[0]);
+        throw TableError(path + ": cannot check the file (no process)");
+    }
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + LIMIT;
+    bool late = false;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            late = true;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::string message;
+    char buf[512];
+    for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;) message.append(buf, size_t(n));
+    ::close(err[0]);
+    if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+    // (Under a sanitizer a crash is an exit with its report.)
+    if (!late && WIFEXITED(status) && message.find("Sanitizer") == std::string::npos) {
+        message = message.substr(0, message.find('\n'));
+        const std::string prefix = "nimtb: error: ";
+        if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+        throw TableError(message.empty() ? path + ": not a table nimtb can read" : message);
+    }
+    throw TableError(fmt::format(
+        "{}: the file is damaged: reading its metadata {} (a file of HDF5's older format, "
+        "without checksums; docs/FORMAT.md)",
+        path, late ? "took over 10 s" : "crashed HDF5"));
+}
+
 service::Hooks log_hooks() {
     service::Hooks hooks;
     hooks.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+    hooks.vet = vet_table;
     return hooks;
 }
 
@@ -54,6 +115,7 @@ ServerState::Open& ServerState::table(const std::string& name) {
     Open& t = open[name];
     if (!t.prober || t.written != written) {
         t = Open{};
+        vet_table(path.string());  // in a child first: a damaged file may crash HDF5
         t.prober = std::make_unique<io::Prober>(path.string());
         t.written = written;
     }

@@ -55,6 +55,13 @@ std::string param(const httplib::Request& req, const char* name);
 // Heaps in a URL: "3,4,5", "3 4 5" or empty for the empty position.
 engine::Heaps position_param(const httplib::Request& req);
 // The hooks of a solve on the spot: the server's log (stderr) says so.
+// Reads the table at `path` with `nimtb info` in a child process, within
+// 10 s, before the server opens it: a damaged file of HDF5's 1.8 format can
+// crash or hang HDF5 (docs/FORMAT.md), and the server must outlive it.
+// Throws TableError with the child's message, or saying it crashed or hung.
+void vet_table(const std::string& path);
+
+// Notes to stderr; new files of a folder vetted (vet_table) before use.
 service::Hooks log_hooks();
 
 // Runs a handler's work: errors become a status and {"error": ...}.

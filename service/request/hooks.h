@@ -20,6 +20,10 @@ struct Hooks {
     // A line the user should read while the work goes on ("resuming from the
     // checkpoint in ..."), without a trailing newline.
     std::function<void(const std::string&)> note;
+    // Called with each file a search of a folder is about to open; throws
+    // to pass the file over. The server reads each new file in a child
+    // process first (a damaged file of HDF5's older format can crash HDF5).
+    std::function<void(const std::string&)> vet;
 
     void say(const std::string& line) const {
         if (note) note(line);

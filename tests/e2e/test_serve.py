@@ -87,6 +87,25 @@ class Api(ServeCase):
         self.assertEqual(code, 0, err)
         return json.loads(out)
 
+    def test_a_damaged_table_in_the_folder_is_refused_and_the_server_keeps_serving(self):
+        """A file that crashes HDF5 when read (a damaged table of HDF5's older format, kept in
+        tests/data/damaged) is read in a child process first: the request gets an error, the
+        server goes on."""
+        damaged = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "damaged",
+                               "v1-crashes-hdf5.h5")
+        code, _, err = run("info", damaged)
+        self.assertTrue(code < 0 or "Sanitizer" in err, "the regression input no longer crashes HDF5")
+        shutil.copy(damaged, os.path.join(self.tables, "damaged.h5"))
+        status, body, _ = self.get("/api/info", table="damaged.h5")
+        self.assertEqual(status, 500, body)
+        self.assertIn("crashed HDF5", body["error"])
+        status, body, _ = self.get("/api/tables")
+        self.assertEqual(status, 200)
+        self.assertEqual(sorted(t["path"] for t in body["tables"]),
+                         ["kayles-n12.h5", "nim-normal-k3-h15.h5", "s134-misere.h5"])
+        self.assertEqual(self.get("/api/query", table="nim-normal-k3-h15.h5", position="3 4 5")[0], 200)
+        self.assertIsNone(self.server.proc.poll())
+
     def test_the_rules_are_the_helps(self):
         """The page's list of rules comes from the table the command's help prints."""
         status, rules, _ = self.get("/api/rules")
