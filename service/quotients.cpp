@@ -278,13 +278,7 @@ nlohmann::json misere_answer_json(const engine::Rule& rule, const engine::Misere
                         {"quotient_order", q.monoid.order},
                         {"quotient_max_heap", q.monoid.max_heap()},
                         {"proven", q.proof.has_value()}};
-    if (move) {
-        j["winning_move"] = {{"heap", move->index + 1},
-                             {"heap_size", move->heap},
-                             {"amount", move->taken},
-                             {"leaves", move->leaves},
-                             {"phrase", move->phrase}};
-    }
+    if (move) j["winning_move"] = heap_move_json(*move);
     return j;
 }
 

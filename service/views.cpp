@@ -197,13 +197,7 @@ nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<ui
                                   : proven.period.basis == engine::Basis::proof ? "period"
                                                                                 : "values"},
                         {"period", period_json(proven.period)}};
-    if (move) {
-        j["winning_move"] = {{"heap", move->index + 1},
-                             {"heap_size", move->heap},
-                             {"amount", move->taken},
-                             {"leaves", move->leaves},
-                             {"phrase", move->phrase}};
-    }
+    if (move) j["winning_move"] = heap_move_json(*move);
     return j;
 }
 

@@ -22,6 +22,18 @@ nlohmann::json heaps_json(const engine::Heaps& heaps);
 // leaves in its place ("leaves": [] when emptied, two parts for a split).
 nlohmann::json move_json(const io::ProbedMove& move, const engine::Heaps& before);
 
+// A move on one heap of a position of big heaps (normal play from values,
+// misère play from a quotient): its heap (1-based), size, amount taken, the
+// heaps left and the phrase.
+template <class Move>
+nlohmann::json heap_move_json(const Move& m) {
+    return {{"heap", m.index + 1},
+            {"heap_size", m.heap},
+            {"amount", m.taken},
+            {"leaves", m.leaves},
+            {"phrase", m.phrase}};
+}
+
 // One position: rank, outcome, value, remoteness, every move best first, and
 // with `line` the whole game under perfect play.
 nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool line);
