@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The libFuzzer harnesses of tests/fuzz, with ASan and UBSan: configures and
+# builds build-fuzz/ with clang, then runs each harness for SECONDS on a copy
+# of its seed corpus (tests/fuzz/corpus/NAME; the tree is not changed). A
+# finding stops the run with libFuzzer's report; its input is kept in
+# build-fuzz/findings/ (add it to the corpus once fixed, as a regression).
+#   tools/fuzz.sh [SECONDS [NAME...]]      (default 20 s, every harness)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+each="${1:-20}"
+shift || true
+names=("$@")
+[[ ${#names[@]} -gt 0 ]] || names=(rules quotient_file)
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNIMTB_FUZZ=ON -DNIMTB_BUILD_TESTS=OFF \
+    -DNIMTB_BUILD_BENCHMARKS=OFF -DNIMTB_BUILD_MPI=OFF >/dev/null
+mkdir -p build-fuzz/findings
+for name in "${names[@]}"; do
+    cmake --build build-fuzz --target "fuzz_$name" -j"$(nproc)" >/dev/null
+done
+for name in "${names[@]}"; do
+    work="$(mktemp -d)"
+    build-fuzz/tests/fuzz/"fuzz_$name" "$work" "tests/fuzz/corpus/$name" -max_total_time="$each" \
+        -timeout=10 -rss_limit_mb=4096 -artifact_prefix=build-fuzz/findings/"$name"- \
+        -print_final_stats=1 2>&1 | grep -E '^(stat::number_of_executed_units|==|SUMMARY|INFO: Running|Done)' || true
+    status=${PIPESTATUS[0]}
+    rm -rf "$work"
+    if [[ $status -ne 0 ]]; then
+        echo "fuzz_$name: a finding (exit $status); the input is in build-fuzz/findings/" >&2
+        exit 1
+    fi
+    echo "fuzz_$name: no finding in $each s"
+done
