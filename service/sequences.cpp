@@ -123,7 +123,8 @@ ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& ho
         }
     }
     // Quietly: the answer is what the caller asked for, not the sequence.
-    engine::LongSequence seq = compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr});
+    engine::LongSequence seq =
+        compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr, nullptr});
     return proven(rule, std::move(seq.values), seq.period);
 }
 

@@ -96,7 +96,7 @@ std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::
         "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}", dir,
         u.size(), request.output));
     fs::create_directories(dir);
-    solve_table(request, Hooks{nullptr, hooks.cancel, nullptr});
+    solve_table(request, Hooks{nullptr, hooks.cancel, nullptr, nullptr});
     return request.output;
 }
 

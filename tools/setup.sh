@@ -26,6 +26,7 @@ PACKAGES=(
     python3-matplotlib python3-mypy
     chromium chromium-driver python3-selenium
     openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
+    clang libclang-rt-14-dev
 )
 
 # 1. Install only the Debian packages that are missing.
