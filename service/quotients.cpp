@@ -79,8 +79,11 @@ StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
     } catch (const nlohmann::json::exception&) {
         throw TableError(path + " is not a quotient file: it is not JSON");
     }
+    // Every type is asked before a value is taken: nlohmann throws on a
+    // mismatch (fuzzing found a "convention" that was a list).
     if (!j.is_object() || !j.contains("rules") || !j["rules"].is_string() ||
-        j.value("convention", "") != "misere") {
+        !j.contains("convention") || !j["convention"].is_string() ||
+        j["convention"].get<std::string>() != "misere") {
         throw TableError(path + " is not a quotient file: no misère 'rules'");
     }
     StoredQuotient out;

@@ -849,6 +849,7 @@ class Families(Workdir):
                       "claims a proof for every heap size"),
             "order": (lambda q: q.update(order=7), "is not a quotient file"),
             "rules": (lambda q: q.update(rules="wythoff"), "is not a quotient file"),
+            "convention": (lambda q: q.update(convention=["misere"]), "is not a quotient file"),
         }
         for name, (spoil, message) in damage.items():
             q = json.loads(json.dumps(good))
