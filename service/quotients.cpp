@@ -147,6 +147,12 @@ StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
         }
     }
     if (std::find(reached.begin(), reached.end(), 0) != reached.end()) throw TableError(bad);
+    for (uint32_t x = 0; x < m.order; ++x) {  // each element's position must be that element
+        if (m.image(m.name[x]) != x) {
+            throw TableError(
+                fmt::format("{} is damaged: element {}'s position is not that element", path, x));
+        }
+    }
     for (uint32_t g : gens) {  // Light's test: (x g) y = x (g y) for every generator g
         if (hooks.cancel && hooks.cancel->load()) throw Cancelled();
         for (uint32_t x = 0; x < m.order; ++x) {

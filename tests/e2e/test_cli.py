@@ -850,6 +850,7 @@ class Families(Workdir):
             "order": (lambda q: q.update(order=7), "is not a quotient file"),
             "rules": (lambda q: q.update(rules="wythoff"), "is not a quotient file"),
             "convention": (lambda q: q.update(convention=["misere"]), "is not a quotient file"),
+            "position": (lambda q: q["elements"][1].update(position=[2]), "position is not that element"),
         }
         for name, (spoil, message) in damage.items():
             q = json.loads(json.dumps(good))
