@@ -54,6 +54,10 @@ void check(herr_t status, const std::string& what) {
     }
 }
 
+void set_file_format(hid_t fapl, const std::string& what) {
+    check(H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110), what);
+}
+
 void write_string_attribute(hid_t object, const char* name, const std::string& value) {
     // Fixed-length UTF-8, stored in the attribute itself: a variable-length
     // string lives in the file's global heap, which has no checksum, and

@@ -61,6 +61,11 @@ class Handle {
 Handle checked(hid_t id, Handle::Closer close, const std::string& what);
 void check(herr_t status, const std::string& what);
 
+// Sets the file format nimtb writes on a file-access property list: HDF5
+// 1.10's, whose superblock, object headers and chunk indices carry
+// checksums (h5py on Debian bundles HDF5 1.10 and reads it).
+void set_file_format(hid_t fapl, const std::string& what);
+
 void write_string_attribute(hid_t object, const char* name, const std::string& value);
 void write_u64_attribute(hid_t object, const char* name, uint64_t value);
 // Reads an attribute; nullopt if it is missing; throws if it has another type.

@@ -30,12 +30,8 @@ Hdf5Output::Hdf5Output(std::string path, std::string what)
       what_(std::move(what)),
       tmp_(path_ + ".tmp-" + std::to_string(::getpid())) {
     init_hdf5();
-    // HDF5 1.10's file format: its superblock, object headers and chunk
-    // indices carry checksums, so damaged metadata is refused instead of
-    // misread (h5py on Debian bundles HDF5 1.10 and reads it).
     Handle fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, tmp_ + ": cannot create");
-    check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110),
-          tmp_ + ": cannot create");
+    set_file_format(fapl.get(), tmp_ + ": cannot create");
     file_ = checked(H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
                     tmp_ + ": cannot create");
 }

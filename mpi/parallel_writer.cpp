@@ -222,6 +222,7 @@ void write_file(const Comm& comm, const std::string& tmp, Share& share,
                 const io::WriteOptions& o) noexcept {
     const io::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL);
+    io::set_file_format(fapl.get(), tmp + ": cannot create");  // as one process writes
     io::Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
     check_or_fail(comm, tmp, file.get() >= 0, tmp + ": cannot create");
     io::write_root_attributes(file.get(), share.solution, o.format_version);
