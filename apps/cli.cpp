@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "engine/quotients/quotient.h"
 #include "service/request/interrupt.h"
 #include "service/sequences.h"
 
@@ -45,22 +46,24 @@ std::optional<po::variables_map> parse_arguments(
     return vm;
 }
 
-unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t max) {
-    const int64_t v = vm[name].as<int64_t>();
-    if (v < 0 || uint64_t(v) > max) {
-        throw UsageError(std::string("--") + name + " must be a whole number from 0 to " +
-                         std::to_string(max) + ", not " + std::to_string(v));
-    }
-    return static_cast<unsigned>(v);
+std::string ranged(const std::string& help, Range r) {
+    return fmt::format("{} ({} to {})", help, r.min, r.max);
 }
 
-uint64_t heap_count(const po::variables_map& vm, const char* name) {
+uint64_t number(const po::variables_map& vm, const char* name, Range r) {
     const int64_t v = vm[name].as<int64_t>();
-    if (v < 1 || uint64_t(v) > service::MAX_SEQUENCE_HEAPS) {
-        throw UsageError(fmt::format("--{} must be a whole number from 1 to {}, not {}", name,
-                                     service::MAX_SEQUENCE_HEAPS, v));
+    if (v < r.min || v > r.max) {
+        throw UsageError(fmt::format("--{} must be a whole number from {} to {}, not {}", name,
+                                     r.min, r.max, v));
     }
     return static_cast<uint64_t>(v);
+}
+
+uint32_t quotient_heaps(uint64_t heaps) {
+    if (heaps > engine::MAX_QUOTIENT_HEAP)
+        throw ResourceError(fmt::format("misère quotients are computed up to heap {}, not {}",
+                                        engine::MAX_QUOTIENT_HEAP, heaps));
+    return static_cast<uint32_t>(heaps);
 }
 
 service::Hooks command_hooks(service::ProgressBar* bar) {

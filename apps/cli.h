@@ -42,13 +42,37 @@ std::optional<po::variables_map> parse_arguments(
     const po::options_description& options, const po::positional_options_description& positional,
     const std::string& synopsis, const std::string& examples);
 
-// An integer option read as int64_t, checked to lie in [0, max]: Boost would
-// otherwise turn "-1" into a huge unsigned number.
-unsigned whole_number(const po::variables_map& vm, const char* name, uint64_t max);
+// A whole-number option's range. Every such option is declared with
+// `ranged` (its help states the range) and read with `number` (its error
+// states the same range), from one constant below, so that an option means
+// one range in every subcommand. What a command cannot compute within the
+// range (a universe too large) is refused as too large, exit 1.
+struct Range {
+    int64_t min;
+    int64_t max;
+};
+inline constexpr Range HEAPS{1, 128};                      // --heaps K
+inline constexpr Range MAX_HEAP{1, int64_t{1} << 31};      // --max-heap H
+inline constexpr Range MAX_TOTAL{1, int64_t{UINT32_MAX}};  // --max-total N
+inline constexpr Range LIMIT{1, int64_t{1} << 31};         // --limit N
+inline constexpr Range THREADS{0, 1024};                   // --threads
+inline constexpr Range COMPRESSION_LEVEL{1, 9};            // --compression-level
+inline constexpr Range FORMAT_VERSION{1, 2};               // --format-version
+inline constexpr Range GAMES{0, 1'000'000'000};            // --games
+inline constexpr Range ROWS{1, 8};                         // --rows
+inline constexpr Range SEED{0, int64_t{UINT32_MAX}};       // --seed
+inline constexpr Range PORT{0, 65535};                     // --port
 
-// How many heaps a single-heap sequence runs to (--max-heap, --limit): from
-// 1 to service::MAX_SEQUENCE_HEAPS.
-uint64_t heap_count(const po::variables_map& vm, const char* name);
+// `help` with the range: "K: at most this many heaps (1 to 128)".
+std::string ranged(const std::string& help, Range r);
+
+// The option `name`, checked to lie in `r` (Boost would turn "-1" into a
+// huge unsigned number were it read unsigned).
+uint64_t number(const po::variables_map& vm, const char* name, Range r);
+
+// A largest heap for a misère quotient: refused as too large beyond
+// engine::MAX_QUOTIENT_HEAP (exit 1), as a universe too large is.
+uint32_t quotient_heaps(uint64_t heaps);
 
 // The hooks of a command's work: Ctrl-C stops it, notes go to stderr, and
 // `bar` (when given) draws its progress.

@@ -11,6 +11,15 @@ namespace nimtb::apps {
 
 namespace {
 
+// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+// break, its quotes doubled. Take-and-break moves ("leaving 2 and 3, 4") do.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
 std::string row_text(const std::string& label, const engine::CensusRow& r, bool tuples) {
     std::string out = fmt::format("{:<14} {:>14} {:>14}", label, r.positions, r.p_positions);
     if (tuples) out += fmt::format(" {:>20} {:>20}", r.tuples.value_or(0), r.p_tuples.value_or(0));
@@ -59,7 +68,8 @@ int cmd_dump(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
         "p-only", "only P-positions (the player to move loses)")(
-        "max-total", po::value<int64_t>(), "only positions with at most N tokens in all")(
+        "max-total,N", po::value<int64_t>(),
+        ranged("only positions of at most N tokens in all", MAX_TOTAL).c_str())(
         "csv", "comma-separated values with a header line")(
         "count",
         "count the P-positions instead: as positions and as ordered tuples, by total, "
@@ -89,7 +99,7 @@ int cmd_dump(const std::vector<std::string>& args) {
     const engine::Universe& u = prober.universe();
     const bool p_only = vm->count("p-only") > 0, csv = vm->count("csv") > 0;
     const bool has_max = vm->count("max-total") > 0;
-    const uint64_t max_total = has_max ? whole_number(*vm, "max-total", UINT32_MAX) : 0;
+    const uint64_t max_total = has_max ? number(*vm, "max-total", MAX_TOTAL) : 0;
     const bool rem = prober.table().has_remoteness();
 
     if (csv) {
@@ -122,7 +132,8 @@ int cmd_dump(const std::vector<std::string>& args) {
         }
         const std::string rem_text = rem ? std::to_string(prober.table().remoteness(rank)) : "";
         if (csv) {
-            out += fmt::format("{},{},{},{}\n", engine::format_heaps(heaps), v, rem_text, move);
+            out += fmt::format("{},{},{},{}\n", csv_field(engine::format_heaps(heaps)), v, rem_text,
+                               csv_field(move));
         } else {
             out += fmt::format("{:<24} {:>5} {:>10}  {}\n", engine::format_heaps(heaps), v,
                                rem ? rem_text : "-", move);

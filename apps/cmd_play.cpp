@@ -35,7 +35,7 @@ int play_northcott(const po::variables_map& vm, play::Level level, bool two_peop
     }
     if (!vm["rules"].defaulted()) throw UsageError("Northcott's game is played by its own rules");
     play::NorthcottOptions no;
-    no.rows = whole_number(vm, "rows", play::NorthcottBoard::MAX_ROWS);
+    no.rows = static_cast<unsigned>(number(vm, "rows", ROWS));
     const std::string layout = vm["layout"].as<std::string>();
     if (vm.count("start")) {
         if (!vm["layout"].defaulted()) throw UsageError("give --start or --layout, not both");
@@ -46,14 +46,12 @@ int play_northcott(const po::variables_map& vm, play::Level level, bool two_peop
     } else if (layout != "random" && !vm["layout"].defaulted()) {
         throw UsageError("with --game northcott, --layout is random or aligned");
     }
-    if (no.rows < play::NorthcottBoard::MIN_ROWS)
-        throw UsageError("--rows is 1 to " + std::to_string(play::NorthcottBoard::MAX_ROWS));
     if (level == play::Level::learning)
         throw UsageError("the learning level plays heap games only");
     no.level = level;
     no.two_people = two_people;
     no.person_first = person_first;
-    no.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : std::random_device{}();
+    no.seed = vm.count("seed") ? number(vm, "seed", SEED) : std::random_device{}();
     const std::string table = find_or_solve_table(
         "tables", engine::Rule::parse("nim"), engine::Convention::normal,
         engine::Heaps(no.rows, play::NorthcottBoard::WIDTH - 2), command_hooks());
@@ -79,14 +77,16 @@ int cmd_play(const std::vector<std::string>& args) {
         "watch", "computer against computer")(
         "level", po::value<std::string>()->default_value("perfect"),
         "the computer's level; with --watch LEVEL1,LEVEL2 for the two sides")(
-        "seed", po::value<uint64_t>(), "seed of the random choices (default: a fresh one)")(
+        "seed", po::value<int64_t>(),
+        ranged("seed of the random choices (default: a fresh one)", SEED).c_str())(
         "games", po::value<int64_t>()->default_value(0),
-        "play this many games without asking (0: ask)")("learning-file", po::value<std::string>(),
-                                                        "where the learning level keeps its bags")(
+        ranged("play this many games without asking (0: ask)", GAMES).c_str())(
+        "learning-file", po::value<std::string>(), "where the learning level keeps its bags")(
         "trace", "print each transition of the game's state machine")(
         "game", po::value<std::string>()->default_value("heaps"),
         "heaps, or northcott: Northcott's game on a board of 12 columns")(
-        "rows", po::value<int64_t>()->default_value(3), "with --game northcott: 1 to 8 rows");
+        "rows", po::value<int64_t>()->default_value(3),
+        ranged("with --game northcott: the rows", ROWS).c_str());
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
@@ -109,16 +109,31 @@ int cmd_play(const std::vector<std::string>& args) {
     if (opponent != "computer" && opponent != "human")
         throw UsageError("--opponent is computer or human");
     if (first != "me" && first != "computer") throw UsageError("--first is me or computer");
+    // Options that would do nothing in this game are refused, with the reason.
+    const bool watch = vm->count("watch") > 0, two_people = opponent == "human";
+    auto given = [&](const char* o) { return vm->count(o) && !(*vm)[o].defaulted(); };
+    if (comma != std::string::npos && !watch)
+        throw UsageError(
+            "--level L1,L2 sets the two computers of --watch; against a person give one level");
+    if (watch && given("opponent"))
+        throw UsageError("--watch is computer against computer; --opponent does not go with it");
+    if (watch && given("first"))
+        throw UsageError("--first does not go with --watch: computer 1 moves first");
+    if (two_people && given("level"))
+        throw UsageError("--level sets the computer's play; a game between two people has none");
+    if (two_people && given("first"))
+        throw UsageError("--first does not go with --opponent human: player 1 moves first");
+    if (given("learning-file") && l1 != play::Level::learning && l2 != play::Level::learning)
+        throw UsageError("--learning-file goes with the learning level (--level learning)");
 
-    so.games = whole_number(*vm, "games", 1'000'000'000);
+    so.games = static_cast<unsigned>(number(*vm, "games", GAMES));
     const std::string game = (*vm)["game"].as<std::string>();
     if (game == "northcott") return play_northcott(*vm, l1, opponent == "human", first == "me");
     if (game != "heaps") throw UsageError("--game is heaps or northcott");
     if (!(*vm)["rows"].defaulted()) throw UsageError("--rows goes with --game northcott");
 
     // 2. The start, and the table that holds it.
-    std::mt19937_64 seeder(vm->count("seed") ? (*vm)["seed"].as<uint64_t>()
-                                             : std::random_device{}());
+    std::mt19937_64 seeder(vm->count("seed") ? number(*vm, "seed", SEED) : std::random_device{}());
     so.seed = seeder();
     so.layout = (*vm)["layout"].as<std::string>();
     engine::Heaps need;
@@ -148,10 +163,10 @@ int cmd_play(const std::vector<std::string>& args) {
     }
     io::Prober prober(table);
 
-    if (vm->count("watch")) {
+    if (watch) {
         so.sides[0] = {false, l1, fmt::format("computer 1 ({})", play::to_string(l1))};
         so.sides[1] = {false, l2, fmt::format("computer 2 ({})", play::to_string(l2))};
-    } else if (opponent == "human") {
+    } else if (two_people) {
         so.sides[0] = {true, l1, "player 1"};
         so.sides[1] = {true, l1, "player 2"};
     } else {

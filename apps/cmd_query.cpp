@@ -1,5 +1,7 @@
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -22,9 +24,9 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb query --rules octal:0.16 "1000000000000 7 12"       # from a proven period
   nimtb query --rules nim "1000000000000 7 12"              # from a formula
   nimtb query --rules grundy "5000 7 12"                    # from values computed now
-  nimtb query --sequence s.h5 "1000000000000 7 12"          # from nimtb sequence --out s.h5
+  nimtb query --sequence s.h5 "1000000000000 7 12"          # from nimtb sequence --output s.h5
   nimtb query --misere --rules octal:0.75 "1000000000 7 13"  # from a proven misère quotient
-  nimtb query --misere --quotient q.json "1000000000 7 13"   # from nimtb quotient --out q.json
+  nimtb query --misere --quotient q.json "1000000000 7 13"   # from nimtb quotient --output q.json
 
 The position is heap sizes separated by spaces or commas; '-' reads one
 position per line from stdin and answers each in order. With --rules (a
@@ -102,7 +104,7 @@ service::ProvenGame proven_game(const po::variables_map& vm, uint64_t needed) {
         if (vm.count("rules")) rule = engine::Rule::parse(vm["rules"].as<std::string>());
         return service::proven_game(vm["sequence"].as<std::string>(), rule);
     }
-    const uint64_t limit = vm.count("limit") ? heap_count(vm, "limit") : DEFAULT_LIMIT;
+    const uint64_t limit = vm.count("limit") ? number(vm, "limit", LIMIT) : DEFAULT_LIMIT;
     return service::proven_game(engine::Rule::parse(vm["rules"].as<std::string>()), limit,
                                 command_hooks(), needed);
 }
@@ -163,22 +165,33 @@ void answer_misere(const engine::Rule& rule, const engine::MisereQuotient& q,
 }
 
 // `position`, or with "-" every line of stdin in order: a bad line is
-// reported and skipped, and the exit code says so.
-int answer_each(const std::string& position,
+// reported on stderr and skipped, and the exit code says so; with --json its
+// place in the output is an object {"line", "error"}, so that the answers line
+// up with the lines read. A blank position is refused: the board with no
+// tokens is "0".
+int answer_each(const std::string& position, bool json,
                 const std::function<void(const std::string&)>& answer) {
+    auto answer_one = [&](const std::string& text) {
+        if (text.find_first_not_of(" ,\t\r") == std::string::npos)
+            throw InputError(
+                "the position is blank: give heap sizes such as '3 4 5' ('0' is "
+                "the board with no tokens)");
+        answer(text);
+    };
     if (position != "-") {
-        answer(position);
+        answer_one(position);
         return EXIT_OK;
     }
     int status = EXIT_OK;
     std::string text;
     for (unsigned n = 1; std::getline(std::cin, text); ++n) {
         try {
-            answer(text);
+            answer_one(text);
         } catch (const nimtb::InputError& e) {
+            const std::string why = service::command_line_words(e.what());
+            if (json) std::cout << nlohmann::json{{"line", n}, {"error", why}}.dump() << "\n";
             std::cout.flush();
-            fmt::print(stderr, "nimtb: error: line {}: {}\n", n,
-                       service::command_line_words(e.what()));
+            fmt::print(stderr, "nimtb: error: line {}: {}\n", n, why);
             status = EXIT_USAGE;
         }
     }
@@ -189,8 +202,9 @@ int answer_each(const std::string& position,
 
 int cmd_query(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()("table", po::value<std::string>(), "the table file")(
-        "position", po::value<std::string>(), "heap sizes, e.g. \"3 4 5\" or 3,4,5; '-' for stdin")(
+    opts.add_options()("words", po::value<std::vector<std::string>>(),
+                       "TABLE, then the position: heap sizes such as 3 4 5, \"3 4 5\" or 3,4,5; "
+                       "'-' reads one position a line from stdin")(
         "json", "print JSON (one object per position)")(
         "line", "also print the whole game from here under perfect play")(
         "rules,r", po::value<std::string>(),
@@ -199,11 +213,14 @@ int cmd_query(const std::vector<std::string>& args) {
         "instead of a TABLE: answer from a sequence file's values")(
         "misere", "misère play, from a misère quotient: the rule's (--rules) or a file's")(
         "quotient", po::value<std::string>(),
-        "with --misere: answer from a quotient file (nimtb quotient --out)")(
+        "with --misere: answer from a quotient file (nimtb quotient --output)")(
         "limit", po::value<int64_t>(),
-        "with --rules: compute at most this many heaps (2^22; with --misere 1000)");
+        ranged("with --rules: compute heaps up to this one at most (default 4194304; with "
+               "--misere 1000, and quotients go to 100000)",
+               LIMIT)
+            .c_str());
     po::positional_options_description pos;
-    pos.add("table", 1).add("position", 1);
+    pos.add("words", -1);
     const auto vm =
         parse_arguments("query", args, opts, pos,
                         "(TABLE | --rules RULE | --sequence FILE | --misere (--rules RULE | "
@@ -214,14 +231,26 @@ int cmd_query(const std::vector<std::string>& args) {
     const bool periodic = vm->count("rules") || vm->count("sequence") || vm->count("quotient");
     if (vm->count("quotient") && !vm->count("misere"))
         throw UsageError("--quotient goes with --misere");
-    // Without a TABLE the one positional argument is the position.
-    const std::string position = periodic && !vm->count("position") && vm->count("table")
-                                     ? (*vm)["table"].as<std::string>()
-                                 : vm->count("position") ? (*vm)["position"].as<std::string>()
-                                                         : "";
+    // The words: TABLE first unless the answers come from elsewhere, then the
+    // position, whole or a heap a word (query t.h5 3 4 5).
+    std::vector<std::string> words = vm->count("words")
+                                         ? (*vm)["words"].as<std::vector<std::string>>()
+                                         : std::vector<std::string>{};
+    std::string table;
+    if (!periodic && !words.empty()) {
+        table = words.front();
+        words.erase(words.begin());
+    }
+    if (!periodic && table.empty()) throw UsageError("missing TABLE");
+    std::error_code ec;  // a word too long for a file name is not one
+    if (periodic && !words.empty() && std::filesystem::is_regular_file(words.front(), ec))
+        throw UsageError("give a TABLE or --rules/--sequence/--quotient, not both");
+    if (words.empty()) throw UsageError("missing POSITION");
+    if (words.size() > 1 && std::find(words.begin(), words.end(), "-") != words.end())
+        throw UsageError("'-' reads the positions from stdin: give it alone");
+    std::string position;
+    for (const std::string& w : words) position += (position.empty() ? "" : " ") + w;
     if (periodic) {
-        if (vm->count("position")) throw UsageError("give a TABLE or --rules/--sequence, not both");
-        if (position.empty()) throw UsageError("missing POSITION");
         if (line) throw UsageError("--line needs a TABLE");
         // One position: the values it needs where no theorem gives them all.
         uint64_t needed = 0;
@@ -242,32 +271,30 @@ int cmd_query(const std::vector<std::string>& args) {
                                                  stored.rule.canonical(),
                                                  (*vm)["rules"].as<std::string>()));
                 }
-                return answer_each(position, [&](const std::string& text) {
+                return answer_each(position, json, [&](const std::string& text) {
                     answer_misere(stored.rule, stored.quotient, text, json);
                 });
             }
             if (!vm->count("rules")) throw UsageError("--misere needs --rules or --quotient");
             const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-            const uint32_t limit = vm->count("limit")
-                                       ? whole_number(*vm, "limit", engine::MAX_QUOTIENT_HEAP)
-                                       : service::DEFAULT_QUOTIENT_LIMIT;
-            if (limit == 0) throw UsageError("--limit must be at least 1");
+            const uint32_t limit = vm->count("limit") ? quotient_heaps(number(*vm, "limit", LIMIT))
+                                                      : service::DEFAULT_QUOTIENT_LIMIT;
             const engine::MisereQuotient q =
                 service::answering_quotient(rule, needed, limit, command_hooks());
-            return answer_each(
-                position, [&](const std::string& text) { answer_misere(rule, q, text, json); });
+            return answer_each(position, json, [&](const std::string& text) {
+                answer_misere(rule, q, text, json);
+            });
         }
         const service::ProvenGame proven = proven_game(*vm, needed);
-        return answer_each(
-            position, [&](const std::string& text) { answer_from_period(proven, text, json); });
+        return answer_each(position, json, [&](const std::string& text) {
+            answer_from_period(proven, text, json);
+        });
     }
     if (vm->count("misere"))
         throw UsageError("--misere goes with --rules; a TABLE knows its own convention");
-    if (!vm->count("table")) throw UsageError("missing TABLE");
-    if (!vm->count("position")) throw UsageError("missing POSITION");
     if (vm->count("limit")) throw UsageError("--limit goes with --rules");
-    io::Prober prober((*vm)["table"].as<std::string>());
-    return answer_each(position, [&](const std::string& text) {
+    io::Prober prober(table);
+    return answer_each(position, json, [&](const std::string& text) {
         answer(prober, engine::parse_heaps(text), json, line);
     });
 }

@@ -36,16 +36,18 @@ quotient answers `nimtb query --misere` for heaps of any size.
 int cmd_quotient(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule (moves on one heap)")(
-        "max-heap,H", po::value<int64_t>(), "the largest heap")(
+        "max-heap,H", po::value<int64_t>(),
+        ranged("the largest heap; quotients go to 100000", MAX_HEAP).c_str())(
         "until-proven", "go on until the quotient is proven for every heap size")(
-        "limit", po::value<int64_t>(), "with --until-proven: the largest heap tried (1000)")(
-        "out,o", po::value<std::string>(),
+        "limit", po::value<int64_t>(),
+        ranged("with --until-proven: the largest heap tried (default 1000)", LIMIT).c_str())(
+        "output,o", po::value<std::string>(),
         "also write the quotient to this JSON file (docs/FORMAT.md)")(
-        "force", "overwrite --out if it exists")("json", "print JSON")(
+        "force,f", "overwrite --output if it exists")("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[--out FILE] [--json]",
+                                    "[-o FILE] [--json]",
                                     EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
@@ -57,10 +59,11 @@ int cmd_quotient(const std::vector<std::string>& args) {
         throw UsageError("--limit goes with --until-proven");
     request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
     const char* bound = request.until_proven ? "limit" : "max-heap";
-    request.max_heap = vm->count(bound) ? whole_number(*vm, bound, engine::MAX_QUOTIENT_HEAP)
-                                        : service::DEFAULT_QUOTIENT_LIMIT;
-    if (request.max_heap == 0) throw UsageError(fmt::format("--{} must be at least 1", bound));
-    if (vm->count("out")) request.output = (*vm)["out"].as<std::string>();
+    request.max_heap =
+        vm->count(bound)
+            ? quotient_heaps(number(*vm, bound, request.until_proven ? LIMIT : MAX_HEAP))
+            : service::DEFAULT_QUOTIENT_LIMIT;
+    if (vm->count("output")) request.output = (*vm)["output"].as<std::string>();
     request.overwrite = vm->count("force") > 0;
     ProgressBar bar("quotient", stderr_is_terminal() || vm->count("progress"));
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));

@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -30,7 +31,7 @@ not claimed. --until-proven computes until a period is proven, up to
 )";
 
 // A sequence longer than this prints its first values only (--json and
-// --out give them all).
+// --output give them all).
 constexpr uint64_t PRINTED = 2000;
 
 }  // namespace
@@ -38,20 +39,23 @@ constexpr uint64_t PRINTED = 2000;
 int cmd_sequence(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule")(
-        "max-heap,H", po::value<int64_t>(), "the largest heap, up to 2^31")(
+        "max-heap,H", po::value<int64_t>(), ranged("the largest heap", MAX_HEAP).c_str())(
         "until-proven", "compute until a period is proven (octal codes, subtraction games)")(
-        "limit", po::value<int64_t>(), "with --until-proven: the largest heap (default 2^24)")(
-        "method", po::value<std::string>()->default_value("auto"),
+        "limit", po::value<int64_t>(),
+        ranged("with --until-proven: the largest heap (default 16777216)", LIMIT).c_str())(
+        "method,m", po::value<std::string>()->default_value("auto"),
         "auto, plain (every move of every heap) or sparse (the sparse-space method)")(
         "threads,t", po::value<int64_t>()->default_value(0),
-        "sparse: 1 or 2 threads; 0: both cores once a heap costs more than handing it over")(
-        "out,o", po::value<std::string>(),
-        "also write the values and the period to this HDF5 file (docs/FORMAT.md)")(
-        "force", "overwrite --out if it exists")("json", "print JSON")(
+        ranged("worker threads (the sparse method uses at most 2); 0: every core once a heap "
+               "costs more than handing it over",
+               THREADS)
+            .c_str())("output,o", po::value<std::string>(),
+                      "also write the values and the period to this HDF5 file (docs/FORMAT.md)")(
+        "force,f", "overwrite --output if it exists")("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("sequence", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[--out FILE] [--json]",
+                                    "[-o FILE] [--json]",
                                     EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
@@ -62,13 +66,13 @@ int cmd_sequence(const std::vector<std::string>& args) {
     service::SequenceRequest request;
     request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
     if (until) {
-        if (vm->count("limit")) request.limit = heap_count(*vm, "limit");
+        if (vm->count("limit")) request.limit = number(*vm, "limit", LIMIT);
     } else {
-        request.max_heap = heap_count(*vm, "max-heap");
+        request.max_heap = number(*vm, "max-heap", MAX_HEAP);
     }
     request.method = engine::parse_sequence_method((*vm)["method"].as<std::string>());
-    request.threads = whole_number(*vm, "threads", 1024);
-    if (vm->count("out")) request.output = (*vm)["out"].as<std::string>();
+    request.threads = static_cast<unsigned>(number(*vm, "threads", THREADS));
+    if (vm->count("output")) request.output = (*vm)["output"].as<std::string>();
     request.overwrite = vm->count("force") > 0;
     const uint64_t bytes = service::check_sequence(request);  // the memory, before any work
     ProgressBar bar(fmt::format("sequence ({}B)", human_count(double(bytes))),
@@ -96,7 +100,10 @@ int cmd_sequence(const std::vector<std::string>& args) {
         for (size_t k = i; k < std::min(shown, i + 20); ++k) out += fmt::format(" {}", g[k]);
         out += "\n";
     }
-    out += fmt::format("period       {}\n", reported_period(rule, seq).explanation);
+    // The finding as a sentence of its own: "Period 12 from heap 71, proven: ...".
+    std::string finding = reported_period(rule, seq).explanation;
+    if (!finding.empty()) finding[0] = static_cast<char>(std::toupper(finding[0]));
+    out += finding + "\n";
     std::cout << out;
     return EXIT_OK;
 }

@@ -17,7 +17,8 @@ int cmd_serve(const std::vector<std::string>& args) {
     opts.add_options()(
         "tables", po::value<std::string>()->default_value("tables"),
         "the folder of tables to serve; small tables a game needs are solved into it")(
-        "port", po::value<int64_t>()->default_value(8080), "the port (0: any free port)")(
+        "port", po::value<int64_t>()->default_value(8080),
+        ranged("the port (0: any free port)", PORT).c_str())(
         "host", po::value<std::string>()->default_value("127.0.0.1"),
         "the address to listen on (0.0.0.0: every network, for other machines too)");
     const auto vm = parse_arguments(
@@ -32,7 +33,7 @@ int cmd_serve(const std::vector<std::string>& args) {
     ServerOptions o;
     o.tables_dir = (*vm)["tables"].as<std::string>();
     o.host = (*vm)["host"].as<std::string>();
-    o.port = static_cast<int>(whole_number(*vm, "port", 65535));
+    o.port = static_cast<int>(number(*vm, "port", PORT));
     std::error_code ec;
     if (!std::filesystem::is_directory(o.tables_dir, ec)) {
         throw UsageError("--tables " + o.tables_dir + ": not a folder");

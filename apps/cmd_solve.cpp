@@ -88,22 +88,32 @@ int cmd_solve(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule (see Rules below)")(
         "misere", "misere play: whoever takes the last token loses (default: normal play)")(
-        "heaps,k", po::value<int64_t>(), "K: at most this many heaps")(
-        "max-heap,H", po::value<int64_t>(), "H: at most this many tokens in a heap")(
+        "heaps,k", po::value<int64_t>(),
+        ranged("K: at most this many heaps; a box (--max-heap) holds at most 64", HEAPS).c_str())(
+        "max-heap,H", po::value<int64_t>(),
+        ranged("H: at most this many tokens in a heap; tables hold heaps of at most 1000000",
+               MAX_HEAP)
+            .c_str())(
         "max-total,N", po::value<int64_t>(),
-        "N: every position of at most N tokens in all (with --heaps K: on at most K heaps); "
-        "the universe for rules that split heaps")(
-        "preset,p", po::value<std::string>(),
-        "solve a table of the catalogue (see --list-presets)")(
+        ranged("N: every position of at most N tokens in all (with --heaps K: on at most K "
+               "heaps), the universe for rules that split heaps; tables hold at most 128",
+               MAX_TOTAL)
+            .c_str())("preset,p", po::value<std::string>(),
+                      "solve a table of the catalogue (see --list-presets)")(
         "list-presets", "list the catalogue of standard tables and exit")(
         "output,o", po::value<std::string>(), "where to write the table")(
-        "threads,t", po::value<int64_t>()->default_value(0), "worker threads; 0: every core")(
+        "threads,t", po::value<int64_t>()->default_value(0),
+        ranged("worker threads; 0: every core", THREADS).c_str())(
         "compression,c", po::value<std::string>()->default_value("zstd"),
-        "zstd, deflate, lz4 or none")("level", po::value<int>(),
-                                      "compression level, 1-9 (default: zstd 4, deflate 6)")(
+        "zstd, deflate, lz4 or none")(
+        "compression-level", po::value<int64_t>(),
+        ranged("with zstd or deflate: the level (default: zstd 4, deflate 6)", COMPRESSION_LEVEL)
+            .c_str())(
         "format-version", po::value<int64_t>()->default_value(int64_t(io::FORMAT_VERSION)),
-        "table format to write: 2 (transformed chunks, the default) or 1 (what nimtb 0.1 "
-        "reads)")(
+        ranged("table format to write: 2 (transformed chunks, the default) or 1 (what nimtb 0.1 "
+               "reads)",
+               FORMAT_VERSION)
+            .c_str())(
         "method,m", po::value<std::string>()->default_value("brute"),
         "brute (from the rules alone) or sprague-grundy (normal play, values only, by the "
         "theorem)")(
@@ -118,9 +128,10 @@ int cmd_solve(const std::vector<std::string>& args) {
         "stats", po::value<std::string>(),
         "write the figures of every level (blocks, positions, look-ups, seconds) to this JSON "
         "file")(
-        "checkpoint-every", po::value<double>()->default_value(1.0),
-        "with --checkpoint: write the levels finished at most this many seconds apart (0: each "
-        "level as it finishes)")("force,f", "overwrite an existing table")(
+        "checkpoint-every", po::value<double>(),
+        "with --checkpoint: write the levels finished at most this many seconds apart, 0 to "
+        "86400 (default 1; 0: each level as it finishes)")("force,f",
+                                                           "overwrite an existing table")(
         "progress", "draw the progress bar even when stderr is not a terminal")(
         "quiet,q", "no progress bar and no summary");
     const auto vm = parse_arguments(
@@ -151,30 +162,54 @@ int cmd_solve(const std::vector<std::string>& args) {
             if (vm->count("max-heap")) {
                 throw UsageError("give --max-heap H (a box) or --max-total N, not both");
             }
-            request.max_total = whole_number(*vm, "max-total", engine::Universe::MAX_TOTAL);
-            if (vm->count("heaps"))
-                request.max_heaps = whole_number(*vm, "heaps", engine::Universe::MAX_TOTAL);
+            request.max_total = number(*vm, "max-total", MAX_TOTAL);
+            if (vm->count("heaps")) request.max_heaps = number(*vm, "heaps", HEAPS);
+            if (*request.max_total > engine::Universe::MAX_TOTAL)
+                throw ResourceError(fmt::format(
+                    "a universe of at most {} tokens is beyond nimtb's tables: they hold at "
+                    "most {} tokens in all (--max-total)",
+                    *request.max_total, engine::Universe::MAX_TOTAL));
         } else {
             if (!vm->count("heaps")) throw UsageError("missing --heaps K (or --max-total N)");
             if (!vm->count("max-heap")) throw UsageError("missing --max-heap H (or --max-total N)");
-            request.max_heaps = whole_number(*vm, "heaps", engine::Universe::MAX_HEAPS);
-            request.max_heap_size = whole_number(*vm, "max-heap", engine::Universe::MAX_HEAP_SIZE);
+            request.max_heaps = static_cast<unsigned>(number(*vm, "heaps", HEAPS));
+            request.max_heap_size = static_cast<uint32_t>(number(*vm, "max-heap", MAX_HEAP));
+            if (request.max_heaps > engine::Universe::MAX_HEAPS)
+                throw ResourceError(fmt::format(
+                    "a box of {} heaps is beyond nimtb's tables: a box holds at most {} heaps "
+                    "(--max-total N holds up to N)",
+                    request.max_heaps, engine::Universe::MAX_HEAPS));
+            if (number(*vm, "max-heap", MAX_HEAP) > engine::Universe::MAX_HEAP_SIZE)
+                throw ResourceError(fmt::format(
+                    "heaps of {} tokens are beyond nimtb's tables: they hold heaps of at most {} "
+                    "(for one heap of more, nimtb sequence)",
+                    number(*vm, "max-heap", MAX_HEAP), engine::Universe::MAX_HEAP_SIZE));
         }
     }
     request.convention = engine::parse_convention(convention_text);
     request.method = engine::parse_method((*vm)["method"].as<std::string>());
     request.kernel = engine::parse_kernel((*vm)["kernel"].as<std::string>());
     request.remoteness = !vm->count("no-remoteness");
-    request.threads = whole_number(*vm, "threads", 1024);
+    request.threads = static_cast<unsigned>(number(*vm, "threads", THREADS));
     request.compression = io::parse_compression((*vm)["compression"].as<std::string>());
-    if (vm->count("level")) request.level = (*vm)["level"].as<int>();
-    const int64_t version = (*vm)["format-version"].as<int64_t>();
-    if (version != 1 && version != 2)
-        throw UsageError("--format-version must be 1 or 2, not " + std::to_string(version));
-    request.format_version = static_cast<uint64_t>(version);
+    if (vm->count("compression-level")) {
+        request.level = static_cast<int>(number(*vm, "compression-level", COMPRESSION_LEVEL));
+        if (request.compression != io::Compression::zstd &&
+            request.compression != io::Compression::deflate)
+            throw UsageError(
+                fmt::format("--compression-level goes with zstd or deflate; {} has no "
+                            "levels",
+                            io::to_string(request.compression)));
+    }
+    request.format_version = number(*vm, "format-version", FORMAT_VERSION);
     request.overwrite = vm->count("force") > 0;
     if (vm->count("checkpoint")) request.checkpoint = (*vm)["checkpoint"].as<std::string>();
-    request.checkpoint_every = (*vm)["checkpoint-every"].as<double>();
+    if (vm->count("checkpoint-every")) {
+        if (!vm->count("checkpoint")) throw UsageError("--checkpoint-every goes with --checkpoint");
+        request.checkpoint_every = (*vm)["checkpoint-every"].as<double>();
+    }
+    if (!(*vm)["kernel"].defaulted() && request.method != engine::SolveMethod::brute)
+        throw UsageError("--kernel is the brute method's; the sprague-grundy method has none");
     if (vm->count("stats")) request.stats = (*vm)["stats"].as<std::string>();
     request.output =
         vm->count("output")

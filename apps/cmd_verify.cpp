@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
@@ -26,6 +27,58 @@ const char* basis_text(engine::Basis b) {
     return "?";
 }
 
+// A counterexample's stored and expected quantity: "value 0, expected 1",
+// "outcome P (loses), expected N (wins)".
+std::string mismatch_text(const engine::Counterexample& e) {
+    if (e.of != engine::Quantity::outcome)
+        return fmt::format("stored {} {}, expected {}", engine::to_string(e.of), e.stored,
+                           e.expected);
+    auto outcome = [](uint32_t n) { return n ? "N (wins)" : "P (loses)"; };
+    return fmt::format("stored outcome {}, expected {}", outcome(e.stored), outcome(e.expected));
+}
+
+// Items in lines of at most 78 columns, each line after `indent`; past
+// `most` items the rest is counted, not listed (--json lists them all).
+std::string wrapped(const std::vector<std::string>& items, const std::string& indent, size_t most) {
+    constexpr size_t WIDTH = 78;
+    std::string out = indent;
+    size_t column = indent.size();
+    const size_t shown = std::min(items.size(), most);
+    for (size_t i = 0; i < shown; ++i) {
+        if (column > indent.size() && column + 1 + items[i].size() > WIDTH) {
+            out += "\n" + indent;
+            column = indent.size();
+        }
+        if (column > indent.size()) {
+            out += ' ';
+            ++column;
+        }
+        out += items[i];
+        column += items[i].size();
+    }
+    if (shown < items.size())
+        out += fmt::format("\n{}... {} more ({} in all; --json lists every one)", indent,
+                           items.size() - shown, items.size());
+    return out + "\n";
+}
+
+// Prose in lines of at most 78 columns, each after `indent`.
+std::string paragraph(const std::string& text, const std::string& indent) {
+    std::vector<std::string> words;
+    for (size_t i = 0; i < text.size();) {
+        const size_t end = std::min(text.find(' ', i), text.size());
+        if (end > i) words.push_back(text.substr(i, end - i));
+        i = end + 1;
+    }
+    return wrapped(words, indent, words.size());
+}
+
+std::string histogram_text(const std::map<uint32_t, uint64_t>& histogram) {
+    std::vector<std::string> items;
+    for (const auto& [v, n] : histogram) items.push_back(fmt::format("{}:{}", v, n));
+    return wrapped(items, "  ", 64);
+}
+
 void print_text(const engine::VerifyReport& r, const io::TableInfo& info,
                 const engine::Universe& u) {
     std::string out = fmt::format("table        {}\ngame         {} {}, {}\n", info.path,
@@ -36,31 +89,30 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info,
         const char* verdict = c.passed()      ? "holds"
                               : c.must_hold() ? "FAILS: holds"
                                               : "does not always hold: holds";
-        out += fmt::format("{:<22} {} on {} of {} positions ({:.2f}%)\n  {} ({})\n", c.name,
-                           verdict, c.held, c.tested,
-                           c.tested ? 100.0 * double(c.held) / double(c.tested) : 100.0,
-                           c.description, basis_text(c.basis));
+        out += fmt::format("{:<22} {} on {} of {} positions ({:.2f}%)\n", c.name, verdict, c.held,
+                           c.tested, c.tested ? 100.0 * double(c.held) / double(c.tested) : 100.0);
+        out += paragraph(fmt::format("{} ({})", c.description, basis_text(c.basis)), "  ");
         if (!c.counterexamples.empty()) {
             out += "  smallest counterexamples:\n";
             for (const auto& e : c.counterexamples) {
-                out += fmt::format("    {:<20} stored {} expected {}\n",
-                                   engine::format_heaps(e.heaps), e.stored, e.expected);
+                out +=
+                    fmt::format("    {:<20} {}\n", engine::format_heaps(e.heaps), mismatch_text(e));
             }
         }
     }
     const auto& s = r.single_heaps;
-    out += "\nsingle heaps, value of a heap of 0, 1, 2, ... tokens:\n  ";
-    for (size_t i = 0; i < s.values.size(); ++i)
-        out += fmt::format("{}{}", i ? " " : "", s.values[i]);
-    out += fmt::format("\n  {} ({})\n", s.period.explanation, basis_text(s.period.basis));
-    out += "\nvalues:     ";
-    for (const auto& [v, n] : r.value_histogram) out += fmt::format(" {}:{}", v, n);
-    if (!r.remoteness_histogram.empty()) {
-        out += "\nremoteness: ";
-        for (const auto& [v, n] : r.remoteness_histogram) out += fmt::format(" {}:{}", v, n);
-    }
-    out += fmt::format("\n\nverdict: {}\n", r.ok() ? "OK, every theorem that applies holds"
-                                                   : "MISMATCH, see the counterexamples above");
+    out += "\nsingle heaps, value of a heap of 0, 1, 2, ... tokens:\n";
+    std::vector<std::string> values;
+    for (uint32_t v : s.values) values.push_back(std::to_string(v));
+    out += wrapped(values, "  ", 100);
+    out +=
+        paragraph(fmt::format("{} ({})", s.period.explanation, basis_text(s.period.basis)), "  ");
+    out += "\npositions by value, value:count\n" + histogram_text(r.value_histogram);
+    if (!r.remoteness_histogram.empty())
+        out +=
+            "positions by remoteness, remoteness:count\n" + histogram_text(r.remoteness_histogram);
+    out += fmt::format("\nverdict: {}\n", r.ok() ? "OK, every theorem that applies holds"
+                                                 : "MISMATCH, see the counterexamples above");
     std::cout << out;
 }
 

@@ -35,7 +35,8 @@ rules:
 {}positions: heap sizes like "3 4 5" or 3,4,5
 
 exit codes: 0 success; 1 failure (including a verification that found a
-mismatch, a missing or damaged table, an interrupted solve); 2 bad usage.
+mismatch, a missing or damaged table, an interrupted solve, a universe too
+large); 2 bad usage.
 
 examples:
   nimtb solve --preset default
@@ -67,8 +68,9 @@ int main(int argc, char** argv) {
         return apps::EXIT_OK;
     }
     static const std::map<std::string, int (*)(const std::vector<std::string>&)> commands = {
-        {"solve", apps::cmd_solve},       {"info", apps::cmd_info},     {"query", apps::cmd_query},
-        {"dump", apps::cmd_dump},         {"verify", apps::cmd_verify}, {"play", apps::cmd_play},
+        {"solve", apps::cmd_solve},       {"info", apps::cmd_info},
+        {"query", apps::cmd_query},       {"dump", apps::cmd_dump},
+        {"verify", apps::cmd_verify},     {"play", apps::cmd_play},
         {"sequence", apps::cmd_sequence}, {"serve", apps::cmd_serve},
         {"quotient", apps::cmd_quotient},
     };

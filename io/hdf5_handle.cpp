@@ -1,6 +1,9 @@
 #include "io/hdf5_handle.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <vector>
 
@@ -16,17 +19,37 @@ void init_hdf5() {
     if (!done) throw TableError("HDF5 refused nimtb's Blosc and LZ4 filters");
 }
 
+namespace {
+
+// The number after `field = ` in an HDF5 description, or "".
+std::string field_of(const std::string& text, const std::string& field) {
+    const size_t at = text.find(field + " = ");
+    if (at == std::string::npos) return "";
+    const size_t from = at + field.size() + 3;
+    return text.substr(from, text.find_first_not_of("0123456789", from) - from);
+}
+
+}  // namespace
+
 std::string hdf5_error_message() {
-    std::string message;
+    struct Cause {
+        std::string desc;
+        hid_t minor = -1;
+    } cause;
     H5Ewalk2(
         H5E_DEFAULT, H5E_WALK_UPWARD,
         [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
             // Walking upward, entry 0 is the innermost: the real cause.
-            if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+            if (n == 0) {
+                auto* c = static_cast<Cause*>(out);
+                if (e->desc) c->desc = e->desc;
+                c->minor = e->min_num;
+            }
             return 0;
         },
-        &message);
+        &cause);
     H5Eclear2(H5E_DEFAULT);
+    std::string message = cause.desc;
     // A system error comes as several lines of fields; keep its words only.
     const std::string marker = "error message = '";
     if (const size_t at = message.find(marker); at != std::string::npos) {
@@ -34,6 +57,35 @@ std::string hdf5_error_message() {
         return message.substr(at + marker.size(), end == std::string::npos
                                                       ? std::string::npos
                                                       : end - at - marker.size());
+    }
+    // A file cut short: say so, in bytes.
+    if (message.rfind("truncated file", 0) == 0) {
+        const std::string eof = field_of(message, "eof"), want = field_of(message, "stored_eof");
+        if (!eof.empty() && !want.empty())
+            return fmt::format(
+                "the file is cut short: it has {} bytes of the {} it was written with", eof, want);
+        return "the file is cut short";
+    }
+    // A filter HDF5 does not have ("required filter 'lzf' is not registered").
+    if (message.find("is not registered") != std::string::npos) {
+        const size_t open = message.find('\''), close = message.find('\'', open + 1);
+        const bool named = open != std::string::npos && close != std::string::npos;
+        return fmt::format("compressed with an HDF5 filter{}{} that nimtb cannot decode",
+                           named ? " " : "",
+                           named ? message.substr(open, close - open + 1) : std::string());
+    }
+    // HDF5's own fields ("sblock->base_addr = 0") mean nothing to a reader:
+    // the kind of error instead ("address overflowed").
+    if (message.find(" = ") != std::string::npos || message.find("->") != std::string::npos) {
+        char text[256] = {};
+        if (cause.minor >= 0 && H5Eget_msg(cause.minor, nullptr, text, sizeof text) > 0) {
+            message = text;
+            if (!message.empty())
+                message[0] =
+                    static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+        } else {
+            message = "the file is damaged";
+        }
     }
     std::replace(message.begin(), message.end(), '\n', ' ');
     return message;

@@ -1,7 +1,7 @@
 #pragma once
 // A single-heap sequence as a file (docs/FORMAT.md, "Sequence files"): the
 // values g(0..H) of a one-heap rule in normal play, with the period proven
-// or not, for `nimtb sequence --out` and for answering positions from it.
+// or not, for `nimtb sequence --output` and for answering positions from it.
 
 #include <cstdint>
 #include <string>

@@ -19,14 +19,24 @@ herr_t links_limit(const std::vector<std::string>& seen) {
     return seen.size() > 2 ? 1 : 0;
 }
 
-Compression compression_of(hid_t dcpl) {
+// The dataset's compression; a filter this HDF5 cannot run is refused here,
+// by number and name, rather than at the first read.
+Compression compression_of(hid_t dcpl, const std::string& what) {
     const int n = H5Pget_nfilters(dcpl);
     Compression c = Compression::none;
     for (int i = 0; i < n; ++i) {
         unsigned flags = 0;
         size_t cd_count = 0;
+        char name[64] = {};
         const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &cd_count,
-                                               nullptr, 0, nullptr, nullptr);
+                                               nullptr, sizeof name, name, nullptr);
+        if (id >= 0 && H5Zfilter_avail(id) <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            throw TableError(what + ": compressed with HDF5 filter " + std::to_string(id) +
+                             (name[0] ? " ('" + std::string(name) + "')" : std::string()) +
+                             ", which nimtb cannot decode; nimtb reads none, deflate, zstd "
+                             "(Blosc) and lz4");
+        }
         if (id == H5Z_FILTER_DEFLATE)
             c = Compression::deflate;
         else if (id == BLOSC_FILTER)
@@ -167,7 +177,7 @@ TableReader::TableReader(const std::string& path) {
                                               H5Pget_chunk(dcpl.get(), 1, &chunk) == 1 && chunk > 0
                                           ? chunk
                                           : std::min<uint64_t>(dims, CHUNK_ELEMENTS);
-        const Compression compression = compression_of(dcpl.get());
+        const Compression compression = compression_of(dcpl.get(), what);
         Transform transform = Transform::none;
         if (version >= 2) {  // every version 2 dataset names its transform
             const std::string text =

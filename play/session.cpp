@@ -201,7 +201,15 @@ std::string Session::help() const {
         "Commands: hint (the best move and why), undo (take back your last move), help, quit.\n";
     const std::string moves = engine::move_sentence(rule);
     if (!by_heap_and_amount()) {
-        return moves + "\nType the heaps you leave: from 3 5, '3 2' takes 3 from the 5. " +
+        // The example is a move of this rule from this board (the last listed,
+        // so as not to give the best one away).
+        std::string example;
+        if (!position_.moves.empty()) {
+            const io::ProbedMove& m = position_.moves.back();
+            const std::string left = engine::format_heaps(m.result);
+            example = fmt::format(" Here '{}' would {}.", left == "(empty)" ? "0" : left, m.phrase);
+        }
+        return moves + "\nType the heaps you leave, in any order ('0' when none)." + example + " " +
                commands;
     }
     return "Type a move as HEAP AMOUNT: '2 3' takes 3 tokens from heap 2; when one heap is "

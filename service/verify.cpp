@@ -69,8 +69,10 @@ nlohmann::json verify_json(const engine::VerifyReport& r, const io::TableInfo& i
                              {"passed", c.passed()}};
         cj["counterexamples"] = nlohmann::json::array();
         for (const auto& e : c.counterexamples) {
-            cj["counterexamples"].push_back(
-                {{"position", e.heaps}, {"stored", e.stored}, {"expected", e.expected}});
+            cj["counterexamples"].push_back({{"position", e.heaps},
+                                             {"of", engine::to_string(e.of)},
+                                             {"stored", e.stored},
+                                             {"expected", e.expected}});
         }
         j["checks"].push_back(cj);
     }

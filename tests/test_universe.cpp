@@ -60,7 +60,7 @@ TEST(Universe, RefusesCountsBeyond64Bits) {
     try {
         Universe(40, 1000);
         FAIL() << "accepted";
-    } catch (const InputError& e) {
+    } catch (const nimtb::ResourceError& e) {  // too large, as for memory: exit 1
         EXPECT_NE(std::string(e.what()).find("more than 2^64 positions"), std::string::npos)
             << e.what();
     }

@@ -65,7 +65,7 @@ def bases(nimtb, work):
     out.append(("total", total, [["info", "FILE"], ["query", "FILE", "3 4 5"],
                                  ["dump", "FILE", "--count"], ["verify", "FILE"]]))
     seq = os.path.join(work, "seq.h5")
-    subprocess.run([nimtb, "sequence", "--rules", "octal:0.77", "--max-heap", "3000", "--out", seq],
+    subprocess.run([nimtb, "sequence", "--rules", "octal:0.77", "--max-heap", "3000", "--output", seq],
                    check=True, capture_output=True)
     out.append(("sequence", seq, [["query", "--sequence", "FILE", "1000000000000 7 13"],
                                   ["query", "--sequence", "FILE", "2999 7 13"]]))

@@ -43,7 +43,7 @@ CORPUS=(
     "nim-m-nolines-v1 --rules nim --misere --heaps 3 --max-heap 40 --format-version 1 -c deflate"
     "nim-lz4 --rules nim --heaps 3 --max-heap 30 -c lz4"
     "nim-none --rules nim --misere --heaps 3 --max-heap 30 -c none"
-    "nim-deflate --rules nim --heaps 3 --max-heap 30 -c deflate --level 9"
+    "nim-deflate --rules nim --heaps 3 --max-heap 30 -c deflate --compression-level 9"
     "nim-sg --rules nim --heaps 4 --max-heap 15 --method sprague-grundy"
     "nim-norem --rules nim --misere --heaps 3 --max-heap 30 --no-remoteness"
     "sub134-m --rules subtract:1,3,4 --misere --heaps 4 --max-heap 30"

@@ -95,6 +95,8 @@ void answering(httplib::Response& res, const std::function<void()>& work) {
         send_json(res, {{"error", e.what()}}, e.status);
     } catch (const nimtb::InputError& e) {
         send_json(res, {{"error", e.what()}}, 400);
+    } catch (const nimtb::ResourceError& e) {  // a universe too large: ask for a smaller one
+        send_json(res, {{"error", e.what()}}, 400);
     } catch (const json::exception& e) {
         send_json(res, {{"error", std::string("bad JSON: ") + e.what()}}, 400);
     } catch (const std::exception& e) {

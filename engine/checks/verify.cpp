@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "engine/base/memory.h"
+#include "engine/base/names.h"
 #include "engine/base/parallel.h"
 #include "engine/checks/nim_line_check.h"
 #include "engine/game/move_generator.h"
@@ -17,6 +18,13 @@
 #include "engine/solve/solver.h"
 
 namespace nimtb::engine {
+
+const char* to_string(Quantity q) {
+    static constexpr Named<Quantity> QUANTITIES[] = {{Quantity::value, "value"},
+                                                     {Quantity::remoteness, "remoteness"},
+                                                     {Quantity::outcome, "outcome"}};
+    return name_of(QUANTITIES, q);
+}
 
 bool VerifyReport::ok() const {
     return std::all_of(checks.begin(), checks.end(),
@@ -47,13 +55,13 @@ void keep_smallest(std::vector<Counterexample>& list, const Counterexample& ex) 
 
 // Records one test of a check, keeping the smallest counterexamples.
 void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint64_t rank, uint32_t stored,
-            uint32_t expected) {
+            uint32_t expected, Quantity of = Quantity::value) {
     ++c.tested;
     if (held) {
         ++c.held;
         return;
     }
-    Counterexample ex{Heaps(), rank, stored, expected};
+    Counterexample ex{Heaps(), rank, stored, expected, of};
     for (unsigned i = 0; i < k; ++i) {
         if (sorted[i]) ex.heaps.push_back(sorted[i]);
     }
@@ -187,7 +195,7 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
         }
         const bool consistent = v == want_v && (!rem || r == want_r);
         record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
-               v != want_v ? want_v : want_r);
+               v != want_v ? want_v : want_r, v != want_v ? Quantity::value : Quantity::remoteness);
 
         // 2-7. The theorems and the finding.
         uint32_t x = 0, xs = 0;
@@ -199,25 +207,30 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
         if (bouton.applies) record(bouton, v == xs, heaps.data(), k, rank, v, xs);
         if (misere.applies) {
             const bool p = misere_nim_p(heaps.data(), k);
-            record(misere, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+            record(misere, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
+                   Quantity::outcome);
         }
         if (misere_values.applies) {
             for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
             const bool p = misere_nim_p(g.data(), k);
-            record(misere_values, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+            record(misere_values, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
+                   Quantity::outcome);
         }
         if (wythoff.applies && (k < 3 || heaps[k - 3] == 0)) {
             const bool p = wythoff_p(k >= 2 ? heaps[k - 2] : 0, heaps[k - 1]);
-            record(wythoff, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+            record(wythoff, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
+                   Quantity::outcome);
         }
         if (moore.applies) {
             const bool p = moore_p(heaps.data(), k, ctx.moore_k);
-            record(moore, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+            record(moore, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
+                   Quantity::outcome);
         }
         if (quotient.applies) {
             const BipartiteMonoid& q = *ctx.quotient;
             const bool p = q.p[q.image(std::span<const uint32_t>(heaps.data(), k))];
-            record(quotient, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1);
+            record(quotient, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
+                   Quantity::outcome);
         }
     }
     for (uint32_t i = 0; i < value_counts.size(); ++i) {

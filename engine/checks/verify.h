@@ -43,12 +43,18 @@ class ArraySource : public TableSource {
     const QuantityArray& remoteness_;
 };
 
+// What a counterexample compares: the stored value, the stored remoteness,
+// or the outcome (stored and expected are then 0 for P, 1 for N).
+enum class Quantity { value, remoteness, outcome };
+const char* to_string(Quantity q);
+
 // A position where a check did not hold.
 struct Counterexample {
     Heaps heaps;  // sorted, without empty heaps
     uint64_t rank = 0;
     uint32_t stored = 0;
     uint32_t expected = 0;
+    Quantity of = Quantity::value;
 };
 
 // One check over the whole table.

@@ -21,23 +21,34 @@ uint64_t binomial(uint64_t n, uint64_t k) {
     return static_cast<uint64_t>(result);
 }
 
-Heaps parse_heaps(std::string_view text) {
-    Heaps heaps;
-    size_t i = 0;
-    unsigned index = 0;
+namespace {
+
+// A word of the user's as a message quotes it: long ones cut short.
+std::string quoted(std::string_view word) {
+    constexpr size_t SHOWN = 20;
+    if (word.size() <= SHOWN) return "'" + std::string(word) + "'";
+    return "'" + std::string(word.substr(0, SHOWN)) + "...' (" + std::to_string(word.size()) +
+           " characters)";
+}
+
+}  // namespace
+
+std::vector<uint64_t> parse_heap_sizes(std::string_view text, uint64_t max,
+                                       std::string_view max_text) {
+    std::vector<uint64_t> heaps;
     auto is_sep = [](char c) {
         return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r';
     };
-    while (i < text.size()) {
+    for (size_t i = 0; i < text.size();) {
         if (is_sep(text[i])) {
             ++i;
             continue;
         }
         size_t j = i;
         while (j < text.size() && !is_sep(text[j])) ++j;
-        std::string_view word = text.substr(i, j - i);
-        ++index;
-        std::string where = "heap " + std::to_string(index) + " ('" + std::string(word) + "')";
+        const std::string_view word = text.substr(i, j - i);
+        const std::string where =
+            "heap " + std::to_string(heaps.size() + 1) + " (" + quoted(word) + ")";
         if (word.front() == '-') {
             throw InputError(where +
                              " is negative: heap sizes are whole numbers 0 or more, "
@@ -45,18 +56,24 @@ Heaps parse_heaps(std::string_view text) {
         }
         uint64_t value = 0;
         auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-        if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > UINT32_MAX)) {
-            throw InputError(where + " is too large");
+        if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > max)) {
+            throw InputError(where + " is too large: a heap holds at most " +
+                             std::string(max_text) + " tokens");
         }
         if (ec != std::errc() || end != word.data() + word.size()) {
             throw InputError(where +
                              " is not a number: write heap sizes separated by spaces "
                              "or commas, as in '3 4 5'");
         }
-        heaps.push_back(static_cast<uint32_t>(value));
+        heaps.push_back(value);
         i = j;
     }
     return heaps;
+}
+
+Heaps parse_heaps(std::string_view text) {
+    const std::vector<uint64_t> sizes = parse_heap_sizes(text, UINT32_MAX, "4294967295");
+    return Heaps(sizes.begin(), sizes.end());
 }
 
 std::string format_heaps(std::span<const uint32_t> heaps) {
@@ -80,9 +97,10 @@ Universe::Universe(unsigned max_heaps, uint32_t max_heap_size) : k_(max_heaps), 
     }
     size_ = binomial(uint64_t{h_} + k_, k_);
     if (size_ == std::numeric_limits<uint64_t>::max()) {
-        throw InputError(
+        throw ResourceError(
             "a universe of " + std::to_string(k_) + " heaps of at most " + std::to_string(h_) +
-            " tokens has more than 2^64 positions; choose fewer heaps or smaller ones");
+            " tokens has more than 2^64 positions, more than any machine's memory holds; choose "
+            "fewer heaps or smaller ones");
     }
     terms_.resize(size_t(k_) * (h_ + 1));
     for (unsigned i = 0; i < k_; ++i) {
@@ -147,8 +165,9 @@ Universe Universe::total_bounded(uint32_t max_total, unsigned max_heaps) {
     }
     u.size_ = u.q(k - 1, n + 1, n);
     if (u.size_ == std::numeric_limits<uint64_t>::max()) {
-        throw InputError("a universe of at most " + std::to_string(n) +
-                         " tokens has more than 2^64 positions; choose a smaller total");
+        throw ResourceError("a universe of at most " + std::to_string(n) +
+                            " tokens has more than 2^64 positions, more than any machine's "
+                            "memory holds; choose a smaller total");
     }
     return u;
 }

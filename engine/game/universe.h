@@ -33,9 +33,16 @@ namespace nimtb::engine {
 using Heaps = std::vector<uint32_t>;
 
 // Parses `3 4 5`, `3,4,5` or a mix; an empty text is the empty position. The
-// heaps come back in the order written. Refuses negative numbers and
-// non-numbers with a message naming the offending heap.
+// heaps come back in the order written. Refuses negative numbers, numbers
+// above 2^32 - 1 and non-numbers with a message naming the offending heap.
 Heaps parse_heaps(std::string_view text);
+
+// The same for heaps of up to `max` tokens (`max_text` names the bound in the
+// message, as "2^63 - 1"): whole numbers separated by spaces, commas, tabs or
+// line breaks, in the order written, empty heaps kept. A word quoted back in
+// a message is cut to its first 20 characters.
+std::vector<uint64_t> parse_heap_sizes(std::string_view text, uint64_t max,
+                                       std::string_view max_text);
 
 // Writes heaps as `3 4 5`, leaving out empty heaps; the empty position is `(empty)`.
 std::string format_heaps(std::span<const uint32_t> heaps);

@@ -6,33 +6,15 @@
 #include <charconv>
 #include <limits>
 
+#include "engine/game/universe.h"
 #include "engine/sequences/sequence.h"
 
 namespace nimtb::engine {
 
 std::vector<uint64_t> parse_big_heaps(std::string_view text) {
-    std::vector<uint64_t> heaps;
-    size_t index = 0;
-    for (size_t i = 0; i < text.size();) {
-        if (text[i] == ' ' || text[i] == ',' || text[i] == '\t') {
-            ++i;
-            continue;
-        }
-        size_t end = i;
-        while (end < text.size() && text[end] != ' ' && text[end] != ',' && text[end] != '\t')
-            ++end;
-        const std::string_view word = text.substr(i, end - i);
-        ++index;
-        uint64_t v = 0;
-        const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
-        if (ec == std::errc::result_out_of_range || (ec == std::errc() && v >= (uint64_t{1} << 63)))
-            throw InputError(
-                fmt::format("heap {} ('{}') is too large (at most 2^63 - 1)", index, word));
-        if (ec != std::errc() || ptr != word.data() + word.size())
-            throw InputError(fmt::format("heap {} ('{}') is not a number", index, word));
-        if (v) heaps.push_back(v);
-        i = end;
-    }
+    std::vector<uint64_t> heaps =
+        parse_heap_sizes(text, (uint64_t{1} << 63) - 1, "2^63 - 1 (9223372036854775807)");
+    std::erase(heaps, 0);
     return heaps;
 }
 

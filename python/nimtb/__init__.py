@@ -540,7 +540,7 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
 
 def read_sequence(path: PathLike) -> Sequence:
     """The sequence a sequence file holds (``sequence(path=...)``, ``nimtb
-    sequence --out``). Raises TableError when it is missing or damaged."""
+    sequence --output``). Raises TableError when it is missing or damaged."""
     return Sequence._of(_core.read_sequence(_path(path)))
 
 

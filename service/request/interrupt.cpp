@@ -21,6 +21,7 @@ void stop_on_signals() {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGHUP, &sa, nullptr);  // the terminal closed: clean up as for Ctrl-C
 }
 
 }  // namespace nimtb::service

@@ -143,16 +143,15 @@ class Solve(Workdir):
             (["--rules", "grundy", "--heaps", "3", "--max-total", "10"], "without --heaps"),
             (["--rules", "octal:0.9", "--max-total", "10"], "not an octal digit"),
             (["--rules", "nim", "--max-total", "10", "--max-heap", "4"], "not both"),
-            (["--rules", "nim", "--max-total", "500"], "from 0 to 128"),
-            (["--rules", "nim", "--max-total", "0"], "total 0 is out of range"),
+            (["--rules", "nim", "--max-total", "0"], "--max-total must be a whole number from 1 to 4294967295"),
+            (["--rules", "nim", "--heaps", "0", "--max-heap", "3"], "--heaps must be a whole number from 1 to 128"),
             (["--rules", "subtract:", "--heaps", "2", "--max-heap", "5"], "empty subtract list"),
             (["--rules", "subtract:5-2", "--heaps", "2", "--max-heap", "5"], "reversed range"),
             (["--rules", "nim", "--max-heap", "5"], "missing --heaps"),
             (["--rules", "nim", "--heaps", "2", "--max-heap", "5", "--compression", "rar"], "unknown compression"),
-            (["--rules", "nim", "--heaps", "40", "--max-heap", "1000"], "more than 2^64 positions"),
             (["--rules", "nim", "--heaps", "two", "--max-heap", "5"], "heaps"),
             (["--bogus"], "unrecognised option"),
-            (["--rules", "nim", "--heaps", "3", "--max-heap", "-1"], "--max-heap must be a whole number from 0"),
+            (["--rules", "nim", "--heaps", "3", "--max-heap", "-1"], "--max-heap must be a whole number from 1"),
             (["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "5", "--method", "sprague-grundy"],
              "normal play only"),
         ]:
@@ -161,8 +160,15 @@ class Solve(Workdir):
             self.assertFalse(os.path.exists(self.path("x.h5")))
 
     def test_too_big_for_memory_exits_1(self):
-        code, out, err = run("solve", "--rules", "nim", "--heaps", "6", "--max-heap", "1000", "-o", self.path("x.h5"))
-        self.assert_error(code, err, 1, "of memory, but only")
+        """A universe too large exits 1 however large: for this machine's memory, or for any's."""
+        for args, fragment in [(["--heaps", "6", "--max-heap", "1000"], "of memory, but only"),
+                               (["--heaps", "40", "--max-heap", "1000"], "more than 2^64 positions"),
+                               (["--heaps", "64", "--max-heap", "1000000"], "more than 2^64 positions"),
+                               (["--max-total", "500"], "they hold at most 128 tokens in all"),
+                               (["--heaps", "65", "--max-heap", "2"], "a box holds at most 64 heaps"),
+                               (["--heaps", "2", "--max-heap", "1000001"], "heaps of at most 1000000")]:
+            code, out, err = run("solve", "--rules", "nim", *args, "-o", self.path("x.h5"))
+            self.assert_error(code, err, 1, fragment)
 
     def test_ctrl_c_leaves_no_table(self):
         self.interrupt_once(["solve", "--rules", "nim", "--heaps", "6", "--max-heap", "60", "--progress",
@@ -192,8 +198,8 @@ class Outputs(Workdir):
             targets.append((device, "is a device"))
         for target, message in targets:
             for args in (["solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", "-o", target],
-                         ["sequence", "--rules", "nim", "--max-heap", "5", "--out", target],
-                         ["quotient", "--rules", "nim", "--max-heap", "3", "--out", target]):
+                         ["sequence", "--rules", "nim", "--max-heap", "5", "--output", target],
+                         ["quotient", "--rules", "nim", "--max-heap", "3", "--output", target]):
                 mode = os.stat(target).st_mode
                 code, out, err = run(*args, "--force")
                 self.assert_error(code, err, 1, message)
@@ -395,7 +401,7 @@ class Query(Workdir):
         self.assertEqual(q["line"][0]["move"], "take 1 from the 4")
 
     def test_batch_from_stdin(self):
-        code, out, err = run("query", self.t, "-", "--json", stdin="1 1 1\n3 4 5\n\n1 2 3\n")
+        code, out, err = run("query", self.t, "-", "--json", stdin="1 1 1\n3 4 5\n0\n1 2 3\n")
         self.assertEqual(code, 0, err)
         answers = [json.loads(l) for l in out.splitlines()]
         self.assertEqual([a["value"] for a in answers], [1, 2, 0, 0])
@@ -459,10 +465,10 @@ class Formats(Workdir):
         script = text.split("```python\n", 1)[1].split("```", 1)[0]
         with open(self.path("read_table.py"), "w") as f:
             f.write(script)
-        cases = [(["--rules", "nim", "--heaps", "3", "--max-heap", "7"], ["3 4 5", "5,3,4", "0 1 1 1", ""]),
+        cases = [(["--rules", "nim", "--heaps", "3", "--max-heap", "7"], ["3 4 5", "5,3,4", "0 1 1 1", "0"]),
                  (["--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "10"], ["2 2 7", "10 9"]),
                  (["--rules", "allbut:2", "--heaps", "4", "--max-heap", "12", "--no-remoteness"], ["12 3 3 1"]),
-                 (["--rules", "nim", "--max-total", "10"], ["2 5", "10", "1 1 1 1 1 1 1 1 1 1", ""]),
+                 (["--rules", "nim", "--max-total", "10"], ["2 5", "10", "1 1 1 1 1 1 1 1 1 1", "0"]),
                  (["--rules", "octal:0.77", "--misere", "--max-total", "20"], ["7 6 3", "20", "1 1 2"]),
                  (["--rules", "subtract:1-3", "--max-total", "20", "--heaps", "4"], ["7 6 3", "20 0 0"])]
         for n, (args, positions) in enumerate(cases):
@@ -749,11 +755,11 @@ class Families(Workdir):
                 code, _, err = run("solve", "--rules", rules, "--misere", *universe, "-o", table,
                                    "--quiet")
                 self.assertEqual(code, 0, err)
-                code, _, err = run("quotient", "--rules", rules, "--max-heap", bound, "--out", out_file)
+                code, _, err = run("quotient", "--rules", rules, "--max-heap", bound, "--output", out_file)
                 self.assertEqual(code, 0, err)
                 with open(out_file) as f:
                     q = json.load(f)
-                code, _, err = run("quotient", "--rules", rules, "--max-heap", bound, "--out", out_file)
+                code, _, err = run("quotient", "--rules", rules, "--max-heap", bound, "--output", out_file)
                 self.assert_error(code, err, 1, "already exists")
                 code, out, err = run("dump", table, "--csv")
                 self.assertEqual(code, 0, err)
@@ -831,7 +837,7 @@ class Families(Workdir):
 
         # A stored quotient answers as the computed one, and is believed only when it checks.
         stored = self.path("q.json")
-        code, _, err = run("quotient", "--rules", "octal:0.75", "--until-proven", "--out", stored)
+        code, _, err = run("quotient", "--rules", "octal:0.75", "--until-proven", "--output", stored)
         self.assertEqual(code, 0, err)
         code, out, err = run("query", "--misere", "--quotient", stored, "1000000000 7 13", "--json")
         self.assertEqual(code, 0, err)

@@ -1,4 +1,4 @@
-// libFuzzer: quotient files (`nimtb quotient --out`, read by `query
+// libFuzzer: quotient files (`nimtb quotient --output`, read by `query
 // --misere --quotient`). Any input is believed only when every check
 // passes; then the quotient it gives predicts positions without failing.
 #include <unistd.h>
