@@ -5,13 +5,44 @@
 
 export const $ = (id) => document.getElementById(id);
 
-// GET (or POST with a JSON body) an API path; throws an Error with the server's message.
-export async function api(path, params = {}, body = undefined) {
+// JSON with every whole number exact: one beyond 2^53 (a count of tuples)
+// becomes a BigInt rather than the nearest double. Show numbers with
+// String(); compute with Number() or the helpers below.
+export function parseJson(text) {
+  return JSON.parse(text, (key, value, context) =>
+    typeof value === "number" && !Number.isSafeInteger(value) && context && /^-?\d+$/.test(context.source)
+      ? BigInt(context.source) : value);
+}
+
+// a - b exactly, for counts that may be BigInts; a Number when it is safe.
+export function minus(a, b) {
+  const d = BigInt(a) - BigInt(b);
+  return d >= BigInt(Number.MIN_SAFE_INTEGER) && d <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(d) : d;
+}
+
+// GET (or POST with a JSON body) an API path; throws an Error with the
+// server's message, or one that says the server is not answering.
+export async function api(path, params = {}, body = undefined, options = {}) {
   const url = path + "?" + new URLSearchParams(params).toString();
-  const res = await fetch(url, body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-  });
-  const json = await res.json();
+  let res;
+  try {
+    res = await fetch(url, {
+      signal: options.signal,
+      ...(body === undefined ? {} : {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      }),
+    });
+  } catch (e) {
+    if (e.name === "AbortError") throw e;
+    throw new Error("the server is not answering: is nimtb serve still running? Nothing was changed; try again once it is.");
+  }
+  const text = await res.text();
+  let json;
+  try {
+    json = parseJson(text);
+  } catch (e) {
+    throw new Error(`the server answered ${res.status} ${res.statusText} without JSON`);
+  }
   if (!res.ok) throw new Error(json.error || res.statusText);
   return json;
 }

@@ -2,7 +2,7 @@
 // API (the same JSON as `nimtb query --json`, `info --json`, `dump --count
 // --json`), one module per view; this one wires them to the page.
 import { $, guard, loadRules, loadTables, showView } from "./common.js";
-import { game, hint, newGame, undo } from "./play.js";
+import { game, hint, newGame, retry, showSetupChoices, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
 import { clearAnswer, describeCell, drawPictures, ex, explore, queryCell } from "./explore.js";
 import { quotient, research, sequence } from "./research.js";
@@ -13,6 +13,9 @@ export function wire() {
   $("play-setup").addEventListener("submit", guard(newGame));
   $("play-undo").addEventListener("click", guard(undo));
   $("play-hint").addEventListener("click", guard(hint));
+  $("play-retry").addEventListener("click", guard(retry));
+  $("play-opponent").addEventListener("change", showSetupChoices);
+  showSetupChoices();
   $("play-layout").addEventListener("change", () => { $("play-heaps").hidden = $("play-layout").value !== "hand"; });
   $("play-heaps").hidden = true;
   $("nc-setup").addEventListener("submit", guard(ncNew));

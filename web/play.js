@@ -1,10 +1,16 @@
 // Play: a heap game against the table's computer, or between two people.
-import { $, api, el, guard, loadTables, remotenessText, tables } from "./common.js";
+import { $, api, el, guard, loadTables, remotenessText, showError, tables } from "./common.js";
+import { gameChart } from "./plots.js";
 
 // The game's state machine: setup -> human-turn | computer-turn -> ... -> game-over.
+// `positions` holds the answer for every position reached, the current one
+// last; a move becomes part of the game only once the server has answered
+// for the position it leaves, so a server that stops and restarts leaves the
+// board, the history and the chart as they were.
 export const game = {
   state: "setup", table: null, convention: "normal", heaps: [], toMove: 0,
-  sides: [], level: "perfect", history: [], probe: null, draws: [], serial: 0,
+  sides: [], level: "perfect", history: [], positions: [], probe: null, draws: [], serial: 0,
+  last: null, pending: null,
 };
 
 export function setPlayState(state, text) {
@@ -12,19 +18,45 @@ export function setPlayState(state, text) {
   $("play-state").textContent = state;
   $("play-state").dataset.state = state;
   $("play-status").textContent = text;
+  // Undo and Hint work in a game, on a person's move.
+  const personToMove = state === "human-turn";
+  $("play-hint").disabled = !personToMove;
+  $("play-undo").disabled = !personToMove ||
+    !game.history.some((h) => game.sides[h.mover].human);
+  $("play-retry").hidden = !game.pending;
+  drawHeaps();  // tokens answer clicks only while the game goes on
 }
+
+// Level and First mean something only against the computer.
+export function showSetupChoices() {
+  const computer = $("play-opponent").value === "computer";
+  $("play-level").closest("label").hidden = !computer;
+  $("play-first").closest("label").hidden = !computer;
+}
+
+// The position of the board as the server reads it.
+const positionText = (heaps) => heaps.join(",");
+const probeOf = (heaps) => api("/api/query", { table: game.table, position: positionText(heaps) });
 
 export async function newGame(event) {
   if (event) event.preventDefault();
   const params = { rules: $("play-rules").value.trim(), convention: $("play-convention").value };
   if ($("play-layout").value === "hand") params.position = $("play-heaps").value;
   else params.layout = $("play-layout").value;
-  const found = await api("/api/find", params);
   const opponent = $("play-opponent").value, level = $("play-level").value;
   game.serial += 1;  // a computer move of an earlier game is dropped
+  let found, probe;
+  try {
+    found = await api("/api/find", params);
+    game.table = found.table;
+    probe = await probeOf(found.start);
+  } catch (e) {
+    clearGame();  // a rule refused leaves no game of another rule on the board
+    throw e;
+  }
   Object.assign(game, {
-    table: found.table, convention: found.info.convention, heaps: found.start, toMove: 0,
-    level, history: [], draws: [],
+    convention: found.info.convention, heaps: found.start, toMove: 0,
+    level, history: [], positions: [], draws: [], last: null, pending: null,
   });
   const person = { human: true, name: "you" };
   const computer = { human: false, name: `computer (${level})` };
@@ -34,16 +66,39 @@ export async function newGame(event) {
   $("play-table").textContent = `${found.table} (${found.info.rules}, ${found.info.convention})`;
   $("play-hint-text").hidden = true;
   if (!tables.some((t) => t.path === found.table)) await loadTables();  // solved just now
-  await arrive();
+  await settle(probe);
 }
 
-// Probes the position reached and moves the state machine on.
-export async function arrive() {
+function clearGame() {
+  Object.assign(game, { table: null, heaps: [], history: [], positions: [], probe: null, last: null, pending: null });
+  $("play-table").textContent = "—";
+  for (const id of ["play-outcome", "play-value", "play-remoteness"]) $(id).textContent = "—";
+  $("play-hint-text").hidden = true;
+  drawHistory();
+  setPlayState("setup", "no game: choose a rule the server knows and press New game");
+}
+
+// The board after a move: each heap it touches replaced, in its place, by
+// what it leaves (a split's two parts side by side), so that heaps keep
+// their rows; an emptied heap stays as an empty row.
+export function boardAfter(heaps, move) {
+  if (!move.touches) return move.result;
+  const out = [];
+  heaps.forEach((size, i) => {
+    const t = move.touches.find((x) => x.heap === i + 1);
+    if (!t) out.push(size);
+    else if (t.leaves.length === 0) out.push(0);
+    else out.push(...t.leaves);
+  });
+  return out;
+}
+
+// The answer for the position reached: moves the state machine on.
+async function settle(probe) {
   const serial = game.serial;
-  const probe = await api("/api/query", { table: game.table, position: game.heaps.join(",") });
-  if (serial !== game.serial) return;  // a new game or an undo came first
   game.probe = probe;
-  drawHeaps();
+  game.positions.push({ value: probe.value, remoteness: probe.remoteness, wins: probe.to_move_wins,
+    mover: game.toMove });
   const p = game.probe;
   $("play-outcome").textContent = p.moves.length === 0 ? "no move is left"
     : p.to_move_wins ? "wins (N-position)" : "loses (P-position)";
@@ -63,16 +118,31 @@ export async function arrive() {
     setPlayState("human-turn", `${side.name === "you" ? "your" : side.name + "'s"} move: click a token to take it and every token right of it`);
   } else {
     setPlayState("computer-turn", `${side.name} is thinking`);
-    setTimeout(guard(async () => { if (serial === game.serial) await computerMove(); }), 500);
+    setTimeout(() => { if (serial === game.serial) computerMove(); }, 500);
   }
 }
 
+// The computer's move. When the server does not answer, the game waits on
+// "Try again" with nothing changed.
 export async function computerMove() {
   const serial = game.serial;
-  const answer = await api("/api/move", { table: game.table, position: game.heaps.join(","), level: game.level });
-  if (serial !== game.serial) return;
-  if (answer.draw) game.draws.push(answer.draw);
-  await apply(answer.move);
+  game.pending = null;
+  try {
+    const answer = await api("/api/move", { table: game.table, position: positionText(game.heaps), level: game.level });
+    if (serial !== game.serial) return;
+    await apply(answer.move, answer.draw);
+  } catch (e) {
+    if (serial !== game.serial) return;
+    game.pending = computerMove;
+    setPlayState("computer-turn", `${game.sides[game.toMove].name} could not move: the server did not answer`);
+    showError(e);
+  }
+}
+
+export async function retry() {
+  const again = game.pending;
+  if (!again) throw new Error("nothing to try again");
+  await again();
 }
 
 export async function learnFromGame(winner) {
@@ -86,28 +156,63 @@ export function moveText(m) {
   return m.heap ? `take ${m.take} from heap ${m.heap} (the ${m.heap_size})` : m.move;
 }
 
-export async function apply(move) {
-  game.history.push({ heaps: game.heaps, mover: game.toMove, text: moveText(move) });
-  game.heaps = move.result;
+// Makes `move`: first the answer for the position it leaves, then the move.
+export async function apply(move, draw) {
+  const serial = game.serial;
+  const heaps = boardAfter(game.heaps, move);
+  const probe = await probeOf(heaps);
+  if (serial !== game.serial) return;
+  game.history.push({ heaps: game.heaps, mover: game.toMove, text: moveText(move), result: heaps });
+  if (draw) game.draws.push(draw);
+  game.last = { mover: game.toMove, touches: move.touches || [], before: game.heaps };
+  game.heaps = heaps;
   game.toMove = 1 - game.toMove;
   $("play-hint-text").hidden = true;
-  await arrive();
+  await settle(probe);
+}
+
+// The rows the last move changed, in the board after it: the touched heap's
+// index shifted by the parts of earlier splits.
+function changedRows() {
+  const rows = new Map();
+  if (!game.last) return rows;
+  let shift = 0;
+  game.last.before.forEach((size, i) => {
+    const t = game.last.touches.find((x) => x.heap === i + 1);
+    const parts = t ? Math.max(1, t.leaves.length) : 1;
+    if (t) for (let k = 0; k < parts; ++k) rows.set(i + shift + k, { was: size, part: k });
+    shift += parts - 1;
+  });
+  return rows;
 }
 
 export function drawHeaps() {
   const board = $("play-board");
   board.replaceChildren();
+  const changed = changedRows();
+  const who = game.last ? game.sides[game.last.mover].name : "";
   game.heaps.forEach((size, i) => {
-    const row = el("div", { class: "heap", dataset: { heap: i + 1, size } },
+    const mark = changed.get(i);
+    const row = el("div", { class: "heap" + (mark ? " changed" : ""), dataset: { heap: i + 1, size } },
       el("span", { class: "heap-label" }, `heap ${i + 1}`));
     const tokens = el("span", { class: "tokens" });
+    const over = game.state === "game-over";
     for (let t = 0; t < size; ++t) {
+      const take = size - t;
       tokens.append(el("button", {
-        class: "token", type: "button", title: `take ${size - t}`,
-        dataset: { heap: i + 1, take: size - t }, onclick: guard(() => takeTokens(i + 1, size - t)),
+        class: "token", type: "button", title: `take ${take} from heap ${i + 1}`,
+        "aria-label": `take ${take} from heap ${i + 1}`,
+        dataset: { heap: i + 1, take }, onclick: guard(() => takeTokens(i + 1, take)),
+        ...(over ? { disabled: "" } : {}),
       }));
     }
+    // What the last move took, faded, where it was.
+    if (mark && mark.part === 0) {
+      const left = changedParts(i, changed);
+      for (let t = left; t < mark.was; ++t) tokens.append(el("span", { class: "token taken", "aria-hidden": "true" }));
+    }
     row.append(tokens, el("span", { class: "heap-size" }, String(size)));
+    if (mark && mark.part === 0) row.append(el("span", { class: "moved-by" }, `← ${who}: ${game.history.at(-1).text}`));
     board.append(row);
   });
   // Moves a click on a token cannot make (splits, several heaps at once) get buttons.
@@ -121,8 +226,16 @@ export function drawHeaps() {
   }
 }
 
+// Tokens left in the rows a touched heap became.
+function changedParts(first, changed) {
+  let n = 0;
+  for (let i = first; changed.has(i) && (i === first || changed.get(i).part > 0); ++i) n += game.heaps[i];
+  return n;
+}
+
 export async function takeTokens(heap, amount) {
-  const m = game.probe.moves.find((x) => x.heap === heap && x.take === amount);
+  const m = game.probe && game.probe.moves.find((x) => x.heap === heap && x.take === amount);
+  if (game.state !== "human-turn") throw new Error(game.state === "game-over" ? "the game is over: press New game" : "it is not your move");
   if (!m) {
     const allowed = game.probe.moves.filter((x) => x.heap === heap).map((x) => x.take).sort((a, b) => a - b);
     throw new Error(`the rule does not allow taking ${amount} from heap ${heap}` +
@@ -145,24 +258,31 @@ export async function undo() {
   if (game.state === "computer-turn") throw new Error("wait for the computer's move");
   // Back to the last position where a person was to move.
   if (!game.history.some((h) => game.sides[h.mover].human)) throw new Error("nothing to undo");
-  let last;
-  do {
-    last = game.history.pop();
-  } while (!game.sides[last.mover].human);
-  game.heaps = last.heaps;
-  game.toMove = last.mover;
+  let cut = game.history.length;
+  do --cut; while (!game.sides[game.history[cut].mover].human);
+  const back = game.history[cut];
+  const probe = await probeOf(back.heaps);  // nothing changes unless the server answers
+  game.history.length = cut;
+  game.positions.length = cut;
+  game.heaps = back.heaps;
+  game.toMove = back.mover;
+  game.last = null;
+  game.pending = null;
   game.serial += 1;
-  await arrive();
+  await settle(probe);
 }
 
 export async function hint() {
   if (game.state !== "human-turn") throw new Error("a hint is for a person's move");
-  const h = await api("/api/hint", { table: game.table, position: game.heaps.join(",") });
+  const h = await api("/api/hint", { table: game.table, position: positionText(game.heaps) });
   $("play-hint-text").textContent = h.text;
   $("play-hint-text").hidden = false;
 }
 
 export function drawHistory() {
-  $("play-history").replaceChildren(...game.history.map((h) =>
+  const list = $("play-history");
+  list.replaceChildren(...game.history.map((h) =>
     el("li", {}, `${game.sides[h.mover].name}: ${h.text}`)));
+  list.scrollTop = list.scrollHeight;  // the last move in sight
+  gameChart($("play-chart"), game.positions, game.sides.map((s) => s.name));
 }

@@ -38,7 +38,7 @@ export function axes(svg, x0, x1, y1, xLabel, yLabel, box = PLOT) {
   const g = svgEl("g", { class: "axes" });
   g.append(svgEl("line", { x1: box.left, y1: box.top + h, x2: box.left + w, y2: box.top + h }),
     svgEl("line", { x1: box.left, y1: box.top, x2: box.left, y2: box.top + h }));
-  const xStep = niceStep((x1 - x0) / 10);
+  const xStep = box.wholeX ? Math.max(1, niceStep((x1 - x0) / 10)) : niceStep((x1 - x0) / 10);
   for (let x = Math.ceil(x0 / xStep) * xStep; x <= x1; x += xStep) {
     g.append(svgEl("line", { x1: sx(x), y1: box.top + h, x2: sx(x), y2: box.top + h + 4 }),
       svgEl("text", { x: sx(x), y: box.top + h + 16, "text-anchor": "middle" }, shortNumber(x)));
@@ -148,4 +148,48 @@ export function phiPlot(svg, q) {
     }, svgEl("title", {}, `phi(${h}) = ${q.elements[x].word}` + (q.elements[x].p ? " (P-portion)" : ""))));
   });
   svg.append(dots);
+}
+
+// A game's value and remoteness over its moves (as Gamesman's value history):
+// x the number of moves made, one dot per position reached, green where the
+// player to move there wins, dark where they lose; remoteness joined by a
+// line, value by a dashed one. positions: [{ value, remoteness, wins, mover }].
+export const GAME = { ...PLOT, width: 360, height: 210, left: 40, top: 30, bottom: 34, wholeX: true };
+export function gameChart(svg, positions, names) {
+  if (!positions.length) {
+    svg.replaceChildren();
+    return;
+  }
+  const last = positions.length - 1;
+  const top = Math.max(1, ...positions.map((p) => Math.max(p.value, p.remoteness ?? 0)));
+  const { sx, sy } = axes(svg, 0, Math.max(last, 1), top, "moves made", "value, remoteness", GAME);
+  const line = (key, cls) => {
+    const points = positions.map((p, i) => (p[key] === null ? null : `${sx(i)},${sy(p[key])}`)).filter(Boolean);
+    if (points.length > 1) svg.append(svgEl("polyline", { class: "history " + cls, points: points.join(" ") }));
+  };
+  line("remoteness", "remoteness");
+  line("value", "value");
+  const dots = svgEl("g", { class: "dots" });
+  positions.forEach((p, i) => {
+    const who = names[p.mover] || `player ${p.mover + 1}`;
+    const tell = `after ${i} moves: ${who} to move ${p.wins ? "wins" : "loses"}; value ${p.value}` +
+      (p.remoteness === null ? "" : `, remoteness ${p.remoteness}`);
+    const data = { "data-move": i, "data-value": p.value, "data-wins": p.wins ? 1 : 0 };
+    if (p.remoteness !== null) {
+      data["data-remoteness"] = p.remoteness;
+      dots.append(svgEl("circle", { cx: sx(i), cy: sy(p.remoteness), r: 3.5, class: p.wins ? "wins" : "loses", ...data },
+        svgEl("title", {}, tell)));
+    }
+    dots.append(svgEl("rect", { x: sx(i) - 2.5, y: sy(p.value) - 2.5, width: 5, height: 5, class: "value-mark", ...data },
+      svgEl("title", {}, tell)));
+  });
+  svg.append(dots);
+  const key = svgEl("g", { class: "plot-legend" });
+  const x = GAME.left, y = 12;
+  key.append(svgEl("text", { x, y: y + 4 }, "remoteness, to move:"),
+    svgEl("circle", { cx: x + 132, cy: y, r: 3.5, class: "wins" }), svgEl("text", { x: x + 138, y: y + 4 }, "wins"),
+    svgEl("circle", { cx: x + 174, cy: y, r: 3.5, class: "loses" }), svgEl("text", { x: x + 180, y: y + 4 }, "loses"),
+    svgEl("rect", { x: x + 222, y: y - 2.5, width: 5, height: 5, class: "value-mark" }),
+    svgEl("text", { x: x + 231, y: y + 4 }, "value"));
+  svg.append(key);
 }

@@ -1,5 +1,5 @@
 // Research: counts of P-positions, and single-heap sequences.
-import { $, api, el } from "./common.js";
+import { $, api, el, minus } from "./common.js";
 import { barChart, phiPlot, quotientTable, sequencePlot } from "./plots.js";
 
 export async function research(event) {
@@ -7,9 +7,16 @@ export async function research(event) {
   const table = $("re-table").value;
   if (!table) throw new Error("no table in the server's folder yet: solve one with nimtb solve");
   $("re-summary").textContent = "counting…";
-  const c = await api("/api/count", { table });
+  let c;
+  try {
+    c = await api("/api/count", { table });
+  } catch (e) {
+    $("re-summary").textContent = "";
+    throw e;
+  }
   const tuples = c.all.tuples !== undefined;
-  const share = (r) => (r.positions ? (100 * r.p_positions / r.positions).toFixed(1) + "%" : "—");
+  // Counts may exceed 2^53 (BigInts): shown exactly, divided as Numbers.
+  const share = (r) => (Number(r.positions) ? (100 * Number(r.p_positions) / Number(r.positions)).toFixed(1) + "%" : "—");
   $("re-summary").textContent = `${c.rules} ${c.convention}, ${c.universe}: ${c.all.p_positions} P-positions of ${c.all.positions} (${share(c.all)})` +
     (tuples ? `; as ordered tuples of ${c.tuple_length} rows, ${c.all.p_tuples} of ${c.all.tuples}.` : "; tuples exceed 64 bits and are not counted.");
   const fill = (id, rows, key) => {
@@ -22,8 +29,8 @@ export async function research(event) {
   fill("re-by-total", c.by_total, "total");
   fill("re-by-largest", c.by_largest, "largest");
   const bars = (id, rows, key, label) => barChart($(id), rows.map((r) => r[key]), [
-    { name: "P-positions", cls: "p", values: rows.map((r) => r.p_positions) },
-    { name: "N-positions", cls: "n", values: rows.map((r) => r.positions - r.p_positions) },
+    { name: "P-positions", cls: "p", values: rows.map((r) => Number(r.p_positions)) },
+    { name: "N-positions", cls: "n", values: rows.map((r) => Number(minus(r.positions, r.p_positions))) },
   ], label, "positions");
   bars("re-plot-total", c.by_total, "total", "total");
   bars("re-plot-largest", c.by_largest, "largest", "largest heap");

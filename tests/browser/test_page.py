@@ -51,7 +51,9 @@ class Page(unittest.TestCase):
                             "subtract-1_3_4-misere-k2-h20.h5"),
                            (["--rules", "wythoff", "--heaps", "2", "--max-heap", "200"], "wythoff-normal-k2-h200.h5"),
                            (["--rules", "nim", "--heaps", "2", "--max-heap", "30"], "nim-normal-k2-h30.h5"),
-                           (["--rules", "octal:0.77", "--misere", "--max-total", "20"], "kayles-misere-n20.h5")]:
+                           (["--rules", "octal:0.77", "--misere", "--max-total", "20"], "kayles-misere-n20.h5"),
+                           # Its ordered tuples number C(60, 30) = 118264581564861424, above 2^53.
+                           (["--rules", "octal:0.77", "--misere", "--max-total", "30"], "kayles-misere-n30.h5")]:
             code, out, err = run("solve", *args, "-o", os.path.join(cls.tables, name), "--quiet")
             assert code == 0, err
         cls.server = Server(cls.tables)
@@ -222,6 +224,174 @@ class Page(unittest.TestCase):
         # wins unless I played perfectly throughout.
         self.assertTrue(all(re.match(r"^(you|computer \(perfect\)): (take \d+ from heap \d \(the \d+\))$", h)
                             for h in history), history)
+
+    # -- Play through the things a person does
+
+    def game_state(self):
+        return self.driver.execute_script(
+            "const g = window.nimtb.game; return {heaps: g.heaps, history: g.history, positions: g.positions,"
+            " sides: g.sides.map(s => s.name), toMove: g.toMove}")
+
+    def new_game(self, rules="nim", convention="normal", start=None, opponent="computer", first="me",
+                 level="perfect"):
+        self.by_id("play-rules").clear()
+        self.by_id("play-rules").send_keys(rules)
+        Select(self.by_id("play-convention")).select_by_value(convention)
+        Select(self.by_id("play-opponent")).select_by_value(opponent)
+        if opponent == "computer":
+            Select(self.by_id("play-level")).select_by_value(level)
+            Select(self.by_id("play-first")).select_by_value(first)
+        if start:
+            Select(self.by_id("play-layout")).select_by_value("hand")
+            self.by_id("play-heaps").clear()
+            self.by_id("play-heaps").send_keys(start)
+        else:
+            Select(self.by_id("play-layout")).select_by_value("classic")
+        serial = self.driver.execute_script("return window.nimtb.game.serial")
+        self.by_id("play-new").click()
+        wanted = [int(x) for x in (start or "3 4 5").split()]
+
+        def started(d):
+            g = self.game_state()
+            return (d.execute_script("return window.nimtb.game.serial") > serial and not g["history"]
+                    and len(g["positions"]) == 1 and g["heaps"] == wanted
+                    and self.text("play-state") in ("human-turn", "game-over"))
+        self.wait_for(started)
+
+    def click_token(self, heap, take):
+        self.driver.find_element(By.CSS_SELECTOR, f'#play-board .token[data-heap="{heap}"][data-take="{take}"]').click()
+
+    def assert_game_is_the_moves_accepted(self, table):
+        """The game the page holds is one chain of moves the server accepted: each move leaves
+        the position the next starts from, the players alternate, the board is the last
+        position, and every position's value and remoteness are the table's."""
+        g = self.game_state()
+        for i, h in enumerate(g["history"]):
+            following = g["history"][i + 1]["heaps"] if i + 1 < len(g["history"]) else g["heaps"]
+            self.assertEqual(h["result"], following, i)
+            self.assertEqual(h["mover"], i % 2, h)
+            self.assertIn(" ".join(map(str, sorted(x for x in h["result"] if x))) or "(empty)",
+                          [" ".join(map(str, sorted(x for x in m["result"] if x))) or "(empty)"
+                           for m in query(table, " ".join(map(str, h["heaps"])))["moves"]])
+        self.assertEqual(self.board_heaps(), g["heaps"])
+        self.assertEqual(len(g["positions"]), len(g["history"]) + 1)
+        heaps = [h["heaps"] for h in g["history"]] + [g["heaps"]]
+        for p, position in zip(g["positions"], heaps):
+            q = query(table, " ".join(map(str, position)))
+            self.assertEqual((p["value"], p["remoteness"], p["wins"]), (q["value"], q["remoteness"], q["to_move_wins"]))
+        lines = [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")]
+        self.assertEqual(len(lines), len(g["history"]))
+        for i, line in enumerate(lines):
+            self.assertTrue(line.startswith(g["sides"][i % 2] + ":"), (i, line))
+
+    def test_play_survives_a_server_that_stops_and_restarts(self):
+        self.open("play")
+        table = os.path.join(self.tables, "nim-normal-k3-h15.h5")
+        self.new_game(start="7 9 13")
+        self.click_token(3, 1)
+        self.settled(2)
+        before = self.game_state()
+        port = self.server.port
+        self.server.stop()
+        try:
+            for heap, take in ((1, 1), (2, 2)):
+                self.click_token(heap, take)
+                self.wait_for(lambda d: "not answering" in self.text("error"))
+                self.assertEqual(self.game_state(), before)
+                self.assertEqual(self.history_length(), 2)
+                self.assertEqual(self.text("play-state"), "human-turn")
+        finally:
+            type(self).server = Server(self.tables, port=port)
+        self.click_token(1, 1)
+        self.settled(4)
+        self.no_error()
+        self.assert_game_is_the_moves_accepted(table)
+        self.screenshot("play-after-an-outage")
+
+    def test_play_keeps_rows_shows_the_computers_move_and_charts_the_game(self):
+        self.open("play")
+        # Before a game: nothing to undo or hint.
+        self.assertFalse(self.by_id("play-undo").is_enabled())
+        self.assertFalse(self.by_id("play-hint").is_enabled())
+        # Two people: no level and no first; a split keeps its heap's row.
+        Select(self.by_id("play-opponent")).select_by_value("human")
+        self.assertFalse(self.by_id("play-level").is_displayed())
+        self.assertFalse(self.by_id("play-first").is_displayed())
+        self.new_game("octal:0.77", "misere", "7 4", opponent="human")
+        self.assertEqual(self.board_heaps(), [7, 4])
+        self.driver.find_element(By.XPATH, "//button[@class='move'][text()='take 2 from the 7, leaving 2 and 3']").click()
+        self.wait_for(lambda d: self.history_length() == 1)
+        self.assertEqual(self.board_heaps(), [2, 3, 4])
+        self.click_token(3, 1)
+        self.wait_for(lambda d: self.history_length() == 2)
+        self.assertEqual(self.board_heaps(), [2, 3, 3])
+        # Against the computer: its move is marked on the board, where it was made.
+        Select(self.by_id("play-opponent")).select_by_value("computer")
+        self.assertTrue(self.by_id("play-level").is_displayed())
+        table = os.path.join(self.tables, "nim-normal-k3-h15.h5")
+        self.new_game(start="5 9 12")
+        self.click_token(1, 5)
+        self.settled(2)
+        marked = self.driver.find_elements(By.CSS_SELECTOR, "#play-board .heap.changed")
+        self.assertTrue(marked)
+        note = self.driver.find_element(By.CSS_SELECTOR, "#play-board .moved-by").text
+        self.assertTrue(note.startswith("← computer (perfect): take "), note)
+        g = self.game_state()
+        self.assertIn(note.split(": ", 1)[1], g["history"][-1]["text"])
+        # The chart: one dot per position reached, each the table's value and remoteness.
+        dots = self.driver.execute_script(
+            "return [...document.querySelectorAll('#play-chart circle[data-move]')].map(c => [+c.dataset.move,"
+            " +c.dataset.remoteness, +c.dataset.wins])")
+        self.assertEqual(len(dots), 3)
+        heaps = [h["heaps"] for h in g["history"]] + [g["heaps"]]
+        for (move, remoteness, wins), position in zip(dots, heaps):
+            q = query(table, " ".join(map(str, position)))
+            self.assertEqual((remoteness, bool(wins)), (q["remoteness"], q["to_move_wins"]), move)
+        self.assert_game_is_the_moves_accepted(table)
+        self.screenshot("play-computer-move-marked")
+        # A long game: the last move stays in sight, two-digit numbers whole.
+        Select(self.by_id("play-opponent")).select_by_value("human")
+        self.new_game(start="12 12", opponent="human")
+        for i in range(24):
+            self.click_token(1 + i % 2, 1)
+            self.wait_for(lambda d, n=i + 1: self.history_length() == n)
+        self.assertEqual(self.text("play-state"), "game-over")
+        self.assertFalse(self.by_id("play-undo").is_enabled())
+        self.assertFalse(self.by_id("play-hint").is_enabled())
+        in_sight = self.driver.execute_script("""
+            const list = document.getElementById('play-history'), last = list.lastElementChild;
+            const a = list.getBoundingClientRect(), b = last.getBoundingClientRect();
+            return b.top >= a.top - 1 && b.bottom <= a.bottom + 1""")
+        self.assertTrue(in_sight)
+        room = self.driver.execute_script("""
+            const list = document.getElementById('play-history');
+            return parseFloat(getComputedStyle(list).paddingLeft) / parseFloat(getComputedStyle(list).fontSize)""")
+        self.assertGreaterEqual(room, 2.4)  # "24." fits left of its line
+        self.screenshot("play-long-game")
+        # A rule the server refuses leaves no game of another rule on the board.
+        self.by_id("play-rules").clear()
+        self.by_id("play-rules").send_keys("chess")
+        self.by_id("play-new").click()
+        self.wait_for(lambda d: d.find_element(By.ID, "error").is_displayed())
+        self.assertIn("unknown rule", self.text("error"))
+        self.assertEqual(self.board_heaps(), [])
+        self.assertEqual(self.text("play-state"), "setup")
+        self.assertEqual(self.text("play-table"), "—")
+        self.assertEqual(self.history_length(), 0)
+
+    def test_counts_above_2_to_the_53_are_exact(self):
+        self.open("research")
+        table = "kayles-misere-n30.h5"
+        self.choose_table("re-table", table)
+        self.by_id("re-count").click()
+        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
+        code, out, err = run("dump", os.path.join(self.tables, table), "--count", "--json")
+        c = json.loads(out)  # Python's ints are exact
+        self.assertGreater(c["all"]["tuples"], 2 ** 53)
+        self.assertEqual(c["all"]["tuples"], math.comb(60, 30))
+        self.assertIn(f"{c['all']['p_tuples']} of {c['all']['tuples']}", self.text("re-summary"))
+        cells = [td.get_attribute("textContent") for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td")]
+        self.assertIn(str(c["by_total"][-1]["tuples"]), cells)
 
     def test_northcott_from_a_set_up_board(self):
         self.open("northcott")

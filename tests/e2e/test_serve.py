@@ -22,8 +22,8 @@ from test_cli import NIMTB, run, Workdir
 class Server:
     """`nimtb serve` on a free port of loopback, over the folder `tables`."""
 
-    def __init__(self, tables):
-        self.proc = subprocess.Popen([NIMTB, "serve", "--tables", tables, "--port", "0"],
+    def __init__(self, tables, port=0):
+        self.proc = subprocess.Popen([NIMTB, "serve", "--tables", tables, "--port", str(port)],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         assert "at http://127.0.0.1:" in line, line + self.proc.stderr.read()
