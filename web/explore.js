@@ -1,6 +1,6 @@
 // Explore: a position's answer, and pictures of planes of positions.
 import { $, api, el, guard, heapsText, loadTables, remotenessText, tables } from "./common.js";
-import { CELL, NO_REMOTENESS, NO_VALUE, RAMP, cellColour, css, fetchPlane, paintCells, valueRgb } from "./plane.js";
+import { CELL, NO_REMOTENESS, NO_VALUE, RAMP, cellColour, cellRank, css, fetchPlane, paintCells, valueRgb } from "./plane.js";
 
 export function clearAnswer() {
   $("ex-summary").textContent = "";
@@ -111,12 +111,15 @@ export async function drawPictures(keep = false) {
   if (serial !== ex.serial) return;  // a newer choice came first
   ex.planes = planes.map((p, i) => ({ ...p, info: pair[i] }));
   const [first] = ex.planes;
+  const picture = (title, mode, plane, other) => {
+    const colourOf = cellColour(mode, plane, other);
+    return { title, colourOf, rankOf: cellRank(mode, plane, other), image: paintCells(plane.rows, plane.cols, colourOf) };
+  };
   const pictures = mode === "difference"
-    ? [{ title: "normal against misère play", image: paintCells(first.rows, first.cols, cellColour("difference", first, ex.planes[1])) }]
-    : ex.planes.map((p) => ({
-      title: `${p.info.rules} ${p.info.convention}` + (p.info.convention === "misere" ? " (misère: the last move loses)" : ""),
-      image: paintCells(p.rows, p.cols, cellColour(colour, p)),
-    }));
+    ? [picture("normal against misère play", "difference", first, ex.planes[1])]
+    : ex.planes.map((p) => picture(
+      `${p.info.rules} ${p.info.convention}` + (p.info.convention === "misere" ? " (misère: the last move loses)" : ""),
+      colour, p));
   ex.view.show(pictures, first.rows, first.cols, keep);
   const named = ["a", "b", ...others.filter((c) => c > 0)].join(" ");
   $("ex-board-help").textContent = `Positions ${named}: heap a down, heap b across` +
@@ -128,30 +131,27 @@ export async function drawPictures(keep = false) {
 }
 
 export function swatch(rgb, text) {
-  return el("span", { class: "swatch", style: `background:${css(rgb)}` }, text);
+  return el("span", { class: "swatch", style: `background:${css(rgb)}`, "data-rgb": rgb.join(",") }, text || "\u00a0");
 }
 
 export function drawLegend(mode, colour) {
   const legend = $("ex-legend");
   if (mode === "difference") {
-    legend.replaceChildren(swatch(CELL.differs, " "), " the outcome differs  ",
-      swatch(CELL.p, " "), " P in both  ", swatch(CELL.n, " "), " N in both");
+    legend.replaceChildren(swatch(CELL.differs), " the outcome differs  ",
+      swatch(CELL.p), " P in both  ", swatch(CELL.n), " N in both");
   } else if (colour === "outcome") {
-    legend.replaceChildren(swatch(CELL.p, " "), " P: the player to move loses  ",
-      swatch(CELL.n, " "), " N: the player to move wins");
+    legend.replaceChildren(swatch(CELL.p), " P: the player to move loses  ",
+      swatch(CELL.n), " N: the player to move wins");
   } else if (colour === "remoteness") {
     const max = Math.max(...ex.planes.map((p) => p.maxRemoteness));
     const ramp = (r, label) => el("span", { class: "ramp", style: `background:linear-gradient(90deg,${css(r[0])},${css(r[1])})` }, label);
     legend.replaceChildren("remoteness 0 ", ramp(RAMP.p, "P"), ` ${max}   0 `, ramp(RAMP.n, "N"), ` ${max}`);
   } else {
-    const seen = new Set();
-    for (const p of ex.planes) for (const v of p.values) if (v !== NO_VALUE) seen.add(v);
-    const sorted = [...seen].sort((x, y) => x - y);
-    legend.replaceChildren("values: ", ...sorted.slice(0, 16).map((v) => {
-      const s = swatch(valueRgb(v), String(v));
-      if (v === 0) s.classList.add("dark");
-      return s;
-    }), sorted.length > 16 ? " …" : "");
+    const max = Math.max(...ex.planes.map((p) => p.maxValue));
+    const steps = [...new Set([1, Math.ceil(max / 4), Math.ceil(max / 2), Math.ceil((3 * max) / 4), max])].filter((v) => v >= 1 && v <= max);
+    legend.replaceChildren("value ", swatch(valueRgb(0, max), "0"), " (P)  ",
+      ...steps.flatMap((v) => [swatch(valueRgb(v, max), String(v)), " "]));
+    legend.querySelector(".swatch").classList.add("dark");
   }
 }
 

@@ -25,12 +25,15 @@ export function hslToRgb(h, s, l) {
   return [f(0), f(8), f(4)].map((x) => Math.round(x * 255));
 }
 
-// Value 0 dark; the others light, each value its own hue.
-export const valueColours = new Map();
-export function valueRgb(v) {
+// Value 0 dark (a P-position); the others along one light ramp, from pale
+// yellow (1) through green to blue (the largest value), so that values near
+// each other look alike and Nim's nested squares of XOR read as squares.
+export const VALUE_RAMP = [[255, 241, 168], [173, 221, 142], [65, 182, 196], [44, 127, 184], [37, 52, 148]];
+export function valueRgb(v, max) {
   if (v === 0) return CELL.p;
-  if (!valueColours.has(v)) valueColours.set(v, hslToRgb(((v - 1) * 67) % 360, 0.65, 0.74));
-  return valueColours.get(v);
+  const t = max > 1 ? (v - 1) / (max - 1) : 0, x = t * (VALUE_RAMP.length - 1);
+  const i = Math.min(Math.floor(x), VALUE_RAMP.length - 2), f = x - i;
+  return VALUE_RAMP[i].map((c, k) => Math.round(c + (VALUE_RAMP[i + 1][k] - c) * f));
 }
 
 export function remotenessRgb(isP, r, max) {
@@ -38,8 +41,32 @@ export function remotenessRgb(isP, r, max) {
   return lo.map((x, i) => Math.round(x + (hi[i] - x) * t));
 }
 
+// The planes fetched last, so that a change of colours or comparison draws
+// again without fetching (a 2048 x 2048 plane is 25 MB).
+const planeCache = new Map();
+const PLANES_KEPT = 4;
+
 // A plane as /api/plane sends it: rows x cols values, then remoteness.
 export async function fetchPlane(table, others) {
+  const key = table + "|" + others.join(",");
+  if (planeCache.has(key)) {
+    const plane = planeCache.get(key);
+    planeCache.delete(key);  // the most recent last
+    planeCache.set(key, plane);
+    return plane;
+  }
+  const plane = await downloadPlane(table, others);
+  planeCache.set(key, plane);
+  while (planeCache.size > PLANES_KEPT) planeCache.delete(planeCache.keys().next().value);
+  return plane;
+}
+
+// A table written again under the same name (solved anew) must not be drawn from the cache.
+export function forgetPlanes() {
+  planeCache.clear();
+}
+
+async function downloadPlane(table, others) {
   const res = await fetch("/api/plane?" + new URLSearchParams({ table, others: others.join(",") }));
   if (!res.ok) throw new Error((await res.json()).error || res.statusText);
   const rows = Number(res.headers.get("X-Rows")), cols = Number(res.headers.get("X-Cols"));
@@ -50,6 +77,8 @@ export async function fetchPlane(table, others) {
   };
   plane.maxRemoteness = 0;
   for (const r of plane.remoteness) if (r !== NO_REMOTENESS && r > plane.maxRemoteness) plane.maxRemoteness = r;
+  plane.maxValue = 0;
+  for (const v of plane.values) if (v !== NO_VALUE && v > plane.maxValue) plane.maxValue = v;
   return plane;
 }
 
@@ -70,8 +99,20 @@ export function cellColour(mode, plane, other) {
         return v[i] === 0 ? CELL.p : CELL.n;
       };
     default:
-      return (i) => (v[i] === NO_VALUE ? CELL.outside : valueRgb(v[i]));
+      return (i) => (v[i] === NO_VALUE ? CELL.outside : valueRgb(v[i], plane.maxValue));
   }
+}
+
+// Which cell a screen pixel shows when it covers several: the one of the
+// highest rank, so that a pixel over any P-position is drawn as one (and, in
+// the difference picture, one over any change of outcome as a change).
+export function cellRank(mode, plane, other) {
+  const v = plane.values;
+  if (mode === "difference") {
+    const w = other.values;
+    return (i) => (v[i] === NO_VALUE || w[i] === NO_VALUE ? 0 : (v[i] === 0) !== (w[i] === 0) ? 3 : v[i] === 0 ? 2 : 1);
+  }
+  return (i) => (v[i] === NO_VALUE ? 0 : v[i] === 0 ? 2 : 1);
 }
 
 // One pixel per cell, drawn later scaled up without smoothing.
@@ -119,7 +160,7 @@ export class PlaneView {
       const figure = el("figure", { class: "picture" }, el("figcaption", {}, p.title), canvas);
       this.container.append(figure);
       this.wire(canvas);
-      return { canvas, image: p.image };
+      return { canvas, image: p.image, colourOf: p.colourOf, rankOf: p.rankOf, reduced: null };
     });
     this.layout();
     if (!same) this.fit();
@@ -234,8 +275,14 @@ export class PlaneView {
       ctx.fillStyle = "#f6f7f9";
       ctx.fillRect(MARGIN.left, MARGIN.top, w, h);
       ctx.imageSmoothingEnabled = false;
-      ctx.drawImage(f.image, MARGIN.left - v.x0 * v.scale, MARGIN.top - v.y0 * v.scale,
-        this.cols * v.scale, this.rows * v.scale);
+      if (v.scale * ratio >= 1 || !f.rankOf) {
+        ctx.drawImage(f.image, MARGIN.left - v.x0 * v.scale, MARGIN.top - v.y0 * v.scale,
+          this.cols * v.scale, this.rows * v.scale);
+      } else {
+        // Several cells a pixel: each pixel the colour of its highest-ranked cell.
+        const image = this.reduced(f, ratio);
+        ctx.drawImage(image, MARGIN.left, MARGIN.top, w, h);
+      }
       if (this.hover) {
         const c = this.centreOf(this.hover.a, this.hover.b);
         ctx.strokeStyle = "#1565c0";
@@ -246,6 +293,46 @@ export class PlaneView {
       ctx.restore();
       this.drawAxes(ctx, w, h);
     }
+  }
+
+  // The plot area at `ratio` device pixels a CSS pixel, each device pixel the
+  // colour of the highest-ranked cell under it; kept until the view moves.
+  reduced(f, ratio) {
+    const { w, h } = this.plotSize(), v = this.view;
+    const W = Math.max(1, Math.round(w * ratio)), H = Math.max(1, Math.round(h * ratio));
+    const key = [v.x0, v.y0, v.scale, W, H].join(",");
+    if (f.reduced && f.reduced.key === key) return f.reduced.image;
+    const best = new Int32Array(W * H).fill(-1), rank = new Int8Array(W * H);
+    const r = this.visible(), k = v.scale * ratio;
+    const columns = new Int32Array(r.b1 - r.b0 + 1);
+    for (let b = r.b0; b <= r.b1; ++b) columns[b - r.b0] = Math.floor((b - v.x0) * k);
+    for (let a = r.a0; a <= r.a1; ++a) {
+      const y = Math.floor((a - v.y0) * k);
+      if (y < 0 || y >= H) continue;
+      const row = a * this.cols;
+      for (let b = r.b0; b <= r.b1; ++b) {
+        const x = columns[b - r.b0];
+        if (x < 0 || x >= W) continue;
+        const p = y * W + x, i = row + b, c = f.rankOf(i);
+        if (c > rank[p] || best[p] < 0) {
+          rank[p] = c;
+          best[p] = i;
+        }
+      }
+    }
+    const image = document.createElement("canvas");
+    image.width = W;
+    image.height = H;
+    const ctx = image.getContext("2d");
+    const data = ctx.createImageData(W, H);
+    for (let p = 0; p < W * H; ++p) {
+      const c = best[p] < 0 ? [246, 247, 249] : f.colourOf(best[p]);
+      data.data.set(c, 4 * p);
+      data.data[4 * p + 3] = 255;
+    }
+    ctx.putImageData(data, 0, 0);
+    f.reduced = { key, image };
+    return image;
   }
 
   drawAxes(ctx, w, h) {

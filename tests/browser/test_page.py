@@ -50,6 +50,8 @@ class Page(unittest.TestCase):
                            (["--rules", "subtract:1,3,4", "--misere", "--heaps", "2", "--max-heap", "20"],
                             "subtract-1_3_4-misere-k2-h20.h5"),
                            (["--rules", "wythoff", "--heaps", "2", "--max-heap", "200"], "wythoff-normal-k2-h200.h5"),
+                           # More cells than the picture has pixels.
+                           (["--rules", "wythoff", "--heaps", "2", "--max-heap", "1023"], "wythoff-normal-k2-h1023.h5"),
                            (["--rules", "nim", "--heaps", "2", "--max-heap", "30"], "nim-normal-k2-h30.h5"),
                            (["--rules", "octal:0.77", "--misere", "--max-total", "20"], "kayles-misere-n20.h5"),
                            # Its ordered tuples number C(60, 30) = 118264581564861424, above 2^53.
@@ -519,6 +521,79 @@ class Page(unittest.TestCase):
         self.by_id("ex-zoom-fit").click()
         self.assertEqual(self.in_sight(), (0, 200, 0, 200))
         self.no_error()
+
+    def test_a_pixel_over_any_p_position_is_drawn_as_one(self):
+        """A plane of more cells than the picture has pixels: each pixel shows the cell under it
+        that matters most, so Wythoff's two rays stay unbroken in every colouring; a change of
+        colours draws again without fetching the plane."""
+        self.open("explore")
+        table = "wythoff-normal-k2-h1023.h5"
+        self.choose_table("ex-table", table)
+        self.pictures_drawn(table)
+        self.no_error()
+        side = 1023
+        p_positions = []
+        for n in range(0, side + 1):
+            lo = (n + math.isqrt(5 * n * n)) // 2
+            for a, b in ((lo, lo + n), (lo + n, lo)):
+                if a <= side and b <= side:
+                    p_positions.append((a, b))
+        fetches = "return performance.getEntriesByType('resource').filter(e => e.name.includes('/api/plane')).length"
+        fetched = self.driver.execute_script(fetches)
+        for colour in ("value", "outcome", "remoteness"):
+            Select(self.by_id("ex-colour")).select_by_value(colour)
+            self.wait_for(lambda d: d.execute_script("return ex.drawn === ex.serial"))
+            pixels = self.driver.execute_script("""
+                const canvas = document.querySelector('#ex-pictures canvas'), v = ex.view.view;
+                const ratio = canvas.width / ex.view.width, k = v.scale * ratio;
+                if (k >= 1) return null;
+                const left = ex.view.centreOf(0, 0).x - (0.5 - v.x0) * v.scale;
+                const top = ex.view.centreOf(0, 0).y - (0.5 - v.y0) * v.scale;
+                const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+                const at = (a, b) => {
+                  const x = Math.round(left * ratio) + Math.floor((b - v.x0) * k);
+                  const y = Math.round(top * ratio) + Math.floor((a - v.y0) * k);
+                  const i = 4 * (y * canvas.width + x);
+                  return [data[i], data[i + 1], data[i + 2]];
+                };
+                const cells = arguments[0].map(([a, b]) => at(a, b));
+                let p = 0, all = 0;
+                for (let a = 0; a <= arguments[1]; a += 7) for (let b = 0; b <= arguments[1]; b += 5) {
+                  const c = at(a, b); all++; if (c[0] === 38 && c[1] === 50 && c[2] === 56) p++;
+                }
+                return [cells, p / all];""", p_positions, side)
+            self.assertIsNotNone(pixels, "the picture has a pixel or more per cell: nothing to test")
+            cells, share = pixels
+            for (a, b), rgb in zip(p_positions, cells):
+                if colour == "remoteness":
+                    self.assertGreater(rgb[2], rgb[0], (colour, a, b, rgb))  # the blue P ramp
+                else:
+                    self.assertEqual(rgb, P_COLOUR, (colour, a, b))
+            if colour != "remoteness":
+                self.assertLess(share, 0.05, colour)  # and the N-positions stay light
+            self.screenshot(f"explore-wythoff-1023-{colour}")
+        self.assertEqual(self.driver.execute_script(fetches), fetched, "a change of colours fetched the plane again")
+
+    def test_legend_swatches_show_their_colours(self):
+        self.open("explore")
+        self.choose_table("ex-table", "nim-normal-k2-h30.h5")
+        self.pictures_drawn("nim-normal-k2-h30.h5")
+        for mode, colour, wanted in (("one", "outcome", [P_COLOUR, N_COLOUR]),
+                                     ("difference", "outcome", [DIFFERS_COLOUR, P_COLOUR, N_COLOUR])):
+            Select(self.by_id("ex-compare")).select_by_value(mode)
+            Select(self.by_id("ex-colour")).select_by_value(colour)
+            self.wait_for(lambda d: d.execute_script("return ex.drawn === ex.serial")
+                          and len(d.find_elements(By.CSS_SELECTOR, "#ex-legend .swatch")) == len(wanted))
+            swatches = self.driver.execute_script("""
+                return [...document.querySelectorAll('#ex-legend .swatch')].map(s => {
+                  const r = s.getBoundingClientRect();
+                  return [r.width, r.height, getComputedStyle(s).backgroundColor];
+                })""")
+            for (width, height, background), rgb in zip(swatches, wanted):
+                self.assertGreaterEqual(height, 12, mode)
+                self.assertGreaterEqual(width, 16, mode)
+                self.assertEqual(background, f"rgb({rgb[0]}, {rgb[1]}, {rgb[2]})", mode)
+        Select(self.by_id("ex-compare")).select_by_value("one")
 
     def test_difference_view_marks_where_misere_changes_the_outcome(self):
         normal = "nim-normal-k2-h30.h5"
