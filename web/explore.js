@@ -10,12 +10,29 @@ export function clearAnswer() {
   $("ex-line").replaceChildren();
 }
 
+// A position the chosen table holds, for the box's first query: 3 4 5, or
+// as much of it as the table's heaps and tokens allow.
+export function fitPosition() {
+  const t = tables.find((x) => x.path === $("ex-table").value);
+  if (!t) return;
+  const heaps = [];
+  for (const h of [3, 4, 5].slice(0, t.max_heaps)) {
+    const room = t.max_total === null ? t.max_heap_size : t.max_total - heaps.reduce((x, y) => x + y, 0);
+    if (Math.min(h, room) > 0) heaps.push(Math.min(h, room));
+  }
+  const now = $("ex-position").value.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+  const fits = now.filter((h) => h > 0).length <= t.max_heaps &&
+    (t.max_total === null ? now.every((h) => h <= t.max_heap_size) : now.reduce((x, y) => x + y, 0) <= t.max_total);
+  if (!fits) $("ex-position").value = heaps.join(" ") || "0";
+}
+
 export async function explore(event) {
   if (event) event.preventDefault();
   clearAnswer();  // no answer of another table or position stays under an error
   const table = $("ex-table").value;
   if (!table) throw new Error("no table in the server's folder yet: solve one with nimtb solve");
   const q = await api("/api/query", { table, position: $("ex-position").value, line: 1 });
+  await markPosition(q.position);
   $("ex-summary").textContent = `${heapsText(q.position)}: the player to move ` +
     (q.to_move_wins ? "wins (N-position)" : "loses (P-position)") +
     `; value ${q.value}; remoteness ${remotenessText(q.remoteness)}.`;
@@ -79,6 +96,7 @@ export async function drawPictures(keep = false) {
   if (!t) return;
   if (t.path !== ex.table) {
     ex.table = t.path;
+    ex.view.mark = null;
     ex.others = othersFor(t);
     drawSliders(t);
     keep = false;
@@ -152,6 +170,30 @@ export function drawLegend(mode, colour) {
     legend.replaceChildren("value ", swatch(valueRgb(0, max), "0"), " (P)  ",
       ...steps.flatMap((v) => [swatch(valueRgb(v, max), String(v)), " "]));
     legend.querySelector(".swatch").classList.add("dark");
+  }
+}
+
+// Rings the queried position on the picture: heaps a and b its first two,
+// the sliders set to the others (the picture redrawn when they change).
+async function markPosition(position) {
+  const t = tables.find((x) => x.path === $("ex-table").value);
+  if (!t || t.max_heaps < 2 || !ex.view) return;
+  const heaps = position.filter((h) => h > 0);
+  while (heaps.length < 2) heaps.push(0);
+  const rest = heaps.slice(2);
+  if (rest.length > ex.others.length) {  // beyond the sliders: not on this picture
+    ex.view.mark = null;
+    ex.view.draw();
+    return;
+  }
+  const others = ex.others.map((_, i) => rest[i] || 0);
+  ex.view.mark = { a: heaps[0], b: heaps[1] };
+  if (others.join() !== ex.others.join()) {
+    ex.others = others;
+    drawSliders(t);
+    await drawPictures(true);
+  } else {
+    ex.view.draw();
   }
 }
 

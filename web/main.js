@@ -4,7 +4,7 @@
 import { $, guard, loadRules, loadTables, showView } from "./common.js";
 import { game, hint, newGame, retry, showSetupChoices, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
-import { clearAnswer, describeCell, drawPictures, ex, explore, queryCell } from "./explore.js";
+import { clearAnswer, describeCell, drawPictures, ex, explore, fitPosition, queryCell } from "./explore.js";
 import { quotient, research, sequence } from "./research.js";
 import { PlaneView } from "./plane.js";
 
@@ -26,7 +26,15 @@ export function wire() {
   ex.view = new PlaneView($("ex-pictures"), {
     onHover: (cell) => { $("ex-hover").textContent = describeCell(cell); },
     onClick: guard(queryCell),
+    // Beside the answer on a wide screen: the pictures take what the answer leaves.
+    room: () => {
+      const box = $("ex-pictures").closest(".explore");
+      const beside = getComputedStyle(box).gridTemplateColumns.split(" ").length > 1;
+      return box.clientWidth - 34 - (beside ? 26 * 16 + 24 : 0);  // 34: the panel's padding and border
+    },
+    below: 90,  // the hover line and the legend
   });
+  $("ex-table").addEventListener("change", () => fitPosition());
   $("ex-table").addEventListener("change", guard(() => { clearAnswer(); return drawPictures(); }));
   for (const id of ["ex-colour", "ex-compare"]) $(id).addEventListener("change", guard(() => drawPictures(true)));
   $("ex-zoom-in").addEventListener("click", () => ex.view.zoom(1.5));
@@ -50,5 +58,6 @@ Object.assign(window, { nimtb: { game, nc, ex } }, { ex });
 guard(async () => {
   await loadRules();
   await loadTables();
+  fitPosition();
   await drawPictures();
 })();

@@ -131,15 +131,21 @@ export function paintCells(rows, cols, colourOf) {
   return image;
 }
 
-export const MARGIN = { left: 44, right: 10, top: 10, bottom: 34 };
+export const MARGIN = { left: 58, right: 22, top: 10, bottom: 34 };
 export const MAX_CELL_PX = 48;
 
 export class PlaneView {
   // onHover(cell or null), onClick(cell): cell = { a, b }.
-  constructor(container, { onHover, onClick }) {
+  // room(): the width the pictures may take (default: the container's); the
+  // height is what is left of the window below the pictures' top, so that the
+  // axes and the legend stay on the first screen.
+  constructor(container, { onHover, onClick, room, below = 0 }) {
     this.container = container;
     this.onHover = onHover;
     this.onClick = onClick;
+    this.room = room || (() => container.clientWidth);
+    this.below = below;
+    this.mark = null;  // the cell of the position queried: ringed, and the centre of + and −
     this.figures = [];
     this.rows = 0;
     this.cols = 0;
@@ -177,9 +183,10 @@ export class PlaneView {
   layout() {
     if (!this.figures.length) return;
     const gap = 16, count = this.figures.length;
-    const room = Math.max(160, Math.floor((this.container.clientWidth - gap * (count - 1)) / count));
-    const side = Math.min(room - MARGIN.left - MARGIN.right,
-      Math.max(220, Math.floor(window.innerHeight * 0.75)) - MARGIN.top - MARGIN.bottom);
+    const room = Math.max(160, Math.floor((this.room() - gap * (count - 1)) / count));
+    const top = this.container.getBoundingClientRect().top + window.scrollY;
+    const tall = Math.max(220, Math.floor(window.innerHeight - top - this.below));
+    const side = Math.max(100, Math.min(room - MARGIN.left - MARGIN.right, tall - MARGIN.top - MARGIN.bottom));
     const width = side + MARGIN.left + MARGIN.right, height = side + MARGIN.top + MARGIN.bottom;
     const ratio = window.devicePixelRatio || 1;
     for (const f of this.figures) {
@@ -212,6 +219,10 @@ export class PlaneView {
   // Zooms by `factor` keeping the cell under (x, y) (canvas pixels, CSS) in place.
   zoom(factor, x, y) {
     const { w, h } = this.plotSize();
+    if (x === undefined && this.mark) {
+      const c = this.centreOf(this.mark.a, this.mark.b);
+      if (c.x >= MARGIN.left && c.x < MARGIN.left + w && c.y >= MARGIN.top && c.y < MARGIN.top + h) [x, y] = [c.x, c.y];
+    }
     if (x === undefined) [x, y] = [MARGIN.left + w / 2, MARGIN.top + h / 2];
     const v = this.view;
     const scale = Math.min(MAX_CELL_PX, Math.max(this.fitScale(), v.scale * factor));
@@ -282,6 +293,16 @@ export class PlaneView {
         // Several cells a pixel: each pixel the colour of its highest-ranked cell.
         const image = this.reduced(f, ratio);
         ctx.drawImage(image, MARGIN.left, MARGIN.top, w, h);
+      }
+      if (this.mark && this.mark.a < this.rows && this.mark.b < this.cols) {
+        // The position queried: a ring of two colours, seen on dark and light cells.
+        const c = this.centreOf(this.mark.a, this.mark.b), s = Math.max(v.scale, 8) / 2 + 3;
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = "#ffffff";
+        ctx.strokeRect(c.x - s - 1.5, c.y - s - 1.5, 2 * s + 3, 2 * s + 3);
+        ctx.lineWidth = 2;
+        ctx.strokeStyle = "#d81b60";
+        ctx.strokeRect(c.x - s, c.y - s, 2 * s, 2 * s);
       }
       if (this.hover) {
         const c = this.centreOf(this.hover.a, this.hover.b);

@@ -595,6 +595,54 @@ class Page(unittest.TestCase):
                 self.assertEqual(background, f"rgb({rgb[0]}, {rgb[1]}, {rgb[2]})", mode)
         Select(self.by_id("ex-compare")).select_by_value("one")
 
+    def test_explore_fits_the_first_screen_and_marks_the_position_queried(self):
+        """At 1280 x 800: the first query works as the page opens, the picture with its axes and
+        legend is on the first screen, the moves table is whole beside it, the queried position
+        is ringed on the picture and + zooms toward it."""
+        self.driver.set_window_size(1280, 800)
+        try:
+            self.open("explore")
+            table = "nim-normal-k2-h30.h5"
+            self.choose_table("ex-table", table)
+            self.pictures_drawn(table)
+            self.assertEqual(self.by_id("ex-position").get_attribute("value"), "3 4")  # fits the table
+            self.by_id("ex-query").click()
+            self.wait_for(lambda d: self.text("ex-summary"))
+            self.no_error()
+            self.assertEqual(self.driver.execute_script("return ex.view.mark"), {"a": 3, "b": 4})
+            boxes = self.driver.execute_script("""
+                const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+                return { canvas: r(document.querySelector('#ex-pictures canvas')), legend: r(document.getElementById('ex-legend')),
+                         moves: r(document.getElementById('ex-moves')), result: r(document.getElementById('ex-result')),
+                         height: innerHeight, width: innerWidth,
+                         wraps: [...document.querySelectorAll('#ex-moves td')].some(td => td.getClientRects().length > 1
+                                 || td.getBoundingClientRect().height > 40) }""")
+            self.assertLessEqual(boxes["canvas"][3], boxes["height"], boxes)
+            self.assertLessEqual(boxes["legend"][3], boxes["height"], boxes)
+            self.assertLessEqual(boxes["moves"][2], boxes["result"][2] + 1, boxes)  # no column cut off
+            self.assertFalse(boxes["wraps"], boxes)
+            self.assertLess(boxes["canvas"][2], boxes["result"][0], boxes)  # side by side
+            self.screenshot("explore-1280x800")
+            # + twice: the ringed cell stays where it was on the screen, larger.
+            before = self.driver.execute_script("return ex.view.centreOf(3, 4)")
+            self.by_id("ex-zoom-in").click()
+            self.by_id("ex-zoom-in").click()
+            after = self.driver.execute_script("return ex.view.centreOf(3, 4)")
+            self.assertAlmostEqual(before["x"], after["x"], delta=1.5)
+            self.assertAlmostEqual(before["y"], after["y"], delta=1.5)
+            # A position of three heaps on a three-heap table: the slider follows it.
+            self.choose_table("ex-table", "nim-normal-k3-h15.h5")
+            self.pictures_drawn("nim-normal-k3-h15.h5")
+            self.by_id("ex-position").clear()
+            self.by_id("ex-position").send_keys("5 9 2")
+            self.by_id("ex-query").click()
+            self.wait_for(lambda d: d.execute_script("return ex.view.mark && ex.view.mark.a === 5 && ex.drawn === ex.serial"))
+            self.assertEqual(self.driver.execute_script("return ex.others"), [2])
+            self.assertEqual(self.by_id("ex-other-1").get_attribute("value"), "2")
+            self.screenshot("explore-marked")
+        finally:
+            self.driver.set_window_size(1400, 1000)
+
     def test_difference_view_marks_where_misere_changes_the_outcome(self):
         normal = "nim-normal-k2-h30.h5"
         self.open("explore")
