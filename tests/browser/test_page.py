@@ -744,6 +744,9 @@ class Page(unittest.TestCase):
         self.by_id("ex-query").click()
         self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("3 4 5:"))
         self.choose_table("ex-table", "wythoff-normal-k2-h200.h5")
+        self.assertEqual(self.by_id("ex-position").get_attribute("value"), "3 4")  # made to fit
+        self.by_id("ex-position").clear()
+        self.by_id("ex-position").send_keys("3 4 5")
         self.by_id("ex-query").click()  # 3 4 5 is not a position of a 2-heap table
         self.wait_for(lambda d: d.find_element(By.ID, "error").is_displayed())
         self.assertIn("more than this table's limit", self.text("error"))
