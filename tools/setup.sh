@@ -56,6 +56,16 @@ cmake --build build -j"$(nproc)" >&2
 
 # 3. The job.
 if [[ "$MODE" == test ]]; then
+    # The browser tests' accessibility checker (axe-core), pinned by tests/browser/package-lock.json.
+    if ! command -v npm >/dev/null; then
+        SUDO=""
+        if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+        $SUDO apt-get update -qq
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >&2
+    fi
+    if [[ ! -f tests/browser/node_modules/axe-core/axe.min.js ]]; then
+        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >&2)
+    fi
     exec ctest --test-dir build --output-on-failure -j"$(nproc)"
 fi
 # The main job: solve the default preset (once) and answer a query from it.

@@ -37,7 +37,7 @@ export async function explore(event) {
     (q.to_move_wins ? "wins (N-position)" : "loses (P-position)") +
     `; value ${q.value}; remoteness ${remotenessText(q.remoteness)}.`;
   $("ex-summary").dataset.value = q.value;
-  const head = el("tr", {}, ...["move", "leaves", "value", "remoteness", ""].map((h) => el("th", {}, h)));
+  const head = el("tr", {}, ...["move", "leaves", "value", "remoteness", "the mover"].map((h) => el("th", { scope: "col" }, h)));
   $("ex-moves").replaceChildren(head, ...q.moves.map((m) => el("tr", { class: m.wins ? "wins" : "" },
     el("td", {}, m.move),
     el("td", {}, el("a", { href: "#explore", onclick: guard(() => { $("ex-position").value = heapsText(m.result); return explore(); }) }, heapsText(m.result))),
@@ -148,8 +148,12 @@ export async function drawPictures(keep = false) {
   ex.drawn = serial;
 }
 
+// A colour of the legend, its text black or white, whichever reads better on it.
 export function swatch(rgb, text) {
-  return el("span", { class: "swatch", style: `background:${css(rgb)}`, "data-rgb": rgb.join(",") }, text || "\u00a0");
+  const lin = rgb.map((c) => { const x = c / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+  const light = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+  const ink = (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) ? "#000" : "#fff";
+  return el("span", { class: "swatch", style: `background:${css(rgb)};color:${ink}`, "data-rgb": rgb.join(",") }, text || "\u00a0");
 }
 
 export function drawLegend(mode, colour) {
@@ -169,7 +173,6 @@ export function drawLegend(mode, colour) {
     const steps = [...new Set([1, Math.ceil(max / 4), Math.ceil(max / 2), Math.ceil((3 * max) / 4), max])].filter((v) => v >= 1 && v <= max);
     legend.replaceChildren("value ", swatch(valueRgb(0, max), "0"), " (P)  ",
       ...steps.flatMap((v) => [swatch(valueRgb(v, max), String(v)), " "]));
-    legend.querySelector(".swatch").classList.add("dark");
   }
 }
 

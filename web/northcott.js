@@ -16,8 +16,11 @@ export function boardText(rows) {
 
 export function drawNorthcott(view) {
   const table = $("nc-board");
+  // Keyboard focus stays on its square across the redraw.
+  const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest("#nc-board td.square");
+  const keep = focused ? { row: focused.dataset.row, col: focused.dataset.col } : null;
   table.replaceChildren();
-  const head = el("tr", {}, el("th", {}, ""));
+  const head = el("tr", {}, el("th", { scope: "col" }, "row"));
   for (let c = 1; c <= nc.width; ++c) head.append(el("th", {}, String(c)));
   head.append(el("th", {}, "gap"));
   table.append(head);
@@ -25,14 +28,19 @@ export function drawNorthcott(view) {
     const tr = el("tr", {}, el("th", {}, `row ${i + 1}`));
     for (let c = 1; c <= nc.width; ++c) {
       const piece = r.x === c ? "X" : r.o === c ? "O" : "";
+      const name = `row ${i + 1}, column ${c}` + (piece ? `: ${piece}` : "");
       tr.append(el("td", {
         class: "square" + (piece ? " piece-" + piece.toLowerCase() : ""),
         dataset: { row: i + 1, col: c }, onclick: guard(() => ncClick(i + 1, c)),
-      }, piece));
+      }, el("button", { type: "button", class: "square-button", "aria-label": name }, piece)));
     }
     tr.append(el("td", { class: "gap" }, view ? String(view.gaps[i]) : ""));
     table.append(tr);
   });
+  if (keep) {
+    const square = table.querySelector(`td.square[data-row="${keep.row}"][data-col="${keep.col}"] button`);
+    if (square) square.focus();
+  }
   $("nc-gaps").textContent = view ? `${view.gaps.join(" ^ ")} = ${view.xor}` +
     (view.xor === 0 ? " (XOR 0: the player to move loses)" : " (XOR not 0: the player to move wins)") : "—";
 }

@@ -163,6 +163,10 @@ export class PlaneView {
     this.figures = pictures.map((p, index) => {
       const canvas = document.createElement("canvas");
       canvas.dataset.picture = index;
+      canvas.tabIndex = 0;
+      canvas.setAttribute("role", "img");
+      canvas.setAttribute("aria-label", `${p.title}: positions a b, heap a down, heap b across. ` +
+        "Arrow keys move the cursor, Enter queries its cell, + and − zoom, 0 fits the whole plane.");
       const figure = el("figure", { class: "picture" }, el("figcaption", {}, p.title), canvas);
       this.container.append(figure);
       this.wire(canvas);
@@ -239,6 +243,16 @@ export class PlaneView {
     this.fitted = false;
     this.clamp();
     this.draw();
+  }
+
+  // Pans just enough to bring cell a b into sight.
+  follow({ a, b }) {
+    const { w, h } = this.plotSize(), v = this.view, spanX = w / v.scale, spanY = h / v.scale;
+    if (b < v.x0) v.x0 = b;
+    if (b + 1 > v.x0 + spanX) v.x0 = b + 1 - spanX;
+    if (a < v.y0) v.y0 = a;
+    if (a + 1 > v.y0 + spanY) v.y0 = a + 1 - spanY;
+    this.clamp();
   }
 
   // Some of the plane stays in sight.
@@ -427,6 +441,42 @@ export class PlaneView {
     });
     canvas.addEventListener("pointerleave", () => {
       if (press) return;
+      this.hover = null;
+      this.draw();
+      this.onHover(null);
+    });
+    // The keyboard: arrows move a cursor cell (the hover), Enter or Space
+    // queries it, + and - zoom toward it, 0 fits the plane.
+    canvas.addEventListener("keydown", (e) => {
+      const steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      const r = this.visible();
+      const here = this.hover || this.mark || { a: Math.round((r.a0 + r.a1) / 2), b: Math.round((r.b0 + r.b1) / 2) };
+      if (steps[e.key]) {
+        const [da, db] = steps[e.key], by = e.shiftKey ? 10 : 1;
+        this.hover = {
+          a: Math.min(this.rows - 1, Math.max(0, here.a + da * by)),
+          b: Math.min(this.cols - 1, Math.max(0, here.b + db * by)),
+        };
+        this.follow(this.hover);
+        this.draw();
+        this.onHover(this.hover);
+      } else if ((e.key === "Enter" || e.key === " ") && this.hover) {
+        this.onClick(this.hover);
+      } else if (e.key === "+" || e.key === "=") {
+        const c = this.centreOf(here.a, here.b);
+        this.zoom(1.5, c.x, c.y);
+      } else if (e.key === "-") {
+        const c = this.centreOf(here.a, here.b);
+        this.zoom(1 / 1.5, c.x, c.y);
+      } else if (e.key === "0") {
+        this.fit();
+      } else {
+        return;
+      }
+      e.preventDefault();
+    });
+    canvas.addEventListener("blur", () => {
+      if (!this.hover) return;
       this.hover = null;
       this.draw();
       this.onHover(null);

@@ -188,6 +188,11 @@ function changedRows() {
 
 export function drawHeaps() {
   const board = $("play-board");
+  // Keyboard focus stays on the board across the redraw: on a token of the
+  // heap it was on, or of the first heap left.
+  const focused = document.activeElement;
+  const keep = focused && focused.classList && focused.classList.contains("token") && board.contains(focused)
+    ? Number(focused.dataset.heap) : null;
   board.replaceChildren();
   const changed = changedRows();
   const who = game.last ? game.sides[game.last.mover].name : "";
@@ -215,6 +220,12 @@ export function drawHeaps() {
     if (mark && mark.part === 0) row.append(el("span", { class: "moved-by" }, `← ${who}: ${game.history.at(-1).text}`));
     board.append(row);
   });
+  if (keep !== null) {
+    const token = board.querySelector(`button.token[data-heap="${keep}"]:not(:disabled)`) ||
+      board.querySelector("button.token:not(:disabled)");
+    if (token) token.focus();
+    else $("play-new").focus();
+  }
   // Moves a click on a token cannot make (splits, several heaps at once) get buttons.
   const buttons = $("play-move-buttons");
   buttons.replaceChildren();

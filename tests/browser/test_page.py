@@ -21,6 +21,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
@@ -30,6 +31,8 @@ from test_serve import Server  # noqa: E402
 # The cells' colours (web/plane.js): a P-position, an N-position by outcome, an
 # outcome that differs between normal and misère play.
 P_COLOUR, N_COLOUR, DIFFERS_COLOUR = [38, 50, 56], [207, 216, 220], [211, 47, 47]
+
+AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "axe-core", "axe.min.js")
 
 SCREENSHOTS = os.environ.get("SCREENSHOTS", os.path.join(tempfile.gettempdir(), "nimtb-screenshots"))
 
@@ -394,6 +397,143 @@ class Page(unittest.TestCase):
         self.assertIn(f"{c['all']['p_tuples']} of {c['all']['tuples']}", self.text("re-summary"))
         cells = [td.get_attribute("textContent") for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td")]
         self.assertIn(str(c["by_total"][-1]["tuples"]), cells)
+
+    # -- The keyboard alone, and an accessibility checker
+
+    def press(self, *keys):
+        ActionChains(self.driver).send_keys(*keys).perform()
+
+    def tab_to(self, test, limit=250):
+        """Presses Tab until the focused element passes `test` (a JS expression of `e`)."""
+        for _ in range(limit):
+            if self.driver.execute_script(f"const e = document.activeElement; return !!(e && ({test}))"):
+                return
+            self.press(Keys.TAB)
+        self.fail(f"Tab never reached {test}")
+
+    def focus_ring(self):
+        return self.driver.execute_script(
+            "const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]")
+
+    def test_nim_with_the_keyboard_alone(self):
+        self.open("play")
+        self.driver.execute_script("document.activeElement.blur()")
+        self.tab_to("e.id === 'play-new'")
+        outline, width = self.focus_ring()
+        self.assertNotEqual(outline, "none")
+        self.assertGreaterEqual(width, 2)
+        self.press(Keys.ENTER)
+        self.state("play", ("human-turn",))
+        self.tab_to("e.classList.contains('token')")
+        self.assertIn("from heap", self.driver.execute_script("return document.activeElement.getAttribute('aria-label')"))
+        for _ in range(20):
+            made = self.history_length()
+            self.press(Keys.ENTER)  # takes the focused token and those right of it
+            self.wait_for(lambda d: self.history_length() > made)
+            self.settled(self.history_length() if self.text("play-state") == "game-over" else made + 2)
+            if self.text("play-state") == "game-over":
+                break
+            # Focus stays on the board, on a token of a heap still there.
+            self.assertTrue(self.driver.execute_script(
+                "const e = document.activeElement; return e.classList.contains('token') && !e.disabled"))
+        self.assertEqual(self.text("play-state"), "game-over")
+        self.no_error()
+        self.assertTrue(self.history_length() >= 2)
+
+    def test_northcott_with_the_keyboard_alone(self):
+        self.open("northcott")
+        Select(self.by_id("nc-rows")).select_by_value("2")
+        Select(self.by_id("nc-first")).select_by_value("me")
+        self.driver.execute_script("document.activeElement.blur()")
+        self.tab_to("e.id === 'nc-new'")
+        self.press(Keys.ENTER)
+        for turn in range(80):
+            self.wait_for(lambda d: self.text("nc-state") in ("human-turn", "game-over"))
+            if self.text("nc-state") == "game-over":
+                break
+            made = len(self.driver.find_elements(By.CSS_SELECTOR, "#nc-history li"))
+            # A move toward O by one square in the first row with a gap.
+            row, col = self.driver.execute_script("""
+                const rows = window.nimtb.nc.rows;
+                for (let i = 0; i < rows.length; ++i) {
+                  const r = rows[i];
+                  if (Math.abs(r.x - r.o) > 1) return [i + 1, r.x + Math.sign(r.o - r.x)];
+                }
+                for (let i = 0; i < rows.length; ++i) {  // no gap left: a retreat
+                  const r = rows[i], away = r.x - Math.sign(r.o - r.x);
+                  if (away >= 1 && away <= 12) return [i + 1, away];
+                }
+                return null;""")
+            self.tab_to(f"e.parentElement && e.parentElement.dataset.row === '{row}' && e.parentElement.dataset.col === '{col}'")
+            self.press(Keys.ENTER)
+            self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#nc-history li")) > made)
+        self.assertEqual(self.text("nc-state"), "game-over")
+        self.no_error()
+
+    def test_the_picture_with_the_keyboard_alone(self):
+        self.open("explore")
+        self.choose_table("ex-table", "nim-normal-k2-h30.h5")
+        self.pictures_drawn("nim-normal-k2-h30.h5")
+        self.driver.execute_script("document.activeElement.blur()")
+        self.tab_to("e.tagName === 'CANVAS'")
+        self.press(Keys.ARROW_DOWN)
+        start = self.driver.execute_script("return ex.view.hover")
+        self.press(Keys.ARROW_DOWN, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
+        cell = self.driver.execute_script("return ex.view.hover")
+        self.assertEqual((cell["a"], cell["b"]), (start["a"] + 1, start["b"] + 2))
+        self.assertTrue(self.text("ex-hover").startswith(f"{cell['a']} {cell['b']} "))
+        self.press(Keys.ENTER)
+        self.wait_for(lambda d: self.text("ex-summary").startswith(" ".join(str(h) for h in (cell["a"], cell["b"]) if h)))
+        scale = self.driver.execute_script("return ex.view.view.scale")
+        self.press("+")
+        self.assertGreater(self.driver.execute_script("return ex.view.view.scale"), scale)
+
+    def test_no_serious_accessibility_violation_on_any_view(self):
+        """axe-core (from the npm registry, tests/browser/package.json) on every view with
+        its content shown: no violation of serious or critical impact."""
+        self.assertTrue(os.path.exists(AXE), "axe-core is missing: run tools/setup.sh test (npm ci in tests/browser)")
+        with open(AXE) as f:
+            axe = f.read()
+        found = {}
+        for width, height in ((1400, 1000), (390, 844)):
+            self.driver.set_window_size(width, height)
+            try:
+                for view in ("play", "northcott", "explore", "research"):
+                    self.open(view)
+                    if view == "play":
+                        self.by_id("play-new").click()
+                        self.state("play", ("human-turn",))
+                        self.driver.find_element(By.CSS_SELECTOR, "#play-board button.token").click()
+                        self.settled(2)
+                    elif view == "northcott":
+                        self.by_id("nc-new").click()
+                        self.state("nc", ("human-turn", "game-over"))
+                    elif view == "explore":
+                        self.choose_table("ex-table", "nim-normal-k3-h15.h5")
+                        self.pictures_drawn("nim-normal-k3-h15.h5")
+                        self.by_id("ex-query").click()
+                        self.wait_for(lambda d: self.text("ex-summary"))
+                        Select(self.by_id("ex-colour")).select_by_value("remoteness")
+                    else:
+                        self.choose_table("re-table", "nim-normal-k3-h15.h5")
+                        self.by_id("re-count").click()
+                        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
+                        self.by_id("sq-compute").click()
+                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+                        self.by_id("mq-compute").click()
+                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-phi circle"))
+                    self.driver.execute_script(axe)
+                    violations = self.driver.execute_async_script(
+                        "const done = arguments[0]; axe.run(document, {resultTypes: ['violations']}).then(r => done("
+                        "r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))")
+                    bad = [v for v in violations if v["impact"] in ("serious", "critical")]
+                    if bad:
+                        found[(view, width)] = bad
+                    for v in violations:
+                        print(f"axe {view} {width}px: {v['impact']} {v['id']} {v['nodes']}", file=sys.stderr)
+            finally:
+                self.driver.set_window_size(1400, 1000)
+        self.assertEqual(found, {})
 
     def test_northcott_from_a_set_up_board(self):
         self.open("northcott")
