@@ -5,20 +5,12 @@
 
 #include "apps/cli.h"
 #include "engine/checks/census.h"
+#include "service/dump.h"
 #include "service/views.h"
 
 namespace nimtb::apps {
 
 namespace {
-
-// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
-// break, its quotes doubled. Take-and-break moves ("leaving 2 and 3, 4") do.
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string out = "\"";
-    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
 
 std::string row_text(const std::string& label, const engine::CensusRow& r, bool tuples) {
     std::string out = fmt::format("{:<14} {:>14} {:>14}", label, r.positions, r.p_positions);
@@ -96,54 +88,11 @@ int cmd_dump(const std::vector<std::string>& args) {
     }
     if (vm->count("json")) throw UsageError("--json goes with --count");
     io::Prober prober((*vm)["table"].as<std::string>());
-    const engine::Universe& u = prober.universe();
-    const bool p_only = vm->count("p-only") > 0, csv = vm->count("csv") > 0;
-    const bool has_max = vm->count("max-total") > 0;
-    const uint64_t max_total = has_max ? number(*vm, "max-total", MAX_TOTAL) : 0;
-    const bool rem = prober.table().has_remoteness();
-
-    if (csv) {
-        std::cout << "position,value,remoteness,winning_move\n";
-    } else {
-        std::cout << fmt::format("{:<24} {:>5} {:>10}  {}\n", "position", "value", "remoteness",
-                                 "winning move");
-    }
-    engine::Heaps heaps(u.max_heaps(), 0);
-    std::string out;
-    for (uint64_t rank = 0; rank < u.size(); ++rank, u.next(heaps)) {
-        if (has_max) {
-            uint64_t total = 0;
-            for (uint32_t a : heaps) total += a;
-            if (total > max_total) continue;
-        }
-        const uint32_t v = prober.table().value(rank);
-        if (p_only && v != 0) continue;
-        std::string move;
-        if (v != 0) {
-            // The fastest win: the first of the probe's ordered moves.
-            engine::Heaps shown;
-            for (uint32_t a : heaps)
-                if (a) shown.push_back(a);
-            const io::ProbeResult r = prober.probe(shown);
-            if (!r.moves.empty() && r.moves.front().winning()) {
-                const auto& m = r.moves.front();
-                move = fmt::format("{} -> {}", m.phrase, engine::format_heaps(m.result));
-            }
-        }
-        const std::string rem_text = rem ? std::to_string(prober.table().remoteness(rank)) : "";
-        if (csv) {
-            out += fmt::format("{},{},{},{}\n", csv_field(engine::format_heaps(heaps)), v, rem_text,
-                               csv_field(move));
-        } else {
-            out += fmt::format("{:<24} {:>5} {:>10}  {}\n", engine::format_heaps(heaps), v,
-                               rem ? rem_text : "-", move);
-        }
-        if (out.size() > (1 << 16)) {
-            std::cout << out;
-            out.clear();
-        }
-    }
-    std::cout << out;
+    service::DumpOptions options;
+    options.p_only = vm->count("p-only") > 0;
+    options.csv = vm->count("csv") > 0;
+    if (vm->count("max-total")) options.max_total = number(*vm, "max-total", MAX_TOTAL);
+    service::dump_rows(prober, options, [](std::string_view text) { std::cout << text; });
     return EXIT_OK;
 }
 

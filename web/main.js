@@ -5,7 +5,8 @@ import { $, guard, loadRules, loadTables, showView } from "./common.js";
 import { game, hint, newGame, retry, showSetupChoices, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
 import { clearAnswer, describeCell, drawPictures, ex, explore, fitPosition, queryCell } from "./explore.js";
-import { quotient, research, sequence } from "./research.js";
+import { quotient, re, research, sequence } from "./research.js";
+import { csvText, downloadButtons } from "./export.js";
 import { PlaneView } from "./plane.js";
 
 export function wire() {
@@ -43,12 +44,70 @@ export function wire() {
   $("re-form").addEventListener("submit", guard(research));
   $("sq-form").addEventListener("submit", guard(sequence));
   $("mq-form").addEventListener("submit", guard(quotient));
+  wireDownloads();
   const fromHash = () => {
     const view = location.hash.slice(1);
     showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play");
   };
   window.addEventListener("hashchange", fromHash);
   fromHash();
+}
+
+// Every picture and plot can be downloaded as SVG or PNG, and its data as CSV.
+function wireDownloads() {
+  const need = (x, what) => { if (!x) throw new Error(`nothing to download yet: ${what} first`); return x; };
+  const stem = () => need($("ex-table").value, "choose a table").replace(/\.h5$/, "");
+  downloadButtons($("ex-legend"), {
+    id: "ex-pictures", title: "the pictures", name: () => `${stem()}-plane`,
+    canvases: () => need([...document.querySelectorAll("#ex-pictures canvas")].length && [...document.querySelectorAll("#ex-pictures canvas")], "draw a picture"),
+    // The table itself, as nimtb dump --csv writes it.
+    csv: async () => {
+      const res = await fetch("/api/dump?" + new URLSearchParams({ table: need($("ex-table").value, "choose a table") }));
+      const text = await res.text();
+      if (!res.ok) throw new Error(JSON.parse(text).error);
+      return text;
+    },
+  });
+  const counts = (key) => () => {
+    const c = need(re.count, "count a table's P-positions");
+    const rows = key === "total" ? c.by_total : key === "largest" ? c.by_largest : need(c.by_remoteness, "a table with remoteness");
+    const tuples = c.all.tuples !== undefined;
+    return csvText([key, "positions", "p_positions", ...(tuples ? ["tuples", "p_tuples"] : [])],
+      rows.map((r) => [r[key], r.positions, r.p_positions, ...(tuples ? [r.tuples, r.p_tuples] : [])]));
+  };
+  for (const [id, key] of [["re-plot-total", "total"], ["re-plot-largest", "largest"], ["re-plot-remoteness", "remoteness"]]) {
+    downloadButtons($(id), { id, title: `P-positions by ${key}`, name: () => `${stem2()}-by-${key}`, svg: () => $(id), csv: counts(key) });
+  }
+  function stem2() {
+    need(re.count, "count a table's P-positions");
+    return re.countTable.replace(/\.h5$/, "");
+  }
+  downloadButtons($("sq-plot"), {
+    id: "sq-plot", title: "g(n)", name: () => `${need(re.sequence, "compute a sequence").rules.replace(/[:,]/g, "_")}-sequence`,
+    svg: () => $("sq-plot"),
+    csv: () => csvText(["n", "g"], need(re.sequence, "compute a sequence").values.map((g, n) => [n, g])),
+  });
+  const quotientName = () => need(re.quotient, "compute a quotient").rules.replace(/[:,]/g, "_");
+  downloadButtons($("mq-table"), {
+    id: "mq-table", title: "the multiplication table", name: () => `${quotientName()}-quotient-table`, svg: () => $("mq-table"),
+    csv: () => {
+      const q = need(re.quotient, "compute a quotient");
+      return csvText(["x", "y", "product", "product_in_p"],
+        q.table.flatMap((row, x) => row.map((v, y) => [q.elements[x].word, q.elements[y].word, q.elements[v].word, q.elements[v].p ? 1 : 0])));
+    },
+  });
+  downloadButtons($("mq-phi"), {
+    id: "mq-phi", title: "phi", name: () => `${quotientName()}-phi`, svg: () => $("mq-phi"),
+    csv: () => {
+      const q = need(re.quotient, "compute a quotient");
+      return csvText(["heap", "element", "in_p"], q.phi.map((x, h) => [h, q.elements[x].word, q.elements[x].p ? 1 : 0]));
+    },
+  });
+  downloadButtons($("play-chart"), {
+    id: "play-chart", title: "the game's values", name: () => "game", svg: () => $("play-chart"),
+    csv: () => csvText(["move", "value", "remoteness", "to_move_wins"],
+      need(game.positions.length && game.positions, "play a game").map((p, i) => [i, p.value, p.remoteness, p.wins ? 1 : 0])),
+  });
 }
 
 wire();

@@ -2,6 +2,9 @@
 import { $, api, el, minus } from "./common.js";
 import { barChart, phiPlot, quotientTable, sequencePlot } from "./plots.js";
 
+// The latest of each, for the downloads.
+export const re = { count: null, sequence: null, quotient: null };
+
 export async function research(event) {
   if (event) event.preventDefault();
   const table = $("re-table").value;
@@ -14,6 +17,8 @@ export async function research(event) {
     $("re-summary").textContent = "";
     throw e;
   }
+  re.count = c;
+  re.countTable = table;
   const tuples = c.all.tuples !== undefined;
   // Counts may exceed 2^53 (BigInts): shown exactly, divided as Numbers.
   const share = (r) => (Number(r.positions) ? (100 * Number(r.p_positions) / Number(r.positions)).toFixed(1) + "%" : "—");
@@ -48,6 +53,7 @@ export async function sequence(event) {
   $("sq-plot").replaceChildren();
   try {
     const s = await api("/api/sequence", params);
+    re.sequence = s;
     $("sq-summary").textContent = `${s.rules}: g(0) to g(${s.max_heap}); ${s.period.explanation}`;
     sequencePlot($("sq-plot"), s);
   } catch (e) {
@@ -65,6 +71,7 @@ export async function quotient(event) {
   $("mq-phi").replaceChildren();
   try {
     const q = await api("/api/quotient", params);
+    re.quotient = q;
     const inP = q.elements.filter((e) => e.p).map((e) => e.word);
     $("mq-summary").textContent = `${q.rules}, heaps up to ${q.max_heap}: ${q.order} elements; ` +
       `P-portion ${inP.join(", ")}`;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "apps/server/api.h"
+#include "service/dump.h"
 #include "service/tables.h"
 #include "service/views.h"
 
@@ -136,6 +137,26 @@ void add_table_routes(httplib::Server& http, ServerState& state) {
         answering(res, [&] {
             std::lock_guard lock(state.tables_mutex);
             plane(state, req, res);
+        });
+    });
+    // The table as `nimtb dump --csv` writes it, byte for byte (service/dump.h).
+    http.Get("/api/dump", [&state](const httplib::Request& req, httplib::Response& res) {
+        answering(res, [&] {
+            const std::string name = param(req, "table");
+            std::lock_guard lock(state.tables_mutex);
+            io::Prober& prober = *state.table(name).prober;
+            if (prober.table().info().positions > MAX_COUNT_POSITIONS) {
+                throw HttpError(422,
+                                fmt::format("the table has {} positions, more than the server "
+                                            "writes as CSV ({}); run nimtb dump --csv",
+                                            prober.table().info().positions, MAX_COUNT_POSITIONS));
+            }
+            std::string body;
+            dump_rows(prober, DumpOptions{false, std::nullopt, true},
+                      [&body](std::string_view text) { body += text; });
+            res.set_header("Content-Disposition",
+                           "attachment; filename=\"" + fs::path(name).stem().string() + ".csv\"");
+            res.set_content(body, "text/csv; charset=utf-8");
         });
     });
     http.Get("/api/companion", guarded([&state](const httplib::Request& req) {

@@ -65,7 +65,12 @@ class Page(unittest.TestCase):
         options = webdriver.ChromeOptions()
         for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"]:
             options.add_argument(a)
+        cls.downloads = os.path.join(cls.dir, "downloads")
+        os.makedirs(cls.downloads)
+        options.add_experimental_option("prefs", {"download.default_directory": cls.downloads,
+                                                  "download.prompt_for_download": False})
         cls.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        cls.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": cls.downloads})
         os.makedirs(SCREENSHOTS, exist_ok=True)
 
     @classmethod
@@ -397,6 +402,75 @@ class Page(unittest.TestCase):
         self.assertIn(f"{c['all']['p_tuples']} of {c['all']['tuples']}", self.text("re-summary"))
         cells = [td.get_attribute("textContent") for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td")]
         self.assertIn(str(c["by_total"][-1]["tuples"]), cells)
+
+    # -- Downloads
+
+    def downloaded(self, figure, kind, name):
+        """Clicks the download button of `kind` under the figure of id `figure` and returns the
+        bytes of the file `name`."""
+        path = os.path.join(self.downloads, name)
+        if os.path.exists(path):
+            os.remove(path)
+        self.driver.find_element(By.CSS_SELECTOR, f'.downloads[data-for="{figure}"] button[data-kind="{kind}"]').click()
+        self.wait_for(lambda d: os.path.exists(path) and os.path.getsize(path) > 0)
+        import time
+        time.sleep(0.2)  # the file is whole once Chrome renames it into place
+        with open(path, "rb") as f:
+            return f.read()
+
+    def assert_svg_and_png(self, figure, name):
+        import xml.etree.ElementTree as ET
+        svg = self.downloaded(figure, "svg", name + ".svg")
+        self.assertTrue(ET.fromstring(svg).tag.endswith("svg"), figure)
+        png = self.downloaded(figure, "png", name + ".png")
+        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n", figure)
+
+    def test_every_picture_and_plot_downloads_as_svg_png_and_csv(self):
+        """The table's CSV is nimtb dump --csv byte for byte; a sequence's is sequence --json's
+        values; a count's is dump --count's; a quotient's phi is quotient --json's."""
+        self.open("explore")
+        for table in ("nim-normal-k3-h15.h5", "kayles-misere-n20.h5"):
+            self.choose_table("ex-table", table)
+            self.pictures_drawn(table)
+            stem = table[:-3]
+            csv = self.downloaded("ex-pictures", "csv", f"{stem}-plane.csv").decode()
+            code, out, err = run("dump", os.path.join(self.tables, table), "--csv")
+            self.assertEqual(csv, out, table)
+            self.assert_svg_and_png("ex-pictures", f"{stem}-plane")
+        self.no_error()
+        # Research: the counts, the sequence and the quotient.
+        self.open("research")
+        table = "nim-normal-k3-h15.h5"
+        self.choose_table("re-table", table)
+        self.by_id("re-count").click()
+        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
+        c = json.loads(run("dump", os.path.join(self.tables, table), "--count", "--json")[1])
+        for key, rows in (("total", c["by_total"]), ("largest", c["by_largest"]), ("remoteness", c["by_remoteness"])):
+            name = f"nim-normal-k3-h15-by-{key}"
+            lines = self.downloaded(f"re-plot-{key}", "csv", name + ".csv").decode().splitlines()
+            self.assertEqual(lines[0], f"{key},positions,p_positions,tuples,p_tuples")
+            self.assertEqual(lines[1:], [f"{r[key]},{r['positions']},{r['p_positions']},{r['tuples']},{r['p_tuples']}"
+                                         for r in rows])
+            self.assert_svg_and_png(f"re-plot-{key}", name)
+        self.by_id("sq-rules").clear()
+        self.by_id("sq-rules").send_keys("octal:0.77")
+        self.by_id("sq-compute").click()
+        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+        s = json.loads(run("sequence", "--rules", "octal:0.77", "--max-heap", self.by_id("sq-max").get_attribute("value"),
+                           "--json")[1])
+        lines = self.downloaded("sq-plot", "csv", "octal_0.77-sequence.csv").decode().splitlines()
+        self.assertEqual(lines, ["n,g"] + [f"{n},{g}" for n, g in enumerate(s["values"])])
+        self.assert_svg_and_png("sq-plot", "octal_0.77-sequence")
+        self.by_id("mq-compute").click()
+        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-phi circle"))
+        q = json.loads(run("quotient", "--rules", "octal:0.77", "--max-heap", self.by_id("mq-max").get_attribute("value"),
+                           "--json")[1])
+        lines = self.downloaded("mq-phi", "csv", "octal_0.77-phi.csv").decode().splitlines()
+        self.assertEqual(lines[1:], [f"{h},{q['elements'][x]['word']},{int(q['elements'][x]['p'])}"
+                                     for h, x in enumerate(q["phi"])])
+        self.assert_svg_and_png("mq-phi", "octal_0.77-phi")
+        self.assert_svg_and_png("mq-table", "octal_0.77-quotient-table")
+        self.no_error()
 
     # -- The keyboard alone, and an accessibility checker
 

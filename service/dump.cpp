@@ -1,0 +1,58 @@
+#include "service/dump.h"
+
+#include <fmt/core.h>
+
+namespace nimtb::service {
+
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+void dump_rows(io::Prober& prober, const DumpOptions& options,
+               const std::function<void(std::string_view)>& write) {
+    const engine::Universe& u = prober.universe();
+    const bool rem = prober.table().has_remoteness();
+    std::string out = options.csv ? std::string("position,value,remoteness,winning_move\n")
+                                  : fmt::format("{:<24} {:>5} {:>10}  {}\n", "position", "value",
+                                                "remoteness", "winning move");
+    engine::Heaps heaps(u.max_heaps(), 0);
+    for (uint64_t rank = 0; rank < u.size(); ++rank, u.next(heaps)) {
+        if (options.max_total) {
+            uint64_t total = 0;
+            for (uint32_t a : heaps) total += a;
+            if (total > *options.max_total) continue;
+        }
+        const uint32_t v = prober.table().value(rank);
+        if (options.p_only && v != 0) continue;
+        std::string move;
+        if (v != 0) {
+            // The fastest win: the first of the probe's ordered moves.
+            engine::Heaps shown;
+            for (uint32_t a : heaps)
+                if (a) shown.push_back(a);
+            const io::ProbeResult r = prober.probe(shown);
+            if (!r.moves.empty() && r.moves.front().winning()) {
+                const auto& m = r.moves.front();
+                move = fmt::format("{} -> {}", m.phrase, engine::format_heaps(m.result));
+            }
+        }
+        const std::string rem_text = rem ? std::to_string(prober.table().remoteness(rank)) : "";
+        if (options.csv) {
+            out += fmt::format("{},{},{},{}\n", csv_field(engine::format_heaps(heaps)), v, rem_text,
+                               csv_field(move));
+        } else {
+            out += fmt::format("{:<24} {:>5} {:>10}  {}\n", engine::format_heaps(heaps), v,
+                               rem ? rem_text : "-", move);
+        }
+        if (out.size() > (1 << 16)) {
+            write(out);
+            out.clear();
+        }
+    }
+    write(out);
+}
+
+}  // namespace nimtb::service

@@ -1,0 +1,31 @@
+#pragma once
+// A table's positions as rows (`nimtb dump`, the page's CSV download): one
+// definition of the rows, so the two are byte for byte the same.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/probe.h"
+
+namespace nimtb::service {
+
+struct DumpOptions {
+    bool p_only = false;                // only P-positions
+    std::optional<uint64_t> max_total;  // only positions of at most this many tokens
+    bool csv = false;                   // comma-separated values, else aligned columns
+};
+
+// The header line, then a line per position in rank order, each with its
+// fastest winning move when it has one, handed to `write` in pieces of about
+// 64 KiB.
+void dump_rows(io::Prober& prober, const DumpOptions& options,
+               const std::function<void(std::string_view)>& write);
+
+// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+// break, its quotes doubled.
+std::string csv_field(const std::string& text);
+
+}  // namespace nimtb::service
