@@ -25,26 +25,35 @@ export function shortNumber(n) {
   return String(n);
 }
 
-export const PLOT = { width: 640, height: 260, left: 56, right: 12, top: 14, bottom: 40 };
+export const PLOT = { width: 640, height: 260, left: 56, right: 12, top: 28, bottom: 40 };
 export const WIDE = { ...PLOT, width: 1100, height: 300 };
 
 // Axes over [x0, x1] x [0, y1] in a fresh plot of the given size; returns the two scales.
+// The plot is never wider in its own units than on the screen, so that its
+// text keeps its size on a phone. box.log: a logarithmic y axis (counts that
+// differ a thousandfold).
 export function axes(svg, x0, x1, y1, xLabel, yLabel, box = PLOT) {
   svg.replaceChildren();
+  const shown = svg.getBoundingClientRect().width;
+  if (shown > 0 && shown < box.width) box = { ...box, width: Math.max(300, Math.round(shown)) };
   svg.setAttribute("viewBox", `0 0 ${box.width} ${box.height}`);
   const w = box.width - box.left - box.right, h = box.height - box.top - box.bottom;
   const sx = (x) => box.left + ((x - x0) / Math.max(x1 - x0, 1e-9)) * w;
-  const sy = (y) => box.top + h - (y / Math.max(y1, 1e-9)) * h;
+  const sy = box.log ? (y) => box.top + h - (Math.log10(1 + y) / Math.log10(1 + Math.max(y1, 1))) * h
+    : (y) => box.top + h - (y / Math.max(y1, 1e-9)) * h;
   const g = svgEl("g", { class: "axes" });
   g.append(svgEl("line", { x1: box.left, y1: box.top + h, x2: box.left + w, y2: box.top + h }),
     svgEl("line", { x1: box.left, y1: box.top, x2: box.left, y2: box.top + h }));
-  const xStep = box.wholeX ? Math.max(1, niceStep((x1 - x0) / 10)) : niceStep((x1 - x0) / 10);
+  const labels = Math.max(2, Math.min(10, Math.floor(w / 60)));  // room for each label
+  const xStep = box.wholeX ? Math.max(1, niceStep((x1 - x0) / labels)) : niceStep((x1 - x0) / labels);
   for (let x = Math.ceil(x0 / xStep) * xStep; x <= x1; x += xStep) {
     g.append(svgEl("line", { x1: sx(x), y1: box.top + h, x2: sx(x), y2: box.top + h + 4 }),
       svgEl("text", { x: sx(x), y: box.top + h + 16, "text-anchor": "middle" }, shortNumber(x)));
   }
-  const yStep = niceStep(y1 / 5);
-  for (let y = 0; y <= y1; y += yStep) {
+  const ticks = [];
+  if (box.log) for (let y = 1; y <= y1; y *= 10) ticks.push(y);
+  else for (let y = 0, step = niceStep(y1 / 5); y <= y1; y += step) ticks.push(y);
+  for (const y of box.log ? [0, ...ticks] : ticks) {
     g.append(svgEl("line", { class: "grid", x1: box.left, y1: sy(y), x2: box.left + w, y2: sy(y) }),
       svgEl("text", { x: box.left - 6, y: sy(y) + 4, "text-anchor": "end" }, shortNumber(y)));
   }
@@ -52,36 +61,44 @@ export function axes(svg, x0, x1, y1, xLabel, yLabel, box = PLOT) {
     svgEl("text", { x: 12, y: box.top + h / 2, "text-anchor": "middle", class: "label",
       transform: `rotate(-90 12 ${box.top + h / 2})` }, yLabel));
   svg.append(g);
-  return { sx, sy };
+  return { sx, sy, box };
 }
 
-// Stacked bars: for each x, one bar per series on top of the previous ones.
+// Bars: for each x, one bar per series, stacked on a linear axis; where the
+// first series is too small beside the others to be seen so (Wythoff's
+// P-positions), side by side on a logarithmic axis instead.
 // series: [{ name, cls, values }] with values[i] the height at xs[i].
 export function barChart(svg, xs, series, xLabel, yLabel) {
   const totals = xs.map((_, i) => series.reduce((s, ser) => s + ser.values[i], 0));
+  const top = Math.max(1, ...totals), first = Math.max(0, ...series[0].values);
+  const log = first > 0 && first < top / 20;
   const x0 = xs.length ? xs[0] - 0.5 : 0, x1 = xs.length ? xs[xs.length - 1] + 0.5 : 1;
-  const { sx, sy } = axes(svg, x0, x1, Math.max(1, ...totals), xLabel, yLabel);
-  const width = Math.max(0.5, sx(1) - sx(0) - (xs.length > 60 ? 0 : 1));
+  const { sx, sy, box } = axes(svg, x0, x1, log ? top : top * 1.05, xLabel, log ? `${yLabel} (log scale)` : yLabel,
+    { ...PLOT, log });
+  const slot = Math.max(0.5, sx(1) - sx(0) - (xs.length > 60 ? 0 : 1));
+  const width = log ? Math.max(0.5, slot / series.length) : slot;
   xs.forEach((x, i) => {
     let base = 0;
-    for (const ser of series) {
+    series.forEach((ser, k) => {
       const v = ser.values[i];
       if (v > 0) {
+        const from = log ? 0 : base, left = log ? sx(x) - slot / 2 + k * width : sx(x) - width / 2;
         svg.append(svgEl("rect", {
-          class: "bar " + ser.cls, x: sx(x) - width / 2, width, y: sy(base + v), height: sy(base) - sy(base + v),
+          class: "bar " + ser.cls, x: left, width, y: sy(from + v), height: sy(from) - sy(from + v),
           "data-x": x, "data-y": v,
         }, svgEl("title", {}, `${xLabel} ${x}: ${v} ${ser.name}`)));
       }
       base += v;
-    }
+    });
   });
-  svg.append(legendOf(series));
+  svg.append(legendOf(series, box));
 }
 
-export function legendOf(series) {
+// The series' names in a row above the plot, clear of its bars.
+export function legendOf(series, box = PLOT) {
   const g = svgEl("g", { class: "plot-legend" });
   series.forEach((ser, i) => {
-    const x = PLOT.width - PLOT.right - 150, y = PLOT.top + 4 + 16 * i;
+    const x = box.left + 110 * i, y = 8;
     g.append(svgEl("rect", { class: "bar " + ser.cls, x, y, width: 10, height: 10 }),
       svgEl("text", { x: x + 14, y: y + 9 }, ser.name));
   });

@@ -403,6 +403,39 @@ class Page(unittest.TestCase):
         cells = [td.get_attribute("textContent") for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td")]
         self.assertIn(str(c["by_total"][-1]["tuples"]), cells)
 
+    def test_research_plots_read_on_a_phone_and_show_rare_p_positions(self):
+        """On a phone the plots' text keeps its size and g(n) its height; Wythoff's few
+        P-positions get bars that can be seen; the legend covers no bar."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        try:
+            self.open("research")
+            self.choose_table("re-table", "wythoff-normal-k2-h200.h5")
+            self.by_id("re-count").click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#re-plot-total rect.bar.p[data-x]"))
+            self.by_id("sq-compute").click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+            measured = self.driver.execute_script("""
+                const text = [...document.querySelectorAll('#research svg.plot text')].map(t => t.getBoundingClientRect().height)
+                  .filter(h => h > 0);
+                const p = [...document.querySelectorAll('#re-plot-total rect.bar.p[data-x]')].map(r => r.getBoundingClientRect().height);
+                const legend = document.querySelector('#re-plot-total .plot-legend').getBoundingClientRect();
+                const overlaps = [...document.querySelectorAll('#re-plot-total rect.bar[data-x]')].some(r => {
+                  const b = r.getBoundingClientRect();
+                  return b.left < legend.right && b.right > legend.left && b.top < legend.bottom && b.bottom > legend.top;
+                });
+                return { smallestText: Math.min(...text), p, overlaps,
+                         sequenceHeight: document.getElementById('sq-plot').getBoundingClientRect().height };""")
+            self.assertGreaterEqual(measured["smallestText"], 9, measured["smallestText"])
+            self.assertGreaterEqual(measured["sequenceHeight"], 200)
+            self.assertTrue(measured["p"])
+            self.assertGreaterEqual(min(measured["p"]), 2, measured["p"])
+            self.assertFalse(measured["overlaps"])
+            self.assertIn("log scale", self.driver.find_element(By.CSS_SELECTOR, "#re-plot-total").text)
+            self.screenshot("research-phone")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
     # -- Downloads
 
     def downloaded(self, figure, kind, name):
