@@ -96,7 +96,7 @@ std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::
         "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}", dir,
         u.size(), request.output));
     fs::create_directories(dir);
-    solve_table(request, Hooks{nullptr, hooks.cancel, nullptr, nullptr});
+    solve_table(request, Hooks{hooks.progress, hooks.cancel, nullptr, nullptr});
     return request.output;
 }
 
@@ -116,12 +116,17 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
     return found.empty() ? solve_now(dir, rule, c, smallest_universe(rule, start), hooks) : found;
 }
 
+std::string find_universe(const std::string& dir, const engine::Rule& rule, engine::Convention c,
+                          const engine::Universe& universe, const Hooks& hooks) {
+    return find_table(dir, rule, c, hooks, [&](const engine::Universe& u) {
+        return u.describe() == universe.describe();
+    });
+}
+
 std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
                                    engine::Convention c, const engine::Universe& universe,
                                    const Hooks& hooks) {
-    const std::string found = find_table(dir, rule, c, hooks, [&](const engine::Universe& u) {
-        return u.describe() == universe.describe();
-    });
+    const std::string found = find_universe(dir, rule, c, universe, hooks);
     return found.empty() ? solve_now(dir, rule, c, universe, hooks) : found;
 }
 

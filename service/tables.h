@@ -28,7 +28,10 @@ inline constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
 std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
                                 engine::Convention c, const engine::Heaps& start,
                                 const Hooks& hooks = {});
-// The same for exactly the universe `u`.
+// The table of exactly the universe `u` in `dir`, or "" when there is none.
+std::string find_universe(const std::string& dir, const engine::Rule& rule, engine::Convention c,
+                          const engine::Universe& u, const Hooks& hooks = {});
+// The same, or one solved now when small.
 std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
                                    engine::Convention c, const engine::Universe& u,
                                    const Hooks& hooks = {});

@@ -80,9 +80,42 @@ export function schedulePictures() {
   pictureTimer = setTimeout(guard(() => drawPictures(true)), 120);
 }
 
+// Follows a solve on the server, its progress on screen, until it ends;
+// Cancel stops it (the server then writes nothing).
+export async function followJob(job, what, positions) {
+  const box = $("ex-progress"), bar = $("ex-progress-bar"), text = $("ex-progress-text");
+  box.hidden = false;
+  const cancel = guard(() => api("/api/job/cancel", { id: job }));
+  $("ex-cancel").onclick = cancel;
+  try {
+    for (;;) {
+      const s = await api("/api/job", { id: job });
+      const share = s.total ? s.done / s.total : 0;
+      bar.value = share;
+      text.textContent = `solving ${what} (${positions} positions): ${Math.round(100 * share)}%`;
+      if (s.state === "done") return s.answer;
+      if (s.state !== "running") throw new Error(s.error);
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  } finally {
+    box.hidden = true;
+    $("ex-cancel").onclick = null;
+  }
+}
+
 export async function companionOf(table) {
   if (!ex.companions.has(table)) {
-    const c = await api("/api/companion", { table });
+    let c = await api("/api/companion", { table });
+    if (c.job) {
+      const t = tables.find((x) => x.path === table);
+      const other = t && t.convention === "normal" ? "misère" : "normal-play";
+      try {
+        c = await followJob(c.job, `the ${other} table`, c.positions);
+      } catch (e) {
+        $("ex-compare").value = "one";  // back to the picture there is
+        throw e;
+      }
+    }
     ex.companions.set(table, c);
     if (!tables.some((t) => t.path === c.table)) await loadTables();  // solved just now
   }

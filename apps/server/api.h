@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "apps/server/jobs.h"
 #include "apps/server/web_server.h"
 #include "engine/base/errors.h"
 #include "engine/game/universe.h"
@@ -90,6 +91,10 @@ struct ServerState {
     std::map<std::string, Open> open;
     std::map<std::string, play::MatchboxLearner> learners;
     std::mt19937_64 rng;
+
+    // Solves on the spot the page follows; last, so that it is destroyed
+    // (its jobs stopped and joined) before the tables they use.
+    Jobs jobs;
 
     // The table `name` of the folder (HttpError 400 for a name that is not
     // one, 404 for a missing file). Hold tables_mutex.

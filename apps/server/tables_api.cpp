@@ -159,6 +159,8 @@ void add_table_routes(httplib::Server& http, ServerState& state) {
             res.set_content(body, "text/csv; charset=utf-8");
         });
     });
+    // The table of the other convention: found at once, or a job solving it
+    // ({"job": id}, followed with /api/job and stopped with /api/job/cancel).
     http.Get("/api/companion", guarded([&state](const httplib::Request& req) {
                  const std::string name = param(req, "table");
                  std::lock_guard lock(state.tables_mutex);
@@ -166,15 +168,36 @@ void add_table_routes(httplib::Server& http, ServerState& state) {
                  const engine::Convention other = r.info().convention == engine::Convention::normal
                                                       ? engine::Convention::misere
                                                       : engine::Convention::normal;
-                 std::string path;
-                 try {
-                     path = find_or_solve_universe(state.options.tables_dir, r.rule(), other,
-                                                   r.universe(), log_hooks());
-                 } catch (const std::runtime_error& e) {
-                     throw HttpError(422, e.what());  // too big to solve now: names the solve
+                 const engine::Rule rule = r.rule();
+                 const engine::Universe universe = r.universe();
+                 const std::string dir = state.options.tables_dir;
+                 const std::string path = find_universe(dir, rule, other, universe, log_hooks());
+                 if (!path.empty()) {
+                     const std::string found = fs::path(path).filename().string();
+                     return json{{"table", found}, {"info", state.info(state.table(found), found)}};
                  }
-                 const std::string found = fs::path(path).filename().string();
-                 return json{{"table", found}, {"info", state.info(state.table(found), found)}};
+                 const std::string key = default_table_path(rule, other, universe);
+                 const std::string job = state.jobs.start(key, [&state, dir, rule, other, universe](
+                                                                   const service::Hooks& hooks) {
+                     // HDF5 is not thread-safe: the solve holds the tables' lock.
+                     std::lock_guard solve_lock(state.tables_mutex);
+                     std::string solved;
+                     try {
+                         solved = find_or_solve_universe(dir, rule, other, universe, hooks);
+                     } catch (const TableError& e) {
+                         throw HttpError(422, e.what());  // too big to solve now: names the solve
+                     }
+                     const std::string found = fs::path(solved).filename().string();
+                     return json{{"table", found}, {"info", state.info(state.table(found), found)}};
+                 });
+                 return json{{"job", job}, {"positions", universe.size()}};
+             }));
+    http.Get("/api/job", guarded([&state](const httplib::Request& req) {
+                 return state.jobs.status(param(req, "id"));
+             }));
+    http.Get("/api/job/cancel", guarded([&state](const httplib::Request& req) {
+                 state.jobs.cancel(param(req, "id"));
+                 return state.jobs.status(param(req, "id"));
              }));
 }
 

@@ -10,8 +10,13 @@
 //   GET  /api/query?table=T&position=3,4,5[&line=1]   query --json [--line]
 //   GET  /api/count?table=T                     dump --count --json
 //   GET  /api/plane?table=T[&others=C,D]        values and remoteness of every a b C D, binary
+//   GET  /api/dump?table=T                      the table as `nimtb dump --csv` writes it (text/csv)
 //   GET  /api/companion?table=T                 the same rule and universe in the other
-//                                               convention, found or solved now if small
+//                                               convention: {"table","info"} when in the folder,
+//                                               else {"job","positions"}: a job solving it
+//   GET  /api/job?id=J                          a job's {"state","done","total"} and its
+//                                               "answer" (done) or "error" (failed, cancelled)
+//   GET  /api/job/cancel?id=J                   stops the job; its solve writes nothing
 //   GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])   sequence --json
 //   GET  /api/hint?table=T&position=P           {"text"}: the hint of `nimtb play`
 //   GET  /api/move?table=T&position=P&level=L   the computer's move, as in query's "moves"

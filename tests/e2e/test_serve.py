@@ -259,14 +259,26 @@ class Api(ServeCase):
         self.assertEqual(len(v), 6)  # a + b at most 12 - 7
         _, q, _ = self.get("/api/query", table="kayles-n12.h5", position="2 3 3 4")
         self.assertEqual((v[2][3], r[2][3]), (q["value"], q["remoteness"]))
-        # The other convention of a table: solved on the spot, then found in the folder.
-        s, c, _ = self.get("/api/companion", table="s134-misere.h5")
-        self.assertEqual(s, 200, c)
+        # The other convention of a table: a job solves it, followed to its end; then it is
+        # found in the folder at once.
+        s, started, _ = self.get("/api/companion", table="s134-misere.h5")
+        self.assertEqual(s, 200, started)
+        self.assertEqual(started["positions"], 91)
+        for _ in range(200):
+            s, job, _ = self.get("/api/job", id=started["job"])
+            if job["state"] != "running":
+                break
+            time.sleep(0.05)
+        self.assertEqual(job["state"], "done", job)
+        self.assertEqual(job["done"], job["total"])
+        c = job["answer"]
         self.assertEqual((c["info"]["convention"], c["info"]["rules"]), ("normal", "subtract:1,3,4"))
         self.assertEqual(c["info"]["max_heap_size"], 12)
         self.assertTrue(os.path.exists(os.path.join(self.tables, c["table"])))
         s, again, _ = self.get("/api/companion", table="s134-misere.h5")
         self.assertEqual(again["table"], c["table"])
+        s, missing, _ = self.get("/api/job", id="99")
+        self.assertEqual(s, 404, missing)
         s, back, _ = self.get("/api/companion", table=c["table"])
         self.assertEqual(back["table"], "s134-misere.h5")
         # Sequences: sequence --json.
