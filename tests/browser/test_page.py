@@ -820,6 +820,17 @@ class Page(unittest.TestCase):
                 self.assertLess(share, 0.05, colour)  # and the N-positions stay light
             self.screenshot(f"explore-wythoff-1023-{colour}")
         self.assertEqual(self.driver.execute_script(fetches), fetched, "a change of colours fetched the plane again")
+        # Four-digit ticks fit their margins: none is cut at the canvas's edge, none meets "← heap a".
+        room = self.driver.execute_script("""
+            const canvas = document.querySelector('#ex-pictures canvas'), v = ex.view.view;
+            const ctx = canvas.getContext('2d');
+            ctx.font = '11px system-ui, sans-serif';
+            const wide = ctx.measureText(String(ex.view.rows - 1)).width;
+            const left = ex.view.centreOf(0, 0).x - (0.5 - v.x0) * v.scale;
+            const right = ex.view.width - (left + ex.view.plotSize().w);
+            return { left, right, wide };""")
+        self.assertGreaterEqual(room["left"] - 6 - room["wide"], 16, room)  # the rotated label's band
+        self.assertGreaterEqual(room["right"], room["wide"] / 2, room)
 
     def test_legend_swatches_show_their_colours(self):
         self.open("explore")
