@@ -17,6 +17,9 @@ export const CELL = {
 };
 export const RAMP = { p: [[187, 222, 251], [13, 71, 161]], n: [[255, 224, 178], [230, 81, 0]] };
 
+// The plot's ground, where no cell is.
+const BACKGROUND = [246, 247, 249];
+
 export const css = (rgb) => `rgb(${rgb.join(",")})`;
 
 export function hslToRgb(h, s, l) {
@@ -355,17 +358,7 @@ export class PlaneView {
         }
       }
     }
-    const image = document.createElement("canvas");
-    image.width = W;
-    image.height = H;
-    const ctx = image.getContext("2d");
-    const data = ctx.createImageData(W, H);
-    for (let p = 0; p < W * H; ++p) {
-      const c = best[p] < 0 ? [246, 247, 249] : f.colourOf(best[p]);
-      data.data.set(c, 4 * p);
-      data.data[4 * p + 3] = 255;
-    }
-    ctx.putImageData(data, 0, 0);
+    const image = paintCells(H, W, (p) => (best[p] < 0 ? BACKGROUND : f.colourOf(best[p])));
     f.reduced = { key, image };
     return image;
   }

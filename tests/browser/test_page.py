@@ -158,6 +158,15 @@ class Page(unittest.TestCase):
             const c = ex.view.centreOf(arguments[0], arguments[1]);
             return [Math.round(c.x - ex.view.width / 2), Math.round(c.y - ex.view.height / 2)];""", a, b)
 
+    def counted(self, table):
+        """Counts `table`'s P-positions in Research; returns `nimtb dump --count --json` of it."""
+        self.choose_table("re-table", table)
+        self.by_id("re-count").click()
+        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
+        code, out, err = run("dump", os.path.join(self.tables, table), "--count", "--json")
+        self.assertEqual(code, 0, err)
+        return json.loads(out)  # Python's ints are exact
+
     def board_heaps(self):
         # Read in one script: the board may be redrawn between two element reads.
         return self.driver.execute_script(
@@ -310,6 +319,12 @@ class Page(unittest.TestCase):
                 self.assertEqual(self.game_state(), before)
                 self.assertEqual(self.history_length(), 2)
                 self.assertEqual(self.text("play-state"), "human-turn")
+            # Research says so too, and leaves no "counting…" under the error.
+            self.driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="research"]').click()
+            self.by_id("re-count").click()
+            self.wait_for(lambda d: "not answering" in self.text("error"))
+            self.assertEqual(self.text("re-summary"), "")
+            self.driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="play"]').click()
         finally:
             type(self).server = Server(self.tables, port=port)
         self.click_token(1, 1)
@@ -391,12 +406,7 @@ class Page(unittest.TestCase):
 
     def test_counts_above_2_to_the_53_are_exact(self):
         self.open("research")
-        table = "kayles-misere-n30.h5"
-        self.choose_table("re-table", table)
-        self.by_id("re-count").click()
-        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
-        code, out, err = run("dump", os.path.join(self.tables, table), "--count", "--json")
-        c = json.loads(out)  # Python's ints are exact
+        c = self.counted("kayles-misere-n30.h5")
         self.assertGreater(c["all"]["tuples"], 2 ** 53)
         self.assertEqual(c["all"]["tuples"], math.comb(60, 30))
         self.assertIn(f"{c['all']['p_tuples']} of {c['all']['tuples']}", self.text("re-summary"))
@@ -473,11 +483,7 @@ class Page(unittest.TestCase):
         self.no_error()
         # Research: the counts, the sequence and the quotient.
         self.open("research")
-        table = "nim-normal-k3-h15.h5"
-        self.choose_table("re-table", table)
-        self.by_id("re-count").click()
-        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
-        c = json.loads(run("dump", os.path.join(self.tables, table), "--count", "--json")[1])
+        c = self.counted("nim-normal-k3-h15.h5")
         for key, rows in (("total", c["by_total"]), ("largest", c["by_largest"]), ("remoteness", c["by_remoteness"])):
             name = f"nim-normal-k3-h15-by-{key}"
             lines = self.downloaded(f"re-plot-{key}", "csv", name + ".csv").decode().splitlines()
@@ -1093,12 +1099,7 @@ class Page(unittest.TestCase):
 
     def test_research_counts_and_plots_match_dump_count(self):
         self.open("research")
-        table = "nim-normal-k3-h15.h5"
-        self.choose_table("re-table", table)
-        self.by_id("re-count").click()
-        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
-        code, out, err = run("dump", os.path.join(self.tables, table), "--count", "--json")
-        c = json.loads(out)
+        c = self.counted("nim-normal-k3-h15.h5")
         shown = [int(td.get_attribute("textContent"))
                  for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td.p-count")]
         self.assertEqual(shown, [r["p_positions"] for r in c["by_total"]])
