@@ -158,6 +158,34 @@ class Page(unittest.TestCase):
             const c = ex.view.centreOf(arguments[0], arguments[1]);
             return [Math.round(c.x - ex.view.width / 2), Math.round(c.y - ex.view.height / 2)];""", a, b)
 
+    def show_everything(self, view):
+        """Opens `view` with all it can show: a game under way, an answer and a picture,
+        counts, a sequence and a quotient."""
+        self.open(view)
+        if view == "play":
+            self.by_id("play-new").click()
+            self.state("play", ("human-turn",))
+            self.driver.find_element(By.CSS_SELECTOR, "#play-board button.token").click()
+            self.settled(2)
+        elif view == "northcott":
+            self.by_id("nc-new").click()
+            self.state("nc", ("human-turn", "game-over"))
+        elif view == "explore":
+            self.choose_table("ex-table", "nim-normal-k3-h15.h5")
+            self.pictures_drawn("nim-normal-k3-h15.h5")
+            self.by_id("ex-query").click()
+            self.wait_for(lambda d: self.text("ex-summary"))
+            Select(self.by_id("ex-colour")).select_by_value("remoteness")
+        else:
+            self.choose_table("re-table", "nim-normal-k3-h15.h5")
+            self.by_id("re-count").click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#re-plot-total rect.bar"))
+            self.by_id("sq-compute").click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+            self.by_id("mq-compute").click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-phi circle")
+                          and d.find_elements(By.CSS_SELECTOR, "#mq-table rect"))
+
     def counted(self, table):
         """Counts `table`'s P-positions in Research; returns `nimtb dump --count --json` of it."""
         self.choose_table("re-table", table)
@@ -612,29 +640,7 @@ class Page(unittest.TestCase):
             self.driver.set_window_size(width, height)
             try:
                 for view in ("play", "northcott", "explore", "research"):
-                    self.open(view)
-                    if view == "play":
-                        self.by_id("play-new").click()
-                        self.state("play", ("human-turn",))
-                        self.driver.find_element(By.CSS_SELECTOR, "#play-board button.token").click()
-                        self.settled(2)
-                    elif view == "northcott":
-                        self.by_id("nc-new").click()
-                        self.state("nc", ("human-turn", "game-over"))
-                    elif view == "explore":
-                        self.choose_table("ex-table", "nim-normal-k3-h15.h5")
-                        self.pictures_drawn("nim-normal-k3-h15.h5")
-                        self.by_id("ex-query").click()
-                        self.wait_for(lambda d: self.text("ex-summary"))
-                        Select(self.by_id("ex-colour")).select_by_value("remoteness")
-                    else:
-                        self.choose_table("re-table", "nim-normal-k3-h15.h5")
-                        self.by_id("re-count").click()
-                        self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#re-by-total tr")) > 1)
-                        self.by_id("sq-compute").click()
-                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
-                        self.by_id("mq-compute").click()
-                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-phi circle"))
+                    self.show_everything(view)
                     self.driver.execute_script(axe)
                     violations = self.driver.execute_async_script(
                         "const done = arguments[0]; axe.run(document, {resultTypes: ['violations']}).then(r => done("
@@ -1066,26 +1072,8 @@ class Page(unittest.TestCase):
                 self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                     "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
                 for view in ("play", "northcott", "explore", "research"):
-                    self.open(view)
-                    if view == "play":
-                        self.by_id("play-new").click()
-                        self.state("play", ("human-turn",))
-                    elif view == "northcott":
-                        self.by_id("nc-new").click()
-                        self.state("nc", ("human-turn", "game-over"))
-                    elif view == "explore":
-                        self.choose_table("ex-table", "nim-normal-k3-h15.h5")
-                        self.pictures_drawn("nim-normal-k3-h15.h5")
-                        self.by_id("ex-query").click()
-                        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text)
-                    else:
-                        self.choose_table("re-table", "nim-normal-k3-h15.h5")
-                        self.by_id("re-count").click()
-                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#re-plot-total rect.bar"))
-                        self.by_id("sq-compute").click()
-                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
-                        self.by_id("mq-compute").click()
-                        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-table rect"))
+                    self.show_everything(view)
+                    if view == "research":
                         self.driver.execute_script("document.getElementById('mq-form').scrollIntoView()")
                         self.screenshot(f"quotient-{width}px")
                     wide, window = self.driver.execute_script(

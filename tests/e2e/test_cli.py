@@ -57,16 +57,17 @@ class Workdir(unittest.TestCase):
         self.assertEqual(code, 0, err)
         return self.path(name)
 
-    def interrupt_once(self, args, marker):
-        """Runs nimtb with `args`, sends Ctrl-C once stderr shows `marker` (its progress bar
-        is drawn), and expects exit 1, "interrupted" and nothing left in the work folder."""
+    def interrupt_once(self, args, marker, sig=signal.SIGINT):
+        """Runs nimtb with `args`, sends Ctrl-C (or `sig`) once stderr shows `marker` (its
+        progress bar is drawn), and expects exit 1, "interrupted" and nothing left in the
+        work folder."""
         p = subprocess.Popen([NIMTB, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         seen = b""
         while marker not in seen:
             byte = p.stderr.read(1)
             self.assertTrue(byte, "nimtb ended before it began")
             seen += byte
-        p.send_signal(signal.SIGINT)
+        p.send_signal(sig)
         out, err = p.communicate(timeout=120)
         self.assertEqual(p.returncode, 1, err)
         self.assertIn(b"interrupted", err)

@@ -9,10 +9,9 @@ import json
 import os
 import re
 import signal
-import subprocess
 import unittest
 
-from test_cli import NIMTB, Workdir, run
+from test_cli import Workdir, run
 
 SUBCOMMANDS = ["solve", "info", "query", "dump", "verify", "sequence", "quotient", "play", "serve"]
 
@@ -236,19 +235,8 @@ class Messages(Workdir):
 
     def test_a_closed_terminal_leaves_no_table(self):
         """SIGHUP (the terminal closed) cleans up as Ctrl-C does: no NAME.h5.tmp-PID left."""
-        p = subprocess.Popen([NIMTB, "solve", "--rules", "nim", "--heaps", "6", "--max-heap", "40", "--progress",
-                              "-o", self.path("t.h5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        seen = b""
-        while b"solving" not in seen:
-            byte = p.stderr.read(1)
-            self.assertTrue(byte, "nimtb ended before it began")
-            seen += byte
-        p.send_signal(signal.SIGHUP)
-        out, err = p.communicate(timeout=120)
-        self.assertEqual(p.returncode, 1, err)
-        self.assertIn(b"interrupted", err)
-        self.assertEqual(os.listdir(self.dir), [])
-
+        self.interrupt_once(["solve", "--rules", "nim", "--heaps", "6", "--max-heap", "40", "--progress",
+                             "-o", self.path("t.h5")], b"solving", sig=signal.SIGHUP)
 
 if __name__ == "__main__":
     unittest.main()
