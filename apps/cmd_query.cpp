@@ -147,7 +147,7 @@ void answer_misere(const engine::Rule& rule, const engine::MisereQuotient& q,
         return;
     }
     std::string shown;
-    for (uint64_t h : heaps) shown += (shown.empty() ? "" : " ") + std::to_string(h);
+    for (uint64_t h : heaps) shown += fmt::format("{}{}", shown.empty() ? "" : " ", h);
     const bool wins = j["to_move_wins"];
     std::string out = fmt::format("position    {}\n", shown.empty() ? "(empty)" : shown);
     out += fmt::format("to move     {}\n",

@@ -163,7 +163,8 @@ int cmd_solve(const std::vector<std::string>& args) {
                 throw UsageError("give --max-heap H (a box) or --max-total N, not both");
             }
             request.max_total = number(*vm, "max-total", MAX_TOTAL);
-            if (vm->count("heaps")) request.max_heaps = number(*vm, "heaps", HEAPS);
+            if (vm->count("heaps"))
+                request.max_heaps = static_cast<unsigned>(number(*vm, "heaps", HEAPS));
             if (*request.max_total > engine::Universe::MAX_TOTAL)
                 throw ResourceError(fmt::format(
                     "a universe of at most {} tokens is beyond nimtb's tables: they hold at "

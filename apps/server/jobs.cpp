@@ -43,7 +43,7 @@ std::string Jobs::start(const std::string& key, Work work) {
             state = "failed";
             error = e.what();
         }
-        std::lock_guard lock(job->mutex);
+        std::lock_guard finished(job->mutex);
         job->state = state;
         job->answer = std::move(answer);
         job->error = error;
