@@ -919,33 +919,35 @@ class Page(unittest.TestCase):
             self.driver.set_window_size(1400, 1000)
 
     def test_a_solve_for_side_by_side_shows_its_progress_and_can_be_cancelled(self):
+        """The large Wythoff table's misère twin is missing: asking for both side by side shows
+        the solve's progress, and Cancel stops it with nothing written. (A solve run to its end
+        is the difference view's test, on a table small enough for the sanitizers' runs.)"""
         self.open("explore")
         table = BIG_WYTHOFF
         self.choose_table("ex-table", table)
         self.pictures_drawn(table)
-        misere = os.path.join(self.tables, table.replace("normal", "misere"))
-        self.assertFalse(os.path.exists(misere))
+        misere = table.replace("normal", "misere")
+        self.assertFalse(os.path.exists(os.path.join(self.tables, misere)))
         Select(self.by_id("ex-compare")).select_by_value("side")
-        self.wait_for(lambda d: d.find_element(By.ID, "ex-progress").is_displayed())
-        self.assertIn(f"solving the misère table ({(SIDE + 1) * (SIDE + 2) // 2} positions)", self.text("ex-progress-text"))
-        self.wait_for(lambda d: d.execute_script("return +document.getElementById('ex-progress-bar').value > 0"))
-        self.assertRegex(self.text("ex-progress-text"), r": [1-9]\d?%$")
-        self.screenshot("explore-solving")
-        self.by_id("ex-cancel").click()
-        self.wait_for(lambda d: "cancelled" in self.text("error"))
-        self.assertFalse(self.by_id("ex-progress").is_displayed())
+        try:
+            self.wait_for(lambda d: d.find_element(By.ID, "ex-progress").is_displayed())
+            self.assertIn(f"solving the misère table ({(SIDE + 1) * (SIDE + 2) // 2} positions)",
+                          self.text("ex-progress-text"))
+            self.wait_for(lambda d: d.execute_script("return +document.getElementById('ex-progress-bar').value > 0"),
+                          timeout=120)
+            self.assertRegex(self.text("ex-progress-text"), r": \d+%$")
+            self.screenshot("explore-solving")
+            self.by_id("ex-cancel").click()
+            self.wait_for(lambda d: "cancelled" in self.text("error"), timeout=60)
+        finally:
+            # Whatever happened, no solve is left holding the server.
+            self.driver.execute_script("const b = document.getElementById('ex-cancel'); if (b.offsetParent) b.click();")
+            self.wait_for(lambda d: not d.find_element(By.ID, "ex-progress").is_displayed(), timeout=60)
         self.assertEqual(Select(self.by_id("ex-compare")).first_selected_option.get_attribute("value"), "one")
-        self.assertEqual([f for f in os.listdir(self.tables) if "wythoff-misere" in f], [])
-        # Asked again, the solve runs to its end and the two pictures appear.
-        Select(self.by_id("ex-compare")).select_by_value("side")
-        self.wait_for(lambda d: d.find_element(By.ID, "ex-progress").is_displayed())
-        self.wait_for(lambda d: d.execute_script("return +document.getElementById('ex-progress-bar').value > 0")
-                      or not d.find_element(By.ID, "ex-progress").is_displayed(), timeout=120)
-        self.wait_for(lambda d: d.execute_script(
-            "return ex.drawn === ex.serial && document.querySelectorAll('#ex-pictures canvas').length === 2"), timeout=180)
-        self.no_error()
-        self.assertTrue(os.path.exists(misere))
-        Select(self.by_id("ex-compare")).select_by_value("one")
+        self.assertEqual([f for f in os.listdir(self.tables) if f.startswith(misere[:-3])], [])
+        # The server answers at once again.
+        self.by_id("ex-query").click()
+        self.wait_for(lambda d: self.text("ex-summary"))
 
     def test_difference_view_marks_where_misere_changes_the_outcome(self):
         normal = "nim-normal-k2-h30.h5"
