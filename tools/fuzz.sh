@@ -20,11 +20,14 @@ for name in "${names[@]}"; do
 done
 for name in "${names[@]}"; do
     work="$(mktemp -d)"
+    status=0
     build-fuzz/tests/fuzz/"fuzz_$name" "$work" "tests/fuzz/corpus/$name" -max_total_time="$each" \
         -timeout=10 -rss_limit_mb=4096 -artifact_prefix=build-fuzz/findings/"$name"- \
-        -print_final_stats=1 2>&1 | grep -E '^(stat::number_of_executed_units|==|SUMMARY|INFO: Running|Done)' || true
-    status=${PIPESTATUS[0]}
-    rm -rf "$work"
+        -print_final_stats=1 >"$work.log" 2>&1 || status=$?
+    grep -E '^(stat::number_of_executed_units|==|SUMMARY|INFO: Running|Done)|runtime error' "$work.log" || true
+    # UBSan reports without stopping unless told: a report is a finding too.
+    if grep -q 'runtime error\|SUMMARY: UndefinedBehaviorSanitizer' "$work.log"; then status=1; fi
+    rm -rf "$work" "$work.log"
     if [[ $status -ne 0 ]]; then
         echo "fuzz_$name: a finding (exit $status); the input is in build-fuzz/findings/" >&2
         exit 1

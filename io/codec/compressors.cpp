@@ -179,7 +179,8 @@ std::string decompress_bytes(Compression c, std::span<const uint8_t> data, std::
         }
         case Compression::none:
             if (size != raw.size()) return "chunk of the wrong size";
-            std::memcpy(raw.data(), data.data(), size);
+            if (size)
+                std::memcpy(raw.data(), data.data(), size);  // an empty span's data may be null
             return "";
         case Compression::lz4:
             return lz4_decompress(data, raw);

@@ -14,10 +14,9 @@
 #include "io/codec/compressors.h"
 
 namespace {
-constexpr nimtb::io::Compression CODECS[] = {nimtb::io::Compression::none,
-                                             nimtb::io::Compression::deflate,
-                                             nimtb::io::Compression::zstd,
-                                             nimtb::io::Compression::lz4};
+constexpr nimtb::io::Compression CODECS[] = {
+    nimtb::io::Compression::none, nimtb::io::Compression::deflate, nimtb::io::Compression::zstd,
+    nimtb::io::Compression::lz4};
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -36,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The stored bytes taken as entries: the round trip gives them back.
     const std::span<const uint8_t> entries(stored.data(), stored.size() / width * width);
     std::vector<uint8_t> packed;
-    if (!nimtb::io::compress_chunk(c, nimtb::io::default_level(c), width, entries, packed)) return 0;
+    if (!nimtb::io::compress_chunk(c, nimtb::io::default_level(c), width, entries, packed))
+        return 0;
     std::vector<uint8_t> back(entries.size());
     if (!nimtb::io::decompress_chunk(c, packed, back).empty()) std::abort();
     if (!std::equal(back.begin(), back.end(), entries.begin())) std::abort();
