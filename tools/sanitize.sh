@@ -38,8 +38,10 @@ for kind in "${KINDS[@]}"; do
         # VerifyLarge solves and verifies 120 million positions: minutes under ASan.
         # Of the distributed solve, the tables (every family, 1 to 4 processes):
         # its checkpoints and a killed process exercise mpirun more than memory.
+        # The page's browser tests exercise JavaScript; the server's C++ meets
+        # ASan through e2e.test_serve (every endpoint, and 8 clients at once).
         ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" \
-            -E '^(VerifyLarge\.|e2e\.test_mpi\.(Checkpoints|ProcessDeath))'
+            -E '^(VerifyLarge\.|e2e\.test_mpi\.(Checkpoints|ProcessDeath)|browser\.page)'
     else
         # The parallel parts: the solver, verify, the parallel table writer and
         # the sequence on two threads.
