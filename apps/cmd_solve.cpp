@@ -173,18 +173,19 @@ int cmd_solve(const std::vector<std::string>& args) {
         } else {
             if (!vm->count("heaps")) throw UsageError("missing --heaps K (or --max-total N)");
             if (!vm->count("max-heap")) throw UsageError("missing --max-heap H (or --max-total N)");
-            request.max_heaps = static_cast<unsigned>(number(*vm, "heaps", HEAPS));
-            request.max_heap_size = static_cast<uint32_t>(number(*vm, "max-heap", MAX_HEAP));
-            if (request.max_heaps > engine::Universe::MAX_HEAPS)
+            const uint64_t k = number(*vm, "heaps", HEAPS), h = number(*vm, "max-heap", MAX_HEAP);
+            if (k > engine::Universe::MAX_HEAPS)
                 throw ResourceError(fmt::format(
                     "a box of {} heaps is beyond nimtb's tables: a box holds at most {} heaps "
                     "(--max-total N holds up to N)",
-                    request.max_heaps, engine::Universe::MAX_HEAPS));
-            if (number(*vm, "max-heap", MAX_HEAP) > engine::Universe::MAX_HEAP_SIZE)
+                    k, engine::Universe::MAX_HEAPS));
+            if (h > engine::Universe::MAX_HEAP_SIZE)
                 throw ResourceError(fmt::format(
                     "heaps of {} tokens are beyond nimtb's tables: they hold heaps of at most {} "
                     "(for one heap of more, nimtb sequence)",
-                    number(*vm, "max-heap", MAX_HEAP), engine::Universe::MAX_HEAP_SIZE));
+                    h, engine::Universe::MAX_HEAP_SIZE));
+            request.max_heaps = static_cast<unsigned>(k);
+            request.max_heap_size = static_cast<uint32_t>(h);
         }
     }
     request.convention = engine::parse_convention(convention_text);

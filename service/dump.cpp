@@ -4,12 +4,18 @@
 
 namespace nimtb::service {
 
+namespace {
+
+// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+// break, its quotes doubled.
 std::string csv_field(const std::string& text) {
     if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
     std::string out = "\"";
     for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
+
+}  // namespace
 
 void dump_rows(io::Prober& prober, const DumpOptions& options,
                const std::function<void(std::string_view)>& write) {

@@ -24,8 +24,4 @@ struct DumpOptions {
 void dump_rows(io::Prober& prober, const DumpOptions& options,
                const std::function<void(std::string_view)>& write);
 
-// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
-// break, its quotes doubled.
-std::string csv_field(const std::string& text);
-
 }  // namespace nimtb::service

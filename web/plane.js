@@ -22,12 +22,6 @@ const BACKGROUND = [246, 247, 249];
 
 export const css = (rgb) => `rgb(${rgb.join(",")})`;
 
-export function hslToRgb(h, s, l) {
-  const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
-  const f = (n) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
-  return [f(0), f(8), f(4)].map((x) => Math.round(x * 255));
-}
-
 // Value 0 dark (a P-position); the others along one light ramp, from pale
 // yellow (1) through green to blue (the largest value), so that values near
 // each other look alike and Nim's nested squares of XOR read as squares.

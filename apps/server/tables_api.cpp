@@ -180,13 +180,10 @@ void add_table_routes(httplib::Server& http, ServerState& state) {
                  const std::string job = state.jobs.start(key, [&state, dir, rule, other, universe](
                                                                    const service::Hooks& hooks) {
                      // HDF5 is not thread-safe: the solve holds the tables' lock.
+                     // Too big to solve now: the job's error names the solve to run.
                      std::lock_guard solve_lock(state.tables_mutex);
-                     std::string solved;
-                     try {
-                         solved = find_or_solve_universe(dir, rule, other, universe, hooks);
-                     } catch (const TableError& e) {
-                         throw HttpError(422, e.what());  // too big to solve now: names the solve
-                     }
+                     const std::string solved =
+                         find_or_solve_universe(dir, rule, other, universe, hooks);
                      const std::string found = fs::path(solved).filename().string();
                      return json{{"table", found}, {"info", state.info(state.table(found), found)}};
                  });
