@@ -1,6 +1,7 @@
 #include "apps/server/api.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -37,6 +38,20 @@ void vet_table(const std::string& path) {
         ::close(err[0]);
         throw TableError(path + ": cannot check the file (no process)");
     }
+    // The child's stderr is read as it comes: a child blocked on a full pipe
+    // would otherwise look like one that hangs. Its first line is all we keep.
+    constexpr size_t KEPT = 4096;
+    std::string message;
+    bool reading = true;
+    auto read_some = [&] {
+        char buf[4096];
+        const ssize_t n = ::read(err[0], buf, sizeof buf);
+        if (n <= 0) {
+            reading = false;
+            return;
+        }
+        message.append(buf, std::min(size_t(n), KEPT - std::min(KEPT, message.size())));
+    };
     int status = 0;
     const auto deadline = std::chrono::steady_clock::now() + LIMIT;
     bool late = false;
@@ -47,11 +62,14 @@ void vet_table(const std::string& path) {
             late = true;
             break;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        pollfd p{err[0], POLLIN, 0};
+        if (reading && ::poll(&p, 1, 5) > 0) {
+            read_some();
+        } else if (!reading) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
     }
-    std::string message;
-    char buf[512];
-    for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;) message.append(buf, size_t(n));
+    while (reading) read_some();  // the child is gone: the rest, then the end
     ::close(err[0]);
     if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
     // (Under a sanitizer a crash is an exit with its report.)

@@ -106,4 +106,13 @@ std::string worded(std::string_view message, Name&& name) {
     }
 }
 
+// A word of the user's (or of a file's) as a message quotes it: long ones cut
+// short, so a 100,000-character word makes a line, not a page.
+inline std::string quoted(std::string_view word) {
+    constexpr size_t SHOWN = 20;
+    if (word.size() <= SHOWN) return "'" + std::string(word) + "'";
+    return "'" + std::string(word.substr(0, SHOWN)) + "...' (" + std::to_string(word.size()) +
+           " characters)";
+}
+
 }  // namespace nimtb

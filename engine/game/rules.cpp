@@ -22,7 +22,7 @@ std::string_view trim(std::string_view s) {
 uint32_t parse_amount(std::string_view number, std::string_view item) {
     number = trim(number);
     auto fail = [&](const std::string& why) {
-        throw InputError("bad amount '" + std::string(item) + "' in rule: " + why +
+        throw InputError("bad amount " + quoted(item) + " in rule: " + why +
                          "; amounts are whole numbers from 1 to " +
                          std::to_string(Rule::MAX_AMOUNT) + ", as in subtract:1,3,4");
     };
@@ -74,8 +74,8 @@ std::vector<AmountRange> parse_list(std::string_view list, std::string_view kind
             uint32_t a = parse_amount(item.substr(0, dash), item);
             uint32_t b = parse_amount(item.substr(dash + 1), item);
             if (b < a) {
-                throw InputError("reversed range '" + std::string(item) +
-                                 "' in rule: write the smaller end first, as in " +
+                throw InputError("reversed range " + quoted(item) +
+                                 " in rule: write the smaller end first, as in " +
                                  std::to_string(b) + "-" + std::to_string(a));
             }
             ranges.push_back({a, b});
@@ -111,8 +111,8 @@ Rule Rule::parse(std::string_view text) {
 
     if (kind == "nim" || kind == "grundy" || kind == "lasker" || kind == "wythoff") {
         if (colon != std::string_view::npos) {
-            throw InputError("rule '" + kind + "' takes no list, but got '" + std::string(t) +
-                             "'; write " + kind +
+            throw InputError("rule '" + kind + "' takes no list, but got " + quoted(t) +
+                             "; write " + kind +
                              (kind == "nim" ? ", or subtract:LIST for a subtraction game" : ""));
         }
         const RuleKind k = kind == "nim"      ? RuleKind::nim
@@ -137,8 +137,8 @@ Rule Rule::parse(std::string_view text) {
         auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), k);
         if (number.empty() || ec != std::errc() || end != number.data() + number.size() || k < 1 ||
             k > MAX_MOORE_K) {
-            throw InputError("bad k '" + std::string(number) +
-                             "' in rule moore:k: k is a whole number from 1 to " +
+            throw InputError("bad k " + quoted(number) +
+                             " in rule moore:k: k is a whole number from 1 to " +
                              std::to_string(MAX_MOORE_K) + ", as in moore:2");
         }
         if (k == 1) return Rule::nim();
@@ -164,12 +164,12 @@ Rule Rule::parse(std::string_view text) {
         return Rule(RuleKind::allbut, std::move(ranges));
     }
     if (kind.empty()) throw InputError(std::string("empty rule: ") + RULE_FORMS);
-    throw InputError("unknown rule '" + std::string(t) + "': " + RULE_FORMS);
+    throw InputError("unknown rule " + quoted(t) + ": " + RULE_FORMS);
 }
 
 Rule Rule::parse_octal(std::string_view code) {
     auto fail = [&](const std::string& why) {
-        throw InputError("bad octal code '" + std::string(code) + "': " + why +
+        throw InputError("bad octal code " + quoted(code) + ": " + why +
                          "; write d0.d1d2... with octal digits, d0 being 0 or 4, as in octal:0.77 "
                          "(Kayles) or octal:4.7");
     };

@@ -21,18 +21,6 @@ uint64_t binomial(uint64_t n, uint64_t k) {
     return static_cast<uint64_t>(result);
 }
 
-namespace {
-
-// A word of the user's as a message quotes it: long ones cut short.
-std::string quoted(std::string_view word) {
-    constexpr size_t SHOWN = 20;
-    if (word.size() <= SHOWN) return "'" + std::string(word) + "'";
-    return "'" + std::string(word.substr(0, SHOWN)) + "...' (" + std::to_string(word.size()) +
-           " characters)";
-}
-
-}  // namespace
-
 std::vector<uint64_t> parse_heap_sizes(std::string_view text, uint64_t max,
                                        std::string_view max_text) {
     std::vector<uint64_t> heaps;

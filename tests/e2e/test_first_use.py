@@ -201,6 +201,25 @@ class Messages(Workdir):
             self.assertLess(len(err), 300, err[:300])
             self.assert_error(code, err, 2, "(100000 characters)) is too large: a heap holds at most 2^63 - 1")
 
+    def test_long_rule_texts_are_not_echoed_whole(self):
+        """A rule of 100,000 characters, typed or in a table's attribute, makes one short line."""
+        import h5py
+        import numpy as np
+        for rule, words in [("x" * 100000, "unknown rule 'xxxxxxxxxxxxxxxxxxxx...' (100000 characters)"),
+                            ("octal:0." + "7" * 100000, "bad octal code '0.777777777777777777...' (100002 characters)"),
+                            ("subtract:" + "9" * 100000, "bad amount '99999999999999999999...' (100000 characters)"),
+                            ("nim:" + "1" * 100000, "but got 'nim:1111111111111111...' (100004 characters)")]:
+            code, out, err = run("sequence", "--rules", rule, "--max-heap", "10")
+            self.assert_error(code, err, 2, words)
+            self.assertLess(len(err), 500, err[:500])
+        t = self.solve("--rules", "nim", "--heaps", "2", "--max-heap", "3")
+        with h5py.File(t, "r+") as f:
+            del f.attrs["rules"]
+            f.attrs["rules"] = np.bytes_(b"x" * 100000)
+        code, out, err = run("info", t)
+        self.assert_error(code, err, 1, "bad attribute: unknown rule 'xxxxxxxxxxxxxxxxxxxx...' (100000 characters)")
+        self.assertLess(len(err), 500, err[:500])
+
     def test_damaged_and_foreign_files_in_plain_words(self):
         import h5py
         t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "30", "-c", "none")

@@ -106,6 +106,25 @@ class Api(ServeCase):
         self.assertEqual(self.get("/api/query", table="nim-normal-k3-h15.h5", position="3 4 5")[0], 200)
         self.assertIsNone(self.server.proc.poll())
 
+    def test_a_table_whose_attribute_lies_gets_a_short_error_at_once(self):
+        """A rules attribute of 100,000 characters: the answer quotes it cut. (The check in a
+        child process once took 10 s over it: the child, writing the whole attribute into its
+        message, blocked on a full pipe; the message is now short and the pipe read as it
+        fills.)"""
+        import h5py
+        import numpy as np
+        liar = os.path.join(self.tables, "liar.h5")
+        shutil.copy(os.path.join(self.tables, "nim-normal-k3-h15.h5"), liar)
+        with h5py.File(liar, "r+") as f:
+            del f.attrs["rules"]
+            f.attrs["rules"] = np.bytes_(b"x" * 100000)
+        status, body, _ = self.get("/api/info", table="liar.h5")
+        self.assertEqual(status, 500, body)
+        self.assertIn("unknown rule 'xxxxxxxxxxxxxxxxxxxx...' (100000 characters)", body["error"])
+        self.assertNotIn("took over 10 s", body["error"])
+        self.assertLess(len(body["error"]), 500)
+        self.assertEqual(self.get("/api/query", table="nim-normal-k3-h15.h5", position="3 4 5")[0], 200)
+
     def test_the_rules_are_the_helps(self):
         """The page's list of rules comes from the table the command's help prints."""
         status, rules, _ = self.get("/api/rules")
