@@ -35,6 +35,25 @@ void check_claim(const std::string& path, const SequenceFile& s) {
                " to be proven, and the file holds them up to " + std::to_string(last));
 }
 
+// The values as nimtb writes them: unsigned integers of at most 16 bits (in
+// either byte order: HDF5 converts), each chunk under a Fletcher-32 checksum,
+// so that damage is caught. Anything else is a file nimtb did not write.
+void check_values_dataset(hid_t dataset, const std::string& what) {
+    Handle type = checked(H5Dget_type(dataset), H5Tclose, what);
+    if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_sign(type.get()) != H5T_SGN_NONE ||
+        H5Tget_size(type.get()) > 2) {
+        throw TableError(what + " has the wrong element type: expected unsigned 16-bit integers");
+    }
+    Handle dcpl = checked(H5Dget_create_plist(dataset), H5Pclose, what);
+    unsigned flags = 0;
+    size_t cd_count = 0;
+    if (H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, &flags, &cd_count, nullptr, 0,
+                             nullptr, nullptr) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        throw TableError(what + " has no Fletcher-32 checksum: not a sequence nimtb wrote");
+    }
+}
+
 }  // namespace
 
 void write_sequence(const std::string& path, const SequenceFile& s, bool overwrite) {
@@ -124,8 +143,12 @@ SequenceFile read_sequence(const std::string& path) {
     s.algorithm = require_string("algorithm");
     const uint64_t max_heap = require_u64("max_heap");
     s.period.explanation = require_string("period_explanation");
-    if (require_string("period_basis") == engine::to_string(engine::Basis::proof)) {
-        s.period.basis = engine::Basis::proof;
+    try {
+        s.period.basis = engine::parse_basis(require_string("period_basis"));
+    } catch (const nimtb::InputError& e) {
+        throw TableError(path + ": bad attribute 'period_basis': " + e.what());
+    }
+    if (s.period.basis == engine::Basis::proof) {
         s.period.preperiod = static_cast<uint32_t>(require_u64("preperiod"));
         s.period.period = static_cast<uint32_t>(require_u64("period"));
         if (s.period.period == 0 || uint64_t{s.period.preperiod} + s.period.period > max_heap + 1)
@@ -133,6 +156,7 @@ SequenceFile read_sequence(const std::string& path) {
     }
     const std::string what = path + ": dataset /" + VALUES;
     Handle dataset = checked(H5Dopen2(root, VALUES, H5P_DEFAULT), H5Dclose, what + ": cannot open");
+    check_values_dataset(dataset.get(), what);
     Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, what);
     hsize_t dims = 0;
     if (H5Sget_simple_extent_ndims(space.get()) != 1 ||

@@ -179,7 +179,15 @@ TableReader::TableReader(const std::string& path) {
                                           : std::min<uint64_t>(dims, CHUNK_ELEMENTS);
         const Compression compression = compression_of(dcpl.get(), what);
         Transform transform = Transform::none;
-        if (version >= 2) {  // every version 2 dataset names its transform
+        if (version < 2) {
+            // Version 1 has no transforms: a dataset naming one is a later
+            // table whose version was changed, and read as version 1 it
+            // would answer wrongly.
+            if (read_string_attribute(handle.get(), TRANSFORM_ATTRIBUTE, what)) {
+                throw TableError(what + " names a transform, which a table of format version " +
+                                 std::to_string(version) + " cannot have: the file is damaged");
+            }
+        } else {  // every version 2 dataset names its transform
             const std::string text =
                 require_string_attribute(handle.get(), TRANSFORM_ATTRIBUTE, what);
             try {

@@ -9,13 +9,20 @@
 
 namespace nimtb::engine {
 
+namespace {
+constexpr Named<Basis> BASES[] = {{Basis::definition, "definition"},
+                                  {Basis::theorem, "theorem"},
+                                  {Basis::proof, "proof"},
+                                  {Basis::observation, "observation"},
+                                  {Basis::none, "none"}};
+}  // namespace
+
 const char* to_string(Basis basis) {
-    static constexpr Named<Basis> BASES[] = {{Basis::definition, "definition"},
-                                             {Basis::theorem, "theorem"},
-                                             {Basis::proof, "proof"},
-                                             {Basis::observation, "observation"},
-                                             {Basis::none, "none"}};
     return name_of(BASES, basis);
+}
+
+Basis parse_basis(std::string_view text) {
+    return parse_name(BASES, text, "basis");
 }
 
 namespace {

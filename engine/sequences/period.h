@@ -25,6 +25,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "engine/game/rules.h"
 
@@ -39,6 +40,8 @@ enum class Basis {
     none,         // nothing can be claimed from this table
 };
 const char* to_string(Basis basis);
+// The basis named `text`; InputError naming the bases otherwise.
+Basis parse_basis(std::string_view text);
 
 struct Periodicity {
     Basis basis = Basis::none;  // proof, observation or none

@@ -354,6 +354,15 @@ class Checkpoints(Workdir):
             f.write('{"format": "something else"}')
         code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
         self.assert_error(code, err, 1, "is not a nimtb checkpoint")
+        # A manifest whose fields have other types (found by tests/fuzz/fuzz_checkpoint):
+        # the message shows them as they are, cut when long.
+        with open(os.path.join(ck, "manifest.json"), "w") as f:
+            json.dump({"format": "nimtb-checkpoint", "version": 1, "rules": 5, "processes": "x" * 1000,
+                       "remoteness": [1]}, f)
+        code, text, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assert_error(code, err, 1, 'holds the checkpoint of another solve (5 ?, ?, ?, xxxxxxxxxx')
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertLess(len(err), 400)
         with open(self.path("file"), "w") as f:
             f.write("x")
         code, text, err = run("solve", *self.ARGS, "--checkpoint", self.path("file"), "-o", out, "--quiet")
@@ -919,6 +928,19 @@ class Families(Workdir):
                 self.assertEqual(code, 0, err)
                 self.assertEqual(a, run("dump", fresh, "--csv", "--max-total", "40")[1])
 
+    def test_a_later_table_labelled_version_1_is_refused(self):
+        """Read as version 1, a version 2 table's transformed chunks would answer wrongly."""
+        import h5py
+        import numpy as np
+        t = self.solve("--rules", "nim", "--misere", "--heaps", "3", "--max-heap", "20")
+        with h5py.File(t, "r+") as f:
+            f.attrs.modify("format_version", np.uint64(1))
+        for args in (["info", t], ["query", t, "3 4 5"], ["verify", t]):
+            code, out, err = run(*args)
+            self.assert_error(code, err, 1, "names a transform, which a table of format version 1 "
+                                            "cannot have")
+            self.assertEqual(out, "")
+
 
 class Sequences(Workdir):
     """Single-heap sequences at length: proven periods, files, positions of any size."""
@@ -1005,6 +1027,38 @@ class Sequences(Workdir):
             self.assertEqual(out, "")
         code, out, err = run("query", "--sequence", self.path("s.h5"), "1000000000000 7 13")
         self.assertEqual(code, 0, err)
+
+    def test_a_sequence_file_nimtb_did_not_write_is_refused(self):
+        """A basis nimtb does not write, and values that are signed or carry no checksum,
+        are refused (an unknown basis was read as no proof; signed values were converted)."""
+        import h5py
+        import numpy as np
+        code, out, err = run("sequence", "--rules", "octal:0.45", "--until-proven", "-o", self.path("s.h5"))
+        self.assertEqual(code, 0, err)
+        for edit, words in [
+                (lambda f: f.attrs.create("period_basis", np.bytes_(b"proofx")),
+                 "bad attribute 'period_basis': unknown basis 'proofx'"),
+                (lambda f: f.attrs.create("period_basis", np.bytes_(b"")),
+                 "bad attribute 'period_basis'"),
+                (lambda f: f.create_dataset("v2", data=f["value"][()].astype(np.int16) - 1),
+                 "has the wrong element type"),
+                (lambda f: f.create_dataset("v2", data=f["value"][()]),
+                 "has no Fletcher-32 checksum"),
+                (lambda f: f.create_dataset("v2", data=f["value"][()].astype(">u2"), chunks=True,
+                                            fletcher32=True), None)]:
+            shutil.copy(self.path("s.h5"), self.path("x.h5"))
+            with h5py.File(self.path("x.h5"), "r+") as f:
+                edit(f)
+                if "v2" in f:  # the dataset replaced
+                    del f["value"]
+                    f.move("v2", "value")
+            for position in ["1000000000000 7 13", "5 7 13"]:
+                code, out, err = run("query", "--sequence", self.path("x.h5"), position)
+                if words is None:  # the same numbers in the other byte order: the same answers
+                    self.assertEqual((code, out), run("query", "--sequence", self.path("s.h5"), position)[:2])
+                else:
+                    self.assert_error(code, err, 1, words)
+                    self.assertEqual(out, "")
 
     def test_a_subtraction_game_of_large_amounts_at_once(self):
         """subtract:1000000000 changes value every 10^9 heaps: known as runs."""
