@@ -97,12 +97,24 @@ nlohmann::json identity_json(const CheckpointIdentity& id) {
             {"method", id.method}, {"remoteness", id.remoteness}, {"processes", id.processes}};
 }
 
+// A field of a manifest as a message shows it, whatever its type (the
+// manifest may be another program's or damaged): "?" when missing, cut
+// when long.
+std::string field(const nlohmann::json& m, const char* key) {
+    const auto it = m.find(key);
+    if (it == m.end()) return "?";
+    std::string text = it->is_string() ? it->get<std::string>() : it->dump();
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+}
+
 std::string describe(const nlohmann::json& id) {
-    return fmt::format("{} {}, {}, {}{}, {} process{}", id.value("rules", "?"),
-                       id.value("convention", "?"), id.value("universe", "?"),
-                       id.value("method", "?"),
-                       id.value("remoteness", true) ? "" : ", no remoteness",
-                       id.value("processes", 0u), id.value("processes", 0u) == 1 ? "" : "es");
+    const auto remoteness = id.find("remoteness");
+    const std::string processes = field(id, "processes");
+    return fmt::format("{} {}, {}, {}{}, {} process{}", field(id, "rules"), field(id, "convention"),
+                       field(id, "universe"), field(id, "method"),
+                       remoteness != id.end() && *remoteness == false ? ", no remoteness" : "",
+                       processes, processes == "1" ? "" : "es");
 }
 
 // Copies a level's elements of `bits` bits, in block order, into `array`
