@@ -43,6 +43,7 @@ std::string DatasetReader::damaged(uint64_t index, const std::string& why) const
 }
 
 void DatasetReader::fetch(uint64_t index, Slot& slot) {
+    init_hdf5();  // this thread may not be the one that opened the file
     const hsize_t offset = index * chunk_;
     slot.chunk = UINT64_MAX;
     slot.count = std::min<uint64_t>(chunk_, size_ - offset);

@@ -12,11 +12,14 @@
 namespace nimtb::io {
 
 void init_hdf5() {
-    static const bool done = [] {
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-        return register_filters();
-    }();
-    if (!done) throw TableError("HDF5 refused nimtb's Blosc and LZ4 filters");
+    // Debian builds HDF5 thread-safe, where each thread has its own error
+    // stack and its own printing of it: turned off for every thread that
+    // calls, not only the first (a Python thread reading a file after a
+    // solve on another thread printed HDF5's whole stack).
+    thread_local const bool quiet = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+    (void)quiet;
+    static const bool registered = register_filters();
+    if (!registered) throw TableError("HDF5 refused nimtb's Blosc and LZ4 filters");
 }
 
 namespace {

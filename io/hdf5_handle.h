@@ -11,10 +11,11 @@
 
 namespace nimtb::io {
 
-// Called before any other use of HDF5: turns off HDF5's printing of error
-// stacks to stderr (nimtb reports errors itself, in one line) and registers
-// nimtb's Blosc and LZ4 filters (hdf5_filters.h). Idempotent and
-// thread-safe; throws TableError if HDF5 refuses the filters.
+// Called before any other use of HDF5 on a thread: turns off HDF5's printing
+// of error stacks to stderr on this thread (nimtb reports errors itself, in
+// one line) and, once, registers nimtb's Blosc and LZ4 filters
+// (hdf5_filters.h). Idempotent and thread-safe; throws TableError if HDF5
+// refuses the filters.
 void init_hdf5();
 
 // The innermost message of HDF5's current error stack ("" if none), e.g.

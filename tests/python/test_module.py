@@ -10,6 +10,7 @@ import os
 import pathlib
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -109,6 +110,27 @@ def test_sequences_are_the_commands():
         assert (got.period.basis, got.period.explanation) == (p["basis"], p["explanation"]), rule
         assert (got.period.period, got.period.preperiod) == (p.get("period"), p.get("preperiod"))
         assert got.period.proven == (p["basis"] == "proof")
+
+
+def test_a_refusal_after_a_solve_prints_nothing_of_hdf5s(tmp_path):
+    """HDF5 (thread-safe in Debian) keeps its printing of errors per thread: a file refused
+    after a solve, which runs on a thread of its own, printed HDF5's whole error stack
+    (found by tests/fuzz/fuzz_python)."""
+    script = ("import sys, nimtb\n"
+              "t = nimtb.solve('nim', sys.argv[1], heaps=3, max_heap=40)\n"
+              "t.close()\n"
+              "data = open(sys.argv[1], 'rb').read()\n"
+              "open(sys.argv[1], 'wb').write(data[:len(data) // 2])\n"
+              "for read, path in ((nimtb.read_sequence, sys.argv[2]), (nimtb.Table, sys.argv[1])):\n"
+              "    try:\n"
+              "        read(path)\n"
+              "    except nimtb.TableError as e:\n"
+              "        print(e)\n")
+    p = subprocess.run([sys.executable, "-c", script, str(tmp_path / "t.h5"), str(tmp_path)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "not an HDF5 file" in p.stdout and "cut short" in p.stdout, p.stdout
+    assert p.stderr == ""
 
 
 def test_errors_carry_the_commands_messages(tables, tmp_path):
