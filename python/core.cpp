@@ -12,6 +12,9 @@
 // signals and to call the progress callback, so Ctrl-C (or an exception in
 // the callback) stops the work, leaves no file, and is raised.
 
+#ifdef NIMTB_PYTHON_EMBEDDED
+#include <pybind11/embed.h>
+#endif
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -405,7 +408,13 @@ py::dict read_sequence(const std::filesystem::path& path) {
 
 }  // namespace
 
+#ifdef NIMTB_PYTHON_EMBEDDED
+// Built into a program (tests/fuzz/fuzz_python.cpp) rather than loaded:
+// the program imports it as nimtb._core.
+PYBIND11_EMBEDDED_MODULE(_nimtb_core, m) {
+#else
 PYBIND11_MODULE(_core, m) {
+#endif
     m.doc() = "the C++ half of nimtb (use the package: import nimtb)";
     m.attr("__version__") = VERSION;
     // The exceptions are Python classes (nimtb/_errors.py): NotInTableError

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 each="${1:-20}"
 shift || true
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(rules quotient_file chunk checkpoint api)
+[[ ${#names[@]} -gt 0 ]] || names=(rules quotient_file chunk checkpoint api python)
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNIMTB_FUZZ=ON -DNIMTB_BUILD_TESTS=OFF \
     -DNIMTB_BUILD_BENCHMARKS=OFF -DNIMTB_BUILD_MPI=OFF >/dev/null
