@@ -205,9 +205,13 @@ TableReader::TableReader(const std::string& path) {
             info_.remoteness_bits = static_cast<unsigned>(width * 8);
             info_.remoteness_transform = transform;
         }
-        return std::make_unique<DatasetReader>(std::move(handle), what, dims, chunk_length,
-                                               static_cast<unsigned>(width), transform, compression,
-                                               direct_pipeline(dcpl.get(), compression));
+        // nimtb decodes a chunk's bytes itself only where they are what it
+        // writes, little-endian; any other byte order is read through HDF5,
+        // which converts (a big-endian table once answered 512 for 2).
+        const bool little_endian = width == 1 || H5Tget_order(type.get()) == H5T_ORDER_LE;
+        return std::make_unique<DatasetReader>(
+            std::move(handle), what, dims, chunk_length, static_cast<unsigned>(width), transform,
+            compression, little_endian && direct_pipeline(dcpl.get(), compression));
     };
     // Nothing but the two datasets: a link whose name a damaged byte
     // changed ("remotenesq") would otherwise read as a table without it.
