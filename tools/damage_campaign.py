@@ -29,6 +29,7 @@ import shutil
 import os
 import random
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -72,19 +73,62 @@ def run(args, timeout, env=ENV):
     return p.returncode, p.stdout, p.stderr, time.monotonic() - start
 
 
-# A table read through `import nimtb`: its info (without what depends on the
-# file's size) and one answer; nimtb's own errors as one line, exit 1.
+# Tables read through `import nimtb` by one Python process that stays (importing numpy
+# for every file would cost more than the reading): a line "PATH\tPOSITION" in, a line of
+# JSON out: the table's info (without what depends on the file's size) and one answer, or
+# nimtb's own error. Anything else (another exception, a crash) ends the process.
 PYTHON_READER = """
 import json, sys, nimtb
-try:
-    t = nimtb.Table(sys.argv[1])
-    info = {k: v for k, v in t.info.items() if k not in ("path", "file_bytes", "compression_ratio")}
-    print(json.dumps(info, sort_keys=True))
-    print(repr(t.query(sys.argv[2])))
-except (nimtb.TableError, nimtb.InputError) as e:
-    print("nimtb: error:", str(e).splitlines()[0], file=sys.stderr)
-    sys.exit(1)
+for line in sys.stdin:
+    path, position = line.rstrip("\\n").split("\\t")
+    try:
+        with nimtb.Table(path) as t:
+            info = {k: v for k, v in t.info.items()
+                    if k not in ("path", "file_bytes", "compression_ratio")}
+            out = json.dumps(info, sort_keys=True) + "\\n" + repr(t.query(position)) + "\\n"
+        print(json.dumps({"code": 0, "out": out}), flush=True)
+    except (nimtb.TableError, nimtb.InputError) as e:
+        print(json.dumps({"code": 1, "err": "nimtb: error: " + str(e).splitlines()[0] + "\\n"}),
+              flush=True)
 """
+
+
+class PythonReader:
+    """The Python process above, started again whenever it stops or hangs."""
+
+    def __init__(self, env):
+        self.env, self.proc = env, None
+
+    def start(self):
+        self.proc = subprocess.Popen(["/usr/bin/python3", "-c", PYTHON_READER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=self.env)
+
+    def stop(self):
+        if self.proc:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def read(self, path, position, timeout):
+        if self.proc is None:
+            self.start()
+        start = time.monotonic()
+        self.proc.stdin.write(f"{path}\t{position}\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        line = self.proc.stdout.readline() if ready else ""
+        seconds = time.monotonic() - start
+        if not ready:
+            self.stop()
+            return None, "", "", seconds
+        if not line:  # the process ended: a crash, or an exception nimtb does not document
+            self.proc.wait()
+            code, err = self.proc.returncode, self.proc.stderr.read()
+            self.proc = None
+            return code if code != 0 else -1000, "", err, seconds
+        j = json.loads(line)
+        return j["code"], j.get("out", ""), j.get("err", ""), seconds
 
 
 class Server:
@@ -261,6 +305,7 @@ class Readers:
     def __init__(self, nimtb, python, work, timeout):
         self.nimtb, self.timeout = nimtb, timeout
         self.python_env = dict(ENV, PYTHONPATH=python) if python else None
+        self.python = PythonReader(self.python_env)
         self.server = Server(nimtb, os.path.join(work, "served"))
 
     def wanted(self, c):
@@ -269,8 +314,7 @@ class Readers:
     def run(self, c, path):
         args = [path if x == "FILE" else x for x in c]
         if c[0] == "python":
-            return run(["/usr/bin/python3", "-c", PYTHON_READER] + args[1:], self.timeout,
-                       self.python_env)
+            return self.python.read(args[1], args[2], self.timeout)
         if c[0] != "api":
             return run([self.nimtb] + args, self.timeout)
         start = time.monotonic()
@@ -358,6 +402,7 @@ def main():
                     with open(os.path.join(a.save, f"mutation-{m}.h5"), "wb") as f:
                         f.write(data)
         readers.server.stop()
+        readers.python.stop()
     old = [f for f in findings if " of v1:" in f]
     new = [f for f in findings if " of v1:" not in f]
     for f in old:
