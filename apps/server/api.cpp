@@ -85,6 +85,21 @@ void vet_table(const std::string& path) {
         path, late ? "took over 10 s" : "crashed HDF5"));
 }
 
+Deadline::Deadline(std::chrono::milliseconds limit)
+    : timer_([this, limit] {
+          std::unique_lock lock(mutex_);
+          if (!gone_.wait_for(lock, limit, [this] { return done_; })) passed_ = true;
+      }) {}
+
+Deadline::~Deadline() {
+    {
+        std::lock_guard lock(mutex_);
+        done_ = true;
+    }
+    gone_.notify_one();
+    timer_.join();
+}
+
 service::Hooks log_hooks() {
     service::Hooks hooks;
     hooks.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };

@@ -10,6 +10,9 @@
 #include <fmt/core.h>
 #include <httplib.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -19,6 +22,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "apps/server/jobs.h"
 #include "apps/server/web_server.h"
@@ -39,10 +43,31 @@ inline constexpr uint32_t NO_VALUE = UINT32_MAX;
 inline constexpr uint16_t NO_REMOTENESS = UINT16_MAX;
 // Single-heap sequences the page plots: a few seconds of work at most.
 inline constexpr uint64_t MAX_PAGE_SEQUENCE = 65'536;
-// The largest heap bound of a misère quotient the page asks for.
+// The largest heap bound of a misère quotient the page asks for, and the
+// time its computation may take (learning a quotient can take minutes below
+// that bound, as octal:0.76 at heap 12 does).
 inline constexpr uint32_t MAX_PAGE_QUOTIENT_HEAP = 100;
+inline constexpr std::chrono::seconds MAX_PAGE_QUOTIENT_TIME{5};
 // Counting reads the whole table while holding the tables' lock.
 inline constexpr uint64_t MAX_COUNT_POSITIONS = 50'000'000;
+
+// A flag that turns true once `limit` has passed, unless the Deadline is
+// destroyed first: the cancellation hook of work a request waits for.
+class Deadline {
+  public:
+    explicit Deadline(std::chrono::milliseconds limit);
+    ~Deadline();
+    Deadline(const Deadline&) = delete;
+    Deadline& operator=(const Deadline&) = delete;
+    const std::atomic<bool>* flag() const { return &passed_; }
+
+  private:
+    std::atomic<bool> passed_{false};
+    std::mutex mutex_;
+    std::condition_variable gone_;
+    bool done_ = false;
+    std::thread timer_;
+};
 
 // An answer other than 200, thrown by a handler.
 struct HttpError : std::runtime_error {

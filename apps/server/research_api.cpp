@@ -39,14 +39,27 @@ void add_research_routes(httplib::Server& http, ServerState&) {
                  QuotientRequest r;
                  r.rule = engine::Rule::parse(param(req, "rules"));
                  const engine::Heaps h = engine::parse_heaps(param(req, "max_heap"));
-                 if (h.size() != 1 || h[0] == 0) throw HttpError(400, "'max_heap' is one heap size, 1 or more");
+                 if (h.size() != 1 || h[0] == 0)
+                     throw HttpError(400, "'max_heap' is one heap size, 1 or more");
                  if (h[0] > MAX_PAGE_QUOTIENT_HEAP) {
                      throw HttpError(422, fmt::format("the page computes quotients up to heap {}; "
                                                       "run nimtb quotient for larger ones",
                                                       MAX_PAGE_QUOTIENT_HEAP));
                  }
                  r.max_heap = h[0];
-                 return quotient_json(r.rule, compute_quotient(r, {}));
+                 const Deadline deadline(MAX_PAGE_QUOTIENT_TIME);
+                 Hooks hooks;
+                 hooks.cancel = deadline.flag();
+                 try {
+                     return quotient_json(r.rule, compute_quotient(r, hooks));
+                 } catch (const Cancelled&) {
+                     throw HttpError(
+                         422, fmt::format("the page computes quotients that take at most {} s, and "
+                                          "this one takes longer: run nimtb quotient --rules {} "
+                                          "--max-heap {}",
+                                          MAX_PAGE_QUOTIENT_TIME.count(), r.rule.canonical(),
+                                          r.max_heap));
+                 }
              }));
 }
 

@@ -223,6 +223,10 @@ class Api(ServeCase):
             ("/api/quotient", {"rules": "wythoff", "max_heap": "10"}, 400, "several heaps"),
             ("/api/quotient", {"rules": "nim", "max_heap": "0"}, 400, "one heap size"),
             ("/api/quotient", {"rules": "nim", "max_heap": "101"}, 422, "up to heap 100"),
+            # Minutes of learning (found by tests/fuzz/fuzz_api, with octal:0.76 to heap 12):
+            # stopped after the page's few seconds, the thread free again.
+            ("/api/quotient", {"rules": "octal:4.7", "max_heap": "100"}, 422,
+             "take at most 5 s, and this one takes longer: run nimtb quotient --rules octal:4.7"),
             ("/api/northcott", {"board": "1-1"}, 400, "X and O on one square"),
             ("/api/northcott", {"board": "1-5", "piece": "x", "row": "1", "to": "7"}, 400, "cannot jump over"),
             ("/api/northcott", {"board": "1-5", "piece": "z", "row": "1", "to": "2"}, 400, "'piece' is x or o"),
