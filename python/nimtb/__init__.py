@@ -17,6 +17,7 @@ with matplotlib). docs/PYTHON.md is a tour.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Sequence as Seq, TypeVar, Union, overload
@@ -241,6 +242,18 @@ class Verification:
 
 def _histogram(h: dict[str, int]) -> dict[int, int]:
     return {int(k): v for k, v in h.items()}
+
+
+def _whole(value: Any, name: str) -> Any:
+    """A count (a heap bound, a limit, threads) as a whole number, strictly as Python's own
+    ``range`` takes one (``operator.index``): an int or a numpy integer, never 8.0 or a
+    numpy array of floats, which pybind11 would otherwise truncate; None stays None."""
+    if value is None:
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} is a whole number, not {type(value).__name__}") from None
 
 
 def _path(path: PathLike, name: str = "path") -> str:
@@ -510,8 +523,9 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
     the machine's memory).
     """
     return Table._around(_core.solve(
-        rules, _path(path), heaps, max_heap, max_total, misere, overwrite, method, kernel,
-        remoteness, threads, compression, level,
+        rules, _path(path), _whole(heaps, "heaps"), _whole(max_heap, "max_heap"),
+        _whole(max_total, "max_total"), misere, overwrite, method, kernel, remoteness,
+        _whole(threads, "threads"), compression, _whole(level, "level"),
         None if checkpoint is None else _path(checkpoint, "checkpoint"), progress))
 
 
@@ -534,7 +548,8 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
     proven within ``limit``), TableError, MemoryError.
     """
     return Sequence._of(_core.sequence(
-        rules, max_heap, until_proven, limit, method, threads,
+        rules, _whole(max_heap, "max_heap"), until_proven, _whole(limit, "limit"), method,
+        _whole(threads, "threads"),
         None if path is None else _path(path), overwrite, progress))
 
 
@@ -615,7 +630,7 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     bound outside 1 .. 100000, ``until_proven`` for a rule no theorem
     applies to) and MemoryError where nimtb cannot compute it (the message
     names the largest quotient it reached)."""
-    return Quotient._of(_core.quotient(rules, max_heap, until_proven, progress))
+    return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven, progress))
 
 
 @dataclass(frozen=True)
@@ -654,7 +669,7 @@ class ProvenGame:
     def __init__(self, rules: Optional[str] = None, *, sequence: Optional[PathLike] = None,
                  limit: int = 1 << 22, progress: Optional[Progress] = None) -> None:
         self._g = _core.ProvenGame(rules, None if sequence is None else _path(sequence, "sequence"),
-                                   limit, progress)
+                                   _whole(limit, "limit"), progress)
         self._rules: str = self._g.rules()
         self._period = Period._of(self._g.period())
 

@@ -112,6 +112,22 @@ def test_sequences_are_the_commands():
         assert got.period.proven == (p["basis"] == "proof")
 
 
+def test_counts_are_whole_numbers_as_range_takes_them(tmp_path):
+    """A heap bound, a limit or a number of threads is an int or a numpy integer: a numpy
+    array of floats was truncated by the conversion (nimtb.quotient("nim", np.array(196.0))
+    ran for minutes; found by tests/fuzz/fuzz_python)."""
+    assert nimtb.sequence("octal:0.77", np.int64(20)).max_heap == 20
+    for bad in (20.0, np.array(20.0), np.float32(20), "20"):
+        with pytest.raises(TypeError, match="max_heap is a whole number"):
+            nimtb.sequence("octal:0.77", bad)
+        with pytest.raises(TypeError, match="max_heap is a whole number"):
+            nimtb.quotient("nim", bad)
+    with pytest.raises(TypeError, match="limit is a whole number"):
+        nimtb.ProvenGame("octal:0.77", limit=np.array(100.0))
+    with pytest.raises(TypeError, match="heaps is a whole number"):
+        nimtb.solve("nim", str(tmp_path / "t.h5"), heaps=np.array(2.0), max_heap=3)
+
+
 def test_a_refusal_after_a_solve_prints_nothing_of_hdf5s(tmp_path):
     """HDF5 (thread-safe in Debian) keeps its printing of errors per thread: a file refused
     after a solve, which runs on a thread of its own, printed HDF5's whole error stack
