@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "io/hdf5_filters.h"
@@ -148,6 +149,42 @@ std::optional<Handle> open_attribute(hid_t object, const char* name, const std::
     return checked(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, where + ": attribute " + name);
 }
 
+// Whether `text` is UTF-8 (RFC 3629: no overlong forms, no surrogates, at
+// most U+10FFFF), as every string nimtb writes is: a damaged attribute text
+// would otherwise travel into messages and JSON, where it cannot be written.
+bool is_utf8(std::string_view text) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const auto* end = p + text.size();
+    while (p < end) {
+        const unsigned c = *p++;
+        if (c < 0x80) continue;
+        int more = 0;
+        unsigned low = 0x80, high = 0xBF;  // the second byte's range
+        if (c >= 0xC2 && c <= 0xDF) {
+            more = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            more = 2;
+            if (c == 0xE0) low = 0xA0;
+            if (c == 0xED) high = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            more = 3;
+            if (c == 0xF0) low = 0x90;
+            if (c == 0xF4) high = 0x8F;
+        } else {
+            return false;
+        }
+        if (end - p < more || *p < low || *p > high) return false;
+        for (++p, --more; more > 0; --more, ++p)
+            if (*p < 0x80 || *p > 0xBF) return false;
+    }
+    return true;
+}
+
+std::string utf8_text(std::string text, const std::string& what) {
+    if (!is_utf8(text)) throw TableError(what + " is not UTF-8 text: the file is damaged");
+    return text;
+}
+
 }  // namespace
 
 std::optional<std::string> read_string_attribute(hid_t object, const char* name,
@@ -168,7 +205,7 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name,
         check(H5Aread(attr->get(), mem.get(), &text), what);
         std::string out = text ? text : "";
         H5free_memory(text);
-        return out;
+        return utf8_text(std::move(out), what);
     }
     const size_t size = H5Tget_size(type.get());
     if (size == 0 || size > (1 << 20)) throw TableError(what + " has an unreasonable size");
@@ -177,7 +214,7 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name,
     check(H5Tset_size(mem.get(), size + 1), what);
     check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), what);
     check(H5Aread(attr->get(), mem.get(), buf.data()), what);
-    return std::string(buf.data());
+    return utf8_text(std::string(buf.data()), what);
 }
 
 std::optional<uint64_t> read_u64_attribute(hid_t object, const char* name,

@@ -220,6 +220,26 @@ class Messages(Workdir):
         self.assert_error(code, err, 1, "bad attribute: unknown rule 'xxxxxxxxxxxxxxxxxxxx...' (100000 characters)")
         self.assertLess(len(err), 500, err[:500])
 
+    def test_attribute_text_that_is_not_utf8_is_refused_in_plain_words(self):
+        """A damaged attribute text that is not UTF-8 once reached JSON, which cannot hold it
+        ('info --json' printed nlohmann's type_error; Python raised RuntimeError or a
+        TableError without a message; found by the damage campaign)."""
+        import h5py
+        import numpy as np
+        t = self.solve("--rules", "nim", "--heaps", "2", "--max-heap", "3")
+        for name in ("method", "format", "rules"):
+            with h5py.File(t, "r+") as f:
+                keep = f.attrs[name]
+                del f.attrs[name]
+                f.attrs[name] = np.bytes_(b"nim\xb9\xff")
+            for args in (["info", t], ["info", t, "--json"], ["query", t, "1 2"]):
+                code, out, err = run(*args)
+                self.assert_error(code, err, 1, f"attribute '{name}' is not UTF-8 text: the file is damaged")
+                self.assertEqual(out, "")
+            with h5py.File(t, "r+") as f:
+                del f.attrs[name]
+                f.attrs[name] = keep
+
     def test_damaged_and_foreign_files_in_plain_words(self):
         import h5py
         t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "30", "-c", "none")

@@ -128,6 +128,19 @@ def test_counts_are_whole_numbers_as_range_takes_them(tmp_path):
         nimtb.solve("nim", str(tmp_path / "t.h5"), heaps=np.array(2.0), max_heap=3)
 
 
+def test_attribute_text_that_is_not_utf8_is_a_table_error(tmp_path):
+    """Such a table raised RuntimeError (the JSON of its info) or a TableError whose message
+    Python could not decode, so it had none (found by the damage campaign)."""
+    import h5py
+    path = str(tmp_path / "t.h5")
+    nimtb.solve("nim", path, heaps=2, max_heap=3).close()
+    with h5py.File(path, "r+") as f:
+        del f.attrs["method"]
+        f.attrs["method"] = np.bytes_(b"nim\xb9\xff")
+    with pytest.raises(nimtb.TableError, match="attribute 'method' is not UTF-8 text"):
+        nimtb.Table(path)
+
+
 def test_a_refusal_after_a_solve_prints_nothing_of_hdf5s(tmp_path):
     """HDF5 (thread-safe in Debian) keeps its printing of errors per thread: a file refused
     after a solve, which runs on a thread of its own, printed HDF5's whole error stack
