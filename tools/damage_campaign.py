@@ -63,11 +63,11 @@ ENV.setdefault("LSAN_OPTIONS", "suppressions=" + os.path.join(ROOT, "tools", "sa
                                                              "lsan.supp") + ":print_suppressions=0")
 
 
-def run(args, timeout, env=ENV):
+def run(args, timeout):
     start = time.monotonic()
     try:
         p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, errors="replace",
-                           env=env)
+                           env=ENV)
     except subprocess.TimeoutExpired:
         return None, "", "", time.monotonic() - start
     return p.returncode, p.stdout, p.stderr, time.monotonic() - start
