@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/base/errors.h"
 #include "engine/game/moves.h"
@@ -60,174 +62,186 @@ size_t words(const BipartiteMonoid& m) {
     return (m.order + 63) / 64;
 }
 
-// {z : y z in u}
-Bits preimage(const BipartiteMonoid& m, uint32_t y, const Bits& u) {
-    Bits out(words(m), 0);
-    const uint32_t* row = &m.table[size_t{y} * m.order];
-    for (uint32_t z = 0; z < m.order; ++z) {
-        if (bit(u, row[z])) set_bit(out, z);
-    }
-    return out;
-}
-
-// The contexts z in which a move in heap h reaches P: some option image t
-// has t z in P.
-Bits winning_contexts(const BipartiteMonoid& m, const std::vector<uint32_t>& option_images) {
-    Bits w(words(m), 0);
-    for (uint32_t t : option_images) {
-        for (uint32_t z = 0; z < m.order; ++z) {
-            if (m.p[m.mul(t, z)]) set_bit(w, z);
-        }
-    }
-    return w;
-}
-
-// The contexts z with x z in P.
-Bits p_contexts(const BipartiteMonoid& m, uint32_t x) {
-    Bits out(words(m), 0);
-    for (uint32_t z = 0; z < m.order; ++z) {
-        if (m.p[m.mul(x, z)]) set_bit(out, z);
-    }
-    return out;
-}
-
-// The monoid of pairs (phi(G), U(G)) that the heaps with moves generate,
-// breadth first from the empty position (state 0). Heaps whose pairs are
-// equal share one letter, the smallest such heap.
-struct PairClosure {
-    std::vector<uint32_t> letters;    // a heap per distinct pair
-    std::vector<uint32_t> letter_of;  // heap -> letter index, or UINT32_MAX (no moves)
-    std::vector<uint32_t> x;          // per state
-    std::vector<Bits> u;              // per state
-    std::vector<uint32_t> next;       // states * letters
-    std::vector<uint32_t> parent, parent_letter;
-    std::optional<uint32_t> failure;  // (c) failed at this state
-
-    Heaps position(uint32_t s) const {
-        Heaps out;
-        for (; s != 0; s = parent[s]) out.push_back(letters[parent_letter[s]]);
-        std::sort(out.begin(), out.end(), std::greater<>());
-        return out;
-    }
-};
-
-constexpr size_t MAX_PAIR_STATES = 4'000'000;
-// Positions whose outcomes learn may remember (about 150 bytes each).
-constexpr size_t MAX_ORACLE_POSITIONS = 2'000'000;
-// Refinements a heap may try before its quotient is learned from outcomes.
-constexpr unsigned REFINEMENTS = 3;
-
-// winning_contexts of every heap with moves (empty for the others).
-std::vector<Bits> winning_contexts(const BipartiteMonoid& m,
-                                   const std::vector<std::vector<Heaps>>& moves) {
-    std::vector<Bits> w(size_t{m.max_heap()} + 1);
-    for (uint32_t h = 1; h <= m.max_heap(); ++h) {
-        if (!moves[h].empty()) w[h] = winning_contexts(m, images(m, moves[h]));
-    }
-    return w;
-}
-
-// `winning` is winning_contexts(m, moves). saturated: U(G) holds the contexts
-// where phi(G) z is in P too, and the closure stops at the first state whose
-// U lacks the identity (check (c)).
-PairClosure pair_closure(const BipartiteMonoid& m, const std::vector<std::vector<Heaps>>& moves,
-                         const std::vector<Bits>& winning, bool saturated,
-                         const std::atomic<bool>* cancel) {
-    PairClosure c;
-    const uint32_t n = m.max_heap();
-    c.letter_of.assign(size_t{n} + 1, UINT32_MAX);
-    std::vector<Bits> gen_u;
-    std::vector<uint32_t> gen_x;
-    {
-        std::map<std::pair<uint32_t, Bits>, uint32_t> seen;
-        for (uint32_t h = 1; h <= n; ++h) {
-            if (moves[h].empty()) continue;
-            Bits w = winning[h];
-            if (saturated) {
-                const Bits pz = p_contexts(m, m.phi[h]);
-                for (size_t i = 0; i < w.size(); ++i) w[i] |= pz[i];
-            }
-            auto [it, fresh] =
-                seen.try_emplace({m.phi[h], w}, static_cast<uint32_t>(c.letters.size()));
-            if (fresh) {
-                c.letters.push_back(h);
-                gen_x.push_back(m.phi[h]);
-                gen_u.push_back(std::move(w));
-            }
-            c.letter_of[h] = it->second;
-        }
-    }
-    const size_t nw = words(m);
-    std::unordered_map<Bits, uint32_t, VectorHash> index;
-    auto key_of = [&](uint32_t x, bool moved, const Bits& u) {
-        Bits key(nw + 1);
-        key[0] = (uint64_t{x} << 1) | (moved ? 1 : 0);
-        std::copy(u.begin(), u.end(), key.begin() + 1);
-        return key;
+// Calls visit(element, position) for each element reachable from the
+// identity (0) by the letters (heap sizes, ascending), once, with its
+// smallest position, in the order of those positions. step(element, i)
+// multiplies by letter i. Adding a heap keeps the order of positions, so a
+// Dijkstra search over positions meets each element first at its smallest;
+// each visited position's successors are queued one letter at a time (the
+// next letter when the last was taken), which keeps the queue short.
+template <class Step, class Visit>
+void in_position_order(const std::vector<uint32_t>& letters, Step&& step, Visit&& visit,
+                       const std::atomic<bool>* cancel) {
+    struct Entry {
+        Heaps position;
+        uint64_t element;
+        uint32_t parent, letter;
     };
-    auto add = [&](uint32_t x, bool moved, Bits u, uint32_t parent, uint32_t letter) {
-        auto [it, fresh] =
-            index.try_emplace(key_of(x, moved, u), static_cast<uint32_t>(c.x.size()));
-        if (fresh) {
-            if (c.x.size() >= MAX_PAIR_STATES) {
-                throw ResourceError(fmt::format(
-                    "quotient: the check needs more than {} pairs at heap {}", MAX_PAIR_STATES, n));
-            }
-            c.x.push_back(x);
-            c.u.push_back(std::move(u));
-            c.parent.push_back(parent);
-            c.parent_letter.push_back(letter);
-        }
-        return it->second;
+    auto later = [](const Entry& a, const Entry& b) {
+        return smaller_position(b.position, a.position);
     };
-    add(0, false, saturated ? p_contexts(m, 0) : Bits(nw, 0), 0, 0);
-    const size_t letters = c.letters.size();
-    for (uint32_t s = 0; s < c.x.size(); ++s) {
-        if ((s & 1023) == 0) check_cancel(cancel);
-        for (size_t l = 0; l < letters; ++l) {
-            Bits u = preimage(m, gen_x[l], c.u[s]);
-            const Bits v = preimage(m, c.x[s], gen_u[l]);
-            for (size_t i = 0; i < nw; ++i) u[i] |= v[i];
-            const bool lacks_identity = !bit(u, 0);
-            const uint32_t t =
-                add(m.mul(c.x[s], gen_x[l]), true, std::move(u), s, static_cast<uint32_t>(l));
-            c.next.push_back(t);
-            if (saturated && lacks_identity) {
-                c.failure = t;
-                return c;
-            }
+    std::priority_queue<Entry, std::vector<Entry>, decltype(later)> queue(later);
+    std::unordered_set<uint64_t> seen{0};
+    std::vector<std::pair<Heaps, uint64_t>> visited{{Heaps{}, 0}};
+    visit(uint64_t{0}, Heaps{});
+    if (letters.empty()) return;
+    queue.push({Heaps{letters[0]}, step(uint64_t{0}, size_t{0}), 0, 0});
+    while (!queue.empty()) {
+        Entry e = queue.top();
+        queue.pop();
+        if ((visited.size() & 1023) == 0) check_cancel(cancel);
+        if (e.letter + 1 < letters.size()) {
+            const auto& [position, element] = visited[e.parent];
+            queue.push({with_heap(position, letters[e.letter + 1]),
+                        step(element, size_t{e.letter} + 1), e.parent, e.letter + 1});
         }
+        if (!seen.insert(e.element).second) continue;
+        visit(e.element, static_cast<const Heaps&>(e.position));
+        queue.push({with_heap(e.position, letters[0]), step(e.element, size_t{0}),
+                    static_cast<uint32_t>(visited.size()), 0});
+        visited.emplace_back(std::move(e.position), e.element);
     }
-    return c;
 }
 
-std::optional<QuotientFailure> check(const BipartiteMonoid& m,
-                                     const std::vector<std::vector<Heaps>>& moves,
-                                     const std::atomic<bool>* cancel) {
+// Positions the failure search may keep (each with its options' elements).
+constexpr size_t MAX_SEARCH_STATES = 4'000'000;
+
+// The smallest position that `m` predicts inconsistently with its options'
+// predictions: predicted P with no move or with a move to a position
+// predicted P, or predicted N with moves and none to a position predicted
+// P. Every position smaller than it is then predicted consistently, so (by
+// induction over the order, options being smaller) correctly, and it is
+// itself predicted wrongly. nullopt when there is none: `m` predicts every
+// position whose heaps have at most m.max_heap() tokens.
+//
+// A position G is followed by (phi(G), has moves, T(G)), T(G) the elements
+// of its options: T(G + h) = T(G) phi(h) ∪ phi(G) T(h). A failure predicted
+// P has a move, in some heap h, to P: then the smallest position Y_y of y =
+// phi(G - h) with h added is one too, so the least of these is min over y
+// and h of Y_y + h. Failures predicted N are found by walking positions in
+// order: when G and H have one element, both have moves or neither, and
+// G < H with U(T(G)) ⊆ U(T(H)) (U(T) the contexts z with tz in P for some t
+// in T), every failure H + X predicted N has G + X before it, predicted N
+// and failing too, so H is not walked further.
+std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
+                                             const std::vector<std::vector<Heaps>>& moves,
+                                             const std::atomic<bool>* cancel) {
     if (m.p[0]) return QuotientFailure{Heaps{}, true};
-    // (a) a heap without moves is the empty game: adding it changes no prediction.
-    for (uint32_t h = 1; h <= m.max_heap(); ++h) {
-        if (!moves[h].empty()) continue;
-        for (uint32_t y = 0; y < m.order; ++y) {
-            if (m.p[m.mul(y, m.phi[h])] != m.p[y]) {
-                return QuotientFailure{with_heap(m.name[y], h), bool(m.p[m.mul(y, m.phi[h])])};
+    const uint32_t q = m.order;
+    const size_t nw = words(m);
+    // Letters: one per kind of heap (phi, has moves, option elements), the
+    // smallest heap of each; a larger heap of a kind leads to larger
+    // positions that fail exactly when the smaller one's do.
+    struct Letter {
+        uint32_t heap, x;
+        std::vector<uint32_t> options;  // elements of the heap's options
+    };
+    std::vector<Letter> letters;
+    {
+        std::set<std::pair<uint32_t, std::vector<uint32_t>>> seen;
+        for (uint32_t h = 1; h <= m.max_heap(); ++h) {
+            std::vector<uint32_t> t = images(m, moves[h]);
+            if (seen.emplace(m.phi[h], t).second) letters.push_back({h, m.phi[h], std::move(t)});
+        }
+    }
+    std::vector<uint32_t> letter_heaps;
+    for (const Letter& l : letters) letter_heaps.push_back(l.heap);
+    // Each element's smallest position.
+    std::vector<Heaps> name(q);
+    std::vector<uint8_t> named(q, 0);
+    in_position_order(
+        letter_heaps, [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
+        [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, cancel);
+    // The least failure predicted P with a move to P.
+    std::optional<Heaps> least;
+    for (uint32_t y = 0; y < q; ++y) {
+        if (!named[y]) continue;
+        for (const Letter& l : letters) {
+            if (!m.p[m.mul(y, l.x)]) continue;
+            for (uint32_t t : l.options) {
+                if (!m.p[m.mul(y, t)]) continue;
+                Heaps g = with_heap(name[y], l.heap);
+                if (!least || smaller_position(g, *least)) least = std::move(g);
+                break;
             }
         }
     }
-    // (b) no P-position has a move to a P-position.
-    const std::vector<Bits> winning = winning_contexts(m, moves);
-    for (uint32_t h = 1; h <= m.max_heap(); ++h) {
-        if (moves[h].empty()) continue;
-        for (uint32_t y = 0; y < m.order; ++y) {
-            if (m.p[m.mul(y, m.phi[h])] && bit(winning[h], y)) {
-                return QuotientFailure{with_heap(m.name[y], h), true};
-            }
+    std::optional<QuotientFailure> failure;
+    if (least) failure = QuotientFailure{*least, true};
+    // The contexts in which each element is P.
+    std::vector<Bits> p_of(q, Bits(nw, 0));
+    for (uint32_t t = 0; t < q; ++t) {
+        for (uint32_t z = 0; z < q; ++z) {
+            if (m.p[m.mul(t, z)]) set_bit(p_of[t], z);
         }
     }
-    // (c) every other position has a move to a P-position.
-    const PairClosure c = pair_closure(m, moves, winning, true, cancel);
-    if (c.failure) return QuotientFailure{c.position(*c.failure), false};
-    return std::nullopt;
+    struct State {
+        Heaps position;
+        uint32_t x;
+        bool moves;
+        std::vector<uint32_t> options;
+        Bits u;
+    };
+    std::vector<State> kept{{Heaps{}, 0, false, {}, Bits(nw, 0)}};
+    std::vector<std::vector<uint32_t>> frontier(size_t{q} * 2);  // kept states by (x, moves)
+    struct Entry {
+        Heaps position;
+        uint32_t parent, letter;
+    };
+    auto later = [](const Entry& a, const Entry& b) {
+        return smaller_position(b.position, a.position);
+    };
+    std::priority_queue<Entry, std::vector<Entry>, decltype(later)> queue(later);
+    if (!letters.empty()) queue.push({Heaps{letters[0].heap}, 0, 0});
+    std::vector<uint32_t> stamp(q, 0);
+    uint32_t stamp_now = 0;
+    size_t pops = 0;
+    while (!queue.empty()) {
+        Entry e = queue.top();
+        queue.pop();
+        if ((++pops & 1023) == 0) check_cancel(cancel);
+        if (least && !smaller_position(e.position, *least)) break;
+        const State& parent = kept[e.parent];
+        const Letter& l = letters[e.letter];
+        if (e.letter + 1 < letters.size()) {
+            queue.push({with_heap(parent.position, letters[e.letter + 1].heap), e.parent,
+                        e.letter + 1});
+        }
+        State s{std::move(e.position), m.mul(parent.x, l.x), parent.moves || !l.options.empty(),
+                {}, Bits(nw, 0)};
+        ++stamp_now;
+        auto add = [&](uint32_t t) {
+            if (stamp[t] == stamp_now) return;
+            stamp[t] = stamp_now;
+            s.options.push_back(t);
+            for (size_t i = 0; i < nw; ++i) s.u[i] |= p_of[t][i];
+        };
+        for (uint32_t t : parent.options) add(m.mul(t, l.x));
+        for (uint32_t t : l.options) add(m.mul(parent.x, t));
+        const bool reaches_p = bit(s.u, 0);
+        if (m.p[s.x] ? !s.moves : s.moves && !reaches_p) {
+            return QuotientFailure{std::move(s.position), bool(m.p[s.x])};
+        }
+        std::vector<uint32_t>& same = frontier[size_t{s.x} * 2 + s.moves];
+        bool dominated = false;
+        for (uint32_t k : same) {
+            const Bits& v = kept[k].u;
+            size_t i = 0;
+            while (i < nw && (v[i] & ~s.u[i]) == 0) ++i;
+            if ((dominated = i == nw)) break;
+        }
+        if (dominated) continue;
+        if (kept.size() >= MAX_SEARCH_STATES) {
+            throw ResourceError(fmt::format(
+                "quotient: checking a candidate of {} elements for heaps up to {} needs more than "
+                "{} positions",
+                q, m.max_heap(), MAX_SEARCH_STATES));
+        }
+        same.push_back(static_cast<uint32_t>(kept.size()));
+        queue.push({with_heap(s.position, letters[0].heap), static_cast<uint32_t>(kept.size()), 0});
+        kept.push_back(std::move(s));
+    }
+    return failure;
 }
 
 // The candidate for heaps 1..n from `base`, right for heaps < n.
@@ -306,251 +320,173 @@ BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
     return monoid_of(a, block, blocks, n);
 }
 
-// A finer monoid for heaps < n after `candidate` was refuted: the pairs of
-// all positions, each predicted P exactly when it has moves and none
-// reaches P (by the candidate, right for positions below heap n), reduced.
-BipartiteMonoid refine(const BipartiteMonoid& candidate,
-                       const std::vector<std::vector<Heaps>>& moves,
-                       const std::atomic<bool>* cancel) {
-    const uint32_t n = candidate.max_heap();
-    const PairClosure c =
-        pair_closure(candidate, moves, winning_contexts(candidate, moves), false, cancel);
-    HeapAutomaton a;
-    a.states = static_cast<uint32_t>(c.x.size());
-    a.letters = c.letters;
-    a.next = c.next;
-    a.accept.resize(a.states);
-    for (uint32_t s = 1; s < a.states; ++s) a.accept[s] = !bit(c.u[s], 0);
-    std::vector<uint32_t> block;
-    const uint32_t blocks = minimize(a, block);
-    BipartiteMonoid r = monoid_of(a, block, blocks, n);
-    for (uint32_t h = 1; h <= n; ++h) {
-        if (c.letter_of[h] != UINT32_MAX) r.phi[h] = r.phi[c.letters[c.letter_of[h]]];
-    }
-    return submonoid(r, n - 1);
-}
 
-// Calls visit(option) for each option of `g` while it returns true.
-template <class Visit>
-void for_each_option(const Heaps& g, const std::vector<std::vector<Heaps>>& moves, Visit&& visit) {
-    for (size_t i = 0; i < g.size(); ++i) {
-        if (i > 0 && g[i] == g[i - 1]) continue;
-        for (const Heaps& o : moves[g[i]]) {
-            Heaps next = g;
-            next.erase(next.begin() + static_cast<std::ptrdiff_t>(i));
-            next.insert(next.end(), o.begin(), o.end());
-            std::sort(next.begin(), next.end(), std::greater<>());
-            if (!visit(static_cast<const Heaps&>(next))) return;
-        }
-    }
-}
-
-// Outcomes by the definition: positions whose heaps `below` covers answered
-// by it (exact for them), the others by their options, remembered. `what`
-// names the work in the message when too many are needed.
-class OutcomeOracle {
-  public:
-    OutcomeOracle(const std::vector<std::vector<Heaps>>& moves, const BipartiteMonoid& below,
-                  std::string what)
-        : moves_(moves), below_(below), what_(std::move(what)) {}
-
-    // Misère: true for a P-position; g largest heap first.
-    bool p(const Heaps& g) {
-        if (g.empty() || g[0] <= below_.max_heap()) return below_.p[below_.image(g)];
-        if (auto it = memo_.find(g); it != memo_.end()) return it->second;
-        bool p = false;  // without moves, the player to move has won
-        for (uint32_t h : g) p = p || !moves_[h].empty();
-        for_each_option(g, moves_, [&](const Heaps& o) { return p = !this->p(o); });
-        if (memo_.size() >= MAX_ORACLE_POSITIONS) {
-            throw ResourceError(
-                fmt::format("quotient: {} needs the outcomes of more than {} positions", what_,
-                            MAX_ORACLE_POSITIONS));
-        }
-        memo_.emplace(g, p);
-        return p;
-    }
-
-  private:
-    const std::vector<std::vector<Heaps>>& moves_;
-    const BipartiteMonoid& below_;
-    std::string what_;
-    std::unordered_map<Heaps, bool, VectorHash> memo_;
+// A heap given a part of its own in a refinement: its copies counted up to
+// `index`, then modulo `period` (the cyclic monoid C(index, period)).
+struct FreePart {
+    uint32_t heap, index, period;
+    uint32_t size() const { return index + period; }
 };
 
-// A position `m` predicts wrongly, from one whose prediction its options'
-// predictions contradict (as the check names it): if that prediction is
-// right, an option's is wrong, and so on down.
-Heaps mispredicted(Heaps g, const BipartiteMonoid& m, const std::vector<std::vector<Heaps>>& moves,
-                   OutcomeOracle& oracle, const std::atomic<bool>* cancel) {
-    while (oracle.p(g) == bool(m.p[m.image(g)])) {
-        check_cancel(cancel);
-        std::optional<Heaps> wrong;
-        for_each_option(g, moves, [&](const Heaps& o) {
-            if (oracle.p(o) != bool(m.p[m.image(o)])) wrong = o;
-            return !wrong;
-        });
-        // An option predicted wrongly exists when `m` is a monoid generated by
-        // its phi and its names represent their elements.
-        if (!wrong) throw std::logic_error("quotient: a failure its options do not explain");
-        g = *wrong;
+// The elements of a refinement: an element of `m` and a count per free part.
+// Larger products are refused before they are built.
+constexpr uint64_t MAX_PRODUCT = 1ull << 24;
+
+// A monoid finer than `m` for heaps 1..m.max_heap(): each heap of a free part
+// maps to (phi(heap), one count of its part), the others to (phi(heap), no
+// counts). Its P-portion is not m's: each element is predicted P exactly when
+// its smallest position has moves and none of them reaches an element
+// predicted P (elements met in the order of their smallest positions, so
+// options come first). Reduced by Moore's algorithm.
+//
+// Why this converges (docs/QUOTIENTS.md): if every position before F is
+// predicted right by m, each is by the refinement too (a position is either
+// its class's smallest, predicted from its options, or shares its class with
+// a smaller position that shared m's class and its outcome); and if F's
+// heaps all have free parts counting past their numbers of copies in F, F is
+// the smallest of its class, so it is predicted right as well.
+BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts,
+                        const std::vector<std::vector<Heaps>>& moves,
+                        const std::atomic<bool>* cancel) {
+    const uint32_t n = m.max_heap();
+    uint64_t total = m.order;
+    for (const FreePart& f : parts) total *= f.size();
+    if (total > MAX_PRODUCT) {
+        throw ResourceError(fmt::format(
+            "quotient: a candidate for heap {} would have more than {} elements", n, MAX_PRODUCT));
     }
-    return g;
-}
-
-Heaps joined(const Heaps& a, const Heaps& b) {
-    Heaps out(a.size() + b.size());
-    std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin(), std::greater<>());
-    return out;
-}
-
-// Q_n learned from outcomes (Angluin's L*, for a commutative monoid): the
-// states are positions told apart by the suffixes; the hypothesis is checked
-// exactly, and a position it predicts wrongly yields a new suffix (Rivest and
-// Schapire's split of the position along the hypothesis). `suffixes` carries
-// over from heap to heap.
-BipartiteMonoid learn(const std::vector<std::vector<Heaps>>& moves, const BipartiteMonoid& below,
-                      uint32_t n, std::vector<Heaps>& suffixes, unsigned& refuted,
-                      const std::atomic<bool>* cancel) {
-    OutcomeOracle oracle(moves, below, fmt::format("learning Q_{}", n));
+    auto mul = [&](uint64_t a, uint64_t b) {
+        uint64_t out = m.mul(uint32_t(a % m.order), uint32_t(b % m.order)), scale = m.order;
+        a /= m.order, b /= m.order;
+        for (const FreePart& f : parts) {
+            uint64_t c = a % f.size() + b % f.size();
+            a /= f.size(), b /= f.size();
+            if (c >= f.size()) c = f.index + (c - f.index) % f.period;
+            out += c * scale, scale *= f.size();
+        }
+        return out;
+    };
+    std::vector<uint64_t> phi(size_t{n} + 1);
+    for (uint32_t h = 0; h <= n; ++h) {
+        phi[h] = m.phi[h];
+        uint64_t scale = m.order;
+        for (const FreePart& f : parts) {
+            if (f.heap == h) phi[h] += scale;
+            scale *= f.size();
+        }
+    }
+    auto image = [&](const Heaps& g) {
+        uint64_t x = 0;
+        for (uint32_t h : g) x = mul(x, phi[h]);
+        return x;
+    };
     std::vector<uint32_t> letters;
-    std::vector<size_t> letter_of(size_t{n} + 1, SIZE_MAX);
+    std::vector<std::vector<uint64_t>> options(size_t{n} + 1);
     for (uint32_t h = 1; h <= n; ++h) {
-        if (!moves[h].empty()) letter_of[h] = letters.size(), letters.push_back(h);
+        if (moves[h].empty()) continue;
+        letters.push_back(h);
+        for (const Heaps& o : moves[h]) options[h].push_back(image(o));
+        std::sort(options[h].begin(), options[h].end());
+        options[h].erase(std::unique(options[h].begin(), options[h].end()), options[h].end());
     }
-    std::map<Heaps, std::vector<uint8_t>> rows;  // each position's outcomes with the suffixes
-    auto row = [&](const Heaps& position) -> const std::vector<uint8_t>& {
-        std::vector<uint8_t>& r = rows[position];
-        while (r.size() < suffixes.size())
-            r.push_back(oracle.p(joined(position, suffixes[r.size()])));
-        return r;
-    };
-    // Given a position whose outcome differs from what the states reached
-    // along `path` (heaps read in order from the empty position) predict at
-    // its end, adds the suffix that splits a state.
-    std::vector<Heaps> reps;
-    std::vector<uint32_t> next, parent, parent_heap;
-    auto access = [&](uint32_t s) {  // the heaps read from the empty position to reach s
-        Heaps path;
-        for (; s != 0; s = parent[s]) path.push_back(parent_heap[s]);
-        std::reverse(path.begin(), path.end());
-        return path;
-    };
-    auto split = [&](const Heaps& path, size_t end, const Heaps& tail) {
-        // H_i = reps[x_i] + path[i..end) + tail; H_0 is the position, H_end
-        // the state's representative with tail: their outcomes differ.
-        std::vector<uint32_t> x{0};
-        for (size_t i = 0; i < end; ++i)
-            x.push_back(next[x.back() * letters.size() + letter_of[path[i]]]);
-        auto h = [&](size_t i) {
-            Heaps rest(path.begin() + static_cast<std::ptrdiff_t>(i),
-                       path.begin() + static_cast<std::ptrdiff_t>(end));
-            std::sort(rest.begin(), rest.end(), std::greater<>());
-            return oracle.p(joined(joined(reps[x[i]], rest), tail));
-        };
-        size_t lo = 0, hi = end;
-        const bool first = h(lo);
-        while (hi - lo > 1) {
-            const size_t mid = (lo + hi) / 2;
-            (h(mid) == first ? lo : hi) = mid;
+    std::unordered_map<uint64_t, uint32_t> state_of;
+    std::vector<uint64_t> elements;
+    std::vector<uint8_t> p;
+    in_position_order(
+        letters, [&](uint64_t x, size_t l) { return mul(x, phi[letters[l]]); },
+        [&](uint64_t x, const Heaps& name) {
+            bool is_p = !name.empty();
+            for (size_t i = 0; is_p && i < name.size(); ++i) {
+                if (i > 0 && name[i] == name[i - 1]) continue;
+                Heaps rest = name;
+                rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+                const uint64_t r = image(rest);
+                for (uint64_t t : options[name[i]]) {
+                    if (p[state_of.at(mul(r, t))]) {
+                        is_p = false;
+                        break;
+                    }
+                }
+            }
+            state_of.emplace(x, static_cast<uint32_t>(elements.size()));
+            elements.push_back(x);
+            p.push_back(is_p);
+        },
+        cancel);
+    HeapAutomaton a;
+    a.states = static_cast<uint32_t>(elements.size());
+    a.letters = letters;
+    a.accept = std::move(p);
+    a.next.reserve(elements.size() * letters.size());
+    for (uint64_t x : elements) {
+        for (uint32_t h : letters) a.next.push_back(state_of.at(mul(x, phi[h])));
+    }
+    std::vector<uint32_t> block;
+    const uint32_t blocks = minimize(a, block);
+    if (blocks > MAX_QUOTIENT_ORDER) {
+        throw ResourceError(fmt::format("quotient: a candidate for heap {} has more than {} elements",
+                                        n, MAX_QUOTIENT_ORDER));
+    }
+    return monoid_of(a, block, blocks, n);
+}
+
+// A refinement of `m` that predicts `failure`, the smallest position m
+// predicts wrongly, right: free parts for one of its heaps, then two, then
+// all (which always succeeds, as refined() says), each counting one past the
+// heap's copies in the failure, then by twos.
+BipartiteMonoid recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
+                             const std::vector<std::vector<Heaps>>& moves,
+                             const std::atomic<bool>* cancel) {
+    std::vector<FreePart> heaps;  // the failure's heaps with moves, each with its copies + 1
+    for (uint32_t h : failure.position) {
+        if (moves[h].empty()) continue;
+        if (!heaps.empty() && heaps.back().heap == h) {
+            ++heaps.back().index;
+        } else {
+            heaps.push_back({h, 2, 2});
         }
-        Heaps suffix(path.begin() + static_cast<std::ptrdiff_t>(hi),
-                     path.begin() + static_cast<std::ptrdiff_t>(end));
-        suffix = joined(suffix, tail);
-        std::sort(suffix.begin(), suffix.end(), std::greater<>());
-        suffixes.push_back(suffix);
+    }
+    const bool truth = !failure.predicted_p;
+    auto fixes = [&](const std::vector<FreePart>& parts, BipartiteMonoid& out) {
+        out = refined(m, parts, moves, cancel);
+        return bool(out.p[out.image(failure.position)]) == truth;
     };
-    if (suffixes.empty()) suffixes.push_back(Heaps{});
+    BipartiteMonoid out;
+    const size_t k = heaps.size();
+    for (size_t i = 0; i < k; ++i) {
+        if (fixes({heaps[i]}, out)) return out;
+    }
+    for (size_t i = 0; i < k; ++i) {
+        for (size_t j = i + 1; j < k; ++j) {
+            if (fixes({heaps[i], heaps[j]}, out)) return out;
+        }
+    }
+    if (k > 2 && fixes(heaps, out)) return out;
+    throw std::logic_error("quotient: a refinement with every heap of the failure free failed");
+}
+
+// Q_n from Q_{n-1}: the periodic extension, then refinements along each
+// least failure until none is left.
+BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
+                              const std::vector<std::vector<Heaps>>& moves, uint32_t& refuted,
+                              const std::atomic<bool>* cancel) {
+    BipartiteMonoid m;
+    try {
+        m = extend(q, n, moves);
+    } catch (const ResourceError&) {
+        m.order = MAX_QUOTIENT_ORDER + 1;
+    }
+    if (m.order > MAX_QUOTIENT_ORDER) {  // heap n as a free part of its own instead
+        BipartiteMonoid base = q;
+        base.phi.push_back(0);
+        m = refined(base, {{n, 2, 2}}, moves, cancel);
+    }
     for (;;) {
-        check_cancel(cancel);
-        // The hypothesis, breadth first from the empty position.
-        reps.assign(1, Heaps{});
-        next.clear();
-        parent.assign(1, 0);
-        parent_heap.assign(1, 0);
-        std::map<std::vector<uint8_t>, uint32_t> state_of{{row(Heaps{}), 0}};
-        for (uint32_t s = 0; s < reps.size(); ++s) {
-            for (uint32_t g : letters) {
-                Heaps t = with_heap(reps[s], g);
-                auto [it, fresh] = state_of.try_emplace(row(t), static_cast<uint32_t>(reps.size()));
-                if (fresh) {
-                    if (reps.size() >= MAX_QUOTIENT_ORDER) {
-                        throw ResourceError(fmt::format("quotient: Q_{} has more than {} elements",
-                                                        n, MAX_QUOTIENT_ORDER));
-                    }
-                    reps.push_back(std::move(t));
-                    parent.push_back(s);
-                    parent_heap.push_back(g);
-                }
-                next.push_back(it->second);
-            }
-        }
-        const size_t nl = letters.size();
-        // Reading two heaps in either order must reach one state.
-        bool commutes = true;
-        for (uint32_t s = 0; s < reps.size() && commutes; ++s) {
-            for (size_t a = 0; a < nl && commutes; ++a) {
-                for (size_t b = a + 1; b < nl && commutes; ++b) {
-                    const uint32_t ab = next[next[s * nl + a] * nl + b],
-                                   ba = next[next[s * nl + b] * nl + a];
-                    if (ab == ba) continue;
-                    commutes = false;
-                    const std::vector<uint8_t>& ra = row(reps[ab]);
-                    const std::vector<uint8_t>& rb = row(reps[ba]);
-                    size_t e = 0;
-                    while (ra[e] == rb[e]) ++e;
-                    const Heaps w =
-                        joined(with_heap(with_heap(reps[s], letters[a]), letters[b]), suffixes[e]);
-                    const bool truth = oracle.p(w);
-                    Heaps path = access(s);
-                    if (bool(ra[e]) != truth) {
-                        path.push_back(letters[a]), path.push_back(letters[b]);
-                    } else {
-                        path.push_back(letters[b]), path.push_back(letters[a]);
-                    }
-                    split(path, path.size(), suffixes[e]);
-                }
-            }
-        }
-        if (!commutes) {
-            ++refuted;
-            continue;
-        }
-        HeapAutomaton a;
-        a.states = static_cast<uint32_t>(reps.size());
-        a.letters = letters;
-        a.next = next;
-        for (const Heaps& r : reps) a.accept.push_back(row(r)[0]);
-        std::vector<uint32_t> block(a.states);
-        for (uint32_t s = 0; s < a.states; ++s) block[s] = s;
-        BipartiteMonoid m = monoid_of(a, block, a.states, n);
-        std::optional<QuotientFailure> failure = check(m, moves, cancel);
+        const std::optional<QuotientFailure> failure = least_failure(m, moves, cancel);
         if (!failure) return m;
         ++refuted;
-        // Descend to a position predicted wrongly, then split along it.
-        const Heaps g = mispredicted(failure->position, m, moves, oracle, cancel);
-        Heaps path;
-        for (uint32_t h : g) {
-            if (!moves[h].empty()) path.push_back(h);
-        }
-        split(path, path.size(), Heaps{});
+        m = recalibrated(m, *failure, moves, cancel);
     }
-}
-
-// Q_n from Q_{n-1}: extend and check, refine while that settles it, else
-// learn.
-BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
-                              const std::vector<std::vector<Heaps>>& moves,
-                              std::vector<Heaps>& suffixes, uint32_t& refuted,
-                              const std::atomic<bool>* cancel) {
-    BipartiteMonoid base = q;
-    for (unsigned attempt = 0; attempt < REFINEMENTS; ++attempt) {
-        BipartiteMonoid candidate = extend(base, n, moves);
-        if (candidate.order > MAX_QUOTIENT_ORDER) break;  // a guess too large: learn instead
-        if (!check(candidate, moves, cancel)) return candidate;
-        ++refuted;
-        base = refine(candidate, moves, cancel);
-    }
-    return learn(moves, q, n, suffixes, refuted, cancel);
 }
 
 // A window theorem of quotient.h: phi(h + p) = phi(h) for every h from n0
@@ -660,12 +596,7 @@ std::optional<QuotientFailure> check_quotient(const Rule& rule, const BipartiteM
                                               const std::atomic<bool>* cancel) {
     if (!rule.one_heap()) throw InputError("quotient: the rule's moves touch several heaps");
     const std::vector<std::vector<Heaps>> moves = heap_moves(rule, m.max_heap());
-    std::optional<QuotientFailure> failure = check(m, moves, cancel);
-    if (!failure) return failure;
-    const BipartiteMonoid nothing_below;  // every position by the definition
-    OutcomeOracle oracle(moves, nothing_below, "finding a position it predicts wrongly");
-    const Heaps g = mispredicted(failure->position, m, moves, oracle, cancel);
-    return QuotientFailure{g, bool(m.p[m.image(g)])};
+    return least_failure(m, moves, cancel);
 }
 
 bool quotient_provable(const Rule& rule) {
@@ -724,14 +655,13 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
     MisereQuotient result;
     result.orders.push_back(1);
     BipartiteMonoid q;
-    std::vector<Heaps> suffixes;  // learn's, kept from heap to heap
     for (uint32_t n = 1; n <= max_heap; ++n) {
         check_cancel(options.cancel);
         if (moves[n].empty()) {
             q.phi.push_back(0);  // a heap without moves is the empty game
         } else {
             try {
-                q = next_quotient(q, n, moves, suffixes, result.candidates, options.cancel);
+                q = next_quotient(q, n, moves, result.candidates, options.cancel);
             } catch (const ResourceError& e) {
                 const std::string what = e.what();
                 if (what.find("largest computed") != std::string::npos) throw;
