@@ -65,43 +65,47 @@ uint32_t minimize(const HeapAutomaton& a, std::vector<uint32_t>& block) {
 BipartiteMonoid monoid_of(const HeapAutomaton& a, const std::vector<uint32_t>& block,
                           uint32_t blocks, uint32_t max_heap) {
     // Dijkstra over blocks: a name grows by a heap, and adding a heap keeps
-    // the order, so each block is first reached by its smallest name.
+    // the order, so each block is first reached by its smallest name. Each
+    // element after the identity is its parent's name with one letter more.
     struct Entry {
-        Heaps name;
-        uint32_t state;
+        CountedPosition name;
+        uint32_t state, parent, letter;
     };
-    auto later = [](const Entry& x, const Entry& y) { return smaller_position(y.name, x.name); };
+    auto later = [](const Entry& x, const Entry& y) { return y.name < x.name; };
     std::priority_queue<Entry, std::vector<Entry>, decltype(later)> queue(later);
     std::vector<uint32_t> element_of(blocks, UINT32_MAX);
-    std::vector<uint32_t> state_of;
+    std::vector<uint32_t> state_of, parent, letter;
     std::vector<Heaps> names;
-    queue.push({Heaps{}, 0});
+    queue.push({CountedPosition{}, 0, 0, 0});
     while (!queue.empty()) {
         Entry e = queue.top();
         queue.pop();
         if (element_of[block[e.state]] != UINT32_MAX) continue;
-        element_of[block[e.state]] = static_cast<uint32_t>(names.size());
+        const auto x = static_cast<uint32_t>(names.size());
+        element_of[block[e.state]] = x;
         state_of.push_back(e.state);
-        for (size_t l = 0; l < a.letters.size(); ++l) {
+        parent.push_back(e.parent);
+        letter.push_back(e.letter);
+        for (uint32_t l = 0; l < a.letters.size(); ++l) {
             const uint32_t t = a.step(e.state, l);
-            if (element_of[block[t]] == UINT32_MAX)
-                queue.push({with_heap(e.name, a.letters[l]), t});
+            if (element_of[block[t]] == UINT32_MAX) queue.push({e.name.with(a.letters[l]), t, x, l});
         }
-        names.push_back(std::move(e.name));
+        names.push_back(std::move(e.name.heaps));
     }
     BipartiteMonoid m;
     m.order = static_cast<uint32_t>(names.size());
+    // x times y: read y's name from x's state, one letter after its parent's.
+    m.table.assign(size_t{m.order} * m.order, 0);
+    std::vector<uint32_t> reached(m.order);
+    for (uint32_t x = 0; x < m.order; ++x) {
+        reached[0] = state_of[x];
+        for (uint32_t y = 1; y < m.order; ++y) reached[y] = a.step(reached[parent[y]], letter[y]);
+        for (uint32_t y = 0; y < m.order; ++y)
+            m.table[size_t{x} * m.order + y] = element_of[block[reached[y]]];
+    }
     std::vector<int> letter_of(size_t{max_heap} + 1, -1);
     for (size_t l = 0; l < a.letters.size(); ++l) {
         if (a.letters[l] <= max_heap) letter_of[a.letters[l]] = static_cast<int>(l);
-    }
-    m.table.assign(size_t{m.order} * m.order, 0);
-    for (uint32_t x = 0; x < m.order; ++x) {
-        for (uint32_t y = 0; y < m.order; ++y) {
-            uint32_t s = state_of[x];
-            for (uint32_t h : names[y]) s = a.step(s, static_cast<size_t>(letter_of[h]));
-            m.table[size_t{x} * m.order + y] = element_of[block[s]];
-        }
     }
     m.p.resize(m.order);
     for (uint32_t x = 0; x < m.order; ++x) m.p[x] = a.accept[state_of[x]];

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <queue>
 #include <set>
@@ -62,45 +63,109 @@ size_t words(const BipartiteMonoid& m) {
     return (m.order + 63) / 64;
 }
 
-// Calls visit(element, position) for each element reachable from the
-// identity (0) by the letters (heap sizes, ascending), once, with its
-// smallest position, in the order of those positions. step(element, i)
-// multiplies by letter i. Adding a heap keeps the order of positions, so a
-// Dijkstra search over positions meets each element first at its smallest;
-// each visited position's successors are queued one letter at a time (the
-// next letter when the last was taken), which keeps the queue short.
-template <class Step, class Visit>
-void in_position_order(const std::vector<uint32_t>& letters, Step&& step, Visit&& visit,
-                       const std::atomic<bool>* cancel) {
-    struct Entry {
-        Heaps position;
-        uint64_t element;
-        uint32_t parent, letter;
-    };
-    auto later = [](const Entry& a, const Entry& b) {
-        return smaller_position(b.position, a.position);
-    };
-    std::priority_queue<Entry, std::vector<Entry>, decltype(later)> queue(later);
-    std::unordered_set<uint64_t> seen{0};
-    std::vector<std::pair<Heaps, uint64_t>> visited{{Heaps{}, 0}};
-    visit(uint64_t{0}, Heaps{});
-    if (letters.empty()) return;
-    queue.push({Heaps{letters[0]}, step(uint64_t{0}, size_t{0}), 0, 0});
-    while (!queue.empty()) {
-        Entry e = queue.top();
-        queue.pop();
-        if ((visited.size() & 1023) == 0) check_cancel(cancel);
-        if (e.letter + 1 < letters.size()) {
-            const auto& [position, element] = visited[e.parent];
-            queue.push({with_heap(position, letters[e.letter + 1]),
-                        step(element, size_t{e.letter} + 1), e.parent, e.letter + 1});
+// True when a with one more heap x comes before b with one more heap y,
+// both of one number of tokens and heaps (the order of monoid.h).
+bool before(const Heaps& a, uint32_t x, const Heaps& b, uint32_t y) {
+    size_t i = 0, j = 0;
+    bool x_read = false, y_read = false;
+    for (size_t k = 0; k <= a.size(); ++k) {
+        uint32_t u, v;
+        if (!x_read && (i == a.size() || x >= a[i])) {
+            u = x, x_read = true;
+        } else {
+            u = a[i++];
         }
-        if (!seen.insert(e.element).second) continue;
-        visit(e.element, static_cast<const Heaps&>(e.position));
-        queue.push({with_heap(e.position, letters[0]), step(e.element, size_t{0}),
-                    static_cast<uint32_t>(visited.size()), 0});
-        visited.emplace_back(std::move(e.position), e.element);
+        if (!y_read && (j == b.size() || y >= b[j])) {
+            v = y, y_read = true;
+        } else {
+            v = b[j++];
+        }
+        if (u != v) return u < v;
     }
+    return false;
+}
+
+// Positions made from the empty one by adding heaps (letters), walked in
+// the order of positions. A position with one more heap has more tokens,
+// so positions wait in buckets by tokens, each sorted when its turn comes.
+// A successor is a walked position (a node, numbered by the caller) with
+// one letter more, and a value the caller computes when it is queued.
+class PositionWalk {
+  public:
+    explicit PositionWalk(std::vector<uint32_t> letters) : letters_(std::move(letters)) {}
+
+    // Queues `node` (a position of `tokens` tokens) with each letter;
+    // value(letter index) is that successor's value.
+    template <class Value>
+    void expand(uint32_t node, uint64_t tokens, Value&& value) {
+        for (uint32_t l = 0; l < letters_.size(); ++l) {
+            const uint64_t t = tokens + letters_[l];
+            if (buckets_.size() <= t) buckets_.resize(t + 1);
+            buckets_[t].push_back({node, l, value(l)});
+        }
+    }
+
+    // Calls visit(node, letter index, value, tokens) for each queued
+    // successor in order while it returns true; wanted(value) false drops a
+    // successor unvisited. position_of(node) is a node's position.
+    template <class PositionOf, class Wanted, class Visit>
+    void run(PositionOf&& position_of, Wanted&& wanted, Visit&& visit,
+             const std::atomic<bool>* cancel) {
+        for (uint64_t t = 1; t < buckets_.size(); ++t) {
+            check_cancel(cancel);
+            std::vector<Successor> bucket = std::move(buckets_[t]);
+            std::erase_if(bucket, [&](const Successor& s) { return !wanted(s.value); });
+            std::sort(bucket.begin(), bucket.end(), [&](const Successor& a, const Successor& b) {
+                const Heaps& pa = position_of(a.node);
+                const Heaps& pb = position_of(b.node);
+                if (pa.size() != pb.size()) return pa.size() > pb.size();
+                return before(pa, letters_[a.letter], pb, letters_[b.letter]);
+            });
+            for (const Successor& s : bucket) {
+                if (!visit(s.node, s.letter, s.value, t)) return;
+            }
+        }
+    }
+
+    uint32_t letter(uint32_t index) const { return letters_[index]; }
+
+  private:
+    struct Successor {
+        uint32_t node, letter;
+        uint64_t value;
+    };
+    std::vector<uint32_t> letters_;
+    std::vector<std::vector<Successor>> buckets_;
+};
+
+// Numbers each element (below `elements`) reachable from the identity (0)
+// by the letters (heap sizes) in the order of its smallest position, and
+// calls visit(element, that position) in that order; number[x] is x's
+// number, UINT32_MAX for the others. step(element, i) multiplies by letter
+// i. Adding a heap keeps the order of positions, so each element is first
+// met at its smallest.
+template <class Step, class Visit>
+void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, Step&& step,
+                       Visit&& visit, std::vector<uint32_t>& number,
+                       const std::atomic<bool>* cancel) {
+    number.assign(elements, UINT32_MAX);
+    std::vector<Heaps> positions{Heaps{}};
+    PositionWalk walk(letters);
+    number[0] = 0;
+    visit(uint64_t{0}, Heaps{});
+    walk.expand(0, 0, [&](uint32_t l) { return step(uint64_t{0}, size_t{l}); });
+    walk.run([&](uint32_t node) -> const Heaps& { return positions[node]; },
+             [&](uint64_t x) { return number[x] == UINT32_MAX; },
+             [&](uint32_t node, uint32_t letter, uint64_t x, uint64_t tokens) {
+                 if (number[x] != UINT32_MAX) return true;
+                 const auto id = static_cast<uint32_t>(positions.size());
+                 number[x] = id;
+                 positions.push_back(with_heap(positions[node], walk.letter(letter)));
+                 visit(x, static_cast<const Heaps&>(positions.back()));
+                 walk.expand(id, tokens, [&](uint32_t l) { return step(x, size_t{l}); });
+                 return true;
+             },
+             cancel);
 }
 
 // Positions the failure search may keep (each with its options' elements).
@@ -149,9 +214,11 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     // Each element's smallest position.
     std::vector<Heaps> name(q);
     std::vector<uint8_t> named(q, 0);
+    std::vector<uint32_t> number;
     in_position_order(
-        letter_heaps, [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
-        [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, cancel);
+        letter_heaps, q, [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
+        [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, number,
+        cancel);
     // The least failure predicted P with a move to P.
     std::optional<Heaps> least;
     for (uint32_t y = 0; y < q; ++y) {
@@ -184,31 +251,30 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     };
     std::vector<State> kept{{Heaps{}, 0, false, {}, Bits(nw, 0)}};
     std::vector<std::vector<uint32_t>> frontier(size_t{q} * 2);  // kept states by (x, moves)
-    struct Entry {
-        Heaps position;
-        uint32_t parent, letter;
-    };
-    auto later = [](const Entry& a, const Entry& b) {
-        return smaller_position(b.position, a.position);
-    };
-    std::priority_queue<Entry, std::vector<Entry>, decltype(later)> queue(later);
-    if (!letters.empty()) queue.push({Heaps{letters[0].heap}, 0, 0});
+    uint64_t least_tokens = 0;
+    if (least) {
+        for (uint32_t h : *least) least_tokens += h;
+    }
+    PositionWalk walk(letter_heaps);
+    auto none = [](uint32_t) { return uint64_t{0}; };
+    walk.expand(0, 0, none);
     std::vector<uint32_t> stamp(q, 0);
     uint32_t stamp_now = 0;
-    size_t pops = 0;
-    while (!queue.empty()) {
-        Entry e = queue.top();
-        queue.pop();
-        if ((++pops & 1023) == 0) check_cancel(cancel);
-        if (least && !smaller_position(e.position, *least)) break;
-        const State& parent = kept[e.parent];
-        const Letter& l = letters[e.letter];
-        if (e.letter + 1 < letters.size()) {
-            queue.push({with_heap(parent.position, letters[e.letter + 1].heap), e.parent,
-                        e.letter + 1});
+    State s;
+    walk.run([&](uint32_t node) -> const Heaps& { return kept[node].position; },
+             [](uint64_t) { return true; },
+             [&](uint32_t node, uint32_t letter, uint64_t, uint64_t tokens) {
+        const State& parent = kept[node];
+        const Letter& l = letters[letter];
+        if (least && (tokens > least_tokens ||
+                      (tokens == least_tokens &&
+                       !smaller_position(with_heap(parent.position, l.heap), *least)))) {
+            return false;
         }
-        State s{std::move(e.position), m.mul(parent.x, l.x), parent.moves || !l.options.empty(),
-                {}, Bits(nw, 0)};
+        s.x = m.mul(parent.x, l.x);
+        s.moves = parent.moves || !l.options.empty();
+        s.options.clear();
+        s.u.assign(nw, 0);
         ++stamp_now;
         auto add = [&](uint32_t t) {
             if (stamp[t] == stamp_now) return;
@@ -218,29 +284,31 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
         };
         for (uint32_t t : parent.options) add(m.mul(t, l.x));
         for (uint32_t t : l.options) add(m.mul(parent.x, t));
-        const bool reaches_p = bit(s.u, 0);
-        if (m.p[s.x] ? !s.moves : s.moves && !reaches_p) {
-            return QuotientFailure{std::move(s.position), bool(m.p[s.x])};
+        if (m.p[s.x] ? !s.moves : s.moves && !bit(s.u, 0)) {
+            failure = QuotientFailure{with_heap(parent.position, l.heap), bool(m.p[s.x])};
+            return false;
         }
         std::vector<uint32_t>& same = frontier[size_t{s.x} * 2 + s.moves];
-        bool dominated = false;
         for (uint32_t k : same) {
             const Bits& v = kept[k].u;
             size_t i = 0;
             while (i < nw && (v[i] & ~s.u[i]) == 0) ++i;
-            if ((dominated = i == nw)) break;
+            if (i == nw) return true;  // dominated
         }
-        if (dominated) continue;
         if (kept.size() >= MAX_SEARCH_STATES) {
             throw ResourceError(fmt::format(
                 "quotient: checking a candidate of {} elements for heaps up to {} needs more than "
                 "{} positions",
                 q, m.max_heap(), MAX_SEARCH_STATES));
         }
-        same.push_back(static_cast<uint32_t>(kept.size()));
-        queue.push({with_heap(s.position, letters[0].heap), static_cast<uint32_t>(kept.size()), 0});
+        const auto id = static_cast<uint32_t>(kept.size());
+        same.push_back(id);
+        s.position = with_heap(parent.position, l.heap);
         kept.push_back(std::move(s));
-    }
+        s = State{};
+        walk.expand(id, tokens, none);
+        return true;
+    }, cancel);
     return failure;
 }
 
@@ -328,9 +396,9 @@ struct FreePart {
     uint32_t size() const { return index + period; }
 };
 
-// The elements of a refinement: an element of `m` and a count per free part.
-// Larger products are refused before they are built.
-constexpr uint64_t MAX_PRODUCT = 1ull << 24;
+// The elements of a refinement, an element of `m` and a count per free part
+// packed in bit fields, are numbered below 2^24.
+constexpr unsigned MAX_PRODUCT_BITS = 24;
 
 // A monoid finer than `m` for heaps 1..m.max_heap(): each heap of a free part
 // maps to (phi(heap), one count of its part), the others to (phi(heap), no
@@ -349,30 +417,38 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
                         const std::vector<std::vector<Heaps>>& moves,
                         const std::atomic<bool>* cancel) {
     const uint32_t n = m.max_heap();
-    uint64_t total = m.order;
-    for (const FreePart& f : parts) total *= f.size();
-    if (total > MAX_PRODUCT) {
-        throw ResourceError(fmt::format(
-            "quotient: a candidate for heap {} would have more than {} elements", n, MAX_PRODUCT));
+    struct Field {
+        unsigned shift;
+        uint64_t mask;
+        uint32_t index, period, size;
+    };
+    std::vector<Field> fields;
+    unsigned bits = static_cast<unsigned>(std::bit_width(m.order - 1));
+    for (const FreePart& f : parts) {
+        const auto width = static_cast<unsigned>(std::bit_width(f.size() - 1));
+        fields.push_back({bits, (uint64_t{1} << width) - 1, f.index, f.period, f.size()});
+        bits += width;
     }
+    if (bits > MAX_PRODUCT_BITS) {
+        throw ResourceError(fmt::format(
+            "quotient: a candidate for heap {} would have more than 2^{} elements", n,
+            MAX_PRODUCT_BITS));
+    }
+    const uint64_t base_mask = (uint64_t{1} << std::bit_width(m.order - 1)) - 1;
     auto mul = [&](uint64_t a, uint64_t b) {
-        uint64_t out = m.mul(uint32_t(a % m.order), uint32_t(b % m.order)), scale = m.order;
-        a /= m.order, b /= m.order;
-        for (const FreePart& f : parts) {
-            uint64_t c = a % f.size() + b % f.size();
-            a /= f.size(), b /= f.size();
-            if (c >= f.size()) c = f.index + (c - f.index) % f.period;
-            out += c * scale, scale *= f.size();
+        uint64_t out = m.mul(uint32_t(a & base_mask), uint32_t(b & base_mask));
+        for (const Field& f : fields) {
+            uint64_t c = ((a >> f.shift) & f.mask) + ((b >> f.shift) & f.mask);
+            while (c >= f.size) c -= f.period;
+            out |= c << f.shift;
         }
         return out;
     };
     std::vector<uint64_t> phi(size_t{n} + 1);
     for (uint32_t h = 0; h <= n; ++h) {
         phi[h] = m.phi[h];
-        uint64_t scale = m.order;
-        for (const FreePart& f : parts) {
-            if (f.heap == h) phi[h] += scale;
-            scale *= f.size();
+        for (size_t k = 0; k < parts.size(); ++k) {
+            if (parts[k].heap == h) phi[h] |= uint64_t{1} << fields[k].shift;
         }
     }
     auto image = [&](const Heaps& g) {
@@ -389,37 +465,39 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
         std::sort(options[h].begin(), options[h].end());
         options[h].erase(std::unique(options[h].begin(), options[h].end()), options[h].end());
     }
-    std::unordered_map<uint64_t, uint32_t> state_of;
+    std::vector<uint32_t> number;
     std::vector<uint64_t> elements;
     std::vector<uint8_t> p;
+    std::vector<uint64_t> suffix;
     in_position_order(
-        letters, [&](uint64_t x, size_t l) { return mul(x, phi[letters[l]]); },
+        letters, uint64_t{1} << bits, [&](uint64_t x, size_t l) { return mul(x, phi[letters[l]]); },
         [&](uint64_t x, const Heaps& name) {
+            // The element of name without its i-th heap: prefix times suffix.
+            suffix.assign(name.size() + 1, 0);
+            for (size_t i = name.size(); i-- > 0;) suffix[i] = mul(suffix[i + 1], phi[name[i]]);
             bool is_p = !name.empty();
-            for (size_t i = 0; is_p && i < name.size(); ++i) {
+            uint64_t prefix = 0;
+            for (size_t i = 0; is_p && i < name.size(); prefix = mul(prefix, phi[name[i]]), ++i) {
                 if (i > 0 && name[i] == name[i - 1]) continue;
-                Heaps rest = name;
-                rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-                const uint64_t r = image(rest);
+                const uint64_t rest = mul(prefix, suffix[i + 1]);
                 for (uint64_t t : options[name[i]]) {
-                    if (p[state_of.at(mul(r, t))]) {
+                    if (p[number[mul(rest, t)]]) {
                         is_p = false;
                         break;
                     }
                 }
             }
-            state_of.emplace(x, static_cast<uint32_t>(elements.size()));
             elements.push_back(x);
             p.push_back(is_p);
         },
-        cancel);
+        number, cancel);
     HeapAutomaton a;
     a.states = static_cast<uint32_t>(elements.size());
     a.letters = letters;
     a.accept = std::move(p);
     a.next.reserve(elements.size() * letters.size());
     for (uint64_t x : elements) {
-        for (uint32_t h : letters) a.next.push_back(state_of.at(mul(x, phi[h])));
+        for (uint32_t h : letters) a.next.push_back(number[mul(x, phi[h])]);
     }
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
@@ -430,38 +508,52 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
     return monoid_of(a, block, blocks, n);
 }
 
+// Each heap with moves and its number of copies in `g`.
+std::map<uint32_t, uint32_t> copies(const Heaps& g, const std::vector<std::vector<Heaps>>& moves) {
+    std::map<uint32_t, uint32_t> out;
+    for (uint32_t h : g) {
+        if (!moves[h].empty()) ++out[h];
+    }
+    return out;
+}
+
 // A refinement of `m` that predicts `failure`, the smallest position m
-// predicts wrongly, right: free parts for one of its heaps, then two, then
-// all (which always succeeds, as refined() says), each counting one past the
-// heap's copies in the failure, then by twos.
+// predicts wrongly, right. Its class in m holds a smaller position of the
+// other outcome, its smallest; free parts for heaps whose copies differ
+// between the two tell them apart: one such heap, then two, then every heap
+// of either, which always succeeds (refined() says why). Each part counts
+// one past the failure's copies, then by twos.
 BipartiteMonoid recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
                              const std::vector<std::vector<Heaps>>& moves,
                              const std::atomic<bool>* cancel) {
-    std::vector<FreePart> heaps;  // the failure's heaps with moves, each with its copies + 1
-    for (uint32_t h : failure.position) {
-        if (moves[h].empty()) continue;
-        if (!heaps.empty() && heaps.back().heap == h) {
-            ++heaps.back().index;
-        } else {
-            heaps.push_back({h, 2, 2});
-        }
+    const std::map<uint32_t, uint32_t> ours = copies(failure.position, moves);
+    const std::map<uint32_t, uint32_t> theirs = copies(m.name[m.image(failure.position)], moves);
+    std::vector<FreePart> differing, all;
+    std::set<uint32_t> heaps;
+    for (const auto& [h, c] : ours) heaps.insert(h);
+    for (const auto& [h, c] : theirs) heaps.insert(h);
+    for (uint32_t h : heaps) {
+        const uint32_t c = ours.count(h) ? ours.at(h) : 0;
+        const FreePart part{h, c + 1, 2};
+        all.push_back(part);
+        if (c != (theirs.count(h) ? theirs.at(h) : 0)) differing.push_back(part);
     }
     const bool truth = !failure.predicted_p;
-    auto fixes = [&](const std::vector<FreePart>& parts, BipartiteMonoid& out) {
+    BipartiteMonoid out;
+    auto fixes = [&](const std::vector<FreePart>& parts) {
         out = refined(m, parts, moves, cancel);
         return bool(out.p[out.image(failure.position)]) == truth;
     };
-    BipartiteMonoid out;
-    const size_t k = heaps.size();
+    const size_t k = differing.size();
     for (size_t i = 0; i < k; ++i) {
-        if (fixes({heaps[i]}, out)) return out;
+        if (fixes({differing[i]})) return out;
     }
     for (size_t i = 0; i < k; ++i) {
         for (size_t j = i + 1; j < k; ++j) {
-            if (fixes({heaps[i], heaps[j]}, out)) return out;
+            if (fixes({differing[i], differing[j]})) return out;
         }
     }
-    if (k > 2 && fixes(heaps, out)) return out;
+    if (fixes(all)) return out;
     throw std::logic_error("quotient: a refinement with every heap of the failure free failed");
 }
 
