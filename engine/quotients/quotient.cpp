@@ -508,6 +508,105 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
     return monoid_of(a, block, blocks, n);
 }
 
+// {z : y z in u}
+Bits preimage(const BipartiteMonoid& m, uint32_t y, const Bits& u) {
+    Bits out(words(m), 0);
+    const uint32_t* row = &m.table[size_t{y} * m.order];
+    for (uint32_t z = 0; z < m.order; ++z) {
+        if (bit(u, row[z])) set_bit(out, z);
+    }
+    return out;
+}
+
+// The contexts z in which a move in heap h reaches P: some option image t
+// has t z in P.
+Bits winning_contexts(const BipartiteMonoid& m, const std::vector<uint32_t>& option_images) {
+    Bits w(words(m), 0);
+    for (uint32_t t : option_images) {
+        for (uint32_t z = 0; z < m.order; ++z) {
+            if (m.p[m.mul(t, z)]) set_bit(w, z);
+        }
+    }
+    return w;
+}
+
+constexpr size_t MAX_PAIR_STATES = 4'000'000;
+
+// Refinements along the candidates' pairs a heap may try before it is
+// refined along least failures.
+constexpr unsigned PAIR_REFINEMENTS = 3;
+
+// A finer monoid for heaps < n after `candidate` was refuted. Each position
+// G is followed by the pair (phi(G), U(G)), U(G) the contexts z in which a
+// move inside G reaches P: pairs multiply as (x, U)(y, V) = (xy, y\U ∪
+// x\V), y\U = {z : yz in U}, so the pairs of all positions are the finite
+// monoid the heaps' pairs generate (breadth first). Each pair is predicted P
+// exactly when it has moves and none reaches P (by the candidate, right for
+// positions below heap n); reduced, and restricted to heaps below n.
+BipartiteMonoid refine(const BipartiteMonoid& candidate,
+                       const std::vector<std::vector<Heaps>>& moves,
+                       const std::atomic<bool>* cancel) {
+    const BipartiteMonoid& m = candidate;
+    const uint32_t n = m.max_heap();
+    std::vector<uint32_t> letters, letter_of(size_t{n} + 1, UINT32_MAX), gen_x;
+    std::vector<Bits> gen_u;
+    {
+        std::map<std::pair<uint32_t, Bits>, uint32_t> seen;
+        for (uint32_t h = 1; h <= n; ++h) {
+            if (moves[h].empty()) continue;
+            Bits w = winning_contexts(m, images(m, moves[h]));
+            auto [it, fresh] =
+                seen.try_emplace({m.phi[h], w}, static_cast<uint32_t>(letters.size()));
+            if (fresh) {
+                letters.push_back(h);
+                gen_x.push_back(m.phi[h]);
+                gen_u.push_back(std::move(w));
+            }
+            letter_of[h] = it->second;
+        }
+    }
+    const size_t nw = words(m);
+    std::vector<uint32_t> xs;
+    std::vector<Bits> us;
+    std::unordered_map<Bits, uint32_t, VectorHash> index;
+    HeapAutomaton a;
+    a.letters = letters;
+    auto add = [&](uint32_t x, bool moved, Bits u) {
+        Bits key(nw + 1);
+        key[0] = (uint64_t{x} << 1) | (moved ? 1 : 0);
+        std::copy(u.begin(), u.end(), key.begin() + 1);
+        auto [it, fresh] = index.try_emplace(std::move(key), static_cast<uint32_t>(xs.size()));
+        if (fresh) {
+            if (xs.size() >= MAX_PAIR_STATES) {
+                throw ResourceError(fmt::format(
+                    "quotient: refining needs more than {} pairs at heap {}", MAX_PAIR_STATES, n));
+            }
+            xs.push_back(x);
+            us.push_back(std::move(u));
+            a.accept.push_back(moved && !bit(us.back(), 0));
+        }
+        return it->second;
+    };
+    add(0, false, Bits(nw, 0));
+    for (uint32_t s = 0; s < xs.size(); ++s) {
+        if ((s & 1023) == 0) check_cancel(cancel);
+        for (size_t l = 0; l < letters.size(); ++l) {
+            Bits u = preimage(m, gen_x[l], us[s]);
+            const Bits v = preimage(m, xs[s], gen_u[l]);
+            for (size_t i = 0; i < nw; ++i) u[i] |= v[i];
+            a.next.push_back(add(m.mul(xs[s], gen_x[l]), true, std::move(u)));
+        }
+    }
+    a.states = static_cast<uint32_t>(xs.size());
+    std::vector<uint32_t> block;
+    const uint32_t blocks = minimize(a, block);
+    BipartiteMonoid r = monoid_of(a, block, blocks, n);
+    for (uint32_t h = 1; h <= n; ++h) {
+        if (letter_of[h] != UINT32_MAX) r.phi[h] = r.phi[letters[letter_of[h]]];
+    }
+    return submonoid(r, n - 1);
+}
+
 // Each heap with moves and its number of copies in `g`.
 std::map<uint32_t, uint32_t> copies(const Heaps& g, const std::vector<std::vector<Heaps>>& moves) {
     std::map<uint32_t, uint32_t> out;
@@ -557,28 +656,49 @@ BipartiteMonoid recalibrated(const BipartiteMonoid& m, const QuotientFailure& fa
     throw std::logic_error("quotient: a refinement with every heap of the failure free failed");
 }
 
-// Q_n from Q_{n-1}: the periodic extension, then refinements along each
-// least failure until none is left.
+// Q_n from Q_{n-1}: the periodic extension; while it fails, the same from
+// the candidate's pairs (up to PAIR_REFINEMENTS times); then refinements
+// along each least failure of the first candidate until none is left.
 BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
                               const std::vector<std::vector<Heaps>>& moves, uint32_t& refuted,
                               const std::atomic<bool>* cancel) {
-    BipartiteMonoid m;
-    try {
-        m = extend(q, n, moves);
-    } catch (const ResourceError&) {
-        m.order = MAX_QUOTIENT_ORDER + 1;
+    auto extended = [&](const BipartiteMonoid& base) -> std::optional<BipartiteMonoid> {
+        try {
+            BipartiteMonoid m = extend(base, n, moves);
+            if (m.order <= MAX_QUOTIENT_ORDER) return m;
+        } catch (const ResourceError&) {
+        }
+        return std::nullopt;
+    };
+    std::optional<BipartiteMonoid> first = extended(q);
+    std::optional<QuotientFailure> failure;
+    if (first) {
+        if (!(failure = least_failure(*first, moves, cancel))) return *first;
+        ++refuted;
+        BipartiteMonoid candidate = *first;
+        for (unsigned attempt = 0; attempt < PAIR_REFINEMENTS; ++attempt) {
+            std::optional<BipartiteMonoid> next = extended(refine(candidate, moves, cancel));
+            if (!next) break;
+            if (!least_failure(*next, moves, cancel)) return *next;
+            ++refuted;
+            candidate = std::move(*next);
+        }
     }
-    if (m.order > MAX_QUOTIENT_ORDER) {  // heap n as a free part of its own instead
+    BipartiteMonoid m;
+    if (first) {
+        m = std::move(*first);
+    } else {  // heap n as a free part of its own
         BipartiteMonoid base = q;
         base.phi.push_back(0);
         m = refined(base, {{n, 2, 2}}, moves, cancel);
+        failure = least_failure(m, moves, cancel);
     }
-    for (;;) {
-        const std::optional<QuotientFailure> failure = least_failure(m, moves, cancel);
-        if (!failure) return m;
+    while (failure) {
         ++refuted;
         m = recalibrated(m, *failure, moves, cancel);
+        failure = least_failure(m, moves, cancel);
     }
+    return m;
 }
 
 // A window theorem of quotient.h: phi(h + p) = phi(h) for every h from n0

@@ -7,34 +7,29 @@
 // of classes of misère P-positions. A position is a misère P-position
 // exactly when the product of its heaps' phi lies in the P-portion.
 //
-// The computation goes heap by heap and never trusts a guess:
-// 1. extend: from Q_{n-1} (or a finer monoid that is right for heaps < n),
-//    the candidate for heap n supposes that the outcome of Y + k copies of
-//    heap n depends only on Y's element x. Column k (outcomes over x) is
-//    then a function of column k - 1, so the first repeated column gives
-//    the new heap's index and period exactly; Moore's algorithm reduces.
-// 2. check_quotient: an exact, finite test that the candidate predicts the
-//    outcome of every position (docs/QUOTIENTS.md proves it):
-//    (b) no position predicted P has a move to a position predicted P:
-//        for every heap h and element y, if y*phi(h) is in P then no option
-//        o of h has y*phi(o) in P;
-//    (c) every position predicted N other than the empty one has such a
-//        move: a position G is followed by the pair (phi(G), U(G)), U(G)
-//        the contexts z in which a move inside G reaches P (with the
-//        contexts z for which phi(G) z is in P added). Pairs multiply as
-//        (x, U)(y, V) = (xy, y\U + x\V), with y\U = {z : yz in U}; the
-//        pairs of all positions are the finite monoid the heaps' pairs
-//        generate, and (c) asks that U contain the identity in each.
-// 3. If the check finds a position predicted wrongly, heap n split classes
-//    of Q_{n-1}: the pairs (with P read from the candidate's outcomes of
-//    options, right below heap n) are reduced and give a finer monoid for
-//    heaps < n, and step 1 runs again from it.
-// 4. After three refuted refinements, Q_n is learned from outcomes computed
-//    by the definition (Angluin's L* for a commutative monoid, step 2 as the
-//    teacher, Rivest and Schapire's splits of the positions it names).
-// A quotient is returned only when step 2 has accepted it; reduced by
-// Moore's algorithm (or with every state told apart by outcomes, in step
-// 4), it is the quotient itself.
+// The computation goes heap by heap and never trusts a guess
+// (docs/QUOTIENTS.md gives the proofs):
+// 1. extend: from Q_{n-1}, the candidate for heap n supposes that the
+//    outcome of Y + k copies of heap n depends only on Y's element x.
+//    Column k (outcomes over x) is then a function of column k - 1, so the
+//    first repeated column gives the new heap's index and period exactly;
+//    Moore's algorithm reduces.
+// 2. the least failure: the smallest position (fewer tokens, then more
+//    heaps, then smaller heaps written largest first) whose prediction
+//    does not follow from its options' predictions. Every position before
+//    it is then predicted right and it is predicted wrongly; when there is
+//    none, the candidate predicts every position. Found exactly: failures
+//    predicted P at the smallest positions of the elements plus one heap,
+//    the others by walking positions in order, each followed by its
+//    element and its options' elements, and dropping a position that an
+//    earlier one of the same element covers (its moves reach P in fewer
+//    contexts).
+// 3. refine: free cyclic parts for some heaps of the least failure F, each
+//    beside the heap's old element, make a finer monoid whose P-portion is
+//    computed from each element's smallest position; kept when it predicts
+//    F right, which moves the least failure past F. Then step 2 again.
+// A quotient is returned only when step 2 finds no failure; reduced by
+// Moore's algorithm, it is the quotient itself.
 //
 // Heaps of every size (prove_quotient): step 2 asks, of each heap h, only
 // for the pair (phi(h), the images of h's options). Where a window theorem
