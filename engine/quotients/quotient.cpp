@@ -413,7 +413,7 @@ constexpr unsigned MAX_PRODUCT_BITS = 24;
 // a smaller position that shared m's class and its outcome); and if F's
 // heaps all have free parts counting past their numbers of copies in F, F is
 // the smallest of its class, so it is predicted right as well.
-BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts,
+BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
                         const std::vector<std::vector<Heaps>>& moves,
                         const std::atomic<bool>* cancel) {
     const uint32_t n = m.max_heap();
@@ -448,7 +448,9 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
     for (uint32_t h = 0; h <= n; ++h) {
         phi[h] = m.phi[h];
         for (size_t k = 0; k < parts.size(); ++k) {
-            if (parts[k].heap == h) phi[h] |= uint64_t{1} << fields[k].shift;
+            if (parts[k].heap != h) continue;
+            if (!keep_old) phi[h] = 0;
+            phi[h] |= uint64_t{1} << fields[k].shift;
         }
     }
     auto image = [&](const Heaps& g) {
@@ -508,14 +510,18 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
     return monoid_of(a, block, blocks, n);
 }
 
-// {z : y z in u}
-Bits preimage(const BipartiteMonoid& m, uint32_t y, const Bits& u) {
-    Bits out(words(m), 0);
+// {z : y z in u}, or-ed into `out`, 64 z at a time.
+void or_preimage(const BipartiteMonoid& m, uint32_t y, const Bits& u, Bits& out) {
     const uint32_t* row = &m.table[size_t{y} * m.order];
-    for (uint32_t z = 0; z < m.order; ++z) {
-        if (bit(u, row[z])) set_bit(out, z);
+    for (uint32_t base = 0; base < m.order; base += 64) {
+        const uint32_t end = std::min(m.order - base, 64u);
+        uint64_t w = 0;
+        for (uint32_t i = 0; i < end; ++i) {
+            const uint32_t t = row[base + i];
+            w |= ((u[t >> 6] >> (t & 63)) & 1) << i;
+        }
+        out[base >> 6] |= w;
     }
-    return out;
 }
 
 // The contexts z in which a move in heap h reaches P: some option image t
@@ -588,12 +594,18 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
         return it->second;
     };
     add(0, false, Bits(nw, 0));
+    // x\U(h) for each element x and letter h, computed when first needed.
+    std::vector<Bits> from_letter(size_t{m.order} * letters.size());
     for (uint32_t s = 0; s < xs.size(); ++s) {
         if ((s & 1023) == 0) check_cancel(cancel);
         for (size_t l = 0; l < letters.size(); ++l) {
-            Bits u = preimage(m, gen_x[l], us[s]);
-            const Bits v = preimage(m, xs[s], gen_u[l]);
-            for (size_t i = 0; i < nw; ++i) u[i] |= v[i];
+            Bits& v = from_letter[size_t{xs[s]} * letters.size() + l];
+            if (v.empty()) {
+                v.assign(nw, 0);
+                or_preimage(m, xs[s], gen_u[l], v);
+            }
+            Bits u = v;
+            or_preimage(m, gen_x[l], us[s], u);
             a.next.push_back(add(m.mul(xs[s], gen_x[l]), true, std::move(u)));
         }
     }
@@ -616,15 +628,24 @@ std::map<uint32_t, uint32_t> copies(const Heaps& g, const std::vector<std::vecto
     return out;
 }
 
-// A refinement of `m` that predicts `failure`, the smallest position m
-// predicts wrongly, right. Its class in m holds a smaller position of the
-// other outcome, its smallest; free parts for heaps whose copies differ
-// between the two tell them apart: one such heap, then two, then every heap
-// of either, which always succeeds (refined() says why). Each part counts
-// one past the failure's copies, then by twos.
-BipartiteMonoid recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
-                             const std::vector<std::vector<Heaps>>& moves,
-                             const std::atomic<bool>* cancel) {
+// A candidate and its least failure, if any.
+struct Candidate {
+    BipartiteMonoid m;
+    std::optional<QuotientFailure> failure;
+};
+
+// A refinement of `m` whose least failure comes after `failure`, m's least
+// failure. F's class in m holds a smaller position of the other outcome,
+// its smallest; free parts for heaps whose copies differ between the two
+// tell them apart: one such heap, then two, then every heap of either. Each
+// part counts one past the failure's copies, then by twos. A part first
+// replaces its heap's old element (a smaller candidate, kept only when its
+// least failure does come after F), then stands beside it (which moves the
+// least failure on whenever it predicts F right, and with every heap free
+// always does: refined() says why).
+Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
+                       const std::vector<std::vector<Heaps>>& moves,
+                       const std::atomic<bool>* cancel) {
     const std::map<uint32_t, uint32_t> ours = copies(failure.position, moves);
     const std::map<uint32_t, uint32_t> theirs = copies(m.name[m.image(failure.position)], moves);
     std::vector<FreePart> differing, all;
@@ -638,21 +659,30 @@ BipartiteMonoid recalibrated(const BipartiteMonoid& m, const QuotientFailure& fa
         if (c != (theirs.count(h) ? theirs.at(h) : 0)) differing.push_back(part);
     }
     const bool truth = !failure.predicted_p;
-    BipartiteMonoid out;
-    auto fixes = [&](const std::vector<FreePart>& parts) {
-        out = refined(m, parts, moves, cancel);
-        return bool(out.p[out.image(failure.position)]) == truth;
+    Candidate out;
+    auto moves_on = [&](const std::vector<FreePart>& parts, bool keep_old) {
+        try {
+            out.m = refined(m, parts, keep_old, moves, cancel);
+        } catch (const ResourceError&) {
+            if (keep_old && parts.size() == all.size()) throw;
+            return false;
+        }
+        if (bool(out.m.p[out.m.image(failure.position)]) != truth) return false;
+        out.failure = least_failure(out.m, moves, cancel);
+        return keep_old || !out.failure ||
+               smaller_position(failure.position, out.failure->position);
     };
-    const size_t k = differing.size();
-    for (size_t i = 0; i < k; ++i) {
-        if (fixes({differing[i]})) return out;
-    }
-    for (size_t i = 0; i < k; ++i) {
-        for (size_t j = i + 1; j < k; ++j) {
-            if (fixes({differing[i], differing[j]})) return out;
+    std::vector<std::vector<FreePart>> choices;
+    for (const FreePart& f : differing) choices.push_back({f});
+    for (size_t i = 0; i < differing.size(); ++i) {
+        for (size_t j = i + 1; j < differing.size(); ++j) {
+            choices.push_back({differing[i], differing[j]});
         }
     }
-    if (fixes(all)) return out;
+    choices.push_back(all);
+    for (const std::vector<FreePart>& parts : choices) {
+        if (moves_on(parts, false) || moves_on(parts, true)) return out;
+    }
     throw std::logic_error("quotient: a refinement with every heap of the failure free failed");
 }
 
@@ -684,21 +714,20 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
             candidate = std::move(*next);
         }
     }
-    BipartiteMonoid m;
+    Candidate c;
     if (first) {
-        m = std::move(*first);
+        c = {std::move(*first), failure};
     } else {  // heap n as a free part of its own
         BipartiteMonoid base = q;
         base.phi.push_back(0);
-        m = refined(base, {{n, 2, 2}}, moves, cancel);
-        failure = least_failure(m, moves, cancel);
+        c.m = refined(base, {{n, 2, 2}}, true, moves, cancel);
+        c.failure = least_failure(c.m, moves, cancel);
     }
-    while (failure) {
+    while (c.failure) {
         ++refuted;
-        m = recalibrated(m, *failure, moves, cancel);
-        failure = least_failure(m, moves, cancel);
+        c = recalibrated(c.m, *c.failure, moves, cancel);
     }
-    return m;
+    return c.m;
 }
 
 // A window theorem of quotient.h: phi(h + p) = phi(h) for every h from n0

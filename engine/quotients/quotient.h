@@ -24,7 +24,10 @@
 //    element and its options' elements, and dropping a position that an
 //    earlier one of the same element covers (its moves reach P in fewer
 //    contexts).
-// 3. refine: free cyclic parts for some heaps of the least failure F, each
+// 3. refine: first (up to three times) by the candidate's pairs (phi(G),
+//    the contexts where a move inside G reaches P), which give a finer
+//    monoid for heaps below n to extend again; then along the least failure
+//    of the first candidate: free cyclic parts for some heaps of F, each
 //    beside the heap's old element, make a finer monoid whose P-portion is
 //    computed from each element's smallest position; kept when it predicts
 //    F right, which moves the least failure past F. Then step 2 again.
