@@ -62,6 +62,7 @@ inline constexpr Range GAMES{0, 1'000'000'000};            // --games
 inline constexpr Range ROWS{1, 8};                         // --rows
 inline constexpr Range SEED{0, int64_t{UINT32_MAX}};       // --seed
 inline constexpr Range PORT{0, 65535};                     // --port
+inline constexpr Range TIME_LIMIT{1, 10'000'000};          // --time-limit SECONDS
 
 // `help` with the range: "K: at most this many heaps (1 to 128)".
 std::string ranged(const std::string& help, Range r);

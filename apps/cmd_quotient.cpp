@@ -15,6 +15,7 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb quotient --rules octal:0.77 --max-heap 80     # Kayles
   nimtb quotient --rules nim --max-heap 7 --json      # Bouton's misère Nim: 10 elements
   nimtb quotient --rules octal:0.77 --until-proven    # Kayles, every heap size
+  nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800
 
 The misère quotient Q_N of a rule whose moves touch one heap: positions whose
 heaps have at most N tokens are indistinguishable when adding any such
@@ -29,6 +30,9 @@ passed an exact check that it predicts the outcome of every position
 --limit heaps (1000), until phi repeats over a window long enough to prove
 that Q_N is the quotient of the whole game, heaps of every size; such a
 quotient answers `nimtb query --misere` for heaps of any size.
+
+--time-limit S goes as far as S seconds allow: it reports (and writes) the
+largest quotient computed, every order heap by heap, and why it stopped.
 )";
 
 }  // namespace
@@ -43,11 +47,16 @@ int cmd_quotient(const std::vector<std::string>& args) {
         ranged("with --until-proven: the largest heap tried (default 1000)", LIMIT).c_str())(
         "output,o", po::value<std::string>(),
         "also write the quotient to this JSON file (docs/FORMAT.md)")(
-        "force,f", "overwrite --output if it exists")("json", "print JSON")(
+        "force,f", "overwrite --output if it exists")(
+        "time-limit", po::value<int64_t>(),
+        ranged("stop after this many seconds (or where a candidate grows past the limits) and "
+               "report the largest quotient computed",
+               TIME_LIMIT)
+            .c_str())("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[-o FILE] [--json]",
+                                    "[--time-limit S] [-o FILE] [--json]",
                                     EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
@@ -65,6 +74,8 @@ int cmd_quotient(const std::vector<std::string>& args) {
             : service::DEFAULT_QUOTIENT_LIMIT;
     if (vm->count("output")) request.output = (*vm)["output"].as<std::string>();
     request.overwrite = vm->count("force") > 0;
+    if (vm->count("time-limit"))
+        request.time_limit = static_cast<uint32_t>(number(*vm, "time-limit", TIME_LIMIT));
     ProgressBar bar("quotient", stderr_is_terminal() || vm->count("progress"));
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
     bar.finish();
@@ -110,9 +121,12 @@ int cmd_quotient(const std::vector<std::string>& args) {
     out += fmt::format(
         "checked      predicts the misère outcome of every position with heaps of at most {}\n",
         m.max_heap());
+    if (!q.stopped.empty()) {
+        out += fmt::format("stopped      before heap {}: {}\n", m.max_heap() + 1, q.stopped);
+    }
     if (q.proof) {
         out += fmt::format("proven       every heap size: {}\n", q.proof->explanation);
-    } else if (request.until_proven) {
+    } else if (request.until_proven && q.stopped.empty()) {
         out += fmt::format("proven       not proven up to heap {}\n", m.max_heap());
     }
     std::cout << out;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -197,6 +198,9 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
     engine::QuotientOptions options;
     options.cancel = hooks.cancel;
     options.until_proven = r.until_proven;
+    if (r.time_limit) {
+        options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(r.time_limit);
+    }
     if (hooks.progress) {
         options.progress = [&](uint32_t heap, uint32_t) { hooks.progress(heap, r.max_heap); };
     }
@@ -242,6 +246,7 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     }
     j["table"] = table;
     j["candidates_refuted"] = q.candidates;
+    j["stopped"] = q.stopped.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.stopped);
     j["proof"] = nullptr;
     if (q.proof) {
         j["proof"] = {{"preperiod", q.proof->preperiod},

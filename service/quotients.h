@@ -20,6 +20,10 @@ struct QuotientRequest {
     bool until_proven = false;  // stop at the first heap that proves the quotient whole
     std::string output;         // a JSON file to write, or empty
     bool overwrite = false;
+    // When not 0: stop after this many seconds, or where a candidate grows
+    // past the limits, and return the largest quotient computed (its
+    // `stopped` says why) instead of an error.
+    uint32_t time_limit = 0;
 };
 
 // The largest heap `quotient --until-proven` tries unless told.

@@ -3,7 +3,10 @@
 // without moves is N), the quotient's prediction beside it.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 
@@ -188,24 +191,45 @@ TEST(Quotient, ADamagedQuotientIsRefusedWithAPositionThatDisprovesIt) {
     }
 }
 
-TEST(Quotient, DawsonsKaylesGrowsHeapByHeap) {
-    // Tame to 9 (6 elements), then 12 from heap 10, 24 from heap 14; each
-    // checked here against the definition on two and three heaps.
+TEST(Quotient, DawsonsKaylesGrowsHeapByHeapTo360ElementsAtHeap30) {
+    // Tame to 9 (6 elements), then 12 from heap 10, 24 from heap 14, and
+    // Siegel's 360 at heap 30 (MisereSolver); each checked here against the
+    // definition on two heaps and three with a small one.
     const Rule rule = Rule::parse("octal:0.07");
-    const MisereQuotient q = misere_quotient(rule, 24);
-    EXPECT_EQ(q.orders[9], 6u);
-    EXPECT_EQ(q.orders[10], 12u);
-    EXPECT_EQ(q.orders[24], 24u);
+    const MisereQuotient q = misere_quotient(rule, 30);
+    const std::vector<uint32_t> orders{1,  1,  2,  2,  6,  6,   6,   6,   6,   6,   12,
+                                       12, 12, 12, 24, 24, 24,  24,  24,  24,  24,  24,
+                                       24, 24, 24, 144, 144, 176, 176, 176, 360};
+    EXPECT_EQ(q.orders, orders);
+    EXPECT_TRUE(q.stopped.empty());
+    EXPECT_FALSE(check_quotient(rule, q.monoid));
     BruteForce brute(rule);
-    for (uint32_t a = 1; a <= 24; ++a) {
+    for (uint32_t a = 1; a <= 30; ++a) {
         for (uint32_t b = 1; b <= a; ++b) {
-            for (uint32_t c = 0; c <= std::min(b, 6u); ++c) {
+            for (uint32_t c = 0; c <= std::min(b, 3u); ++c) {
                 Heaps g{a, b};
                 if (c) g.push_back(c);
                 ASSERT_EQ(brute.p(g), bool(q.monoid.p[q.monoid.image(g)])) << heaps_text(g);
             }
         }
     }
+}
+
+TEST(Quotient, ADeadlineReturnsTheLargestQuotientComputed) {
+    const Rule rule = Rule::parse("octal:0.07");
+    QuotientOptions options;
+    options.deadline = std::chrono::steady_clock::now();
+    const MisereQuotient none = misere_quotient(rule, 40, options);
+    EXPECT_EQ(none.monoid.max_heap(), 0u);
+    EXPECT_EQ(none.stopped, "the time ran out while computing Q_1");
+    options.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    const MisereQuotient some = misere_quotient(rule, 60, options);
+    ASSERT_LT(some.monoid.max_heap(), 60u);
+    EXPECT_EQ(some.stopped, fmt::format("the time ran out while computing Q_{}",
+                                        some.monoid.max_heap() + 1));
+    EXPECT_EQ(some.orders.size(), size_t{some.monoid.max_heap()} + 1);
+    EXPECT_FALSE(check_quotient(rule, some.monoid));
+    EXPECT_THROW(misere_quotient(Rule::parse("octal:0.06"), 17), ResourceError);
 }
 
 TEST(Quotient, AHeapWithoutMovesMustActAsTheEmptyGame) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <bit>
 #include <map>
 #include <queue>
@@ -27,8 +28,18 @@ void set_bit(Bits& b, uint32_t i) {
     b[i >> 6] |= uint64_t{1} << (i & 63);
 }
 
-void check_cancel(const std::atomic<bool>* cancel) {
-    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+// What stops a computation: Ctrl-C (or its like) and a deadline.
+struct Interrupt {
+    const std::atomic<bool>* cancel = nullptr;
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+};
+
+// Thrown when the deadline has come; misere_quotient returns what it has.
+struct TimeUp {};
+
+void check_cancel(const Interrupt& stop) {
+    if (stop.cancel && stop.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    if (stop.deadline && std::chrono::steady_clock::now() >= *stop.deadline) throw TimeUp();
 }
 
 // The options of every heap 1..max_heap, each a position (largest heap
@@ -110,7 +121,7 @@ class PositionWalk {
     // successor unvisited. position_of(node) is a node's position.
     template <class PositionOf, class Wanted, class Visit>
     void run(PositionOf&& position_of, Wanted&& wanted, Visit&& visit,
-             const std::atomic<bool>* cancel) {
+             const Interrupt& cancel) {
         for (uint64_t t = 1; t < buckets_.size(); ++t) {
             check_cancel(cancel);
             std::vector<Successor> bucket = std::move(buckets_[t]);
@@ -147,7 +158,7 @@ class PositionWalk {
 template <class Step, class Visit>
 void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, Step&& step,
                        Visit&& visit, std::vector<uint32_t>& number,
-                       const std::atomic<bool>* cancel) {
+                       const Interrupt& cancel) {
     number.assign(elements, UINT32_MAX);
     std::vector<Heaps> positions{Heaps{}};
     PositionWalk walk(letters);
@@ -190,7 +201,7 @@ constexpr size_t MAX_SEARCH_STATES = 4'000'000;
 // and failing too, so H is not walked further.
 std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                                              const std::vector<std::vector<Heaps>>& moves,
-                                             const std::atomic<bool>* cancel) {
+                                             const Interrupt& cancel) {
     if (m.p[0]) return QuotientFailure{Heaps{}, true};
     const uint32_t q = m.order;
     const size_t nw = words(m);
@@ -415,7 +426,7 @@ constexpr unsigned MAX_PRODUCT_BITS = 24;
 // the smallest of its class, so it is predicted right as well.
 BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
                         const std::vector<std::vector<Heaps>>& moves,
-                        const std::atomic<bool>* cancel) {
+                        const Interrupt& cancel) {
     const uint32_t n = m.max_heap();
     struct Field {
         unsigned shift;
@@ -551,7 +562,7 @@ constexpr unsigned PAIR_REFINEMENTS = 3;
 // positions below heap n); reduced, and restricted to heaps below n.
 BipartiteMonoid refine(const BipartiteMonoid& candidate,
                        const std::vector<std::vector<Heaps>>& moves,
-                       const std::atomic<bool>* cancel) {
+                       const Interrupt& cancel) {
     const BipartiteMonoid& m = candidate;
     const uint32_t n = m.max_heap();
     std::vector<uint32_t> letters, letter_of(size_t{n} + 1, UINT32_MAX), gen_x;
@@ -645,7 +656,7 @@ struct Candidate {
 // always does: refined() says why).
 Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
                        const std::vector<std::vector<Heaps>>& moves,
-                       const std::atomic<bool>* cancel) {
+                       const Interrupt& cancel) {
     const std::map<uint32_t, uint32_t> ours = copies(failure.position, moves);
     const std::map<uint32_t, uint32_t> theirs = copies(m.name[m.image(failure.position)], moves);
     std::vector<FreePart> differing, all;
@@ -691,7 +702,7 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
 // along each least failure of the first candidate until none is left.
 BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
                               const std::vector<std::vector<Heaps>>& moves, uint32_t& refuted,
-                              const std::atomic<bool>* cancel) {
+                              const Interrupt& cancel) {
     auto extended = [&](const BipartiteMonoid& base) -> std::optional<BipartiteMonoid> {
         try {
             BipartiteMonoid m = extend(base, n, moves);
@@ -837,7 +848,7 @@ std::optional<QuotientFailure> check_quotient(const Rule& rule, const BipartiteM
                                               const std::atomic<bool>* cancel) {
     if (!rule.one_heap()) throw InputError("quotient: the rule's moves touch several heaps");
     const std::vector<std::vector<Heaps>> moves = heap_moves(rule, m.max_heap());
-    return least_failure(m, moves, cancel);
+    return least_failure(m, moves, Interrupt{cancel, std::nullopt});
 }
 
 bool quotient_provable(const Rule& rule) {
@@ -896,18 +907,24 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
     MisereQuotient result;
     result.orders.push_back(1);
     BipartiteMonoid q;
+    const Interrupt stop{options.cancel, options.deadline};
     for (uint32_t n = 1; n <= max_heap; ++n) {
-        check_cancel(options.cancel);
-        if (moves[n].empty()) {
-            q.phi.push_back(0);  // a heap without moves is the empty game
-        } else {
-            try {
-                q = next_quotient(q, n, moves, result.candidates, options.cancel);
-            } catch (const ResourceError& e) {
-                const std::string what = e.what();
-                if (what.find("largest computed") != std::string::npos) throw;
-                throw ResourceError(fmt::format("{}; Q_{} is the largest computed", what, n - 1));
+        try {
+            check_cancel(stop);
+            if (moves[n].empty()) {
+                q.phi.push_back(0);  // a heap without moves is the empty game
+            } else {
+                q = next_quotient(q, n, moves, result.candidates, stop);
             }
+        } catch (const TimeUp&) {
+            result.stopped = fmt::format("the time ran out while computing Q_{}", n);
+            break;
+        } catch (const ResourceError& e) {
+            if (options.deadline) {
+                result.stopped = e.what();
+                break;
+            }
+            throw ResourceError(fmt::format("{}; Q_{} is the largest computed", e.what(), n - 1));
         }
         result.orders.push_back(q.order);
         if (options.progress) options.progress(n, q.order);

@@ -45,6 +45,7 @@
 // - subtract:S: the same with N >= n0 + p + max S - 1.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -84,6 +85,7 @@ struct MisereQuotient {
     std::vector<QuotientRelation> relations;  // with the generators, a presentation
     std::vector<Heaps> words;                 // each element's smallest word in the generators
     uint32_t candidates = 0;                  // candidates refuted on the way (step 3)
+    std::string stopped;  // with QuotientOptions::deadline: why it stopped short of max_heap
 };
 
 struct QuotientOptions {
@@ -93,6 +95,11 @@ struct QuotientOptions {
     const std::atomic<bool>* cancel = nullptr;
     // Stop at the first heap whose quotient prove_quotient proves whole.
     bool until_proven = false;
+    // When set, the computation stops at this time, or when a candidate or
+    // the check grows past the limits below, and returns the largest
+    // quotient computed (Q_h for the heaps done) with `stopped` saying why,
+    // instead of throwing ResourceError.
+    std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // The largest heap bound and quotient order accepted (products are a table

@@ -784,6 +784,23 @@ class Families(Workdir):
                 self.assertGreater(checked, 100)
         code, out, err = run("quotient", "--rules", "wythoff", "--max-heap", "5")
         self.assert_error(code, err, 2, "several heaps")
+        # As far as a time allows: the largest quotient computed, and why it stopped.
+        code, out, err = run("quotient", "--rules", "octal:0.07", "--max-heap", "200",
+                             "--time-limit", "1", "--json")
+        self.assertEqual(code, 0, err)
+        q = json.loads(out)
+        self.assertLess(q["max_heap"], 200)
+        self.assertEqual(len(q["orders"]), q["max_heap"] + 1)
+        self.assertIn(f"computing Q_{q['max_heap'] + 1}", q["stopped"])
+        self.assertEqual(q["orders"][:10], [1, 1, 2, 2, 6, 6, 6, 6, 6, 6])
+        code, out, err = run("quotient", "--rules", "octal:0.07", "--max-heap", "9",
+                             "--time-limit", "60", "--json")
+        self.assertEqual(code, 0, err)
+        self.assertIsNone(json.loads(out)["stopped"])
+        code, out, err = run("quotient", "--rules", "octal:0.07", "--max-heap", "200",
+                             "--time-limit", "1")
+        self.assertEqual(code, 0, err)
+        self.assertRegex(out, r"stopped      before heap [0-9]+: the time ran out")
         code, out, err = run("quotient", "--rules", "nim")
         self.assert_error(code, err, 2, "give --max-heap N or --until-proven")
 

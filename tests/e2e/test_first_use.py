@@ -59,6 +59,7 @@ class Usage(Workdir):
             ("sequence", "threads"): ["--rules", "nim", "--max-heap", "5"],
             ("quotient", "max-heap"): ["--rules", "nim"],
             ("quotient", "limit"): ["--rules", "nim", "--until-proven"],
+            ("quotient", "time-limit"): ["--rules", "nim", "--max-heap", "3"],
             ("play", "seed"): [],
             ("play", "games"): [],
             ("play", "rows"): ["--game", "northcott"],
