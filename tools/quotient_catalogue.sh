@@ -1,41 +1,39 @@
 #!/usr/bin/env bash
 # The misère quotients of the octal games of at most two code digits after
 # the point (d0.d1d2, d0 = 0 or 4): the order of Q_N at N = 20, 40 and 60,
-# or of the largest quotient nimtb computed where it stopped (the command's
-# error names it), with the time; and whether the quotient is proven for
-# every heap size (`--until-proven --limit PROVE_LIMIT`, at most a minute a
-# code). Two codes at a time, one per core. Writes docs/quotient_catalogue.csv
-# and docs/QUOTIENT_CATALOGUE.md.
-#   tools/quotient_catalogue.sh [MAX_HEAP [PROVE_LIMIT]]    (default 60 300)
+# or of the largest quotient nimtb computed where it stopped (at most
+# SECONDS a code, `--time-limit`: the JSON says why it stopped), with the
+# time; and whether the quotient is proven for every heap size
+# (`--until-proven --limit PROVE_LIMIT`, at most a minute a code). Two codes
+# at a time, one per core. Writes docs/quotient_catalogue.csv and
+# docs/QUOTIENT_CATALOGUE.md.
+#   tools/quotient_catalogue.sh [MAX_HEAP [PROVE_LIMIT [SECONDS]]]    (default 60 300 120)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAX="${1:-60}"
 PROVE="${2:-300}"
+SECONDS_A_CODE="${3:-120}"
 NIMTB="${NIMTB:-build/apps/nimtb}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # One code: the JSON of the furthest quotient computed (a proven one stops
-# early: it is the quotient at every larger bound), the error if any, the
-# time; then, for a code that reached MAX_HEAP unproven, the proof search.
+# early: it is the quotient at every larger bound), the time; then, for a
+# code that reached MAX_HEAP unproven, the proof search.
 one() {
-    local code="$1" start stopped
+    local code="$1" start
     start=$(date +%s%N)
-    if ! "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$MAX" --json >"$work/$code.json" 2>"$work/$code.err"; then
-        stopped=$(grep -o 'Q_[0-9]* is the largest computed' "$work/$code.err" | grep -o '[0-9]*' || true)
-        if [[ -n "$stopped" && "$stopped" -ge 1 ]]; then
-            "$NIMTB" quotient --rules "octal:$code" --max-heap "$stopped" --json >"$work/$code.json" 2>/dev/null || true
-        fi
-    fi
+    "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$MAX" \
+        --time-limit "$SECONDS_A_CODE" --json >"$work/$code.json" 2>"$work/$code.err" || true
     echo "$(( ($(date +%s%N) - start) / 1000000 ))" >"$work/$code.ms"
     if grep -q '"proof":{' "$work/$code.json"; then
         cp "$work/$code.json" "$work/$code.proof"
     elif grep -q "\"max_heap\":$MAX," "$work/$code.json"; then
-        timeout 60 "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$PROVE" --json \
-            >"$work/$code.proof" 2>"$work/$code.proof_err" || true
+        "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$PROVE" --time-limit 60 \
+            --json >"$work/$code.proof" 2>/dev/null || true
     fi
 }
 export -f one
-export NIMTB MAX PROVE work
+export NIMTB MAX PROVE SECONDS_A_CODE work
 for d0 in 0 4; do
     for d1 in 0 1 2 3 4 5 6 7; do
         for d2 in 0 1 2 3 4 5 6 7; do
@@ -43,9 +41,9 @@ for d0 in 0 4; do
         done
     done
 done | xargs -P "$(nproc)" -I{} bash -c 'one {}'
-/usr/bin/python3 - "$work" "$MAX" "$PROVE" <<'PY'
+/usr/bin/python3 - "$work" "$MAX" "$PROVE" "$SECONDS_A_CODE" <<'PY'
 import csv, json, os, sys
-work, top, prove = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+work, top, prove, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 marks = [n for n in (20, 40, 60) if n <= top]
 rows = []
 for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
@@ -59,8 +57,9 @@ for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
     if j.get("proof"):  # the quotient at every larger bound
         orders = orders + [j["order"]] * (top + 1 - len(orders))
     reached = len(orders) - 1
+    why = j.get("stopped") or err.removeprefix("nimtb: error: ") or "?"
     row = {"code": name, "reached": reached,
-           "stopped": "" if reached >= top else (err.removeprefix("nimtb: error: quotient: ") or "?"),
+           "stopped": "" if reached >= top else why.removeprefix("quotient: "),
            "ms": ms}
     for n in marks:
         row[f"order_{n}"] = orders[n] if n <= reached else ""
@@ -72,14 +71,14 @@ for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
     if proof and proof["proof"]:
         row["proven"] = (f"heap {proof['max_heap']}: order {proof['order']}, phi period "
                          f"{proof['proof']['period']} from heap {proof['proof']['preperiod']}")
+    elif proof and proof.get("stopped"):
+        row["proven"] = f"no (not proven up to heap {proof['max_heap']}, then stopped: " + \
+            ("a minute passed" if "time ran out" in proof["stopped"] else
+             proof["stopped"].removeprefix("quotient: ")) + ")"
     elif proof:
         row["proven"] = f"no (not proven up to heap {prove})"
-    elif reached < top:
-        row["proven"] = "no"
     else:
-        err_p = open(os.path.join(work, name + ".proof_err")).read()
-        stop = err_p.split("; ")[-1].strip() if "largest computed" in err_p else "over a minute"
-        row["proven"] = f"no ({stop})"
+        row["proven"] = "no"
     rows.append(row)
 with open("docs/quotient_catalogue.csv", "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -90,7 +89,8 @@ lines = [
     "# Misère quotients of the two-digit octal games",
     "",
     f"`tools/quotient_catalogue.sh` computed, for each octal code d0.d1d2 (d0 = 0 or 4), the",
-    f"misère quotient Q_N for N up to {top} (`nimtb quotient --rules octal:CODE --until-proven --limit {top}`),",
+    f"misère quotient Q_N for N up to {top} (`nimtb quotient --rules octal:CODE --until-proven --limit {top}",
+    f"--time-limit {seconds}`: at most {seconds} s a code),",
     "every one accepted by the exact check of docs/QUOTIENTS.md. The table gives the order of",
     f"Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped before heap {top}, the largest",
     "quotient it computed and why it stopped. \"Proven\" is `nimtb quotient --until-proven",
