@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "engine/base/errors.h"
+#include "engine/base/parallel.h"
 #include "engine/game/moves.h"
 
 namespace nimtb::engine {
@@ -522,7 +523,7 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
 }
 
 // {z : y z in u}, or-ed into `out`, 64 z at a time.
-void or_preimage(const BipartiteMonoid& m, uint32_t y, const Bits& u, Bits& out) {
+void or_preimage(const BipartiteMonoid& m, uint32_t y, const Bits& u, uint64_t* out) {
     const uint32_t* row = &m.table[size_t{y} * m.order];
     for (uint32_t base = 0; base < m.order; base += 64) {
         const uint32_t end = std::min(m.order - base, 64u);
@@ -606,19 +607,44 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
     };
     add(0, false, Bits(nw, 0));
     // x\U(h) for each element x and letter h, computed when first needed.
-    std::vector<Bits> from_letter(size_t{m.order} * letters.size());
-    for (uint32_t s = 0; s < xs.size(); ++s) {
-        if ((s & 1023) == 0) check_cancel(cancel);
-        for (size_t l = 0; l < letters.size(); ++l) {
-            Bits& v = from_letter[size_t{xs[s]} * letters.size() + l];
-            if (v.empty()) {
-                v.assign(nw, 0);
-                or_preimage(m, xs[s], gen_u[l], v);
+    const size_t nl = letters.size();
+    std::vector<Bits> from_letter(size_t{m.order} * nl);
+    // States are expanded in batches: the preimages of a batch on every
+    // core, then its new states added in order (so the numbering is the
+    // same for every number of threads).
+    constexpr uint32_t BATCH = 256;
+    std::vector<uint64_t> successors;
+    std::vector<uint32_t> fresh_x;
+    for (uint32_t done = 0; done < xs.size();) {
+        check_cancel(cancel);
+        const auto end = static_cast<uint32_t>(std::min<size_t>(xs.size(), done + BATCH));
+        fresh_x.clear();
+        for (uint32_t s = done; s < end && nl > 0; ++s) {
+            if (from_letter[size_t{xs[s]} * nl].empty()) {
+                for (size_t l = 0; l < nl; ++l) from_letter[size_t{xs[s]} * nl + l].assign(nw, 0);
+                fresh_x.push_back(xs[s]);
             }
-            Bits u = v;
-            or_preimage(m, gen_x[l], us[s], u);
-            a.next.push_back(add(m.mul(xs[s], gen_x[l]), true, std::move(u)));
         }
+        sync_parallel_for(size_t{0}, fresh_x.size() * nl, [&](size_t i) {
+            const uint32_t x = fresh_x[i / nl];
+            or_preimage(m, x, gen_u[i % nl], from_letter[size_t{x} * nl + i % nl].data());
+        });
+        successors.assign(size_t{end - done} * nl * nw, 0);
+        sync_parallel_for(done, end, [&](uint32_t s) {
+            for (size_t l = 0; l < nl; ++l) {
+                uint64_t* out = &successors[((s - done) * nl + l) * nw];
+                const Bits& v = from_letter[size_t{xs[s]} * nl + l];
+                std::copy(v.begin(), v.end(), out);
+                or_preimage(m, gen_x[l], us[s], out);
+            }
+        });
+        for (uint32_t s = done; s < end; ++s) {
+            for (size_t l = 0; l < nl; ++l) {
+                const uint64_t* out = &successors[((s - done) * nl + l) * nw];
+                a.next.push_back(add(m.mul(xs[s], gen_x[l]), true, Bits(out, out + nw)));
+            }
+        }
+        done = end;
     }
     a.states = static_cast<uint32_t>(xs.size());
     std::vector<uint32_t> block;
