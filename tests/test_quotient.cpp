@@ -141,7 +141,7 @@ TEST(Quotient, PredictsEveryPositionAndIsReduced) {
     expect_exact("grundy", 9, 3, 22);
     expect_exact("lasker", 6, 3, 16);
     expect_exact("octal:4.7", 8, 3, 20);
-    expect_exact("octal:0.71", 10, 3, 26, 4);  // heap 8 needs refinements along least failures
+    expect_exact("octal:0.71", 10, 3, 26, 4);  // heap 8: seven candidates refuted
 }
 
 TEST(Quotient, OrdersGrowHeapByHeapAndAreEven) {
