@@ -1,9 +1,8 @@
 // Misère quotients against brute force: every position's outcome by the
 // definition (a position with moves is P when every move leads to N; one
 // without moves is N), the quotient's prediction beside it.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -197,8 +196,8 @@ TEST(Quotient, DawsonsKaylesGrowsHeapByHeapTo360ElementsAtHeap30) {
     // definition on two heaps and three with a small one.
     const Rule rule = Rule::parse("octal:0.07");
     const MisereQuotient q = misere_quotient(rule, 30);
-    const std::vector<uint32_t> orders{1,  1,  2,  2,  6,  6,   6,   6,   6,   6,   12,
-                                       12, 12, 12, 24, 24, 24,  24,  24,  24,  24,  24,
+    const std::vector<uint32_t> orders{1,  1,  2,  2,   6,   6,   6,   6,   6,  6,  12,
+                                       12, 12, 12, 24,  24,  24,  24,  24,  24, 24, 24,
                                        24, 24, 24, 144, 144, 176, 176, 176, 360};
     EXPECT_EQ(q.orders, orders);
     EXPECT_TRUE(q.stopped.empty());
@@ -225,8 +224,8 @@ TEST(Quotient, ADeadlineReturnsTheLargestQuotientComputed) {
     options.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
     const MisereQuotient some = misere_quotient(rule, 60, options);
     ASSERT_LT(some.monoid.max_heap(), 60u);
-    EXPECT_EQ(some.stopped, fmt::format("the time ran out while computing Q_{}",
-                                        some.monoid.max_heap() + 1));
+    EXPECT_EQ(some.stopped,
+              fmt::format("the time ran out while computing Q_{}", some.monoid.max_heap() + 1));
     EXPECT_EQ(some.orders.size(), size_t{some.monoid.max_heap()} + 1);
     EXPECT_FALSE(check_quotient(rule, some.monoid));
     EXPECT_THROW(misere_quotient(Rule::parse("octal:0.06"), 17), ResourceError);

@@ -88,7 +88,8 @@ BipartiteMonoid monoid_of(const HeapAutomaton& a, const std::vector<uint32_t>& b
         letter.push_back(e.letter);
         for (uint32_t l = 0; l < a.letters.size(); ++l) {
             const uint32_t t = a.step(e.state, l);
-            if (element_of[block[t]] == UINT32_MAX) queue.push({e.name.with(a.letters[l]), t, x, l});
+            if (element_of[block[t]] == UINT32_MAX)
+                queue.push({e.name.with(a.letters[l]), t, x, l});
         }
         names.push_back(std::move(e.name.heaps));
     }

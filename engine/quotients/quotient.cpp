@@ -3,14 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <bit>
+#include <chrono>
 #include <map>
-#include <queue>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "engine/base/errors.h"
 #include "engine/base/parallel.h"
@@ -121,8 +119,7 @@ class PositionWalk {
     // successor in order while it returns true; wanted(value) false drops a
     // successor unvisited. position_of(node) is a node's position.
     template <class PositionOf, class Wanted, class Visit>
-    void run(PositionOf&& position_of, Wanted&& wanted, Visit&& visit,
-             const Interrupt& cancel) {
+    void run(PositionOf&& position_of, Wanted&& wanted, Visit&& visit, const Interrupt& cancel) {
         for (uint64_t t = 1; t < buckets_.size(); ++t) {
             check_cancel(cancel);
             std::vector<Successor> bucket = std::move(buckets_[t]);
@@ -158,8 +155,7 @@ class PositionWalk {
 // met at its smallest.
 template <class Step, class Visit>
 void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, Step&& step,
-                       Visit&& visit, std::vector<uint32_t>& number,
-                       const Interrupt& cancel) {
+                       Visit&& visit, std::vector<uint32_t>& number, const Interrupt& cancel) {
     number.assign(elements, UINT32_MAX);
     std::vector<Heaps> positions{Heaps{}};
     PositionWalk walk(letters);
@@ -228,7 +224,8 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     std::vector<uint8_t> named(q, 0);
     std::vector<uint32_t> number;
     in_position_order(
-        letter_heaps, q, [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
+        letter_heaps, q,
+        [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
         [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, number,
         cancel);
     // The least failure predicted P with a move to P.
@@ -276,51 +273,53 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     walk.run([&](uint32_t node) -> const Heaps& { return kept[node].position; },
              [](uint64_t) { return true; },
              [&](uint32_t node, uint32_t letter, uint64_t, uint64_t tokens) {
-        const State& parent = kept[node];
-        const Letter& l = letters[letter];
-        if (least && (tokens > least_tokens ||
-                      (tokens == least_tokens &&
-                       !smaller_position(with_heap(parent.position, l.heap), *least)))) {
-            return false;
-        }
-        s.x = m.mul(parent.x, l.x);
-        s.moves = parent.moves || !l.options.empty();
-        s.options.clear();
-        s.u.assign(nw, 0);
-        ++stamp_now;
-        auto add = [&](uint32_t t) {
-            if (stamp[t] == stamp_now) return;
-            stamp[t] = stamp_now;
-            s.options.push_back(t);
-            for (size_t i = 0; i < nw; ++i) s.u[i] |= p_of[t][i];
-        };
-        for (uint32_t t : parent.options) add(m.mul(t, l.x));
-        for (uint32_t t : l.options) add(m.mul(parent.x, t));
-        if (m.p[s.x] ? !s.moves : s.moves && !bit(s.u, 0)) {
-            failure = QuotientFailure{with_heap(parent.position, l.heap), bool(m.p[s.x])};
-            return false;
-        }
-        std::vector<uint32_t>& same = frontier[size_t{s.x} * 2 + s.moves];
-        for (uint32_t k : same) {
-            const Bits& v = kept[k].u;
-            size_t i = 0;
-            while (i < nw && (v[i] & ~s.u[i]) == 0) ++i;
-            if (i == nw) return true;  // dominated
-        }
-        if (kept.size() >= MAX_SEARCH_STATES) {
-            throw ResourceError(fmt::format(
-                "quotient: checking a candidate of {} elements for heaps up to {} needs more than "
-                "{} positions",
-                q, m.max_heap(), MAX_SEARCH_STATES));
-        }
-        const auto id = static_cast<uint32_t>(kept.size());
-        same.push_back(id);
-        s.position = with_heap(parent.position, l.heap);
-        kept.push_back(std::move(s));
-        s = State{};
-        walk.expand(id, tokens, none);
-        return true;
-    }, cancel);
+                 const State& parent = kept[node];
+                 const Letter& l = letters[letter];
+                 if (least && (tokens > least_tokens ||
+                               (tokens == least_tokens &&
+                                !smaller_position(with_heap(parent.position, l.heap), *least)))) {
+                     return false;
+                 }
+                 s.x = m.mul(parent.x, l.x);
+                 s.moves = parent.moves || !l.options.empty();
+                 s.options.clear();
+                 s.u.assign(nw, 0);
+                 ++stamp_now;
+                 auto add = [&](uint32_t t) {
+                     if (stamp[t] == stamp_now) return;
+                     stamp[t] = stamp_now;
+                     s.options.push_back(t);
+                     for (size_t i = 0; i < nw; ++i) s.u[i] |= p_of[t][i];
+                 };
+                 for (uint32_t t : parent.options) add(m.mul(t, l.x));
+                 for (uint32_t t : l.options) add(m.mul(parent.x, t));
+                 if (m.p[s.x] ? !s.moves : s.moves && !bit(s.u, 0)) {
+                     failure = QuotientFailure{with_heap(parent.position, l.heap), bool(m.p[s.x])};
+                     return false;
+                 }
+                 std::vector<uint32_t>& same = frontier[size_t{s.x} * 2 + s.moves];
+                 for (uint32_t k : same) {
+                     const Bits& v = kept[k].u;
+                     size_t i = 0;
+                     while (i < nw && (v[i] & ~s.u[i]) == 0) ++i;
+                     if (i == nw) return true;  // dominated
+                 }
+                 if (kept.size() >= MAX_SEARCH_STATES) {
+                     throw ResourceError(
+                         fmt::format("quotient: checking a candidate of {} elements for heaps up "
+                                     "to {} needs more than "
+                                     "{} positions",
+                                     q, m.max_heap(), MAX_SEARCH_STATES));
+                 }
+                 const auto id = static_cast<uint32_t>(kept.size());
+                 same.push_back(id);
+                 s.position = with_heap(parent.position, l.heap);
+                 kept.push_back(std::move(s));
+                 s = State{};
+                 walk.expand(id, tokens, none);
+                 return true;
+             },
+             cancel);
     return failure;
 }
 
@@ -400,7 +399,6 @@ BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
     return monoid_of(a, block, blocks, n);
 }
 
-
 // A heap given a part of its own in a refinement: its copies counted up to
 // `index`, then modulo `period` (the cyclic monoid C(index, period)).
 struct FreePart {
@@ -426,8 +424,7 @@ constexpr unsigned MAX_PRODUCT_BITS = 24;
 // heaps all have free parts counting past their numbers of copies in F, F is
 // the smallest of its class, so it is predicted right as well.
 BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
-                        const std::vector<std::vector<Heaps>>& moves,
-                        const Interrupt& cancel) {
+                        const std::vector<std::vector<Heaps>>& moves, const Interrupt& cancel) {
     const uint32_t n = m.max_heap();
     struct Field {
         unsigned shift;
@@ -442,9 +439,9 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
         bits += width;
     }
     if (bits > MAX_PRODUCT_BITS) {
-        throw ResourceError(fmt::format(
-            "quotient: a candidate for heap {} would have more than 2^{} elements", n,
-            MAX_PRODUCT_BITS));
+        throw ResourceError(
+            fmt::format("quotient: a candidate for heap {} would have more than 2^{} elements", n,
+                        MAX_PRODUCT_BITS));
     }
     const uint64_t base_mask = (uint64_t{1} << std::bit_width(m.order - 1)) - 1;
     auto mul = [&](uint64_t a, uint64_t b) {
@@ -516,8 +513,8 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
     if (blocks > MAX_QUOTIENT_ORDER) {
-        throw ResourceError(fmt::format("quotient: a candidate for heap {} has more than {} elements",
-                                        n, MAX_QUOTIENT_ORDER));
+        throw ResourceError(fmt::format(
+            "quotient: a candidate for heap {} has more than {} elements", n, MAX_QUOTIENT_ORDER));
     }
     return monoid_of(a, block, blocks, n);
 }
@@ -562,8 +559,7 @@ constexpr unsigned PAIR_REFINEMENTS = 3;
 // exactly when it has moves and none reaches P (by the candidate, right for
 // positions below heap n); reduced, and restricted to heaps below n.
 BipartiteMonoid refine(const BipartiteMonoid& candidate,
-                       const std::vector<std::vector<Heaps>>& moves,
-                       const Interrupt& cancel) {
+                       const std::vector<std::vector<Heaps>>& moves, const Interrupt& cancel) {
     const BipartiteMonoid& m = candidate;
     const uint32_t n = m.max_heap();
     std::vector<uint32_t> letters, letter_of(size_t{n} + 1, UINT32_MAX), gen_x;
@@ -681,8 +677,7 @@ struct Candidate {
 // least failure on whenever it predicts F right, and with every heap free
 // always does: refined() says why).
 Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
-                       const std::vector<std::vector<Heaps>>& moves,
-                       const Interrupt& cancel) {
+                       const std::vector<std::vector<Heaps>>& moves, const Interrupt& cancel) {
     const std::map<uint32_t, uint32_t> ours = copies(failure.position, moves);
     const std::map<uint32_t, uint32_t> theirs = copies(m.name[m.image(failure.position)], moves);
     std::vector<FreePart> differing, all;
