@@ -739,7 +739,11 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
         ++refuted;
         BipartiteMonoid candidate = *first;
         for (unsigned attempt = 0; attempt < PAIR_REFINEMENTS; ++attempt) {
-            std::optional<BipartiteMonoid> next = extended(refine(candidate, moves, cancel));
+            std::optional<BipartiteMonoid> next;
+            try {
+                next = extended(refine(candidate, moves, cancel));
+            } catch (const ResourceError&) {  // too many pairs: refine along failures instead
+            }
             if (!next) break;
             if (!least_failure(*next, moves, cancel)) return *next;
             ++refuted;
@@ -754,10 +758,11 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
         base.phi.push_back(0);
         c.m = refined(base, {{n, 2, 2}}, true, moves, cancel);
         c.failure = least_failure(c.m, moves, cancel);
+        if (c.failure) ++refuted;
     }
     while (c.failure) {
-        ++refuted;
         c = recalibrated(c.m, *c.failure, moves, cancel);
+        if (c.failure) ++refuted;
     }
     return c.m;
 }
