@@ -231,6 +231,21 @@ TEST(Quotient, ADeadlineReturnsTheLargestQuotientComputed) {
     EXPECT_THROW(misere_quotient(Rule::parse("octal:0.06"), 17), ResourceError);
 }
 
+TEST(Quotient, ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt) {
+    // 0.64's periodic extension at heap 15 reduces to more elements than a
+    // quotient may have: refused before its table (of order^2 products) is
+    // allocated; the catalogue's run once took all the memory there.
+    try {
+        misere_quotient(Rule::parse("octal:0.64"), 15);
+        FAIL() << "Q_15 of 0.64 was computed";
+    } catch (const ResourceError& e) {
+        EXPECT_NE(std::string(e.what()).find("for heap 15 has more than 8192 elements"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("Q_14 is the largest computed"), std::string::npos);
+    }
+}
+
 TEST(Quotient, AHeapWithoutMovesMustActAsTheEmptyGame) {
     // Heap 1 of Dawson's Kayles has no move: phi(1) is the identity.
     const Rule rule = Rule::parse("octal:0.07");

@@ -41,6 +41,28 @@ void check_cancel(const Interrupt& stop) {
     if (stop.deadline && std::chrono::steady_clock::now() >= *stop.deadline) throw TimeUp();
 }
 
+// Memory any one step of the computation may take (a candidate's
+// automaton, the failure search, the pairs): more stops the heap with a
+// ResourceError, and the command names the largest quotient computed.
+constexpr uint64_t MEMORY_BUDGET = uint64_t{2} << 30;
+
+void within_budget(uint64_t bytes, uint32_t heap, const char* what) {
+    if (bytes > MEMORY_BUDGET) {
+        throw ResourceError(fmt::format("quotient: {} for heap {} needs more than {} GiB", what,
+                                        heap, MEMORY_BUDGET >> 30));
+    }
+}
+
+// A candidate of more elements than a quotient may have is refused before
+// its multiplication table is built.
+void within_order(uint32_t blocks, uint32_t heap) {
+    if (blocks > MAX_QUOTIENT_ORDER) {
+        throw ResourceError(
+            fmt::format("quotient: a candidate for heap {} has more than {} elements", heap,
+                        MAX_QUOTIENT_ORDER));
+    }
+}
+
 // The options of every heap 1..max_heap, each a position (largest heap
 // first, empty heaps dropped), without repeats.
 std::vector<std::vector<Heaps>> heap_moves(const Rule& rule, uint32_t max_heap) {
@@ -155,7 +177,8 @@ class PositionWalk {
 // met at its smallest.
 template <class Step, class Visit>
 void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, Step&& step,
-                       Visit&& visit, std::vector<uint32_t>& number, const Interrupt& cancel) {
+                       Visit&& visit, std::vector<uint32_t>& number, uint32_t heap,
+                       const Interrupt& cancel) {
     number.assign(elements, UINT32_MAX);
     std::vector<Heaps> positions{Heaps{}};
     PositionWalk walk(letters);
@@ -167,6 +190,8 @@ void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, 
              [&](uint32_t node, uint32_t letter, uint64_t x, uint64_t tokens) {
                  if (number[x] != UINT32_MAX) return true;
                  const auto id = static_cast<uint32_t>(positions.size());
+                 // Each element: its position and a successor per letter.
+                 within_budget(uint64_t{id} * (letters.size() * 16 + 128), heap, "a candidate");
                  number[x] = id;
                  positions.push_back(with_heap(positions[node], walk.letter(letter)));
                  visit(x, static_cast<const Heaps&>(positions.back()));
@@ -175,9 +200,6 @@ void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, 
              },
              cancel);
 }
-
-// Positions the failure search may keep (each with its options' elements).
-constexpr size_t MAX_SEARCH_STATES = 4'000'000;
 
 // The smallest position that `m` predicts inconsistently with its options'
 // predictions: predicted P with no move or with a move to a position
@@ -227,7 +249,7 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
         letter_heaps, q,
         [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
         [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, number,
-        cancel);
+        m.max_heap(), cancel);
     // The least failure predicted P with a move to P.
     std::optional<Heaps> least;
     for (uint32_t y = 0; y < q; ++y) {
@@ -304,13 +326,10 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                      while (i < nw && (v[i] & ~s.u[i]) == 0) ++i;
                      if (i == nw) return true;  // dominated
                  }
-                 if (kept.size() >= MAX_SEARCH_STATES) {
-                     throw ResourceError(
-                         fmt::format("quotient: checking a candidate of {} elements for heaps up "
-                                     "to {} needs more than "
-                                     "{} positions",
-                                     q, m.max_heap(), MAX_SEARCH_STATES));
-                 }
+                 // Each kept position: its contexts, options and position,
+                 // and a successor per letter waiting in the walk.
+                 within_budget(kept.size() * (nw * 8 + 128 + letters.size() * 16), m.max_heap(),
+                               "checking a candidate");
                  const auto id = static_cast<uint32_t>(kept.size());
                  same.push_back(id);
                  s.position = with_heap(parent.position, l.heap);
@@ -381,6 +400,7 @@ BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
     for (uint32_t j = 1; j <= n; ++j) {
         if (!moves[j].empty()) a.letters.push_back(j);
     }
+    within_budget(uint64_t{a.states} * a.letters.size() * sizeof(uint32_t), n, "a candidate");
     a.next.resize(size_t{a.states} * a.letters.size());
     a.accept.resize(a.states);
     for (uint32_t x = 0; x < q; ++x) {
@@ -396,6 +416,7 @@ BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
     }
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
+    within_order(blocks, n);
     return monoid_of(a, block, blocks, n);
 }
 
@@ -501,21 +522,19 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
             elements.push_back(x);
             p.push_back(is_p);
         },
-        number, cancel);
+        number, n, cancel);
     HeapAutomaton a;
     a.states = static_cast<uint32_t>(elements.size());
     a.letters = letters;
     a.accept = std::move(p);
+    within_budget(uint64_t{elements.size()} * letters.size() * sizeof(uint32_t), n, "a candidate");
     a.next.reserve(elements.size() * letters.size());
     for (uint64_t x : elements) {
         for (uint32_t h : letters) a.next.push_back(number[mul(x, phi[h])]);
     }
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
-    if (blocks > MAX_QUOTIENT_ORDER) {
-        throw ResourceError(fmt::format(
-            "quotient: a candidate for heap {} has more than {} elements", n, MAX_QUOTIENT_ORDER));
-    }
+    within_order(blocks, n);
     return monoid_of(a, block, blocks, n);
 }
 
@@ -544,8 +563,6 @@ Bits winning_contexts(const BipartiteMonoid& m, const std::vector<uint32_t>& opt
     }
     return w;
 }
-
-constexpr size_t MAX_PAIR_STATES = 4'000'000;
 
 // Refinements along the candidates' pairs a heap may try before it is
 // refined along least failures.
@@ -591,10 +608,9 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
         std::copy(u.begin(), u.end(), key.begin() + 1);
         auto [it, fresh] = index.try_emplace(std::move(key), static_cast<uint32_t>(xs.size()));
         if (fresh) {
-            if (xs.size() >= MAX_PAIR_STATES) {
-                throw ResourceError(fmt::format(
-                    "quotient: refining needs more than {} pairs at heap {}", MAX_PAIR_STATES, n));
-            }
+            // Each pair: its contexts twice (the state and the key), its
+            // transitions and the index's node.
+            within_budget(xs.size() * (2 * nw * 8 + letters.size() * 4 + 96), n, "refining");
             xs.push_back(x);
             us.push_back(std::move(u));
             a.accept.push_back(moved && !bit(us.back(), 0));
@@ -604,6 +620,7 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
     add(0, false, Bits(nw, 0));
     // x\U(h) for each element x and letter h, computed when first needed.
     const size_t nl = letters.size();
+    within_budget(uint64_t{m.order} * nl * nw * 8, n, "refining");
     std::vector<Bits> from_letter(size_t{m.order} * nl);
     // States are expanded in batches: the preimages of a batch on every
     // core, then its new states added in order (so the numbering is the
@@ -645,6 +662,7 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
     a.states = static_cast<uint32_t>(xs.size());
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
+    within_order(blocks, n);
     BipartiteMonoid r = monoid_of(a, block, blocks, n);
     for (uint32_t h = 1; h <= n; ++h) {
         if (letter_of[h] != UINT32_MAX) r.phi[h] = r.phi[letters[letter_of[h]]];
