@@ -52,9 +52,9 @@ struct Range {
     int64_t max;
 };
 inline constexpr Range HEAPS{1, 128};                      // --heaps K
-inline constexpr Range MAX_HEAP{1, int64_t{1} << 31};      // --max-heap H
+inline constexpr Range MAX_HEAP{1, int64_t{UINT32_MAX}};    // --max-heap H
 inline constexpr Range MAX_TOTAL{1, int64_t{UINT32_MAX}};  // --max-total N
-inline constexpr Range LIMIT{1, int64_t{1} << 31};         // --limit N
+inline constexpr Range LIMIT{1, int64_t{UINT32_MAX}};       // --limit N
 inline constexpr Range THREADS{0, 1024};                   // --threads
 inline constexpr Range COMPRESSION_LEVEL{1, 9};            // --compression-level
 inline constexpr Range FORMAT_VERSION{1, 2};               // --format-version

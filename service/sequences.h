@@ -16,8 +16,10 @@
 
 namespace nimtb::service {
 
-// Heaps a sequence may run to: values are 2 bytes a heap, 2^31 heaps 4 GiB.
-inline constexpr uint64_t MAX_SEQUENCE_HEAPS = uint64_t{1} << 31;
+// Heaps a sequence may run to: values are 2 bytes a heap (2^32 heaps 8 GiB,
+// refused where the memory is not there); heap numbers, periods and
+// preperiods stay within 32 bits.
+inline constexpr uint64_t MAX_SEQUENCE_HEAPS = UINT32_MAX;
 
 struct SequenceRequest {
     engine::Rule rule = engine::Rule::nim();

@@ -64,7 +64,9 @@ OneHeapGame::OneHeapGame(const Rule& rule, SubtractionRuns runs)
         throw InputError("runs answer a subtraction game from a whole period");
 }
 
-std::optional<uint64_t> OneHeapGame::last_worth(uint64_t lo, uint64_t hi, uint64_t target) const {
+std::optional<uint64_t> OneHeapGame::last_worth(uint64_t lo, uint64_t hi, uint64_t wanted) const {
+    if (wanted > UINT32_MAX) return std::nullopt;  // runs hold values of 32 bits
+    const auto target = static_cast<uint32_t>(wanted);
     std::optional<uint64_t> best;
     if (hi >= preperiod_) {
         // At or beyond the preperiod: folded into the first period, a
