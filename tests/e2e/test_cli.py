@@ -1106,7 +1106,7 @@ class Sequences(Workdir):
         self.assertEqual(json.loads(out)["value"], 0)  # where the move leads: a P-position
 
     def test_refusals_and_ctrl_c(self):
-        code, out, err = run("query", "--rules", "grundy", "3000000000 6")
+        code, out, err = run("query", "--rules", "grundy", "5000000000 6")
         self.assert_error(code, err, 2, "no theorem gives the values of grundy")
         code, out, err = run("query", "--rules", "octal:0.6", "--limit", "3000", "5000 6")
         self.assert_error(code, err, 2, "heap 5000 is beyond the values known of octal:0.6 (heaps up to 3000)")
