@@ -431,19 +431,22 @@ struct FreePart {
 // packed in bit fields, are numbered below 2^24.
 constexpr unsigned MAX_PRODUCT_BITS = 24;
 
-// A monoid finer than `m` for heaps 1..m.max_heap(): each heap of a free part
-// maps to (phi(heap), one count of its part), the others to (phi(heap), no
-// counts). Its P-portion is not m's: each element is predicted P exactly when
-// its smallest position has moves and none of them reaches an element
-// predicted P (elements met in the order of their smallest positions, so
-// options come first). Reduced by Moore's algorithm.
+// With keep_old, a monoid finer than `m` for heaps 1..m.max_heap(): each
+// heap of a free part maps to (phi(heap), one count of its part), the
+// others to (phi(heap), no counts). Without, a free part's heap maps to
+// (identity, one count): smaller, but not finer. Its P-portion is not m's:
+// each element is predicted P exactly when its smallest position has moves
+// and none of them reaches an element predicted P (elements met in the
+// order of their smallest positions, so options come first). Reduced by
+// Moore's algorithm.
 //
-// Why this converges (docs/QUOTIENTS.md): if every position before F is
-// predicted right by m, each is by the refinement too (a position is either
-// its class's smallest, predicted from its options, or shares its class with
-// a smaller position that shared m's class and its outcome); and if F's
-// heaps all have free parts counting past their numbers of copies in F, F is
-// the smallest of its class, so it is predicted right as well.
+// Why this converges with keep_old (docs/QUOTIENTS.md): if every position
+// before F is predicted right by m, each is by the refinement too (a
+// position is either its class's smallest, predicted from its options, or
+// shares its class with a smaller position that shared m's class and its
+// outcome); and if F's heaps all have free parts counting past their
+// numbers of copies in F, F is the smallest of its class, so it is
+// predicted right as well.
 BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
                         const std::vector<std::vector<Heaps>>& moves, const Interrupt& cancel) {
     const uint32_t n = m.max_heap();
