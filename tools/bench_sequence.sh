@@ -57,9 +57,18 @@ nimtb, peer, runs, long_run = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.ar
 
 
 def nimtb_seconds(*args):
+    """Seconds of a run as a user starts it (its text: the first values and the period, as the
+    peer prints lines), then what it found, from a run with --json (not timed: the JSON holds
+    every value, hundreds of thousands of numbers to print)."""
     start = time.monotonic()
+    subprocess.run([nimtb, "sequence", *args], capture_output=True, text=True, check=True)
+    seconds = time.monotonic() - start
+    return seconds, args
+
+
+def nimtb_found(args):
     p = subprocess.run([nimtb, "sequence", *args, "--json"], capture_output=True, text=True, check=True)
-    return time.monotonic() - start, json.loads(p.stdout)
+    return json.loads(p.stdout)
 
 
 def peer_seconds(game, until):
@@ -90,7 +99,8 @@ for code in ["0.16", "0.156", "0.45"]:
 
 print(f"{'job':<28} {'nimtb s':>9} {'peer s':>9} {'peer/nimtb':>11}   what nimtb found")
 for name, args, game, until in jobs:
-    t, j = median(lambda: nimtb_seconds(*args))
+    t, _ = median(lambda: nimtb_seconds(*args))
+    j = nimtb_found(args)
     p = j["period"]
     found = (f"period {p['period']} from heap {p['preperiod']}" if "period" in p
              else f"{len(j['values'])} values, {j['algorithm']}")
@@ -101,8 +111,8 @@ for name, args, game, until in jobs:
         print(f"{name:<28} {t:>9.3f} {'-':>9} {'-':>11}   {found}")
 
 # The sparse-space method's values are the plain method's.
-_, plain = nimtb_seconds("--rules", "grundy", "--max-heap", str(2**16), "--method", "plain")
-_, sparse = nimtb_seconds("--rules", "grundy", "--max-heap", str(2**16), "--method", "sparse")
+plain = nimtb_found(["--rules", "grundy", "--max-heap", str(2**16), "--method", "plain"])
+sparse = nimtb_found(["--rules", "grundy", "--max-heap", str(2**16), "--method", "sparse"])
 print("grundy to 2^16: sparse-space values", "identical to" if plain["values"] == sparse["values"]
       else "DIFFERENT FROM", "the plain method's")
 EOF
