@@ -95,6 +95,13 @@ size_t words(const BipartiteMonoid& m) {
     return (m.order + 63) / 64;
 }
 
+// Adds to `out` the contexts z with t z in P.
+void add_p_contexts(const BipartiteMonoid& m, uint32_t t, Bits& out) {
+    for (uint32_t z = 0; z < m.order; ++z) {
+        if (m.p[m.mul(t, z)]) set_bit(out, z);
+    }
+}
+
 // True when a with one more heap x comes before b with one more heap y,
 // both of one number of tokens and heaps (the order of monoid.h).
 bool before(const Heaps& a, uint32_t x, const Heaps& b, uint32_t y) {
@@ -268,11 +275,7 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     if (least) failure = QuotientFailure{*least, true};
     // The contexts in which each element is P.
     std::vector<Bits> p_of(q, Bits(nw, 0));
-    for (uint32_t t = 0; t < q; ++t) {
-        for (uint32_t z = 0; z < q; ++z) {
-            if (m.p[m.mul(t, z)]) set_bit(p_of[t], z);
-        }
-    }
+    for (uint32_t t = 0; t < q; ++t) add_p_contexts(m, t, p_of[t]);
     struct State {
         Heaps position;
         uint32_t x;
@@ -559,11 +562,7 @@ void or_preimage(const BipartiteMonoid& m, uint32_t y, const Bits& u, uint64_t* 
 // has t z in P.
 Bits winning_contexts(const BipartiteMonoid& m, const std::vector<uint32_t>& option_images) {
     Bits w(words(m), 0);
-    for (uint32_t t : option_images) {
-        for (uint32_t z = 0; z < m.order; ++z) {
-            if (m.p[m.mul(t, z)]) set_bit(w, z);
-        }
-    }
+    for (uint32_t t : option_images) add_p_contexts(m, t, w);
     return w;
 }
 
