@@ -368,7 +368,7 @@ BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
     }
     // Column k: is Y + k copies of heap n a P-position, for Y of each element.
     std::vector<std::vector<uint8_t>> columns{base.p};
-    std::map<std::vector<uint8_t>, uint32_t> seen{{base.p, 0}};
+    std::unordered_map<std::vector<uint8_t>, uint32_t, VectorHash> seen{{base.p, 0}};
     uint32_t index = 0, period = 0;
     for (;;) {
         const std::vector<uint8_t>& prev = columns.back();
