@@ -4,23 +4,101 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "io/file_kind.h"
+#include "io/sequence_file.h"
+#include "service/quotients.h"
 #include "service/views.h"
 
 namespace nimtb::apps {
 
+namespace {
+
+// One line per key, as the table's description reads.
+void print_lines(const std::vector<std::pair<const char*, std::string>>& lines) {
+    for (const auto& [key, text] : lines) std::cout << fmt::format("{:<12} {}\n", key, text);
+}
+
+int sequence_info(const std::string& path, bool json) {
+    const nlohmann::json j = service::sequence_info_json(path, io::read_sequence(path));
+    if (json) {
+        std::cout << j.dump(2) << "\n";
+        return EXIT_OK;
+    }
+    print_lines({{"sequence", path},
+                 {"rules", j["rules"].get<std::string>() + " (normal play)"},
+                 {"heaps", fmt::format("0 to {}", j["max_heap"].get<uint64_t>())},
+                 {"values", fmt::format("the largest {}, first at heap {}",
+                                        j["largest_value"].get<unsigned>(),
+                                        j["largest_value_heap"].get<uint64_t>())},
+                 {"algorithm", j["algorithm"].get<std::string>()},
+                 {"period", j["period"]["explanation"].get<std::string>()},
+                 {"format", fmt::format("{} v{}", j["format"].get<std::string>(),
+                                        j["format_version"].get<uint64_t>())}});
+    return EXIT_OK;
+}
+
+int quotient_info(const std::string& path, bool json) {
+    ProgressBar bar("checking", stderr_is_terminal());
+    const service::StoredQuotient stored = service::read_quotient(path, command_hooks(&bar));
+    bar.finish();
+    const nlohmann::json j = service::quotient_info_json(path, stored);
+    if (json) {
+        std::cout << j.dump(2) << "\n";
+        return EXIT_OK;
+    }
+    std::string generators;
+    for (const nlohmann::json& g : j["generators"]) {
+        generators += fmt::format("{}{} = heap {}", generators.empty() ? "" : ", ",
+                                  g["name"].get<std::string>(), g["heap"].get<uint32_t>());
+    }
+    const uint32_t max_heap = j["max_heap"];
+    print_lines(
+        {{"quotient", path},
+         {"rules", j["rules"].get<std::string>() + " (misère play)"},
+         {"heaps", fmt::format("at most {} tokens", max_heap)},
+         {"order", fmt::format("{}, {} in the P-portion", j["order"].get<uint32_t>(),
+                               j["p_portion_size"].get<uint32_t>())},
+         {"generators", generators},
+         {"checked", fmt::format("predicts the misère outcome of every position with heaps of at "
+                                 "most {}",
+                                 max_heap)},
+         {"proven", j["proof"].is_null()
+                        ? std::string("no: the quotient of these heaps only")
+                        : "every heap size: " + j["proof"]["explanation"].get<std::string>()},
+         {"format", j["format"].get<std::string>() + " (JSON)"}});
+    return EXIT_OK;
+}
+
+}  // namespace
+
 int cmd_info(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
-        "json", "print JSON instead of text");
+    opts.add_options()("file", po::value<std::string>()->required(),
+                       "a table, a sequence file or a quotient file")("json",
+                                                                      "print JSON instead of text");
     po::positional_options_description pos;
-    pos.add("table", 1);
-    const auto vm = parse_arguments(
-        "info", args, opts, pos, "TABLE [--json]",
-        "examples:\n  nimtb info tables/nim-normal-k3-h15.h5\n  nimtb info t.h5 --json\n");
+    pos.add("file", 1);
+    const auto vm =
+        parse_arguments("info", args, opts, pos, "FILE [--json]",
+                        "examples:\n  nimtb info tables/nim-normal-k3-h15.h5\n  nimtb info "
+                        "t.h5 --json\n  nimtb info grundy.h5           # a sequence "
+                        "file (nimtb sequence -o)\n  nimtb info q.json             # "
+                        "a quotient file (nimtb quotient -o)\n");
     if (!vm) return EXIT_OK;
-    io::TableReader table((*vm)["table"].as<std::string>());
+    const std::string path = (*vm)["file"].as<std::string>();
+    const bool json = vm->count("json") > 0;
+    switch (io::file_kind(path)) {
+        case io::FileKind::sequence:
+            return sequence_info(path, json);
+        case io::FileKind::quotient:
+            return quotient_info(path, json);
+        case io::FileKind::table:
+        case io::FileKind::other:
+            break;
+    }
+    io::TableReader table(path);
     const io::TableInfo& i = table.info();
-    if (vm->count("json")) {
+    if (json) {
         std::cout << info_json(table).dump(2) << "\n";
         return EXIT_OK;
     }

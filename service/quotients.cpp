@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -209,6 +210,25 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
     return q;
 }
 
+namespace {
+
+nlohmann::json generators_json(const engine::MisereQuotient& q) {
+    nlohmann::json gens = nlohmann::json::array();
+    for (size_t g = 0; g < q.generators.size(); ++g) {
+        gens.push_back({{"name", engine::generator_name(g)}, {"heap", q.generators[g]}});
+    }
+    return gens;
+}
+
+nlohmann::json proof_json(const engine::MisereQuotient& q) {
+    if (!q.proof) return nullptr;
+    return {{"preperiod", q.proof->preperiod},
+            {"period", q.proof->period},
+            {"explanation", q.proof->explanation}};
+}
+
+}  // namespace
+
 nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q) {
     const engine::BipartiteMonoid& m = q.monoid;
     nlohmann::json j;
@@ -217,11 +237,7 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     j["max_heap"] = m.max_heap();
     j["order"] = m.order;
     j["orders"] = q.orders;
-    nlohmann::json gens = nlohmann::json::array();
-    for (size_t g = 0; g < q.generators.size(); ++g) {
-        gens.push_back({{"name", engine::generator_name(g)}, {"heap", q.generators[g]}});
-    }
-    j["generators"] = gens;
+    j["generators"] = generators_json(q);
     nlohmann::json rels = nlohmann::json::array();
     for (const engine::QuotientRelation& r : q.relations) {
         rels.push_back(
@@ -247,13 +263,22 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     j["table"] = table;
     j["candidates_refuted"] = q.candidates;
     j["stopped"] = q.stopped.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.stopped);
-    j["proof"] = nullptr;
-    if (q.proof) {
-        j["proof"] = {{"preperiod", q.proof->preperiod},
-                      {"period", q.proof->period},
-                      {"explanation", q.proof->explanation}};
-    }
+    j["proof"] = proof_json(q);
     return j;
+}
+
+nlohmann::json quotient_info_json(const std::string& path, const StoredQuotient& stored) {
+    const engine::MisereQuotient& q = stored.quotient;
+    const engine::BipartiteMonoid& m = q.monoid;
+    return {{"path", path},
+            {"format", "nimtb-quotient"},
+            {"rules", stored.rule.canonical()},
+            {"convention", "misere"},
+            {"max_heap", m.max_heap()},
+            {"order", m.order},
+            {"generators", generators_json(q)},
+            {"p_portion_size", std::count(m.p.begin(), m.p.end(), 1)},
+            {"proof", proof_json(q)}};
 }
 
 engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t needed, uint32_t limit,

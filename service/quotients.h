@@ -53,6 +53,11 @@ struct StoredQuotient {
 };
 StoredQuotient read_quotient(const std::string& path, const Hooks& hooks);
 
+// `nimtb info` of a quotient file read by read_quotient: the rule, the
+// heap bound, the order, the generators, the size of the P-portion and the
+// proof (or null).
+nlohmann::json quotient_info_json(const std::string& path, const StoredQuotient& stored);
+
 // The quotient that answers misère positions of `rule` whose largest heap
 // is `needed` (0: unknown, as for positions read from stdin): for an octal
 // code or a subtraction game, computed until proven (up to heap `needed` or

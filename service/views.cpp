@@ -1,5 +1,7 @@
 #include "service/views.h"
 
+#include <algorithm>
+
 namespace nimtb::service {
 
 namespace {
@@ -178,6 +180,20 @@ nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequenc
     }
     j["period"] = period_json(reported_period(rule, seq));
     return j;
+}
+
+nlohmann::json sequence_info_json(const std::string& path, const io::SequenceFile& s) {
+    const auto largest = std::max_element(s.values.begin(), s.values.end());
+    return {{"path", path},
+            {"format", io::SEQUENCE_FORMAT_NAME},
+            {"format_version", io::SEQUENCE_FORMAT_VERSION},
+            {"rules", s.rule.canonical()},
+            {"convention", "normal"},
+            {"algorithm", s.algorithm},
+            {"max_heap", s.values.size() - 1},
+            {"largest_value", *largest},
+            {"largest_value_heap", largest - s.values.begin()},
+            {"period", period_json(s.period)}};
 }
 
 nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<uint64_t>& heaps) {

@@ -8,6 +8,7 @@
 #include "engine/sequences/period.h"
 #include "engine/sequences/sequence.h"
 #include "io/probe.h"
+#include "io/sequence_file.h"
 #include "service/sequences.h"
 
 namespace nimtb::service {
@@ -57,6 +58,10 @@ engine::Periodicity reported_period(const engine::Rule& rule, const engine::Long
 
 // `nimtb sequence --json`: the rule, the method, every value and the period.
 nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq);
+
+// `nimtb info` of a sequence file read by io::read_sequence: the rule, the
+// heaps, the largest value (and the first heap of it) and the period.
+nlohmann::json sequence_info_json(const std::string& path, const io::SequenceFile& s);
 
 // A position answered from a one-heap rule's values: what `nimtb query
 // --rules R --json` (or --sequence) prints, "basis" saying what the answer

@@ -1060,6 +1060,56 @@ class Sequences(Workdir):
         code, out, err = run("query", "--sequence", self.path("s.h5"), "1000000000000 7 13")
         self.assertEqual(code, 0, err)
 
+    def test_info_describes_the_files_sequence_and_quotient_write(self):
+        """info reads every kind of file nimtb writes (it once said a sequence file was not a
+        table), believing each only as far as query does: a damaged one is refused in one line."""
+        code, out, err = run("sequence", "--rules", "octal:0.45", "--until-proven", "--json",
+                             "-o", self.path("s.h5"))
+        self.assertEqual(code, 0, err)
+        seq = json.loads(out)
+        code, out, err = run("info", self.path("s.h5"), "--json")
+        self.assertEqual(code, 0, err)
+        j = json.loads(out)
+        self.assertEqual((j["format"], j["rules"], j["convention"], j["max_heap"], j["algorithm"], j["period"]),
+                         ("nimtb-sequence", "octal:0.45", "normal", seq["max_heap"], seq["algorithm"],
+                          seq["period"]))
+        largest = max(seq["values"])
+        self.assertEqual((j["largest_value"], j["largest_value_heap"]), (largest, seq["values"].index(largest)))
+        code, out, err = run("info", self.path("s.h5"))
+        self.assertEqual(code, 0, err)
+        self.assertIn(f"heaps        0 to {seq['max_heap']}\n", out)
+        self.assertIn(f"period       {seq['period']['explanation']}\n", out)
+
+        code, out, err = run("quotient", "--rules", "octal:0.77", "--until-proven", "--json",
+                             "-o", self.path("q.json"))
+        self.assertEqual(code, 0, err)
+        q = json.loads(out)
+        code, out, err = run("info", self.path("q.json"), "--json")
+        self.assertEqual(code, 0, err)
+        j = json.loads(out)
+        self.assertEqual((j["format"], j["rules"], j["max_heap"], j["order"], j["generators"], j["proof"]),
+                         ("nimtb-quotient", "octal:0.77", q["max_heap"], q["order"], q["generators"], q["proof"]))
+        self.assertEqual(j["p_portion_size"], len(q["p_portion"]))
+        code, out, err = run("info", self.path("q.json"))
+        self.assertEqual(code, 0, err)
+        self.assertIn(f"order        {q['order']}, {len(q['p_portion'])} in the P-portion\n", out)
+        self.assertIn("proven       every heap size: " + q["proof"]["explanation"], out)
+
+        x = q["p_portion"][-1]  # one P-portion bit flipped
+        q["elements"][x]["p"] = False
+        with open(self.path("d.json"), "w") as f:
+            json.dump(q, f)
+        code, out, err = run("info", self.path("d.json"))
+        self.assert_error(code, err, 1, "d.json is damaged: it says the position")
+        self.assertEqual(out, "")
+        import h5py
+        import numpy as np
+        with h5py.File(self.path("s.h5"), "r+") as f:
+            f.attrs.modify("period", np.uint64(5))
+        code, out, err = run("info", self.path("s.h5"), "--json")
+        self.assert_error(code, err, 1, "does not hold in its values")
+        self.assertEqual(out, "")
+
     def test_a_sequence_file_nimtb_did_not_write_is_refused(self):
         """A basis nimtb does not write, and values that are signed or carry no checksum,
         are refused (an unknown basis was read as no proof; signed values were converted)."""
