@@ -124,6 +124,16 @@ int cmd_quotient(const std::vector<std::string>& args) {
     if (!q.stopped.empty()) {
         out += fmt::format("stopped      before heap {}: {}\n", m.max_heap() + 1, q.stopped);
     }
+    if (q.frontier) {
+        const engine::QuotientFrontier& f = *q.frontier;
+        out += fmt::format(
+            "frontier     heap {}: {} candidate{} refuted; the last, of {} elements, predicts "
+            "every position of fewer than {} tokens right, and {} wrong (it says {}, the position "
+            "is {})\n",
+            f.heap, f.candidates, f.candidates == 1 ? "" : "s", f.order, f.tokens(),
+            engine::format_heaps(f.failure.position), f.failure.predicted_p ? "P" : "N",
+            f.failure.predicted_p ? "N" : "P");
+    }
     if (q.proof) {
         out += fmt::format("proven       every heap size: {}\n", q.proof->explanation);
     } else if (request.until_proven && q.stopped.empty()) {

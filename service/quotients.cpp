@@ -263,6 +263,16 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     j["table"] = table;
     j["candidates_refuted"] = q.candidates;
     j["stopped"] = q.stopped.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.stopped);
+    j["frontier"] = nullptr;
+    if (q.frontier) {
+        const engine::QuotientFrontier& f = *q.frontier;
+        j["frontier"] = {{"heap", f.heap},
+                         {"candidates_refuted", f.candidates},
+                         {"order", f.order},
+                         {"least_failure", heaps_json(f.failure.position)},
+                         {"predicted", f.failure.predicted_p ? "P" : "N"},
+                         {"tokens", f.tokens()}};
+    }
     j["proof"] = proof_json(q);
     return j;
 }

@@ -743,7 +743,14 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
 // along each least failure of the first candidate until none is left.
 BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
                               const std::vector<std::vector<Heaps>>& moves, uint32_t& refuted,
-                              const Interrupt& cancel) {
+                              QuotientFrontier& frontier, const Interrupt& cancel) {
+    frontier = QuotientFrontier{n, 0, 0, {}};
+    auto refute = [&](const BipartiteMonoid& m, const QuotientFailure& f) {
+        ++refuted;
+        ++frontier.candidates;
+        frontier.order = m.order;
+        frontier.failure = f;
+    };
     auto extended = [&](const BipartiteMonoid& base) -> std::optional<BipartiteMonoid> {
         try {
             BipartiteMonoid m = extend(base, n, moves);
@@ -756,7 +763,7 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
     std::optional<QuotientFailure> failure;
     if (first) {
         if (!(failure = least_failure(*first, moves, cancel))) return *first;
-        ++refuted;
+        refute(*first, *failure);
         BipartiteMonoid candidate = *first;
         for (unsigned attempt = 0; attempt < PAIR_REFINEMENTS; ++attempt) {
             std::optional<BipartiteMonoid> next;
@@ -765,8 +772,9 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
             } catch (const ResourceError&) {  // too many pairs: refine along failures instead
             }
             if (!next) break;
-            if (!least_failure(*next, moves, cancel)) return *next;
-            ++refuted;
+            const std::optional<QuotientFailure> f = least_failure(*next, moves, cancel);
+            if (!f) return *next;
+            refute(*next, *f);
             candidate = std::move(*next);
         }
     }
@@ -778,11 +786,11 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
         base.phi.push_back(0);
         c.m = refined(base, {{n, 2, 2}}, true, moves, cancel);
         c.failure = least_failure(c.m, moves, cancel);
-        if (c.failure) ++refuted;
+        if (c.failure) refute(c.m, *c.failure);
     }
     while (c.failure) {
         c = recalibrated(c.m, *c.failure, moves, cancel);
-        if (c.failure) ++refuted;
+        if (c.failure) refute(c.m, *c.failure);
     }
     return c.m;
 }
@@ -954,20 +962,23 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
     result.orders.push_back(1);
     BipartiteMonoid q;
     const Interrupt stop{options.cancel, options.deadline};
+    QuotientFrontier frontier;
     for (uint32_t n = 1; n <= max_heap; ++n) {
         try {
             check_cancel(stop);
             if (moves[n].empty()) {
                 q.phi.push_back(0);  // a heap without moves is the empty game
             } else {
-                q = next_quotient(q, n, moves, result.candidates, stop);
+                q = next_quotient(q, n, moves, result.candidates, frontier, stop);
             }
         } catch (const TimeUp&) {
             result.stopped = fmt::format("the time ran out while computing Q_{}", n);
+            if (frontier.heap == n && frontier.candidates) result.frontier = frontier;
             break;
         } catch (const ResourceError& e) {
             if (options.deadline) {
                 result.stopped = e.what();
+                if (frontier.heap == n && frontier.candidates) result.frontier = frontier;
                 break;
             }
             throw ResourceError(fmt::format("{}; Q_{} is the largest computed", e.what(), n - 1));

@@ -77,6 +77,23 @@ struct QuotientProof {
     std::string explanation;  // the claim and what it rests on, one sentence
 };
 
+// How far a heap the computation stopped in got: the candidates refuted
+// for it, and the last one's order and least failure. Every position
+// before that failure (every position of fewer tokens, among others) is
+// predicted right by that candidate, which is not yet the quotient.
+struct QuotientFrontier {
+    uint32_t heap = 0;
+    uint32_t candidates = 0;
+    uint32_t order = 0;
+    QuotientFailure failure;
+    // The failure's tokens: the candidate is right on every position of fewer.
+    uint64_t tokens() const {
+        uint64_t t = 0;
+        for (uint32_t h : failure.position) t += h;
+        return t;
+    }
+};
+
 struct MisereQuotient {
     BipartiteMonoid monoid;
     std::optional<QuotientProof> proof;       // set when Q_N is the whole game's
@@ -86,6 +103,8 @@ struct MisereQuotient {
     std::vector<Heaps> words;                 // each element's smallest word in the generators
     uint32_t candidates = 0;                  // candidates refuted on the way (steps 2 and 3)
     std::string stopped;  // with QuotientOptions::deadline: why it stopped short of max_heap
+    // With `stopped`: the heap it stopped in, once a candidate for it was refuted.
+    std::optional<QuotientFrontier> frontier;
 };
 
 struct QuotientOptions {

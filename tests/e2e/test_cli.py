@@ -793,6 +793,14 @@ class Families(Workdir):
         self.assertEqual(len(q["orders"]), q["max_heap"] + 1)
         self.assertIn(f"computing Q_{q['max_heap'] + 1}", q["stopped"])
         self.assertEqual(q["orders"][:10], [1, 1, 2, 2, 6, 6, 6, 6, 6, 6])
+        f = q["frontier"]  # how far the heap it stopped in got, once a candidate was refuted
+        if f is not None:
+            self.assertEqual(f["heap"], q["max_heap"] + 1)
+            self.assertGreaterEqual(f["candidates_refuted"], 1)
+            self.assertEqual(f["tokens"], sum(f["least_failure"]))
+            self.assertIn(f["heap"], f["least_failure"])
+            self.assertLessEqual(max(f["least_failure"]), f["heap"])
+            self.assertIn(f["predicted"], ("P", "N"))
         code, out, err = run("quotient", "--rules", "octal:0.07", "--max-heap", "9",
                              "--time-limit", "60", "--json")
         self.assertEqual(code, 0, err)
