@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/checks/verify.h"
+#include "engine/quotients/quotient.h"
 #include "engine/sequences/period.h"
 #include "engine/solve/solver.h"
 #include "io/probe.h"
@@ -51,18 +52,19 @@ struct Range {
     int64_t min;
     int64_t max;
 };
-inline constexpr Range HEAPS{1, 128};                      // --heaps K
-inline constexpr Range MAX_HEAP{1, int64_t{UINT32_MAX}};    // --max-heap H
-inline constexpr Range MAX_TOTAL{1, int64_t{UINT32_MAX}};  // --max-total N
-inline constexpr Range LIMIT{1, int64_t{UINT32_MAX}};       // --limit N
-inline constexpr Range THREADS{0, 1024};                   // --threads
-inline constexpr Range COMPRESSION_LEVEL{1, 9};            // --compression-level
-inline constexpr Range FORMAT_VERSION{1, 2};               // --format-version
-inline constexpr Range GAMES{0, 1'000'000'000};            // --games
-inline constexpr Range ROWS{1, 8};                         // --rows
-inline constexpr Range SEED{0, int64_t{UINT32_MAX}};       // --seed
-inline constexpr Range PORT{0, 65535};                     // --port
-inline constexpr Range TIME_LIMIT{1, 10'000'000};          // --time-limit SECONDS
+inline constexpr Range HEAPS{1, 128};                             // --heaps K
+inline constexpr Range MAX_HEAP{1, int64_t{UINT32_MAX}};          // --max-heap H
+inline constexpr Range MAX_TOTAL{1, int64_t{UINT32_MAX}};         // --max-total N
+inline constexpr Range LIMIT{1, int64_t{UINT32_MAX}};             // --limit N
+inline constexpr Range THREADS{0, 1024};                          // --threads
+inline constexpr Range COMPRESSION_LEVEL{1, 9};                   // --compression-level
+inline constexpr Range FORMAT_VERSION{1, 2};                      // --format-version
+inline constexpr Range GAMES{0, 1'000'000'000};                   // --games
+inline constexpr Range ROWS{1, 8};                                // --rows
+inline constexpr Range SEED{0, int64_t{UINT32_MAX}};              // --seed
+inline constexpr Range PORT{0, 65535};                            // --port
+inline constexpr Range TIME_LIMIT{1, 10'000'000};                 // --time-limit SECONDS
+inline constexpr Range MAX_ORDER{2, engine::MAX_QUOTIENT_ORDER};  // --max-order
 
 // `help` with the range: "K: at most this many heaps (1 to 128)".
 std::string ranged(const std::string& help, Range r);

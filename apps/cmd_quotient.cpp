@@ -16,6 +16,7 @@ constexpr const char* EXAMPLES = R"(examples:
   nimtb quotient --rules nim --max-heap 7 --json      # Bouton's misère Nim: 10 elements
   nimtb quotient --rules octal:0.77 --until-proven    # Kayles, every heap size
   nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800
+  nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800 --max-order 32768
 
 The misère quotient Q_N of a rule whose moves touch one heap: positions whose
 heaps have at most N tokens are indistinguishable when adding any such
@@ -32,7 +33,10 @@ that Q_N is the quotient of the whole game, heaps of every size; such a
 quotient answers `nimtb query --misere` for heaps of any size.
 
 --time-limit S goes as far as S seconds allow: it reports (and writes) the
-largest quotient computed, every order heap by heap, and why it stopped.
+largest quotient computed, every order heap by heap, why it stopped, and how
+far the heap it stopped in got (its last candidate predicts every position
+of fewer tokens than its least failure). --max-order lets candidates grow
+past 8192 elements, to 32768 (a 4 GiB table), where memory allows.
 )";
 
 }  // namespace
@@ -52,11 +56,15 @@ int cmd_quotient(const std::vector<std::string>& args) {
         ranged("stop after this many seconds (or where a candidate grows past the limits) and "
                "report the largest quotient computed",
                TIME_LIMIT)
-            .c_str())("json", "print JSON")(
+            .c_str())("max-order", po::value<int64_t>(),
+                      ranged("the largest order a candidate may have (default 8192; its table "
+                             "takes 4 order^2 bytes, and a step up to twice that)",
+                             MAX_ORDER)
+                          .c_str())("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[--time-limit S] [-o FILE] [--json]",
+                                    "[--time-limit S] [--max-order N] [-o FILE] [--json]",
                                     EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
@@ -76,6 +84,8 @@ int cmd_quotient(const std::vector<std::string>& args) {
     request.overwrite = vm->count("force") > 0;
     if (vm->count("time-limit"))
         request.time_limit = static_cast<uint32_t>(number(*vm, "time-limit", TIME_LIMIT));
+    if (vm->count("max-order"))
+        request.max_order = static_cast<uint32_t>(number(*vm, "max-order", MAX_ORDER));
     ProgressBar bar("quotient", stderr_is_terminal() || vm->count("progress"));
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
     bar.finish();

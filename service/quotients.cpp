@@ -199,6 +199,7 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
     engine::QuotientOptions options;
     options.cancel = hooks.cancel;
     options.until_proven = r.until_proven;
+    options.max_order = r.max_order;
     if (r.time_limit) {
         options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(r.time_limit);
     }

@@ -24,6 +24,8 @@ struct QuotientRequest {
     // past the limits, and return the largest quotient computed (its
     // `stopped` says why) instead of an error.
     uint32_t time_limit = 0;
+    // The largest order a candidate may have (engine::QuotientOptions).
+    uint32_t max_order = engine::DEFAULT_QUOTIENT_ORDER;
 };
 
 // The largest heap `quotient --until-proven` tries unless told.

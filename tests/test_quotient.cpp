@@ -231,6 +231,34 @@ TEST(Quotient, ADeadlineReturnsTheLargestQuotientComputed) {
     EXPECT_THROW(misere_quotient(Rule::parse("octal:0.06"), 17), ResourceError);
 }
 
+TEST(Quotient, AStoppedHeapSaysHowFarItGot) {
+    // 0.35's heap 6 needs a candidate of more than 32 elements: with
+    // candidates bounded by 32 it stops there, after refuting one whose
+    // least failure is a position the definition says it predicts wrongly.
+    const Rule rule = Rule::parse("octal:0.35");
+    QuotientOptions options;
+    options.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    options.max_order = 32;
+    const MisereQuotient q = misere_quotient(rule, 25, options);
+    EXPECT_EQ(q.monoid.max_heap(), 5u);
+    EXPECT_EQ(q.stopped, "quotient: a candidate for heap 6 has more than 32 elements");
+    ASSERT_TRUE(q.frontier);
+    const QuotientFrontier& f = *q.frontier;
+    EXPECT_EQ(f.heap, 6u);
+    EXPECT_GE(f.candidates, 1u);
+    EXPECT_LE(f.order, 32u);
+    EXPECT_EQ(f.failure.position, (Heaps{6, 4, 3, 2, 1}));
+    EXPECT_EQ(f.tokens(), 16u);
+    BruteForce brute(rule);
+    EXPECT_NE(brute.p(f.failure.position), f.failure.predicted_p);
+    // Without the bound, heap 6 and beyond are computed; past the largest
+    // bound accepted, the options are refused.
+    options.max_order = DEFAULT_QUOTIENT_ORDER;
+    EXPECT_FALSE(misere_quotient(rule, 8, options).frontier);
+    options.max_order = MAX_QUOTIENT_ORDER + 1;
+    EXPECT_THROW(misere_quotient(rule, 8, options), InputError);
+}
+
 TEST(Quotient, ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt) {
     // 0.64's periodic extension at heap 15 reduces to more elements than a
     // quotient may have: refused before its table (of order^2 products) is

@@ -27,41 +27,49 @@ void set_bit(Bits& b, uint32_t i) {
     b[i >> 6] |= uint64_t{1} << (i & 63);
 }
 
-// What stops a computation: Ctrl-C (or its like) and a deadline.
-struct Interrupt {
-    const std::atomic<bool>* cancel = nullptr;
-    std::optional<std::chrono::steady_clock::time_point> deadline;
-};
-
 // Thrown when the deadline has come; misere_quotient returns what it has.
 struct TimeUp {};
 
-void check_cancel(const Interrupt& stop) {
-    if (stop.cancel && stop.cancel->load(std::memory_order_relaxed)) throw Cancelled();
-    if (stop.deadline && std::chrono::steady_clock::now() >= *stop.deadline) throw TimeUp();
-}
+// What stops a computation: Ctrl-C (or its like), a deadline, and the
+// limits on a candidate's order and on the memory of any one step (a
+// candidate's automaton, the failure search, the pairs). Past a limit the
+// heap stops with a ResourceError, and the command names the largest
+// quotient computed.
+struct Limits {
+    const std::atomic<bool>* cancel = nullptr;
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    uint32_t max_order = DEFAULT_QUOTIENT_ORDER;
 
-// Memory any one step of the computation may take (a candidate's
-// automaton, the failure search, the pairs): more stops the heap with a
-// ResourceError, and the command names the largest quotient computed.
-constexpr uint64_t MEMORY_BUDGET = uint64_t{2} << 30;
-
-void within_budget(uint64_t bytes, uint32_t heap, const char* what) {
-    if (bytes > MEMORY_BUDGET) {
-        throw ResourceError(fmt::format("quotient: {} for heap {} needs more than {} GiB", what,
-                                        heap, MEMORY_BUDGET >> 30));
+    // Room for the multiplication table (order^2 products of 4 bytes) twice
+    // over, and never less than 2 GiB.
+    uint64_t memory() const {
+        return std::max(uint64_t{2} << 30, uint64_t{8} * max_order * max_order);
     }
-}
-
-// A candidate of more elements than a quotient may have is refused before
-// its multiplication table is built.
-void within_order(uint32_t blocks, uint32_t heap) {
-    if (blocks > MAX_QUOTIENT_ORDER) {
-        throw ResourceError(
-            fmt::format("quotient: a candidate for heap {} has more than {} elements", heap,
-                        MAX_QUOTIENT_ORDER));
+    // A refinement's product (an element and its free parts' counts) is
+    // packed in this many bits: 2^11 times the elements a quotient may have.
+    unsigned product_bits() const {
+        return static_cast<unsigned>(std::bit_width(max_order - 1)) + 11;
     }
-}
+
+    void check() const {
+        if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+        if (deadline && std::chrono::steady_clock::now() >= *deadline) throw TimeUp();
+    }
+    void within_budget(uint64_t bytes, uint32_t heap, const char* what) const {
+        if (bytes > memory()) {
+            throw ResourceError(fmt::format("quotient: {} for heap {} needs more than {} GiB", what,
+                                            heap, memory() >> 30));
+        }
+    }
+    // A candidate of more elements than a quotient may have is refused
+    // before its multiplication table is built.
+    void within_order(uint32_t blocks, uint32_t heap) const {
+        if (blocks > max_order) {
+            throw ResourceError(fmt::format(
+                "quotient: a candidate for heap {} has more than {} elements", heap, max_order));
+        }
+    }
+};
 
 // The options of every heap 1..max_heap, each a position (largest heap
 // first, empty heaps dropped), without repeats.
@@ -148,9 +156,9 @@ class PositionWalk {
     // successor in order while it returns true; wanted(value) false drops a
     // successor unvisited. position_of(node) is a node's position.
     template <class PositionOf, class Wanted, class Visit>
-    void run(PositionOf&& position_of, Wanted&& wanted, Visit&& visit, const Interrupt& cancel) {
+    void run(PositionOf&& position_of, Wanted&& wanted, Visit&& visit, const Limits& limits) {
         for (uint64_t t = 1; t < buckets_.size(); ++t) {
-            check_cancel(cancel);
+            limits.check();
             std::vector<Successor> bucket = std::move(buckets_[t]);
             std::erase_if(bucket, [&](const Successor& s) { return !wanted(s.value); });
             std::sort(bucket.begin(), bucket.end(), [&](const Successor& a, const Successor& b) {
@@ -185,7 +193,7 @@ class PositionWalk {
 template <class Step, class Visit>
 void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, Step&& step,
                        Visit&& visit, std::vector<uint32_t>& number, uint32_t heap,
-                       const Interrupt& cancel) {
+                       const Limits& limits) {
     number.assign(elements, UINT32_MAX);
     std::vector<Heaps> positions{Heaps{}};
     PositionWalk walk(letters);
@@ -198,14 +206,15 @@ void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, 
                  if (number[x] != UINT32_MAX) return true;
                  const auto id = static_cast<uint32_t>(positions.size());
                  // Each element: its position and a successor per letter.
-                 within_budget(uint64_t{id} * (letters.size() * 16 + 128), heap, "a candidate");
+                 limits.within_budget(uint64_t{id} * (letters.size() * 16 + 128), heap,
+                                      "a candidate");
                  number[x] = id;
                  positions.push_back(with_heap(positions[node], walk.letter(letter)));
                  visit(x, static_cast<const Heaps&>(positions.back()));
                  walk.expand(id, tokens, [&](uint32_t l) { return step(x, size_t{l}); });
                  return true;
              },
-             cancel);
+             limits);
 }
 
 // The smallest position that `m` predicts inconsistently with its options'
@@ -227,7 +236,7 @@ void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, 
 // and failing too, so H is not walked further.
 std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                                              const std::vector<std::vector<Heaps>>& moves,
-                                             const Interrupt& cancel) {
+                                             const Limits& limits) {
     if (m.p[0]) return QuotientFailure{Heaps{}, true};
     const uint32_t q = m.order;
     const size_t nw = words(m);
@@ -256,7 +265,7 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
         letter_heaps, q,
         [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
         [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, number,
-        m.max_heap(), cancel);
+        m.max_heap(), limits);
     // The least failure predicted P with a move to P.
     std::optional<Heaps> least;
     for (uint32_t y = 0; y < q; ++y) {
@@ -331,8 +340,8 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                  }
                  // Each kept position: its contexts, options and position,
                  // and a successor per letter waiting in the walk.
-                 within_budget(kept.size() * (nw * 8 + 128 + letters.size() * 16), m.max_heap(),
-                               "checking a candidate");
+                 limits.within_budget(kept.size() * (nw * 8 + 128 + letters.size() * 16),
+                                      m.max_heap(), "checking a candidate");
                  const auto id = static_cast<uint32_t>(kept.size());
                  same.push_back(id);
                  s.position = with_heap(parent.position, l.heap);
@@ -341,13 +350,13 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                  walk.expand(id, tokens, none);
                  return true;
              },
-             cancel);
+             limits);
     return failure;
 }
 
 // The candidate for heaps 1..n from `base`, right for heaps < n.
 BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
-                       const std::vector<std::vector<Heaps>>& moves) {
+                       const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
     const uint32_t q = base.order;
     const std::vector<uint32_t> t = images(base, moves[n]);
     // The option images of each element's smallest position: all smaller.
@@ -403,7 +412,8 @@ BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
     for (uint32_t j = 1; j <= n; ++j) {
         if (!moves[j].empty()) a.letters.push_back(j);
     }
-    within_budget(uint64_t{a.states} * a.letters.size() * sizeof(uint32_t), n, "a candidate");
+    limits.within_budget(uint64_t{a.states} * a.letters.size() * sizeof(uint32_t), n,
+                         "a candidate");
     a.next.resize(size_t{a.states} * a.letters.size());
     a.accept.resize(a.states);
     for (uint32_t x = 0; x < q; ++x) {
@@ -419,7 +429,7 @@ BipartiteMonoid extend(const BipartiteMonoid& base, uint32_t n,
     }
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
-    within_order(blocks, n);
+    limits.within_order(blocks, n);
     return monoid_of(a, block, blocks, n);
 }
 
@@ -429,10 +439,6 @@ struct FreePart {
     uint32_t heap, index, period;
     uint32_t size() const { return index + period; }
 };
-
-// The elements of a refinement, an element of `m` and a count per free part
-// packed in bit fields, are numbered below 2^24.
-constexpr unsigned MAX_PRODUCT_BITS = 24;
 
 // With keep_old, a monoid finer than `m` for heaps 1..m.max_heap(): each
 // heap of a free part maps to (phi(heap), one count of its part), the
@@ -451,7 +457,7 @@ constexpr unsigned MAX_PRODUCT_BITS = 24;
 // numbers of copies in F, F is the smallest of its class, so it is
 // predicted right as well.
 BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
-                        const std::vector<std::vector<Heaps>>& moves, const Interrupt& cancel) {
+                        const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
     const uint32_t n = m.max_heap();
     struct Field {
         unsigned shift;
@@ -465,10 +471,10 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
         fields.push_back({bits, (uint64_t{1} << width) - 1, f.index, f.period, f.size()});
         bits += width;
     }
-    if (bits > MAX_PRODUCT_BITS) {
+    if (bits > limits.product_bits()) {
         throw ResourceError(
             fmt::format("quotient: a candidate for heap {} would have more than 2^{} elements", n,
-                        MAX_PRODUCT_BITS));
+                        limits.product_bits()));
     }
     const uint64_t base_mask = (uint64_t{1} << std::bit_width(m.order - 1)) - 1;
     auto mul = [&](uint64_t a, uint64_t b) {
@@ -528,19 +534,20 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
             elements.push_back(x);
             p.push_back(is_p);
         },
-        number, n, cancel);
+        number, n, limits);
     HeapAutomaton a;
     a.states = static_cast<uint32_t>(elements.size());
     a.letters = letters;
     a.accept = std::move(p);
-    within_budget(uint64_t{elements.size()} * letters.size() * sizeof(uint32_t), n, "a candidate");
+    limits.within_budget(uint64_t{elements.size()} * letters.size() * sizeof(uint32_t), n,
+                         "a candidate");
     a.next.reserve(elements.size() * letters.size());
     for (uint64_t x : elements) {
         for (uint32_t h : letters) a.next.push_back(number[mul(x, phi[h])]);
     }
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
-    within_order(blocks, n);
+    limits.within_order(blocks, n);
     return monoid_of(a, block, blocks, n);
 }
 
@@ -578,7 +585,7 @@ constexpr unsigned PAIR_REFINEMENTS = 3;
 // exactly when it has moves and none reaches P (by the candidate, right for
 // positions below heap n); reduced, and restricted to heaps below n.
 BipartiteMonoid refine(const BipartiteMonoid& candidate,
-                       const std::vector<std::vector<Heaps>>& moves, const Interrupt& cancel) {
+                       const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
     const BipartiteMonoid& m = candidate;
     const uint32_t n = m.max_heap();
     std::vector<uint32_t> letters, letter_of(size_t{n} + 1, UINT32_MAX), gen_x;
@@ -612,7 +619,7 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
         if (fresh) {
             // Each pair: its contexts twice (the state and the key), its
             // transitions and the index's node.
-            within_budget(xs.size() * (2 * nw * 8 + letters.size() * 4 + 96), n, "refining");
+            limits.within_budget(xs.size() * (2 * nw * 8 + letters.size() * 4 + 96), n, "refining");
             xs.push_back(x);
             us.push_back(std::move(u));
             a.accept.push_back(moved && !bit(us.back(), 0));
@@ -622,7 +629,7 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
     add(0, false, Bits(nw, 0));
     // x\U(h) for each element x and letter h, computed when first needed.
     const size_t nl = letters.size();
-    within_budget(uint64_t{m.order} * nl * nw * 8, n, "refining");
+    limits.within_budget(uint64_t{m.order} * nl * nw * 8, n, "refining");
     std::vector<Bits> from_letter(size_t{m.order} * nl);
     // States are expanded in batches: the preimages of a batch on every
     // core, then its new states added in order (so the numbering is the
@@ -631,7 +638,7 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
     std::vector<uint64_t> successors;
     std::vector<uint32_t> fresh_x;
     for (uint32_t done = 0; done < xs.size();) {
-        check_cancel(cancel);
+        limits.check();
         const auto end = static_cast<uint32_t>(std::min<size_t>(xs.size(), done + BATCH));
         fresh_x.clear();
         for (uint32_t s = done; s < end && nl > 0; ++s) {
@@ -664,7 +671,7 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
     a.states = static_cast<uint32_t>(xs.size());
     std::vector<uint32_t> block;
     const uint32_t blocks = minimize(a, block);
-    within_order(blocks, n);
+    limits.within_order(blocks, n);
     BipartiteMonoid r = monoid_of(a, block, blocks, n);
     for (uint32_t h = 1; h <= n; ++h) {
         if (letter_of[h] != UINT32_MAX) r.phi[h] = r.phi[letters[letter_of[h]]];
@@ -697,7 +704,7 @@ struct Candidate {
 // least failure on whenever it predicts F right, and with every heap free
 // always does: refined() says why).
 Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
-                       const std::vector<std::vector<Heaps>>& moves, const Interrupt& cancel) {
+                       const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
     const std::map<uint32_t, uint32_t> ours = copies(failure.position, moves);
     const std::map<uint32_t, uint32_t> theirs = copies(m.name[m.image(failure.position)], moves);
     std::vector<FreePart> differing, all;
@@ -714,13 +721,13 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
     Candidate out;
     auto moves_on = [&](const std::vector<FreePart>& parts, bool keep_old) {
         try {
-            out.m = refined(m, parts, keep_old, moves, cancel);
+            out.m = refined(m, parts, keep_old, moves, limits);
         } catch (const ResourceError&) {
             if (keep_old && parts.size() == all.size()) throw;
             return false;
         }
         if (bool(out.m.p[out.m.image(failure.position)]) != truth) return false;
-        out.failure = least_failure(out.m, moves, cancel);
+        out.failure = least_failure(out.m, moves, limits);
         return keep_old || !out.failure ||
                smaller_position(failure.position, out.failure->position);
     };
@@ -743,7 +750,7 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
 // along each least failure of the first candidate until none is left.
 BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
                               const std::vector<std::vector<Heaps>>& moves, uint32_t& refuted,
-                              QuotientFrontier& frontier, const Interrupt& cancel) {
+                              QuotientFrontier& frontier, const Limits& limits) {
     frontier = QuotientFrontier{n, 0, 0, {}};
     auto refute = [&](const BipartiteMonoid& m, const QuotientFailure& f) {
         ++refuted;
@@ -753,8 +760,8 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
     };
     auto extended = [&](const BipartiteMonoid& base) -> std::optional<BipartiteMonoid> {
         try {
-            BipartiteMonoid m = extend(base, n, moves);
-            if (m.order <= MAX_QUOTIENT_ORDER) return m;
+            BipartiteMonoid m = extend(base, n, moves, limits);
+            if (m.order <= limits.max_order) return m;
         } catch (const ResourceError&) {
         }
         return std::nullopt;
@@ -762,17 +769,17 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
     std::optional<BipartiteMonoid> first = extended(q);
     std::optional<QuotientFailure> failure;
     if (first) {
-        if (!(failure = least_failure(*first, moves, cancel))) return *first;
+        if (!(failure = least_failure(*first, moves, limits))) return *first;
         refute(*first, *failure);
         BipartiteMonoid candidate = *first;
         for (unsigned attempt = 0; attempt < PAIR_REFINEMENTS; ++attempt) {
             std::optional<BipartiteMonoid> next;
             try {
-                next = extended(refine(candidate, moves, cancel));
+                next = extended(refine(candidate, moves, limits));
             } catch (const ResourceError&) {  // too many pairs: refine along failures instead
             }
             if (!next) break;
-            const std::optional<QuotientFailure> f = least_failure(*next, moves, cancel);
+            const std::optional<QuotientFailure> f = least_failure(*next, moves, limits);
             if (!f) return *next;
             refute(*next, *f);
             candidate = std::move(*next);
@@ -784,12 +791,12 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
     } else {  // heap n as a free part of its own
         BipartiteMonoid base = q;
         base.phi.push_back(0);
-        c.m = refined(base, {{n, 2, 2}}, true, moves, cancel);
-        c.failure = least_failure(c.m, moves, cancel);
+        c.m = refined(base, {{n, 2, 2}}, true, moves, limits);
+        c.failure = least_failure(c.m, moves, limits);
         if (c.failure) refute(c.m, *c.failure);
     }
     while (c.failure) {
-        c = recalibrated(c.m, *c.failure, moves, cancel);
+        c = recalibrated(c.m, *c.failure, moves, limits);
         if (c.failure) refute(c.m, *c.failure);
     }
     return c.m;
@@ -902,7 +909,8 @@ std::optional<QuotientFailure> check_quotient(const Rule& rule, const BipartiteM
                                               const std::atomic<bool>* cancel) {
     if (!rule.one_heap()) throw InputError("quotient: the rule's moves touch several heaps");
     const std::vector<std::vector<Heaps>> moves = heap_moves(rule, m.max_heap());
-    return least_failure(m, moves, Interrupt{cancel, std::nullopt});
+    return least_failure(m, moves,
+                         Limits{cancel, std::nullopt, std::max(m.order, DEFAULT_QUOTIENT_ORDER)});
 }
 
 bool quotient_provable(const Rule& rule) {
@@ -957,15 +965,19 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
         throw InputError(fmt::format("quotient: the largest heap may be at most {}, not {}",
                                      MAX_QUOTIENT_HEAP, max_heap));
     }
+    if (options.max_order < 2 || options.max_order > MAX_QUOTIENT_ORDER) {
+        throw InputError(fmt::format("quotient: the largest order may be 2 to {}, not {}",
+                                     MAX_QUOTIENT_ORDER, options.max_order));
+    }
     const std::vector<std::vector<Heaps>> moves = heap_moves(rule, max_heap);
     MisereQuotient result;
     result.orders.push_back(1);
     BipartiteMonoid q;
-    const Interrupt stop{options.cancel, options.deadline};
+    const Limits stop{options.cancel, options.deadline, options.max_order};
     QuotientFrontier frontier;
     for (uint32_t n = 1; n <= max_heap; ++n) {
         try {
-            check_cancel(stop);
+            stop.check();
             if (moves[n].empty()) {
                 q.phi.push_back(0);  // a heap without moves is the empty game
             } else {

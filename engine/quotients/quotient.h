@@ -107,6 +107,13 @@ struct MisereQuotient {
     std::optional<QuotientFrontier> frontier;
 };
 
+// The largest heap bound accepted, and the largest order a candidate (so a
+// quotient) may have unless told (DEFAULT) and at most (MAX): products are a
+// table of order^2 entries of 4 bytes, 256 MiB at 8192 and 4 GiB at 32768.
+inline constexpr uint32_t MAX_QUOTIENT_HEAP = 100'000;
+inline constexpr uint32_t DEFAULT_QUOTIENT_ORDER = 8192;
+inline constexpr uint32_t MAX_QUOTIENT_ORDER = 32768;
+
 struct QuotientOptions {
     // Called after each heap with (heap, order of Q_heap), on the calling thread.
     std::function<void(uint32_t, uint32_t)> progress;
@@ -119,17 +126,15 @@ struct QuotientOptions {
     // quotient computed (Q_h for the heaps done) with `stopped` saying why,
     // instead of throwing ResourceError.
     std::optional<std::chrono::steady_clock::time_point> deadline;
+    // The largest order a candidate may have (at most MAX_QUOTIENT_ORDER);
+    // any one step's memory is bounded by twice its table, and 2 GiB at least.
+    uint32_t max_order = DEFAULT_QUOTIENT_ORDER;
 };
 
-// The largest heap bound and quotient order accepted (products are a table
-// of order^2 entries).
-inline constexpr uint32_t MAX_QUOTIENT_HEAP = 100'000;
-inline constexpr uint32_t MAX_QUOTIENT_ORDER = 8192;
-
 // Q_max_heap of a rule whose moves touch one heap. Throws InputError for
-// other rules, ResourceError when the quotient (or a candidate) grows past
-// MAX_QUOTIENT_ORDER or learning needs too many outcomes (the message names
-// the largest quotient computed).
+// other rules or a max_order past MAX_QUOTIENT_ORDER, ResourceError when
+// a candidate grows past max_order or a step past its memory (the message
+// names the largest quotient computed).
 MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
                                const QuotientOptions& options = {});
 
