@@ -139,10 +139,10 @@ int cmd_quotient(const std::vector<std::string>& args) {
         out += fmt::format(
             "frontier     heap {}: {} candidate{} refuted; the last, of {} elements, predicts "
             "every position of fewer than {} tokens right, and {} wrong (it says {}, the position "
-            "is {})\n",
+            "is {}); so Q_{} has at least {} elements\n",
             f.heap, f.candidates, f.candidates == 1 ? "" : "s", f.order, f.tokens(),
             engine::format_heaps(f.failure.position), f.failure.predicted_p ? "P" : "N",
-            f.failure.predicted_p ? "N" : "P");
+            f.failure.predicted_p ? "N" : "P", f.heap, f.at_least);
     }
     if (q.proof) {
         out += fmt::format("proven       every heap size: {}\n", q.proof->explanation);

@@ -272,7 +272,8 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
                          {"order", f.order},
                          {"least_failure", heaps_json(f.failure.position)},
                          {"predicted", f.failure.predicted_p ? "P" : "N"},
-                         {"tokens", f.tokens()}};
+                         {"tokens", f.tokens()},
+                         {"at_least", f.at_least}};
     }
     j["proof"] = proof_json(q);
     return j;

@@ -251,10 +251,14 @@ TEST(Quotient, AStoppedHeapSaysHowFarItGot) {
     EXPECT_EQ(f.tokens(), 16u);
     BruteForce brute(rule);
     EXPECT_NE(brute.p(f.failure.position), f.failure.predicted_p);
-    // Without the bound, heap 6 and beyond are computed; past the largest
-    // bound accepted, the options are refused.
+    // Without the bound, heap 6 and beyond are computed: Q_6 is no smaller
+    // than the lower bound the frontier proved, nor than Q_5.
     options.max_order = DEFAULT_QUOTIENT_ORDER;
-    EXPECT_FALSE(misere_quotient(rule, 8, options).frontier);
+    const MisereQuotient whole = misere_quotient(rule, 6, options);
+    EXPECT_FALSE(whole.frontier);
+    EXPECT_GE(f.at_least, whole.orders[5]);
+    EXPECT_LE(f.at_least, whole.monoid.order);
+    // Past the largest bound accepted, the options are refused.
     options.max_order = MAX_QUOTIENT_ORDER + 1;
     EXPECT_THROW(misere_quotient(rule, 8, options), InputError);
 }

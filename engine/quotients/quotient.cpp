@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/base/errors.h"
 #include "engine/base/parallel.h"
@@ -745,18 +746,56 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
     throw std::logic_error("quotient: a refinement with every heap of the failure free failed");
 }
 
+// A lower bound on the order of the quotient that `m` is a candidate for,
+// `m` predicting every position of fewer than `tokens` tokens right: with
+// h = (tokens - 1) / 2, the rows of P over the elements whose smallest
+// positions have at most tokens - 1 - h tokens (contexts), one row for each
+// element whose smallest position has at most h. Each row entry is the
+// outcome of a position of fewer than `tokens` tokens, so two rows that
+// differ are two positions that play tells apart.
+uint32_t certified_order(const BipartiteMonoid& m, uint64_t tokens,
+                         const std::atomic<bool>* cancel) {
+    if (tokens == 0) return 0;
+    const uint64_t h = (tokens - 1) / 2, k = tokens - 1 - h;
+    std::vector<uint32_t> elements, contexts;
+    for (uint32_t x = 0; x < m.order; ++x) {
+        uint64_t t = 0;
+        for (uint32_t heap : m.name[x]) t += heap;
+        if (t <= h) elements.push_back(x);
+        if (t <= k) contexts.push_back(x);
+    }
+    const size_t nw = (contexts.size() + 63) / 64;
+    std::vector<uint64_t> rows(elements.size() * nw, 0);
+    sync_parallel_for(size_t{0}, elements.size(), [&](size_t i) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) return;
+        uint64_t* row = &rows[i * nw];
+        for (size_t j = 0; j < contexts.size(); ++j) {
+            if (m.p[m.mul(elements[i], contexts[j])]) row[j >> 6] |= uint64_t{1} << (j & 63);
+        }
+    });
+    if (cancel && cancel->load()) throw Cancelled();
+    std::unordered_set<Bits, VectorHash> distinct;
+    for (size_t i = 0; i < elements.size(); ++i) {
+        distinct.emplace(rows.begin() + ptrdiff_t(i * nw), rows.begin() + ptrdiff_t((i + 1) * nw));
+    }
+    return static_cast<uint32_t>(distinct.size());
+}
+
 // Q_n from Q_{n-1}: the periodic extension; while it fails, the same from
 // the candidate's pairs (up to PAIR_REFINEMENTS times); then refinements
-// along each least failure of the first candidate until none is left.
+// along each least failure of the first candidate until none is left. When
+// it stops short (the deadline, a limit), `frontier` says how far it got.
 BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
                               const std::vector<std::vector<Heaps>>& moves, uint32_t& refuted,
                               QuotientFrontier& frontier, const Limits& limits) {
-    frontier = QuotientFrontier{n, 0, 0, {}};
+    frontier = QuotientFrontier{n, 0, 0, {}, 0};
+    const BipartiteMonoid* last = nullptr;  // the last candidate refuted
     auto refute = [&](const BipartiteMonoid& m, const QuotientFailure& f) {
         ++refuted;
         ++frontier.candidates;
         frontier.order = m.order;
         frontier.failure = f;
+        last = &m;
     };
     auto extended = [&](const BipartiteMonoid& base) -> std::optional<BipartiteMonoid> {
         try {
@@ -766,38 +805,55 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
         }
         return std::nullopt;
     };
-    std::optional<BipartiteMonoid> first = extended(q);
+    std::optional<BipartiteMonoid> first;
     std::optional<QuotientFailure> failure;
-    if (first) {
-        if (!(failure = least_failure(*first, moves, limits))) return *first;
-        refute(*first, *failure);
-        BipartiteMonoid candidate = *first;
-        for (unsigned attempt = 0; attempt < PAIR_REFINEMENTS; ++attempt) {
-            std::optional<BipartiteMonoid> next;
-            try {
-                next = extended(refine(candidate, moves, limits));
-            } catch (const ResourceError&) {  // too many pairs: refine along failures instead
-            }
-            if (!next) break;
-            const std::optional<QuotientFailure> f = least_failure(*next, moves, limits);
-            if (!f) return *next;
-            refute(*next, *f);
-            candidate = std::move(*next);
-        }
-    }
+    BipartiteMonoid paired;  // the last candidate from pairs
     Candidate c;
-    if (first) {
-        c = {std::move(*first), failure};
-    } else {  // heap n as a free part of its own
-        BipartiteMonoid base = q;
-        base.phi.push_back(0);
-        c.m = refined(base, {{n, 2, 2}}, true, moves, limits);
-        c.failure = least_failure(c.m, moves, limits);
-        if (c.failure) refute(c.m, *c.failure);
-    }
-    while (c.failure) {
-        c = recalibrated(c.m, *c.failure, moves, limits);
-        if (c.failure) refute(c.m, *c.failure);
+    // Q_n maps onto Q_{n-1} (positions of smaller heaps that no position
+    // tells apart, none of smaller heaps does), so it is never smaller.
+    auto stopped = [&] {
+        if (!last) return;
+        frontier.at_least =
+            std::max(q.order, certified_order(*last, frontier.tokens(), limits.cancel));
+    };
+    try {
+        first = extended(q);
+        if (first) {
+            if (!(failure = least_failure(*first, moves, limits))) return *first;
+            refute(*first, *failure);
+            paired = *first;
+            for (unsigned attempt = 0; attempt < PAIR_REFINEMENTS; ++attempt) {
+                std::optional<BipartiteMonoid> next;
+                try {
+                    next = extended(refine(paired, moves, limits));
+                } catch (const ResourceError&) {  // too many pairs: refine along failures instead
+                }
+                if (!next) break;
+                const std::optional<QuotientFailure> f = least_failure(*next, moves, limits);
+                if (!f) return *next;
+                paired = std::move(*next);
+                refute(paired, *f);
+            }
+            const bool first_was_last = last == &*first;
+            c = {std::move(*first), failure};
+            if (first_was_last) last = &c.m;
+        } else {  // heap n as a free part of its own
+            BipartiteMonoid base = q;
+            base.phi.push_back(0);
+            c.m = refined(base, {{n, 2, 2}}, true, moves, limits);
+            c.failure = least_failure(c.m, moves, limits);
+            if (c.failure) refute(c.m, *c.failure);
+        }
+        while (c.failure) {
+            c = recalibrated(c.m, *c.failure, moves, limits);
+            if (c.failure) refute(c.m, *c.failure);
+        }
+    } catch (const TimeUp&) {
+        stopped();
+        throw;
+    } catch (const ResourceError&) {
+        stopped();
+        throw;
     }
     return c.m;
 }

@@ -801,6 +801,7 @@ class Families(Workdir):
             self.assertIn(f["heap"], f["least_failure"])
             self.assertLessEqual(max(f["least_failure"]), f["heap"])
             self.assertIn(f["predicted"], ("P", "N"))
+            self.assertGreaterEqual(f["at_least"], q["orders"][-1])  # Q_n maps onto Q_{n-1}
         code, out, err = run("quotient", "--rules", "octal:0.07", "--max-heap", "9",
                              "--time-limit", "60", "--json")
         self.assertEqual(code, 0, err)
