@@ -32,8 +32,9 @@ __version__: str = _core.__version__
 
 __all__ = [
     "Answer", "Check", "InputError", "Move", "NotInTableError", "Period", "PositionLike",
-    "ProvenAnswer", "ProvenGame", "Quotient", "Sequence", "Table", "TableError", "Touch",
-    "Verification", "__version__", "quotient", "read_sequence", "sequence", "solve",
+    "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier", "Sequence", "Table",
+    "TableError", "Touch", "Verification", "__version__", "quotient", "read_sequence", "sequence",
+    "solve",
 ]
 
 #: A position: text ("3 4 5" or "3,4,5"), or a sequence of heap sizes (a list,
@@ -560,6 +561,24 @@ def read_sequence(path: PathLike) -> Sequence:
 
 
 @dataclass(frozen=True)
+class QuotientFrontier:
+    """How far the heap a time-limited quotient stopped in got: the
+    candidates refuted for ``heap``, the last one's ``order`` and its least
+    failure (a position it predicted ``predicted`` wrongly, of ``tokens``
+    tokens; it predicts every position of fewer tokens right), and
+    ``at_least``, a proven lower bound on the order of that heap's quotient
+    (docs/QUOTIENTS.md)."""
+
+    heap: int
+    candidates_refuted: int
+    order: int
+    least_failure: Position
+    predicted: str
+    tokens: int
+    at_least: int
+
+
+@dataclass(frozen=True)
 class Quotient:
     """The misère quotient Q_N of a one-heap rule (``nimtb quotient``): a
     finite commutative monoid whose elements are the classes of positions
@@ -586,6 +605,8 @@ class Quotient:
     phi: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
     table: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
     proof: Optional[tuple[int, int]] = None
+    stopped: Optional[str] = None
+    frontier: Optional[QuotientFrontier] = None
 
     def element(self, position: PositionLike) -> int:
         """The element of a position: the product of its heaps' phi. Raises
@@ -616,21 +637,40 @@ class Quotient:
             p=np.array([e["p"] for e in j["elements"]], dtype=np.bool_),
             phi=np.array(j["phi"], dtype=np.uint32),
             table=np.array(j["table"], dtype=np.uint32).reshape(j["order"], j["order"]),
-            proof=None if j["proof"] is None else (j["proof"]["preperiod"], j["proof"]["period"]))
+            proof=None if j["proof"] is None else (j["proof"]["preperiod"], j["proof"]["period"]),
+            stopped=j["stopped"],
+            frontier=None if j["frontier"] is None else QuotientFrontier(
+                heap=j["frontier"]["heap"], candidates_refuted=j["frontier"]["candidates_refuted"],
+                order=j["frontier"]["order"], least_failure=tuple(j["frontier"]["least_failure"]),
+                predicted=j["frontier"]["predicted"], tokens=j["frontier"]["tokens"],
+                at_least=j["frontier"]["at_least"]))
 
 
 def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
+             time_limit: Optional[int] = None, max_order: int = 8192,
              progress: Optional[Progress] = None) -> Quotient:
     """The misère quotient of the positions whose heaps have at most
     ``max_heap`` tokens, as ``nimtb quotient`` computes it; with
     ``until_proven`` (octal codes, subtraction games) ``max_heap`` is the
     limit, and the quotient stops at the first heap that proves it for every
-    heap size (``proof``). Ctrl-C (or an exception raised by ``progress``)
-    stops it. Raises InputError (a rule whose moves touch several heaps, a
-    bound outside 1 .. 100000, ``until_proven`` for a rule no theorem
-    applies to) and MemoryError where nimtb cannot compute it (the message
-    names the largest quotient it reached)."""
-    return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven, progress))
+    heap size (``proof``). Candidates may have up to ``max_order`` elements
+    (2 .. 32768; a table of 4 max_order^2 bytes). With ``time_limit``
+    (seconds) it returns the largest quotient computed in that time, or
+    before a candidate grows past the limits, with ``stopped`` saying why
+    and ``frontier`` how far the next heap got. Ctrl-C (or an exception
+    raised by ``progress``) stops it. Raises InputError (a rule whose moves
+    touch several heaps, a bound outside 1 .. 100000, ``until_proven`` for
+    a rule no theorem applies to) and, without ``time_limit``, MemoryError
+    where nimtb cannot compute it (the message names the largest quotient
+    it reached)."""
+    seconds = _whole(time_limit, "time_limit")
+    if seconds is not None and not 1 <= seconds <= 10_000_000:
+        raise InputError(f"time_limit must be 1 to 10000000 seconds, not {seconds}")
+    order = _whole(max_order, "max_order")
+    if not 2 <= order <= 32768:
+        raise InputError(f"max_order must be 2 to 32768, not {order}")
+    return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven,
+                                       seconds or 0, order, progress))
 
 
 @dataclass(frozen=True)

@@ -655,3 +655,21 @@ def test_quotient_as_python_expects_it(tmp_path):
     assert w.element([10**12]) == w.element([22])
     with pytest.raises(nimtb.InputError, match="no periodicity theorem"):
         nimtb.quotient("grundy", 50, until_proven=True)
+
+    # As far as a time and a bound on candidates allow: 0.35's heap 6 needs a
+    # candidate past 32 elements; the frontier says how far it got.
+    s = nimtb.quotient("octal:0.35", 25, time_limit=3600, max_order=32)
+    assert (s.max_heap, s.stopped) == (5, "quotient: a candidate for heap 6 has more than 32 elements")
+    f = s.frontier
+    assert (f.heap, f.least_failure, f.tokens, f.predicted) == (6, (6, 4, 3, 2, 1), 16, "P")
+    whole = nimtb.quotient("octal:0.35", 6)
+    assert whole.stopped is None and whole.frontier is None
+    assert whole.orders[5] <= f.at_least <= whole.order
+    assert whole.outcome(f.least_failure) == "N"  # the candidate's "P" was wrong
+    for bad in (0, 10_000_001):
+        with pytest.raises(nimtb.InputError, match="time_limit"):
+            nimtb.quotient("nim", 5, time_limit=bad)
+    with pytest.raises(nimtb.InputError, match="max_order"):
+        nimtb.quotient("nim", 5, max_order=1)
+    with pytest.raises(TypeError, match="time_limit is a whole number"):
+        nimtb.quotient("nim", 5, time_limit=1.5)
