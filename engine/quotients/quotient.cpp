@@ -747,38 +747,45 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
 }
 
 // A lower bound on the order of the quotient that `m` is a candidate for,
-// `m` predicting every position of fewer than `tokens` tokens right: with
-// h = (tokens - 1) / 2, the rows of P over the elements whose smallest
-// positions have at most tokens - 1 - h tokens (contexts), one row for each
-// element whose smallest position has at most h. Each row entry is the
-// outcome of a position of fewer than `tokens` tokens, so two rows that
-// differ are two positions that play tells apart.
+// `m` predicting every position of fewer than `tokens` tokens right: for a
+// split h + k = tokens - 1, the rows of P over the elements whose smallest
+// positions have at most k tokens (contexts), one row for each element
+// whose smallest position has at most h. Each row entry is the outcome of
+// a position of fewer than `tokens` tokens, so two rows that differ are two
+// positions that play tells apart. The best of five splits around the middle.
 uint32_t certified_order(const BipartiteMonoid& m, uint64_t tokens,
                          const std::atomic<bool>* cancel) {
     if (tokens == 0) return 0;
-    const uint64_t h = (tokens - 1) / 2, k = tokens - 1 - h;
-    std::vector<uint32_t> elements, contexts;
+    std::vector<uint64_t> weight(m.order, 0);
     for (uint32_t x = 0; x < m.order; ++x) {
-        uint64_t t = 0;
-        for (uint32_t heap : m.name[x]) t += heap;
-        if (t <= h) elements.push_back(x);
-        if (t <= k) contexts.push_back(x);
+        for (uint32_t heap : m.name[x]) weight[x] += heap;
     }
-    const size_t nw = (contexts.size() + 63) / 64;
-    std::vector<uint64_t> rows(elements.size() * nw, 0);
-    sync_parallel_for(size_t{0}, elements.size(), [&](size_t i) {
-        if (cancel && cancel->load(std::memory_order_relaxed)) return;
-        uint64_t* row = &rows[i * nw];
-        for (size_t j = 0; j < contexts.size(); ++j) {
-            if (m.p[m.mul(elements[i], contexts[j])]) row[j >> 6] |= uint64_t{1} << (j & 63);
+    uint32_t best = 0;
+    for (const uint64_t eighths : {2, 3, 4, 5, 6}) {
+        const uint64_t h = (tokens - 1) * eighths / 8, k = tokens - 1 - h;
+        std::vector<uint32_t> elements, contexts;
+        for (uint32_t x = 0; x < m.order; ++x) {
+            if (weight[x] <= h) elements.push_back(x);
+            if (weight[x] <= k) contexts.push_back(x);
         }
-    });
-    if (cancel && cancel->load()) throw Cancelled();
-    std::unordered_set<Bits, VectorHash> distinct;
-    for (size_t i = 0; i < elements.size(); ++i) {
-        distinct.emplace(rows.begin() + ptrdiff_t(i * nw), rows.begin() + ptrdiff_t((i + 1) * nw));
+        const size_t nw = (contexts.size() + 63) / 64;
+        std::vector<uint64_t> rows(elements.size() * nw, 0);
+        sync_parallel_for(size_t{0}, elements.size(), [&](size_t i) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) return;
+            uint64_t* row = &rows[i * nw];
+            for (size_t j = 0; j < contexts.size(); ++j) {
+                if (m.p[m.mul(elements[i], contexts[j])]) row[j >> 6] |= uint64_t{1} << (j & 63);
+            }
+        });
+        if (cancel && cancel->load()) throw Cancelled();
+        std::unordered_set<Bits, VectorHash> distinct;
+        for (size_t i = 0; i < elements.size(); ++i) {
+            distinct.emplace(rows.begin() + ptrdiff_t(i * nw),
+                             rows.begin() + ptrdiff_t((i + 1) * nw));
+        }
+        best = std::max(best, static_cast<uint32_t>(distinct.size()));
     }
-    return static_cast<uint32_t>(distinct.size());
+    return best;
 }
 
 // Q_n from Q_{n-1}: the periodic extension; while it fails, the same from

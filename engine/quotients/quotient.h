@@ -87,10 +87,10 @@ struct QuotientFrontier {
     uint32_t order = 0;
     QuotientFailure failure;
     // The quotient of heaps up to `heap` has at least this many elements:
-    // smallest positions of the candidate's elements, of at most (T - 1) / 2
-    // tokens for T = tokens(), that positions of at most T - 1 - (T - 1) / 2
-    // tokens tell apart (every sum predicted right by the candidate), and
-    // never fewer than Q_{heap - 1}'s.
+    // smallest positions of the candidate's elements, of at most h tokens,
+    // that positions of at most k tokens tell apart, h + k = tokens() - 1
+    // (every sum predicted right by the candidate), and never fewer than
+    // Q_{heap - 1}'s.
     uint32_t at_least = 0;
     // The failure's tokens: the candidate is right on every position of fewer.
     uint64_t tokens() const {
