@@ -78,12 +78,12 @@ int cmd_info(const std::vector<std::string>& args) {
                                                                       "print JSON instead of text");
     po::positional_options_description pos;
     pos.add("file", 1);
-    const auto vm =
-        parse_arguments("info", args, opts, pos, "FILE [--json]",
-                        "examples:\n  nimtb info tables/nim-normal-k3-h15.h5\n  nimtb info "
-                        "t.h5 --json\n  nimtb info grundy.h5           # a sequence "
-                        "file (nimtb sequence -o)\n  nimtb info q.json             # "
-                        "a quotient file (nimtb quotient -o)\n");
+    const auto vm = parse_arguments("info", args, opts, pos, "FILE [--json]", R"(examples:
+  nimtb info tables/nim-normal-k3-h15.h5
+  nimtb info t.h5 --json
+  nimtb info grundy.h5      # a sequence file (nimtb sequence --output)
+  nimtb info q.json         # a quotient file (nimtb quotient --output)
+)");
     if (!vm) return EXIT_OK;
     const std::string path = (*vm)["file"].as<std::string>();
     const bool json = vm->count("json") > 0;

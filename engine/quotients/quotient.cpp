@@ -819,7 +819,7 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
     // Q_n maps onto Q_{n-1} (positions of smaller heaps that no position
     // tells apart, none of smaller heaps does), so it is never smaller.
     auto stopped = [&] {
-        if (!last) return;
+        if (!last || !limits.deadline) return;  // reported only with a deadline
         frontier.at_least =
             std::max(q.order, certified_order(*last, frontier.tokens(), limits.cancel));
     };
