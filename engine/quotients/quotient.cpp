@@ -46,11 +46,6 @@ struct Limits {
     uint64_t memory() const {
         return std::max(uint64_t{2} << 30, uint64_t{8} * max_order * max_order);
     }
-    // A refinement's product (an element and its free parts' counts) is
-    // packed in this many bits: 2^11 times the elements a quotient may have.
-    unsigned product_bits() const {
-        return static_cast<unsigned>(std::bit_width(max_order - 1)) + 11;
-    }
 
     void check() const {
         if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -185,20 +180,46 @@ class PositionWalk {
     std::vector<std::vector<Successor>> buckets_;
 };
 
-// Numbers each element (below `elements`) reachable from the identity (0)
-// by the letters (heap sizes) in the order of its smallest position, and
-// calls visit(element, that position) in that order; number[x] is x's
-// number, UINT32_MAX for the others. step(element, i) multiplies by letter
-// i. Adding a heap keeps the order of positions, so each element is first
-// met at its smallest.
+// The number of each element met, UINT32_MAX for the others: a table when
+// elements are packed in at most DENSE_BITS bits, a hash map when wider (a
+// refinement's product, most of whose packed values are never reached).
+class Numbering {
+  public:
+    static constexpr unsigned DENSE_BITS = 26;
+
+    explicit Numbering(unsigned bits) : dense_(bits <= DENSE_BITS) {
+        if (dense_) table_.assign(uint64_t{1} << bits, UINT32_MAX);
+    }
+    uint32_t operator[](uint64_t x) const {
+        if (dense_) return table_[x];
+        const auto it = map_.find(x);
+        return it == map_.end() ? UINT32_MAX : it->second;
+    }
+    void set(uint64_t x, uint32_t number) {
+        if (dense_) {
+            table_[x] = number;
+        } else {
+            map_.emplace(x, number);
+        }
+    }
+
+  private:
+    bool dense_;
+    std::vector<uint32_t> table_;
+    std::unordered_map<uint64_t, uint32_t> map_;
+};
+
+// Numbers each element reachable from the identity (0) by the letters
+// (heap sizes) in the order of its smallest position, and calls
+// visit(element, that position) in that order. step(element, i) multiplies
+// by letter i. Adding a heap keeps the order of positions, so each element
+// is first met at its smallest.
 template <class Step, class Visit>
-void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, Step&& step,
-                       Visit&& visit, std::vector<uint32_t>& number, uint32_t heap,
-                       const Limits& limits) {
-    number.assign(elements, UINT32_MAX);
+void in_position_order(const std::vector<uint32_t>& letters, Step&& step, Visit&& visit,
+                       Numbering& number, uint32_t heap, const Limits& limits) {
     std::vector<Heaps> positions{Heaps{}};
     PositionWalk walk(letters);
-    number[0] = 0;
+    number.set(0, 0);
     visit(uint64_t{0}, Heaps{});
     walk.expand(0, 0, [&](uint32_t l) { return step(uint64_t{0}, size_t{l}); });
     walk.run([&](uint32_t node) -> const Heaps& { return positions[node]; },
@@ -206,10 +227,10 @@ void in_position_order(const std::vector<uint32_t>& letters, uint64_t elements, 
              [&](uint32_t node, uint32_t letter, uint64_t x, uint64_t tokens) {
                  if (number[x] != UINT32_MAX) return true;
                  const auto id = static_cast<uint32_t>(positions.size());
-                 // Each element: its position and a successor per letter.
-                 limits.within_budget(uint64_t{id} * (letters.size() * 16 + 128), heap,
+                 // Each element: its position, its number and a successor per letter.
+                 limits.within_budget(uint64_t{id} * (letters.size() * 16 + 192), heap,
                                       "a candidate");
-                 number[x] = id;
+                 number.set(x, id);
                  positions.push_back(with_heap(positions[node], walk.letter(letter)));
                  visit(x, static_cast<const Heaps&>(positions.back()));
                  walk.expand(id, tokens, [&](uint32_t l) { return step(x, size_t{l}); });
@@ -261,9 +282,9 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     // Each element's smallest position.
     std::vector<Heaps> name(q);
     std::vector<uint8_t> named(q, 0);
-    std::vector<uint32_t> number;
+    Numbering number(static_cast<unsigned>(std::bit_width(q - 1)));
     in_position_order(
-        letter_heaps, q,
+        letter_heaps,
         [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
         [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, number,
         m.max_heap(), limits);
@@ -472,10 +493,9 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
         fields.push_back({bits, (uint64_t{1} << width) - 1, f.index, f.period, f.size()});
         bits += width;
     }
-    if (bits > limits.product_bits()) {
+    if (bits > 64) {
         throw ResourceError(
-            fmt::format("quotient: a candidate for heap {} would have more than 2^{} elements", n,
-                        limits.product_bits()));
+            fmt::format("quotient: a candidate for heap {} would have more than 2^64 elements", n));
     }
     const uint64_t base_mask = (uint64_t{1} << std::bit_width(m.order - 1)) - 1;
     auto mul = [&](uint64_t a, uint64_t b) {
@@ -510,12 +530,12 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& p
         std::sort(options[h].begin(), options[h].end());
         options[h].erase(std::unique(options[h].begin(), options[h].end()), options[h].end());
     }
-    std::vector<uint32_t> number;
+    Numbering number(bits);
     std::vector<uint64_t> elements;
     std::vector<uint8_t> p;
     std::vector<uint64_t> suffix;
     in_position_order(
-        letters, uint64_t{1} << bits, [&](uint64_t x, size_t l) { return mul(x, phi[letters[l]]); },
+        letters, [&](uint64_t x, size_t l) { return mul(x, phi[letters[l]]); },
         [&](uint64_t x, const Heaps& name) {
             // The element of name without its i-th heap: prefix times suffix.
             suffix.assign(name.size() + 1, 0);
