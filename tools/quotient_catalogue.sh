@@ -64,6 +64,9 @@ for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
     for n in marks:
         row[f"order_{n}"] = orders[n] if n <= reached else ""
     row["order_reached"] = orders[reached]
+    # How far the next heap got: a proven lower bound on its quotient.
+    f = j.get("frontier") if reached < top else None
+    row["next_at_least"] = f["at_least"] if f else ""
     try:
         proof = json.load(open(os.path.join(work, name + ".proof")))
     except (OSError, ValueError):
@@ -93,7 +96,9 @@ lines = [
     f"--time-limit {seconds}`: at most {seconds} s a code),",
     "every one accepted by the exact check of docs/QUOTIENTS.md. The table gives the order of",
     f"Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped before heap {top}, the largest",
-    "quotient it computed and why it stopped. \"Proven\" is `nimtb quotient --until-proven",
+    "quotient it computed, why it stopped and, where a candidate for the next heap was refuted,",
+    "a lower bound on that heap's quotient, proven from the positions the last candidate",
+    "predicts right (the frontier of docs/QUOTIENTS.md). \"Proven\" is `nimtb quotient --until-proven",
     f"--limit {prove}` (at most a minute a code): the heap where phi's period proves the quotient",
     "for every heap size (docs/QUOTIENTS.md), its order and the period.",
     "",
@@ -102,13 +107,13 @@ lines = [
     "The same figures: docs/quotient_catalogue.csv.",
     "",
     "| code | " + " | ".join(f"|Q_{n}|" for n in marks) +
-    " | reached | stopped because | time (s) | proven |",
-    "|---|" + "---|" * len(marks) + "---|---|---|---|",
+    " | reached | stopped because | next heap at least | time (s) | proven |",
+    "|---|" + "---|" * len(marks) + "---|---|---|---|---|",
 ]
 for r in rows:
     lines.append(f"| {r['code']} | " + " | ".join(str(r[f'order_{n}']) for n in marks) +
                  f" | heap {r['reached']} (order {r['order_reached']}) | {r['stopped']} |"
-                 f" {r['ms'] / 1000:.2f} | {r['proven']} |")
+                 f" {r['next_at_least']} | {r['ms'] / 1000:.2f} | {r['proven']} |")
 open("docs/QUOTIENT_CATALOGUE.md", "w").write("\n".join(lines) + "\n")
 print(f"{done} of {len(rows)} codes reached heap {top}")
 PY
