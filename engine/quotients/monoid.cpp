@@ -6,15 +6,11 @@
 
 namespace nimtb::engine {
 
-namespace {
-
 uint64_t tokens(std::span<const uint32_t> heaps) {
     uint64_t sum = 0;
     for (uint32_t h : heaps) sum += h;
     return sum;
 }
-
-}  // namespace
 
 bool smaller_position(std::span<const uint32_t> a, std::span<const uint32_t> b) {
     const uint64_t ta = tokens(a), tb = tokens(b);

@@ -20,6 +20,9 @@
 
 namespace nimtb::engine {
 
+// The tokens of a position: its heaps' sum, the order's first key.
+uint64_t tokens(std::span<const uint32_t> heaps);
+
 // True when position a comes before position b in the order above (both
 // written largest first).
 bool smaller_position(std::span<const uint32_t> a, std::span<const uint32_t> b);

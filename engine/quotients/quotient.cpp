@@ -316,10 +316,7 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     };
     std::vector<State> kept{{Heaps{}, 0, false, {}, Bits(nw, 0)}};
     std::vector<std::vector<uint32_t>> frontier(size_t{q} * 2);  // kept states by (x, moves)
-    uint64_t least_tokens = 0;
-    if (least) {
-        for (uint32_t h : *least) least_tokens += h;
-    }
+    const uint64_t least_tokens = least ? tokens(*least) : 0;
     PositionWalk walk(letter_heaps);
     auto none = [](uint32_t) { return uint64_t{0}; };
     walk.expand(0, 0, none);
@@ -776,10 +773,8 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
 uint32_t certified_order(const BipartiteMonoid& m, uint64_t tokens,
                          const std::atomic<bool>* cancel) {
     if (tokens == 0) return 0;
-    std::vector<uint64_t> weight(m.order, 0);
-    for (uint32_t x = 0; x < m.order; ++x) {
-        for (uint32_t heap : m.name[x]) weight[x] += heap;
-    }
+    std::vector<uint64_t> weight(m.order);
+    for (uint32_t x = 0; x < m.order; ++x) weight[x] = engine::tokens(m.name[x]);
     uint32_t best = 0;
     for (const uint64_t eighths : {2, 3, 4, 5, 6}) {
         const uint64_t h = (tokens - 1) * eighths / 8, k = tokens - 1 - h;

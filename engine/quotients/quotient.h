@@ -93,11 +93,7 @@ struct QuotientFrontier {
     // Q_{heap - 1}'s.
     uint32_t at_least = 0;
     // The failure's tokens: the candidate is right on every position of fewer.
-    uint64_t tokens() const {
-        uint64_t t = 0;
-        for (uint32_t h : failure.position) t += h;
-        return t;
-    }
+    uint64_t tokens() const { return engine::tokens(failure.position); }
 };
 
 struct MisereQuotient {
