@@ -35,11 +35,8 @@ quotient answers `nimtb query --misere` for heaps of any size.
 --time-limit S goes as far as S seconds allow: it reports (and writes) the
 largest quotient computed, every order heap by heap, why it stopped, and how
 far the heap it stopped in got (its last candidate predicts every position
-of fewer tokens than its least failure). Where every refinement of a
-candidate by free parts is too large, it goes on with smaller ones that fix
-one failure at a time (a heap without a time limit stops there).
---max-order lets candidates grow past 8192 elements, to 32768 (a 4 GiB
-table), where memory allows.
+of fewer tokens than its least failure). --max-order lets candidates grow
+past 8192 elements, to 32768 (a 4 GiB table), where memory allows.
 )";
 
 }  // namespace

@@ -214,38 +214,6 @@ TEST(Quotient, DawsonsKaylesGrowsHeapByHeapTo360ElementsAtHeap30) {
     }
 }
 
-TEST(Quotient, WithADeadlineTheIndicatorOfAFailureGoesOnWhereEveryFreePartIsTooLarge) {
-    // With candidates of at most 448 elements, a refinement of heap 30 with
-    // a free part for every heap of a failure is too large. Without a
-    // deadline the heap stops there.
-    const Rule rule = Rule::parse("octal:0.07");
-    QuotientOptions options;
-    options.max_order = 448;
-    try {
-        misere_quotient(rule, 30, options);
-        FAIL() << "Q_30 was computed without a deadline";
-    } catch (const ResourceError& e) {
-        EXPECT_NE(std::string(e.what()).find("for heap 30 has more than 448 elements"),
-                  std::string::npos)
-            << e.what();
-    }
-    // With one, the failure's indicator (its heaps counted exactly, any
-    // other heap to a sink) adds few elements and moves the failure on, so
-    // the heap is settled: Siegel's 360 elements, checked exactly.
-    options.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
-    const MisereQuotient q = misere_quotient(rule, 30, options);
-    EXPECT_TRUE(q.stopped.empty()) << q.stopped;
-    ASSERT_EQ(q.orders.back(), 360u);
-    EXPECT_EQ(q.orders, misere_quotient(rule, 30).orders);
-    EXPECT_FALSE(check_quotient(rule, q.monoid));
-    // Allowed still fewer, even the indicators outgrow it: the heap stops,
-    // and says how far it got.
-    options.max_order = 256;
-    const MisereQuotient less = misere_quotient(rule, 30, options);
-    EXPECT_LT(less.monoid.max_heap(), 30u);
-    EXPECT_NE(less.stopped.find("has more than 256 elements"), std::string::npos) << less.stopped;
-}
-
 TEST(Quotient, ADeadlineReturnsTheLargestQuotientComputed) {
     const Rule rule = Rule::parse("octal:0.07");
     QuotientOptions options;

@@ -459,33 +459,23 @@ struct FreePart {
     uint32_t size() const { return index + period; }
 };
 
-// How a refinement maps each heap. With keep_old, a heap with a free part
-// maps to (phi(heap), one count of its part), and the result is finer than
-// the monoid refined; without, to (identity, one count): smaller, but not
-// finer. With `sink` (an indicator), every other heap with moves sends a
-// position to a sink beside phi, where the parts' counts are dropped.
-struct Refinement {
-    std::vector<FreePart> parts;
-    bool keep_old = true;
-    bool sink = false;
-};
-
-// `m` refined by `r` for heaps 1..m.max_heap() (heaps without a free part
-// map to (phi(heap), no counts) unless there is a sink). Its P-portion is
-// not m's: each element is predicted P exactly when its smallest position
-// has moves and none of them reaches an element predicted P (elements met
-// in the order of their smallest positions, so options come first).
-// Reduced by Moore's algorithm.
+// With keep_old, a monoid finer than `m` for heaps 1..m.max_heap(): each
+// heap of a free part maps to (phi(heap), one count of its part), the
+// others to (phi(heap), no counts). Without, a free part's heap maps to
+// (identity, one count): smaller, but not finer. Its P-portion is not m's:
+// each element is predicted P exactly when its smallest position has moves
+// and none of them reaches an element predicted P (elements met in the
+// order of their smallest positions, so options come first). Reduced by
+// Moore's algorithm.
 //
 // Why this converges with keep_old (docs/QUOTIENTS.md): if every position
 // before F is predicted right by m, each is by the refinement too (a
 // position is either its class's smallest, predicted from its options, or
 // shares its class with a smaller position that shared m's class and its
 // outcome); and if F's heaps all have free parts counting past their
-// numbers of copies in F, F's class holds only positions with exactly F's
-// copies of them and perhaps more heaps of others (with a sink, none), all
-// after F: F is the smallest of its class, so it is predicted right too.
-BipartiteMonoid refined(const BipartiteMonoid& m, const Refinement& r,
+// numbers of copies in F, F is the smallest of its class, so it is
+// predicted right as well.
+BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
                         const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
     const uint32_t n = m.max_heap();
     struct Field {
@@ -495,12 +485,11 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const Refinement& r,
     };
     std::vector<Field> fields;
     unsigned bits = static_cast<unsigned>(std::bit_width(m.order - 1));
-    for (const FreePart& f : r.parts) {
+    for (const FreePart& f : parts) {
         const auto width = static_cast<unsigned>(std::bit_width(f.size() - 1));
         fields.push_back({bits, (uint64_t{1} << width) - 1, f.index, f.period, f.size()});
         bits += width;
     }
-    const uint64_t sink_bit = r.sink ? uint64_t{1} << bits++ : 0;
     if (bits > 64) {
         throw ResourceError(
             fmt::format("quotient: a candidate for heap {} would have more than 2^64 elements", n));
@@ -508,7 +497,6 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const Refinement& r,
     const uint64_t base_mask = (uint64_t{1} << std::bit_width(m.order - 1)) - 1;
     auto mul = [&](uint64_t a, uint64_t b) {
         uint64_t out = m.mul(uint32_t(a & base_mask), uint32_t(b & base_mask));
-        if ((a | b) & sink_bit) return out | sink_bit;
         for (const Field& f : fields) {
             uint64_t c = ((a >> f.shift) & f.mask) + ((b >> f.shift) & f.mask);
             while (c >= f.size) c -= f.period;
@@ -519,14 +507,11 @@ BipartiteMonoid refined(const BipartiteMonoid& m, const Refinement& r,
     std::vector<uint64_t> phi(size_t{n} + 1);
     for (uint32_t h = 0; h <= n; ++h) {
         phi[h] = m.phi[h];
-        bool free = false;
-        for (size_t k = 0; k < r.parts.size(); ++k) {
-            if (r.parts[k].heap != h) continue;
-            if (!r.keep_old) phi[h] = 0;
+        for (size_t k = 0; k < parts.size(); ++k) {
+            if (parts[k].heap != h) continue;
+            if (!keep_old) phi[h] = 0;
             phi[h] |= uint64_t{1} << fields[k].shift;
-            free = true;
         }
-        if (h > 0 && !free && !moves[h].empty()) phi[h] |= sink_bit;
     }
     auto image = [&](const Heaps& g) {
         uint64_t x = 0;
@@ -734,12 +719,8 @@ struct Candidate {
 // part counts one past the failure's copies, then by twos. A part first
 // replaces its heap's old element (a smaller candidate, kept only when its
 // least failure does come after F), then stands beside it (which moves the
-// least failure on whenever it predicts F right, and with every heap of F
-// free always does: refined() says why). Where that would be too large,
-// the heap stops; with a deadline it goes on with the indicator of F: F's
-// heaps counted up to one past its copies, every other heap to the sink, so
-// that F's class is F alone. It too always moves the failure on and adds
-// few elements, but one failure at a time: it may go on for hours.
+// least failure on whenever it predicts F right, and with every heap free
+// always does: refined() says why).
 Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
                        const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
     const std::map<uint32_t, uint32_t> ours = copies(failure.position, moves);
@@ -754,40 +735,32 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
         all.push_back(part);
         if (c != (theirs.count(h) ? theirs.at(h) : 0)) differing.push_back(part);
     }
-    Refinement indicator{{}, true, true};
-    for (const auto& [h, c] : ours) indicator.parts.push_back({h, c + 1, 1});
-    std::vector<Refinement> choices;
-    auto both = [&](std::vector<FreePart> parts) {
-        choices.push_back({parts, false, false});
-        choices.push_back({std::move(parts), true, false});
-    };
-    for (const FreePart& f : differing) both({f});
-    for (size_t i = 0; i < differing.size(); ++i) {
-        for (size_t j = i + 1; j < differing.size(); ++j) both({differing[i], differing[j]});
-    }
-    both(all);
-    choices.push_back(indicator);
     const bool truth = !failure.predicted_p;
     Candidate out;
-    std::optional<ResourceError> too_large;
-    for (const Refinement& r : choices) {
-        // Only after every heap of F free was too large (when it fits it moves on).
-        if (r.sink && !limits.deadline && too_large) throw *too_large;
+    auto moves_on = [&](const std::vector<FreePart>& parts, bool keep_old) {
         try {
-            out.m = refined(m, r, moves, limits);
-        } catch (const ResourceError& e) {
-            if (r.sink) throw;  // the last choice, and the smallest sure one
-            too_large = e;
-            continue;
+            out.m = refined(m, parts, keep_old, moves, limits);
+        } catch (const ResourceError&) {
+            if (keep_old && parts.size() == all.size()) throw;
+            return false;
         }
-        if (bool(out.m.p[out.m.image(failure.position)]) != truth) continue;
+        if (bool(out.m.p[out.m.image(failure.position)]) != truth) return false;
         out.failure = least_failure(out.m, moves, limits);
-        if (r.keep_old || !out.failure ||
-            smaller_position(failure.position, out.failure->position)) {
-            return out;
+        return keep_old || !out.failure ||
+               smaller_position(failure.position, out.failure->position);
+    };
+    std::vector<std::vector<FreePart>> choices;
+    for (const FreePart& f : differing) choices.push_back({f});
+    for (size_t i = 0; i < differing.size(); ++i) {
+        for (size_t j = i + 1; j < differing.size(); ++j) {
+            choices.push_back({differing[i], differing[j]});
         }
     }
-    throw std::logic_error("quotient: the indicator of a failure failed to move it on");
+    choices.push_back(all);
+    for (const std::vector<FreePart>& parts : choices) {
+        if (moves_on(parts, false) || moves_on(parts, true)) return out;
+    }
+    throw std::logic_error("quotient: a refinement with every heap of the failure free failed");
 }
 
 // A lower bound on the order of the quotient that `m` is a candidate for,
@@ -889,7 +862,7 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
         } else {  // heap n as a free part of its own
             BipartiteMonoid base = q;
             base.phi.push_back(0);
-            c.m = refined(base, Refinement{{{n, 2, 2}}}, moves, limits);
+            c.m = refined(base, {{n, 2, 2}}, true, moves, limits);
             c.failure = least_failure(c.m, moves, limits);
             if (c.failure) refute(c.m, *c.failure);
         }
