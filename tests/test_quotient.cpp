@@ -17,9 +17,7 @@ namespace nimtb::engine {
 namespace {
 
 std::string heaps_text(const Heaps& heaps) {
-    std::string out = "[";
-    for (uint32_t h : heaps) out += (out.size() > 1 ? " " : "") + std::to_string(h);
-    return out + "]";
+    return fmt::format("[{}]", fmt::join(heaps, " "));
 }
 
 class BruteForce {

@@ -313,8 +313,10 @@ TEST(SubtractionRuns, AreTheValuesAndTheirProvenPeriod) {
         std::string text = "subtract:";
         const uint64_t scale = 1 + random() % 5;
         const int count = 1 + int(random() % 4);
-        for (int k = 0; k < count; ++k)
-            text += (k ? "," : "") + std::to_string(scale * (1 + random() % 12));
+        for (int k = 0; k < count; ++k) {
+            if (k) text += ',';
+            text += std::to_string(scale * (1 + random() % 12));
+        }
         rules.push_back(text);
     }
     for (const std::string& text : rules) {

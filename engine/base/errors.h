@@ -110,9 +110,10 @@ std::string worded(std::string_view message, Name&& name) {
 // short, so a 100,000-character word makes a line, not a page.
 inline std::string quoted(std::string_view word) {
     constexpr size_t SHOWN = 20;
-    if (word.size() <= SHOWN) return "'" + std::string(word) + "'";
-    return "'" + std::string(word.substr(0, SHOWN)) + "...' (" + std::to_string(word.size()) +
-           " characters)";
+    std::string out = "'";
+    out.append(word.substr(0, SHOWN));
+    if (word.size() <= SHOWN) return out.append("'");
+    return out.append("...' (").append(std::to_string(word.size())).append(" characters)");
 }
 
 }  // namespace nimtb

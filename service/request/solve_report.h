@@ -25,9 +25,9 @@ struct SolveReport {
     bool distributed = false;  // by nimtb-mpi
     unsigned processes = 1;
     // A distributed solve: each process's peak resident memory, in bytes.
-    std::vector<uint64_t> peak_bytes;
+    std::vector<uint64_t> peak_bytes{};
     // One process: the storage lines of the table written, as `info` prints them.
-    std::string storage;
+    std::string storage{};
 };
 
 // The summary `nimtb solve` prints.
