@@ -43,7 +43,7 @@ for kind in "${KINDS[@]}"; do
         # two-thread sequence (the one-thread code it compares with runs
         # here in Sequence and LongSequence's other tests), the quotient's
         # memory cap (the allocator's, not ASan's, is its subject), and the
-        # CLI's usage and answer texts (hundreds of short processes; the
+        # CLI's usage and answer texts (many short processes; the
         # same parsing meets ASan through e2e.test_first_use.Messages and
         # e2e.test_cli). Of the distributed solve, the tables (every family,
         # 1 to 4 processes): its checkpoints and a killed process exercise
