@@ -22,18 +22,21 @@ for name in "${names[@]}"; do
 done
 for name in "${names[@]}"; do
     work="$(mktemp -d)"
+    # The harness's own files (a table, a checkpoint, the input as a file) go
+    # to its TMPDIR, removed with the corpus copy below.
+    mkdir "$work.tmp"
     status=0
     # A run over 10 s is a finding, but for the API: the page's quotients are
     # stopped at 5 s (apps/server/api.h), which ASan may stretch past 10.
     timeout=10
     [[ $name == api ]] && timeout=30
-    build-fuzz/tests/fuzz/"fuzz_$name" "$work" "tests/fuzz/corpus/$name" -max_total_time="$each" \
+    TMPDIR="$work.tmp" build-fuzz/tests/fuzz/"fuzz_$name" "$work" "tests/fuzz/corpus/$name" -max_total_time="$each" \
         -timeout="$timeout" -rss_limit_mb=4096 -artifact_prefix=build-fuzz/findings/"$name"- \
         -print_final_stats=1 >"$work.log" 2>&1 || status=$?
     grep -E '^(stat::number_of_executed_units|==|SUMMARY|INFO: Running|Done)|runtime error' "$work.log" || true
     # UBSan reports without stopping unless told: a report is a finding too.
     if grep -q 'runtime error\|SUMMARY: UndefinedBehaviorSanitizer' "$work.log"; then status=1; fi
-    rm -rf "$work" "$work.log"
+    rm -rf "$work" "$work.tmp" "$work.log"
     if [[ $status -ne 0 ]]; then
         echo "fuzz_$name: a finding (exit $status); the input is in build-fuzz/findings/" >&2
         exit 1

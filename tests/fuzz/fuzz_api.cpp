@@ -35,7 +35,7 @@ struct Server {
     std::unique_ptr<httplib::Client> client;
 
     Server() {
-        dir = "/tmp/nimtb-fuzz-api-" + std::to_string(::getpid());
+        dir = fs::temp_directory_path() / ("nimtb-fuzz-api-" + std::to_string(::getpid()));
         fs::remove_all(dir);
         fs::create_directories(dir);
         service::SolveRequest r;

@@ -54,7 +54,8 @@ bool same(const engine::QuantityArray& a, const engine::QuantityArray& b, uint64
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const fs::path dir = "/tmp/nimtb-fuzz-checkpoint-" + std::to_string(::getpid());
+    static const fs::path dir =
+        fs::temp_directory_path() / ("nimtb-fuzz-checkpoint-" + std::to_string(::getpid()));
     if (size < 3) return 0;
     const uint8_t flags = data[0];
     const size_t manifest_size = std::min<size_t>(size - 3, data[1] | size_t{data[2]} << 8);

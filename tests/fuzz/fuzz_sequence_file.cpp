@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const std::string path =
-        "/tmp/nimtb-fuzz-sequence-" + std::to_string(::getpid()) + ".h5";
+        (std::filesystem::temp_directory_path() /
+         ("nimtb-fuzz-sequence-" + std::to_string(::getpid()) + ".h5"))
+            .string();
     {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

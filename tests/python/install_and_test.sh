@@ -8,6 +8,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 rm -rf "$venv"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
 "$venv/bin/pip" install --no-build-isolation --no-index -q "$root"
-cd "$(mktemp -d)"  # nowhere near build/python
+away="$(mktemp -d)"  # nowhere near build/python
+trap 'rm -rf "$away"' EXIT
+cd "$away"
 unset PYTHONPATH
 NIMTB_INSTALLED="$venv" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python"
