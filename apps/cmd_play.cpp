@@ -11,7 +11,7 @@
 namespace nimtb::apps {
 namespace {
 
-constexpr const char* EXAMPLES = R"(examples:
+constexpr const char* PLAY_EXAMPLES = R"(examples:
   nimtb play                                   # Nim from 3 4 5 against the perfect computer
   nimtb play --layout random --level easy
   nimtb play --rules subtract:1-3 --layout matches --first computer
@@ -93,7 +93,7 @@ int cmd_play(const std::vector<std::string>& args) {
         "play", args, opts, pos,
         "[TABLE] [--rules R] [--misere] [--start \"3 4 5\" | --layout NAME] [--first me|computer] "
         "[--opponent computer|human] [--watch] [--level L] [--seed N] [--trace]",
-        std::string(EXAMPLES) + play::layout_names() + "\n");
+        std::string(PLAY_EXAMPLES) + play::layout_names() + "\n");
     if (!vm) return EXIT_OK;
 
     play::SessionOptions so;

@@ -16,7 +16,7 @@
 namespace nimtb::apps {
 namespace {
 
-constexpr const char* EXAMPLES = R"(examples:
+constexpr const char* QUERY_EXAMPLES = R"(examples:
   nimtb query tables/nim-normal-k3-h15.h5 "3 4 5"
   nimtb query tables/nim-normal-k3-h15.h5 3,4,5 --json
   nimtb query tables/nim-normal-k3-h15.h5 "3 4 5" --line
@@ -225,7 +225,7 @@ int cmd_query(const std::vector<std::string>& args) {
         parse_arguments("query", args, opts, pos,
                         "(TABLE | --rules RULE | --sequence FILE | --misere (--rules RULE | "
                         "--quotient FILE)) POSITION|- [--json] [--line]",
-                        EXAMPLES);
+                        QUERY_EXAMPLES);
     if (!vm) return EXIT_OK;
     const bool json = vm->count("json") > 0, line = vm->count("line") > 0;
     const bool periodic = vm->count("rules") || vm->count("sequence") || vm->count("quotient");

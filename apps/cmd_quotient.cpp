@@ -10,7 +10,7 @@ namespace nimtb::apps {
 
 namespace {
 
-constexpr const char* EXAMPLES = R"(examples:
+constexpr const char* QUOTIENT_EXAMPLES = R"(examples:
   nimtb quotient --rules octal:0.07 --max-heap 30     # Dawson's Kayles: 360 elements
   nimtb quotient --rules octal:0.77 --max-heap 80     # Kayles
   nimtb quotient --rules nim --max-heap 7 --json      # Bouton's misère Nim: 10 elements
@@ -65,7 +65,7 @@ int cmd_quotient(const std::vector<std::string>& args) {
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
                                     "[--time-limit S] [--max-order N] [-o FILE] [--json]",
-                                    EXAMPLES);
+                                    QUOTIENT_EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
     service::QuotientRequest request;

@@ -13,7 +13,7 @@ namespace nimtb::apps {
 
 namespace {
 
-constexpr const char* EXAMPLES = R"(examples:
+constexpr const char* SEQUENCE_EXAMPLES = R"(examples:
   nimtb sequence --rules octal:0.77 --max-heap 100      # Kayles
   nimtb sequence --rules grundy --max-heap 1048576 --json
   nimtb sequence --rules octal:0.16 --until-proven      # Gangolli and Plambeck's period
@@ -56,7 +56,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
     const auto vm = parse_arguments("sequence", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
                                     "[-o FILE] [--json]",
-                                    EXAMPLES);
+                                    SEQUENCE_EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
     const bool until = vm->count("until-proven") > 0;

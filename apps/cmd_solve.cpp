@@ -18,7 +18,7 @@ namespace nimtb::apps {
 
 namespace {
 
-constexpr const char* EXAMPLES = R"(examples:
+constexpr const char* SOLVE_EXAMPLES = R"(examples:
   nimtb solve --rules nim --heaps 3 --max-heap 15
   nimtb solve --rules subtract:1,3,4 --misere --heaps 4 --max-heap 30 -o sub134.h5
   nimtb solve --preset matches-40
@@ -138,7 +138,7 @@ int cmd_solve(const std::vector<std::string>& args) {
         "solve", args, opts, {},
         "--rules RULE [--misere] (--heaps K --max-heap H | --max-total N [--heaps K]) [-o FILE] "
         "[options]",
-        fmt::format(EXAMPLES, engine::rules_help("  ")));
+        fmt::format(SOLVE_EXAMPLES, engine::rules_help("  ")));
     if (!vm) return EXIT_OK;
     if (vm->count("list-presets")) return list_presets();
 
