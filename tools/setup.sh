@@ -17,7 +17,7 @@ if [[ "$MODE" != run && "$MODE" != test && "$MODE" != install ]]; then
 fi
 
 PACKAGES=(
-    g++ cmake make pkg-config
+    g++ cmake make ninja-build pkg-config
     libtbb-dev libboost-program-options-dev libhdf5-dev hdf5-tools libdeflate-dev libblosc-dev libzstd-dev liblz4-dev
     nlohmann-json3-dev libfmt-dev
     libgtest-dev libgmock-dev libbenchmark-dev
