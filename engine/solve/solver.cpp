@@ -392,10 +392,14 @@ std::string SolvePlan::key(std::string_view runner) const {
         widths.remoteness_bits);
 }
 
-// The arrays at their starting widths, and the line kernel's store; an
-// array widened during the solve needs its 8 bits more per position then,
-// and a failure to get them is reported as out of memory.
-SolvePlan plan_solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
+namespace {
+
+// The plan but its order of blocks, which takes time and memory in
+// proportion to the blocks: enough to tell whether the arrays fit. Their
+// memory is the arrays' at their starting widths and the line kernel's
+// store; an array widened during the solve needs its 8 bits more per
+// position then, and a failure to get them is reported as out of memory.
+SolvePlan plan_without_order(const Rule& rule, const Universe& u, const SolveOptions& options) {
     if (options.method == SolveMethod::sprague_grundy && options.convention != Convention::normal) {
         throw InputError(
             "the sprague-grundy method holds for normal play only; use the brute method for "
@@ -416,13 +420,24 @@ SolvePlan plan_solve(const Rule& rule, const Universe& u, const SolveOptions& op
     if (options.method == SolveMethod::brute) {
         plan.block_heaps = options.block_heaps ? std::min(options.block_heaps, u.max_heaps())
                                                : choose_block_heaps(u);
-        plan.order = make_plan(u, plan.block_heaps);
     }
     return plan;
 }
 
+void add_order(const Universe& u, SolvePlan& plan) {
+    if (plan.method == SolveMethod::brute) plan.order = make_plan(u, plan.block_heaps);
+}
+
+}  // namespace
+
+SolvePlan plan_solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    SolvePlan plan = plan_without_order(rule, u, options);
+    add_order(u, plan);
+    return plan;
+}
+
 uint64_t estimate_memory(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    return plan_solve(rule, u, options).memory;
+    return plan_without_order(rule, u, options).memory;
 }
 
 void widen_after_overflow(bool value, bool remoteness, Solution& s) {
@@ -464,8 +479,9 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
 }
 
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    // 1. Plan, and check that the arrays fit before allocating them.
-    const SolvePlan choice = plan_solve(rule, u, options);
+    // 1. Plan, and check that the arrays fit before allocating them, or
+    // the order of blocks (a universe far too large has billions of blocks).
+    SolvePlan choice = plan_without_order(rule, u, options);
     const uint64_t needed = choice.memory;
     const uint64_t limit = options.memory_limit ? options.memory_limit : available_memory();
     if (limit != 0 && needed > limit) {
@@ -473,6 +489,7 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                             format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
                             " is available; choose fewer heaps or smaller ones");
     }
+    add_order(u, choice);
 
     Solution s{rule, options.convention, u.max_heaps(), u.max_heap_size(), options.method, {}, {}};
     s.positions = u.size();
