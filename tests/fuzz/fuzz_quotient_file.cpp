@@ -14,9 +14,9 @@
 #include "service/quotients.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const std::string path =
-        (std::filesystem::temp_directory_path() / ("nimtb-fuzz-quotient-" + std::to_string(::getpid())))
-            .string();
+    static const std::string path = (std::filesystem::temp_directory_path() /
+                                     ("nimtb-fuzz-quotient-" + std::to_string(::getpid())))
+                                        .string();
     {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

@@ -18,10 +18,9 @@
 #include "service/views.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const std::string path =
-        (std::filesystem::temp_directory_path() /
-         ("nimtb-fuzz-sequence-" + std::to_string(::getpid()) + ".h5"))
-            .string();
+    static const std::string path = (std::filesystem::temp_directory_path() /
+                                     ("nimtb-fuzz-sequence-" + std::to_string(::getpid()) + ".h5"))
+                                        .string();
     {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
