@@ -161,8 +161,11 @@ class Solve(Workdir):
             self.assertFalse(os.path.exists(self.path("x.h5")))
 
     def test_too_big_for_memory_exits_1(self):
-        """A universe too large exits 1 however large: for this machine's memory, or for any's."""
+        """A universe too large exits 1 however large: for this machine's memory, or for any's.
+        The memory is checked before the solve's order of blocks is built: 5 heaps of 10000 have
+        167 billion blocks, which would never be built."""
         for args, fragment in [(["--heaps", "6", "--max-heap", "1000"], "of memory, but only"),
+                               (["--heaps", "5", "--max-heap", "10000"], "of memory, but only"),
                                (["--heaps", "40", "--max-heap", "1000"], "more than 2^64 positions"),
                                (["--heaps", "64", "--max-heap", "1000000"], "more than 2^64 positions"),
                                (["--max-total", "500"], "they hold at most 128 tokens in all"),
