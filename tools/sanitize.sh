@@ -24,12 +24,13 @@ for kind in "${KINDS[@]}"; do
         *) echo "usage: tools/sanitize.sh [address] [thread]" >&2; exit 2 ;;
     esac
     if [[ ! -f $dir/CMakeCache.txt ]]; then
-        # -O1 keeps the suite fast enough while the reports keep their line numbers
-        # (-g1: line tables only). A unity build under Ninja, which compiles a
-        # library while the ones it uses are still compiling: this tree is
-        # built whole, in half the time of one compilation a file under make.
+        # -O1 keeps the suite fast enough; the reports keep their line numbers
+        # (CMakeLists.txt adds -g1, line tables only, to every sanitizer build).
+        # A unity build under Ninja, which compiles a library while the ones it
+        # uses are still compiling: this tree is built whole, in half the time
+        # of one compilation a file under make.
         cmake -G Ninja -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-            -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_UNITY_BUILD=ON \
+            -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1" -DCMAKE_UNITY_BUILD=ON \
             -DNIMTB_SANITIZE="$flags" -DNIMTB_BUILD_BENCHMARKS=OFF \
             -DNIMTB_BUILD_MPI=$([[ $kind == address ]] && echo ON || echo OFF) >&2
     fi
