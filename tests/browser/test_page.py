@@ -48,22 +48,22 @@ def query(table, position):
     return json.loads(out)
 
 
+NIM_K3_H15 = (["--rules", "nim", "--heaps", "3", "--max-heap", "15"], "nim-normal-k3-h15.h5")
+
+
 class Page(unittest.TestCase):
+    """What the two halves below share: a folder of tables, `nimtb serve` over it,
+    headless Chromium, and the helpers. ctest runs each half as its own test
+    (browser.games, browser.views), side by side."""
+
+    TABLES = [NIM_K3_H15]
+
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="nimtb-browser-")
         cls.tables = os.path.join(cls.dir, "tables")
         os.makedirs(cls.tables)
-        for args, name in [(["--rules", "nim", "--heaps", "3", "--max-heap", "15"], "nim-normal-k3-h15.h5"),
-                           (["--rules", "subtract:1,3,4", "--misere", "--heaps", "2", "--max-heap", "20"],
-                            "subtract-1_3_4-misere-k2-h20.h5"),
-                           (["--rules", "wythoff", "--heaps", "2", "--max-heap", "200"], "wythoff-normal-k2-h200.h5"),
-                           # More cells than the picture has pixels.
-                           (["--rules", "wythoff", "--heaps", "2", "--max-heap", str(SIDE)], BIG_WYTHOFF),
-                           (["--rules", "nim", "--heaps", "2", "--max-heap", "30"], "nim-normal-k2-h30.h5"),
-                           (["--rules", "octal:0.77", "--misere", "--max-total", "20"], "kayles-misere-n20.h5"),
-                           # Its ordered tuples number C(60, 30) = 118264581564861424, above 2^53.
-                           (["--rules", "octal:0.77", "--misere", "--max-total", "30"], "kayles-misere-n30.h5")]:
+        for args, name in cls.TABLES:
             code, out, err = run("solve", *args, "-o", os.path.join(cls.tables, name), "--quiet")
             assert code == 0, err
         cls.server = Server(cls.tables)
@@ -92,7 +92,8 @@ class Page(unittest.TestCase):
         self.wait_for(lambda d: d.execute_script("return document.readyState") == "complete")
 
     def wait_for(self, condition, timeout=20):
-        return WebDriverWait(self.driver, timeout).until(condition)
+        # Asked every 50 ms, not Selenium's 500: most waits end within a few.
+        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(condition)
 
     def by_id(self, name):
         return self.driver.find_element(By.ID, name)
@@ -213,7 +214,84 @@ class Page(unittest.TestCase):
         self.wait_for(lambda d: self.history_length() == moves
                       and self.text("play-state") == "human-turn" or self.text("play-state") == "game-over")
 
-    # -- the views
+    def press(self, *keys):
+        ActionChains(self.driver).send_keys(*keys).perform()
+
+    def tab_to(self, test, limit=250):
+        """Presses Tab until the focused element passes `test` (a JS expression of `e`)."""
+        for _ in range(limit):
+            if self.driver.execute_script(f"const e = document.activeElement; return !!(e && ({test}))"):
+                return
+            self.press(Keys.TAB)
+        self.fail(f"Tab never reached {test}")
+
+    def focus_ring(self):
+        return self.driver.execute_script(
+            "const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]")
+
+
+class Games(Page):
+    """Whole games of Nim and Northcott, by mouse and by keyboard, against the server's
+    perfect computer: each computer move waits the page's pause, so these take time."""
+
+    def game_state(self):
+        return self.driver.execute_script(
+            "const g = window.nimtb.game; return {heaps: g.heaps, history: g.history, positions: g.positions,"
+            " sides: g.sides.map(s => s.name), toMove: g.toMove}")
+
+    def new_game(self, rules="nim", convention="normal", start=None, opponent="computer", first="me",
+                 level="perfect"):
+        self.by_id("play-rules").clear()
+        self.by_id("play-rules").send_keys(rules)
+        Select(self.by_id("play-convention")).select_by_value(convention)
+        Select(self.by_id("play-opponent")).select_by_value(opponent)
+        if opponent == "computer":
+            Select(self.by_id("play-level")).select_by_value(level)
+            Select(self.by_id("play-first")).select_by_value(first)
+        if start:
+            Select(self.by_id("play-layout")).select_by_value("hand")
+            self.by_id("play-heaps").clear()
+            self.by_id("play-heaps").send_keys(start)
+        else:
+            Select(self.by_id("play-layout")).select_by_value("classic")
+        serial = self.driver.execute_script("return window.nimtb.game.serial")
+        self.by_id("play-new").click()
+        wanted = [int(x) for x in (start or "3 4 5").split()]
+
+        def started(d):
+            g = self.game_state()
+            return (d.execute_script("return window.nimtb.game.serial") > serial and not g["history"]
+                    and len(g["positions"]) == 1 and g["heaps"] == wanted
+                    and self.text("play-state") in ("human-turn", "game-over"))
+        self.wait_for(started)
+
+    def click_token(self, heap, take):
+        self.driver.find_element(By.CSS_SELECTOR, f'#play-board .token[data-heap="{heap}"][data-take="{take}"]').click()
+
+    def assert_game_is_the_moves_accepted(self, table):
+        """The game the page holds is one chain of moves the server accepted: each move leaves
+        the position the next starts from, the players alternate, the board is the last
+        position, and every position's value and remoteness are the table's."""
+        g = self.game_state()
+        for i, h in enumerate(g["history"]):
+            following = g["history"][i + 1]["heaps"] if i + 1 < len(g["history"]) else g["heaps"]
+            self.assertEqual(h["result"], following, i)
+            self.assertEqual(h["mover"], i % 2, h)
+            self.assertIn(" ".join(map(str, sorted(x for x in h["result"] if x))) or "(empty)",
+                          [" ".join(map(str, sorted(x for x in m["result"] if x))) or "(empty)"
+                           for m in query(table, " ".join(map(str, h["heaps"])))["moves"]])
+        self.assertEqual(self.board_heaps(), g["heaps"])
+        self.assertEqual(len(g["positions"]), len(g["history"]) + 1)
+        heaps = [h["heaps"] for h in g["history"]] + [g["heaps"]]
+        for p, position in zip(g["positions"], heaps):
+            q = query(table, " ".join(map(str, position)))
+            self.assertEqual((p["value"], p["remoteness"], p["wins"]), (q["value"], q["remoteness"], q["to_move_wins"]))
+        lines = [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")]
+        self.assertEqual(len(lines), len(g["history"]))
+        for i, line in enumerate(lines):
+            self.assertTrue(line.startswith(g["sides"][i % 2] + ":"), (i, line))
+
+    # -- the games
 
     def test_play_a_whole_game_against_the_perfect_computer(self):
         self.open("play")
@@ -276,65 +354,6 @@ class Page(unittest.TestCase):
         # wins unless I played perfectly throughout.
         self.assertTrue(all(re.match(r"^(you|computer \(perfect\)): (take \d+ from heap \d \(the \d+\))$", h)
                             for h in history), history)
-
-    # -- Play through the things a person does
-
-    def game_state(self):
-        return self.driver.execute_script(
-            "const g = window.nimtb.game; return {heaps: g.heaps, history: g.history, positions: g.positions,"
-            " sides: g.sides.map(s => s.name), toMove: g.toMove}")
-
-    def new_game(self, rules="nim", convention="normal", start=None, opponent="computer", first="me",
-                 level="perfect"):
-        self.by_id("play-rules").clear()
-        self.by_id("play-rules").send_keys(rules)
-        Select(self.by_id("play-convention")).select_by_value(convention)
-        Select(self.by_id("play-opponent")).select_by_value(opponent)
-        if opponent == "computer":
-            Select(self.by_id("play-level")).select_by_value(level)
-            Select(self.by_id("play-first")).select_by_value(first)
-        if start:
-            Select(self.by_id("play-layout")).select_by_value("hand")
-            self.by_id("play-heaps").clear()
-            self.by_id("play-heaps").send_keys(start)
-        else:
-            Select(self.by_id("play-layout")).select_by_value("classic")
-        serial = self.driver.execute_script("return window.nimtb.game.serial")
-        self.by_id("play-new").click()
-        wanted = [int(x) for x in (start or "3 4 5").split()]
-
-        def started(d):
-            g = self.game_state()
-            return (d.execute_script("return window.nimtb.game.serial") > serial and not g["history"]
-                    and len(g["positions"]) == 1 and g["heaps"] == wanted
-                    and self.text("play-state") in ("human-turn", "game-over"))
-        self.wait_for(started)
-
-    def click_token(self, heap, take):
-        self.driver.find_element(By.CSS_SELECTOR, f'#play-board .token[data-heap="{heap}"][data-take="{take}"]').click()
-
-    def assert_game_is_the_moves_accepted(self, table):
-        """The game the page holds is one chain of moves the server accepted: each move leaves
-        the position the next starts from, the players alternate, the board is the last
-        position, and every position's value and remoteness are the table's."""
-        g = self.game_state()
-        for i, h in enumerate(g["history"]):
-            following = g["history"][i + 1]["heaps"] if i + 1 < len(g["history"]) else g["heaps"]
-            self.assertEqual(h["result"], following, i)
-            self.assertEqual(h["mover"], i % 2, h)
-            self.assertIn(" ".join(map(str, sorted(x for x in h["result"] if x))) or "(empty)",
-                          [" ".join(map(str, sorted(x for x in m["result"] if x))) or "(empty)"
-                           for m in query(table, " ".join(map(str, h["heaps"])))["moves"]])
-        self.assertEqual(self.board_heaps(), g["heaps"])
-        self.assertEqual(len(g["positions"]), len(g["history"]) + 1)
-        heaps = [h["heaps"] for h in g["history"]] + [g["heaps"]]
-        for p, position in zip(g["positions"], heaps):
-            q = query(table, " ".join(map(str, position)))
-            self.assertEqual((p["value"], p["remoteness"], p["wins"]), (q["value"], q["remoteness"], q["to_move_wins"]))
-        lines = [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")]
-        self.assertEqual(len(lines), len(g["history"]))
-        for i, line in enumerate(lines):
-            self.assertTrue(line.startswith(g["sides"][i % 2] + ":"), (i, line))
 
     def test_play_survives_a_server_that_stops_and_restarts(self):
         self.open("play")
@@ -437,130 +456,6 @@ class Page(unittest.TestCase):
         self.assertEqual(self.text("play-table"), "—")
         self.assertEqual(self.history_length(), 0)
 
-    def test_counts_above_2_to_the_53_are_exact(self):
-        self.open("research")
-        c = self.counted("kayles-misere-n30.h5")
-        self.assertGreater(c["all"]["tuples"], 2 ** 53)
-        self.assertEqual(c["all"]["tuples"], math.comb(60, 30))
-        self.assertIn(f"{c['all']['p_tuples']} of {c['all']['tuples']}", self.text("re-summary"))
-        cells = [td.get_attribute("textContent") for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td")]
-        self.assertIn(str(c["by_total"][-1]["tuples"]), cells)
-
-    def test_research_plots_read_on_a_phone_and_show_rare_p_positions(self):
-        """On a phone the plots' text keeps its size and g(n) its height; Wythoff's few
-        P-positions get bars that can be seen; the legend covers no bar."""
-        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                    {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
-        try:
-            self.open("research")
-            self.choose_table("re-table", "wythoff-normal-k2-h200.h5")
-            self.by_id("re-count").click()
-            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#re-plot-total rect.bar.p[data-x]"))
-            self.by_id("sq-compute").click()
-            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
-            measured = self.driver.execute_script("""
-                const text = [...document.querySelectorAll('#research svg.plot text')].map(t => t.getBoundingClientRect().height)
-                  .filter(h => h > 0);
-                const p = [...document.querySelectorAll('#re-plot-total rect.bar.p[data-x]')].map(r => r.getBoundingClientRect().height);
-                const legend = document.querySelector('#re-plot-total .plot-legend').getBoundingClientRect();
-                const overlaps = [...document.querySelectorAll('#re-plot-total rect.bar[data-x]')].some(r => {
-                  const b = r.getBoundingClientRect();
-                  return b.left < legend.right && b.right > legend.left && b.top < legend.bottom && b.bottom > legend.top;
-                });
-                return { smallestText: Math.min(...text), p, overlaps,
-                         sequenceHeight: document.getElementById('sq-plot').getBoundingClientRect().height };""")
-            self.assertGreaterEqual(measured["smallestText"], 9, measured["smallestText"])
-            self.assertGreaterEqual(measured["sequenceHeight"], 200)
-            self.assertTrue(measured["p"])
-            self.assertGreaterEqual(min(measured["p"]), 2, measured["p"])
-            self.assertFalse(measured["overlaps"])
-            self.assertIn("log scale", self.driver.find_element(By.CSS_SELECTOR, "#re-plot-total").text)
-            self.screenshot("research-phone")
-        finally:
-            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-
-    # -- Downloads
-
-    def downloaded(self, figure, kind, name):
-        """Clicks the download button of `kind` under the figure of id `figure` and returns the
-        bytes of the file `name`."""
-        path = os.path.join(self.downloads, name)
-        if os.path.exists(path):
-            os.remove(path)
-        self.driver.find_element(By.CSS_SELECTOR, f'.downloads[data-for="{figure}"] button[data-kind="{kind}"]').click()
-        self.wait_for(lambda d: os.path.exists(path) and os.path.getsize(path) > 0)
-        import time
-        time.sleep(0.2)  # the file is whole once Chrome renames it into place
-        with open(path, "rb") as f:
-            return f.read()
-
-    def assert_svg_and_png(self, figure, name):
-        import xml.etree.ElementTree as ET
-        svg = self.downloaded(figure, "svg", name + ".svg")
-        self.assertTrue(ET.fromstring(svg).tag.endswith("svg"), figure)
-        png = self.downloaded(figure, "png", name + ".png")
-        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n", figure)
-
-    def test_every_picture_and_plot_downloads_as_svg_png_and_csv(self):
-        """The table's CSV is nimtb dump --csv byte for byte; a sequence's is sequence --json's
-        values; a count's is dump --count's; a quotient's phi is quotient --json's."""
-        self.open("explore")
-        for table in ("nim-normal-k3-h15.h5", "kayles-misere-n20.h5"):
-            self.choose_table("ex-table", table)
-            self.pictures_drawn(table)
-            stem = table[:-3]
-            csv = self.downloaded("ex-pictures", "csv", f"{stem}-plane.csv").decode()
-            code, out, err = run("dump", os.path.join(self.tables, table), "--csv")
-            self.assertEqual(csv, out, table)
-            self.assert_svg_and_png("ex-pictures", f"{stem}-plane")
-        self.no_error()
-        # Research: the counts, the sequence and the quotient.
-        self.open("research")
-        c = self.counted("nim-normal-k3-h15.h5")
-        for key, rows in (("total", c["by_total"]), ("largest", c["by_largest"]), ("remoteness", c["by_remoteness"])):
-            name = f"nim-normal-k3-h15-by-{key}"
-            lines = self.downloaded(f"re-plot-{key}", "csv", name + ".csv").decode().splitlines()
-            self.assertEqual(lines[0], f"{key},positions,p_positions,tuples,p_tuples")
-            self.assertEqual(lines[1:], [f"{r[key]},{r['positions']},{r['p_positions']},{r['tuples']},{r['p_tuples']}"
-                                         for r in rows])
-            self.assert_svg_and_png(f"re-plot-{key}", name)
-        self.by_id("sq-rules").clear()
-        self.by_id("sq-rules").send_keys("octal:0.77")
-        self.by_id("sq-compute").click()
-        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
-        s = json.loads(run("sequence", "--rules", "octal:0.77", "--max-heap", self.by_id("sq-max").get_attribute("value"),
-                           "--json")[1])
-        lines = self.downloaded("sq-plot", "csv", "octal_0.77-sequence.csv").decode().splitlines()
-        self.assertEqual(lines, ["n,g"] + [f"{n},{g}" for n, g in enumerate(s["values"])])
-        self.assert_svg_and_png("sq-plot", "octal_0.77-sequence")
-        self.by_id("mq-compute").click()
-        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-phi circle"))
-        q = json.loads(run("quotient", "--rules", "octal:0.77", "--max-heap", self.by_id("mq-max").get_attribute("value"),
-                           "--json")[1])
-        lines = self.downloaded("mq-phi", "csv", "octal_0.77-phi.csv").decode().splitlines()
-        self.assertEqual(lines[1:], [f"{h},{q['elements'][x]['word']},{int(q['elements'][x]['p'])}"
-                                     for h, x in enumerate(q["phi"])])
-        self.assert_svg_and_png("mq-phi", "octal_0.77-phi")
-        self.assert_svg_and_png("mq-table", "octal_0.77-quotient-table")
-        self.no_error()
-
-    # -- The keyboard alone, and an accessibility checker
-
-    def press(self, *keys):
-        ActionChains(self.driver).send_keys(*keys).perform()
-
-    def tab_to(self, test, limit=250):
-        """Presses Tab until the focused element passes `test` (a JS expression of `e`)."""
-        for _ in range(limit):
-            if self.driver.execute_script(f"const e = document.activeElement; return !!(e && ({test}))"):
-                return
-            self.press(Keys.TAB)
-        self.fail(f"Tab never reached {test}")
-
-    def focus_ring(self):
-        return self.driver.execute_script(
-            "const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]")
-
     def test_nim_with_the_keyboard_alone(self):
         self.open("play")
         self.driver.execute_script("document.activeElement.blur()")
@@ -615,49 +510,6 @@ class Page(unittest.TestCase):
             self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#nc-history li")) > made)
         self.assertEqual(self.text("nc-state"), "game-over")
         self.no_error()
-
-    def test_the_picture_with_the_keyboard_alone(self):
-        self.open("explore")
-        self.choose_table("ex-table", "nim-normal-k2-h30.h5")
-        self.pictures_drawn("nim-normal-k2-h30.h5")
-        self.driver.execute_script("document.activeElement.blur()")
-        self.tab_to("e.tagName === 'CANVAS'")
-        self.press(Keys.ARROW_DOWN)
-        start = self.driver.execute_script("return ex.view.hover")
-        self.press(Keys.ARROW_DOWN, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
-        cell = self.driver.execute_script("return ex.view.hover")
-        self.assertEqual((cell["a"], cell["b"]), (start["a"] + 1, start["b"] + 2))
-        self.assertTrue(self.text("ex-hover").startswith(f"{cell['a']} {cell['b']} "))
-        self.press(Keys.ENTER)
-        self.wait_for(lambda d: self.text("ex-summary").startswith(" ".join(str(h) for h in (cell["a"], cell["b"]) if h)))
-        scale = self.driver.execute_script("return ex.view.view.scale")
-        self.press("+")
-        self.assertGreater(self.driver.execute_script("return ex.view.view.scale"), scale)
-
-    def test_no_serious_accessibility_violation_on_any_view(self):
-        """axe-core (from the npm registry, tests/browser/package.json) on every view with
-        its content shown: no violation of serious or critical impact."""
-        self.assertTrue(os.path.exists(AXE), "axe-core is missing: run tools/setup.sh test (npm ci in tests/browser)")
-        with open(AXE) as f:
-            axe = f.read()
-        found = {}
-        for width, height in ((1400, 1000), (390, 844)):
-            self.driver.set_window_size(width, height)
-            try:
-                for view in ("play", "northcott", "explore", "research"):
-                    self.show_everything(view)
-                    self.driver.execute_script(axe)
-                    violations = self.driver.execute_async_script(
-                        "const done = arguments[0]; axe.run(document, {resultTypes: ['violations']}).then(r => done("
-                        "r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))")
-                    bad = [v for v in violations if v["impact"] in ("serious", "critical")]
-                    if bad:
-                        found[(view, width)] = bad
-                    for v in violations:
-                        print(f"axe {view} {width}px: {v['impact']} {v['id']} {v['nodes']}", file=sys.stderr)
-            finally:
-                self.driver.set_window_size(1400, 1000)
-        self.assertEqual(found, {})
 
     def test_northcott_from_a_set_up_board(self):
         self.open("northcott")
@@ -725,6 +577,184 @@ class Page(unittest.TestCase):
             self.fail("the game did not end")
         self.assertEqual(self.text("nc-status"), "O cannot move: you win")
         self.screenshot("northcott-end")
+
+
+class Views(Page):
+    """Explore, Research and the pages' pictures, downloads, layout and accessibility."""
+
+    TABLES = [NIM_K3_H15,
+              (["--rules", "subtract:1,3,4", "--misere", "--heaps", "2", "--max-heap", "20"],
+               "subtract-1_3_4-misere-k2-h20.h5"),
+              (["--rules", "wythoff", "--heaps", "2", "--max-heap", "200"], "wythoff-normal-k2-h200.h5"),
+              # More cells than the picture has pixels.
+              (["--rules", "wythoff", "--heaps", "2", "--max-heap", str(SIDE)], BIG_WYTHOFF),
+              (["--rules", "nim", "--heaps", "2", "--max-heap", "30"], "nim-normal-k2-h30.h5"),
+              (["--rules", "octal:0.77", "--misere", "--max-total", "20"], "kayles-misere-n20.h5"),
+              # Its ordered tuples number C(60, 30) = 118264581564861424, above 2^53.
+              (["--rules", "octal:0.77", "--misere", "--max-total", "30"], "kayles-misere-n30.h5")]
+
+    def downloaded(self, figure, kind, name):
+        """Clicks the download button of `kind` under the figure of id `figure` and returns the
+        bytes of the file `name`."""
+        path = os.path.join(self.downloads, name)
+        if os.path.exists(path):
+            os.remove(path)
+        self.driver.find_element(By.CSS_SELECTOR, f'.downloads[data-for="{figure}"] button[data-kind="{kind}"]').click()
+        self.wait_for(lambda d: os.path.exists(path) and os.path.getsize(path) > 0)
+        import time
+        time.sleep(0.2)  # the file is whole once Chrome renames it into place
+        with open(path, "rb") as f:
+            return f.read()
+
+    def assert_svg_and_png(self, figure, name):
+        import xml.etree.ElementTree as ET
+        svg = self.downloaded(figure, "svg", name + ".svg")
+        self.assertTrue(ET.fromstring(svg).tag.endswith("svg"), figure)
+        png = self.downloaded(figure, "png", name + ".png")
+        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n", figure)
+
+    def wythoff_error_after_a_nim_answer(self):
+        self.open("explore")
+        self.choose_table("ex-table", "nim-normal-k3-h15.h5")
+        self.by_id("ex-query").click()
+        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("3 4 5:"))
+        self.choose_table("ex-table", "wythoff-normal-k2-h200.h5")
+        self.assertEqual(self.by_id("ex-position").get_attribute("value"), "3 4")  # made to fit
+        self.by_id("ex-position").clear()
+        self.by_id("ex-position").send_keys("3 4 5")
+        self.by_id("ex-query").click()  # 3 4 5 is not a position of a 2-heap table
+        self.wait_for(lambda d: d.find_element(By.ID, "error").is_displayed())
+        self.assertIn("more than this table's limit", self.text("error"))
+
+    # -- the views
+
+    def test_counts_above_2_to_the_53_are_exact(self):
+        self.open("research")
+        c = self.counted("kayles-misere-n30.h5")
+        self.assertGreater(c["all"]["tuples"], 2 ** 53)
+        self.assertEqual(c["all"]["tuples"], math.comb(60, 30))
+        self.assertIn(f"{c['all']['p_tuples']} of {c['all']['tuples']}", self.text("re-summary"))
+        cells = [td.get_attribute("textContent") for td in self.driver.find_elements(By.CSS_SELECTOR, "#re-by-total td")]
+        self.assertIn(str(c["by_total"][-1]["tuples"]), cells)
+
+    def test_research_plots_read_on_a_phone_and_show_rare_p_positions(self):
+        """On a phone the plots' text keeps its size and g(n) its height; Wythoff's few
+        P-positions get bars that can be seen; the legend covers no bar."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        try:
+            self.open("research")
+            self.choose_table("re-table", "wythoff-normal-k2-h200.h5")
+            self.by_id("re-count").click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#re-plot-total rect.bar.p[data-x]"))
+            self.by_id("sq-compute").click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+            measured = self.driver.execute_script("""
+                const text = [...document.querySelectorAll('#research svg.plot text')].map(t => t.getBoundingClientRect().height)
+                  .filter(h => h > 0);
+                const p = [...document.querySelectorAll('#re-plot-total rect.bar.p[data-x]')].map(r => r.getBoundingClientRect().height);
+                const legend = document.querySelector('#re-plot-total .plot-legend').getBoundingClientRect();
+                const overlaps = [...document.querySelectorAll('#re-plot-total rect.bar[data-x]')].some(r => {
+                  const b = r.getBoundingClientRect();
+                  return b.left < legend.right && b.right > legend.left && b.top < legend.bottom && b.bottom > legend.top;
+                });
+                return { smallestText: Math.min(...text), p, overlaps,
+                         sequenceHeight: document.getElementById('sq-plot').getBoundingClientRect().height };""")
+            self.assertGreaterEqual(measured["smallestText"], 9, measured["smallestText"])
+            self.assertGreaterEqual(measured["sequenceHeight"], 200)
+            self.assertTrue(measured["p"])
+            self.assertGreaterEqual(min(measured["p"]), 2, measured["p"])
+            self.assertFalse(measured["overlaps"])
+            self.assertIn("log scale", self.driver.find_element(By.CSS_SELECTOR, "#re-plot-total").text)
+            self.screenshot("research-phone")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_every_picture_and_plot_downloads_as_svg_png_and_csv(self):
+        """The table's CSV is nimtb dump --csv byte for byte; a sequence's is sequence --json's
+        values; a count's is dump --count's; a quotient's phi is quotient --json's."""
+        self.open("explore")
+        for table in ("nim-normal-k3-h15.h5", "kayles-misere-n20.h5"):
+            self.choose_table("ex-table", table)
+            self.pictures_drawn(table)
+            stem = table[:-3]
+            csv = self.downloaded("ex-pictures", "csv", f"{stem}-plane.csv").decode()
+            code, out, err = run("dump", os.path.join(self.tables, table), "--csv")
+            self.assertEqual(csv, out, table)
+            self.assert_svg_and_png("ex-pictures", f"{stem}-plane")
+        self.no_error()
+        # Research: the counts, the sequence and the quotient.
+        self.open("research")
+        c = self.counted("nim-normal-k3-h15.h5")
+        for key, rows in (("total", c["by_total"]), ("largest", c["by_largest"]), ("remoteness", c["by_remoteness"])):
+            name = f"nim-normal-k3-h15-by-{key}"
+            lines = self.downloaded(f"re-plot-{key}", "csv", name + ".csv").decode().splitlines()
+            self.assertEqual(lines[0], f"{key},positions,p_positions,tuples,p_tuples")
+            self.assertEqual(lines[1:], [f"{r[key]},{r['positions']},{r['p_positions']},{r['tuples']},{r['p_tuples']}"
+                                         for r in rows])
+            self.assert_svg_and_png(f"re-plot-{key}", name)
+        self.by_id("sq-rules").clear()
+        self.by_id("sq-rules").send_keys("octal:0.77")
+        self.by_id("sq-compute").click()
+        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#sq-plot circle"))
+        s = json.loads(run("sequence", "--rules", "octal:0.77", "--max-heap", self.by_id("sq-max").get_attribute("value"),
+                           "--json")[1])
+        lines = self.downloaded("sq-plot", "csv", "octal_0.77-sequence.csv").decode().splitlines()
+        self.assertEqual(lines, ["n,g"] + [f"{n},{g}" for n, g in enumerate(s["values"])])
+        self.assert_svg_and_png("sq-plot", "octal_0.77-sequence")
+        self.by_id("mq-compute").click()
+        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, "#mq-phi circle"))
+        q = json.loads(run("quotient", "--rules", "octal:0.77", "--max-heap", self.by_id("mq-max").get_attribute("value"),
+                           "--json")[1])
+        lines = self.downloaded("mq-phi", "csv", "octal_0.77-phi.csv").decode().splitlines()
+        self.assertEqual(lines[1:], [f"{h},{q['elements'][x]['word']},{int(q['elements'][x]['p'])}"
+                                     for h, x in enumerate(q["phi"])])
+        self.assert_svg_and_png("mq-phi", "octal_0.77-phi")
+        self.assert_svg_and_png("mq-table", "octal_0.77-quotient-table")
+        self.no_error()
+
+    def test_the_picture_with_the_keyboard_alone(self):
+        self.open("explore")
+        self.choose_table("ex-table", "nim-normal-k2-h30.h5")
+        self.pictures_drawn("nim-normal-k2-h30.h5")
+        self.driver.execute_script("document.activeElement.blur()")
+        self.tab_to("e.tagName === 'CANVAS'")
+        self.press(Keys.ARROW_DOWN)
+        start = self.driver.execute_script("return ex.view.hover")
+        self.press(Keys.ARROW_DOWN, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
+        cell = self.driver.execute_script("return ex.view.hover")
+        self.assertEqual((cell["a"], cell["b"]), (start["a"] + 1, start["b"] + 2))
+        self.assertTrue(self.text("ex-hover").startswith(f"{cell['a']} {cell['b']} "))
+        self.press(Keys.ENTER)
+        self.wait_for(lambda d: self.text("ex-summary").startswith(" ".join(str(h) for h in (cell["a"], cell["b"]) if h)))
+        scale = self.driver.execute_script("return ex.view.view.scale")
+        self.press("+")
+        self.assertGreater(self.driver.execute_script("return ex.view.view.scale"), scale)
+
+    def test_no_serious_accessibility_violation_on_any_view(self):
+        """axe-core (from the npm registry, tests/browser/package.json) on every view with
+        its content shown: no violation of serious or critical impact."""
+        self.assertTrue(os.path.exists(AXE), "axe-core is missing: run tools/setup.sh test (npm ci in tests/browser)")
+        with open(AXE) as f:
+            axe = f.read()
+        found = {}
+        for width, height in ((1400, 1000), (390, 844)):
+            self.driver.set_window_size(width, height)
+            try:
+                for view in ("play", "northcott", "explore", "research"):
+                    self.show_everything(view)
+                    self.driver.execute_script(axe)
+                    violations = self.driver.execute_async_script(
+                        "const done = arguments[0]; axe.run(document, {resultTypes: ['violations']}).then(r => done("
+                        "r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))")
+                    bad = [v for v in violations if v["impact"] in ("serious", "critical")]
+                    if bad:
+                        found[(view, width)] = bad
+                    for v in violations:
+                        print(f"axe {view} {width}px: {v['impact']} {v['id']} {v['nodes']}", file=sys.stderr)
+            finally:
+                self.driver.set_window_size(1400, 1000)
+        self.assertEqual(found, {})
 
     def test_wythoff_p_positions_are_the_dark_cells_through_zoom_and_pan(self):
         self.open("explore")
@@ -1043,19 +1073,6 @@ class Page(unittest.TestCase):
         for a, b in [(0, 0), (1, 4), (6, 6), (12, 0)]:
             q = query(os.path.join(self.tables, table), f"{a} {b} 5 3")
             self.assertEqual((a, b) in p_cells, q["value"] == 0, (a, b))
-
-    def wythoff_error_after_a_nim_answer(self):
-        self.open("explore")
-        self.choose_table("ex-table", "nim-normal-k3-h15.h5")
-        self.by_id("ex-query").click()
-        self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("3 4 5:"))
-        self.choose_table("ex-table", "wythoff-normal-k2-h200.h5")
-        self.assertEqual(self.by_id("ex-position").get_attribute("value"), "3 4")  # made to fit
-        self.by_id("ex-position").clear()
-        self.by_id("ex-position").send_keys("3 4 5")
-        self.by_id("ex-query").click()  # 3 4 5 is not a position of a 2-heap table
-        self.wait_for(lambda d: d.find_element(By.ID, "error").is_displayed())
-        self.assertIn("more than this table's limit", self.text("error"))
 
     def test_an_error_leaves_no_answer_of_another_table(self):
         """A defect of the first page: a Nim answer stayed under a Wythoff table's error."""
