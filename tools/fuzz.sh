@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The libFuzzer harnesses of tests/fuzz, with ASan and UBSan: configures and
 # builds build-fuzz/ with clang, then runs each harness for SECONDS on a copy
-# of its seed corpus (tests/fuzz/corpus/NAME; the tree is not changed). A
-# finding stops the run with libFuzzer's report; its input is kept in
-# build-fuzz/findings/ (add it to the corpus once fixed, as a regression).
+# of its seed corpus (tests/fuzz/corpus/NAME; the tree is not changed), as
+# many at a time as there are cores. A finding fails the run with
+# libFuzzer's report; its input is kept in build-fuzz/findings/ (add it to
+# the corpus once fixed, as a regression).
 #   tools/fuzz.sh [SECONDS [NAME...]]      (default 20 s, every harness)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,15 +25,15 @@ mkdir -p build-fuzz/findings
 export LSAN_OPTIONS="suppressions=$PWD/tools/sanitizers/lsan.supp:print_suppressions=0"
 # Every harness asked for, in one build (line tables only: reports keep file:line).
 cmake --build build-fuzz -j"$(nproc)" --target "${names[@]/#/fuzz_}" >/dev/null
-for name in "${names[@]}"; do
+# One harness: prints libFuzzer's summary lines and a verdict, non-zero on a finding.
+fuzz_one() {
+    local name=$1 work status=0 timeout=10
     work="$(mktemp -d)"
     # The harness's own files (a table, a checkpoint, the input as a file) go
     # to its TMPDIR, removed with the corpus copy below.
     mkdir "$work.tmp"
-    status=0
     # A run over 10 s is a finding, but for the API: the page's quotients are
     # stopped at 5 s (apps/server/api.h), which ASan may stretch past 10.
-    timeout=10
     [[ $name == api ]] && timeout=30
     TMPDIR="$work.tmp" build-fuzz/tests/fuzz/"fuzz_$name" "$work" "tests/fuzz/corpus/$name" -max_total_time="$each" \
         -timeout="$timeout" -rss_limit_mb=4096 -artifact_prefix=build-fuzz/findings/"$name"- \
@@ -42,8 +43,15 @@ for name in "${names[@]}"; do
     if grep -q 'runtime error\|SUMMARY: UndefinedBehaviorSanitizer' "$work.log"; then status=1; fi
     rm -rf "$work" "$work.tmp" "$work.log"
     if [[ $status -ne 0 ]]; then
-        echo "fuzz_$name: a finding (exit $status); the input is in build-fuzz/findings/" >&2
-        exit 1
+        echo "fuzz_$name: a finding (exit $status); the input is in build-fuzz/findings/"
+        return 1
     fi
     echo "fuzz_$name: no finding in $each s"
-done
+}
+# As many harnesses at a time as there are cores, each on one; a harness's
+# lines are printed together when it ends. A finding fails the run (xargs
+# exits non-zero) once every harness has ended.
+export -f fuzz_one
+export each
+printf '%s\n' "${names[@]}" |
+    xargs -P "$(nproc)" -I{} bash -c 'out=$(fuzz_one "$1"); status=$?; printf "%s\n" "$out"; exit $status' _ {}
