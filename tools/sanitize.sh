@@ -50,13 +50,13 @@ for kind in "${KINDS[@]}"; do
         # memory cap (the allocator's, not ASan's, is its subject), and the
         # CLI's usage and answer texts (many short processes; the
         # same parsing meets ASan through e2e.test_first_use.Messages and
-        # e2e.test_cli). Of the distributed solve, the tables (every family,
-        # 1 to 4 processes): its checkpoints and a killed process exercise
+        # e2e.test_cli). Of the distributed solve, the tables (every family, on
+        # 1 and 3 processes here): its checkpoints and a killed process exercise
         # mpirun more than memory. The page's browser tests exercise
         # JavaScript; the server's C++ meets ASan through e2e.test_serve
         # (every endpoint, and 8 clients at once).
         ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" \
-            -E '^(VerifyLarge\.|LongSequence\.TwoThreadsGiveTheValuesOfOne$|Quotient\.ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt$|e2e\.test_first_use\.(Usage|Answers)$|e2e\.test_mpi\.(Checkpoints|ProcessDeath)|browser\.page)'
+            -E '^(VerifyLarge\.|LongSequence\.TwoThreadsGiveTheValuesOfOne$|Quotient\.ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt$|e2e\.test_first_use\.(Usage|Answers)$|e2e\.test_mpi\.(Checkpoints|ProcessDeath)|browser\.)'
     else
         # The parallel parts: the solver, verify, the parallel table writer and
         # the sequence on two threads.
