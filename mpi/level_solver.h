@@ -149,7 +149,10 @@ struct Solver {
         answer.clear();
         answer.reserve(std::accumulate(answer_counts.begin(), answer_counts.end(), uint64_t{0}));
         for (uint64_t p : asked) {
-            for (auto [bytes, width] : {std::pair{value, vb}, std::pair{remoteness, rb}}) {
+            // Named copies, not a structured binding: clang 14 cannot capture one in a lambda.
+            for (const auto& column : {std::pair{value, vb}, std::pair{remoteness, rb}}) {
+                const auto bytes = column.first;
+                const auto width = column.second;
                 if (!width) continue;
                 owned(p, comm.rank, [&](uint64_t start, uint64_t end, size_t b) {
                     const uint64_t local = layout.offset[b] + (start - layout.first[b]);
@@ -183,8 +186,9 @@ struct Solver {
         for (size_t owner = 0; owner < processes; ++owner) {
             for (uint64_t p : asks[owner]) {
                 const uint64_t base = uint64_t(pages.slot[p]) * page;
-                for (auto [bytes, width] :
-                     {std::pair{page_value, vb}, std::pair{page_remoteness, rb}}) {
+                for (const auto& column : {std::pair{page_value, vb}, std::pair{page_remoteness, rb}}) {
+                    const auto bytes = column.first;
+                    const auto width = column.second;
                     if (!width) continue;
                     for_each_overlap(layout, p * page, std::min(u.size(), (p + 1) * page),
                                      [&](uint64_t start, uint64_t end, size_t b) {

@@ -214,6 +214,8 @@ class Page(unittest.TestCase):
         self.wait_for(lambda d: self.history_length() == moves
                       and self.text("play-state") == "human-turn" or self.text("play-state") == "game-over")
 
+    # The keyboard alone.
+
     def press(self, *keys):
         ActionChains(self.driver).send_keys(*keys).perform()
 
