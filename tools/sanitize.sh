@@ -19,9 +19,9 @@ tools/setup.sh install
 
 for kind in "${KINDS[@]}"; do
     case "$kind" in
-        # ASan with clang, whose sanitized suite runs in two thirds of GCC's
-        # time (and so every source meets a second compiler: the release
-        # build is GCC's). TSan with GCC: under clang it reports races in
+        # ASan with clang, whose sanitized code runs in about three quarters
+        # of GCC's time (and so every source meets a second compiler: the
+        # release build is GCC's). TSan with GCC: under clang it reports races in
         # oneTBB's inlined code that tools/sanitizers/tsan.supp does not cover.
         address) dir=build-asan; flags="address,undefined"; compiler=(clang clang++) ;;
         thread) dir=build-tsan; flags="thread"; compiler=(gcc g++) ;;
