@@ -65,6 +65,7 @@ inline constexpr Range SEED{0, int64_t{UINT32_MAX}};              // --seed
 inline constexpr Range PORT{0, 65535};                            // --port
 inline constexpr Range TIME_LIMIT{1, 10'000'000};                 // --time-limit SECONDS
 inline constexpr Range MAX_ORDER{2, engine::MAX_QUOTIENT_ORDER};  // --max-order
+inline constexpr Range MAX_COPIES{1, 1000};                       // --max-copies
 
 // `help` with the range: "K: at most this many heaps (1 to 128)".
 std::string ranged(const std::string& help, Range r);

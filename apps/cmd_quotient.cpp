@@ -17,6 +17,7 @@ constexpr const char* QUOTIENT_EXAMPLES = R"(examples:
   nimtb quotient --rules octal:0.77 --until-proven    # Kayles, every heap size
   nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800
   nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800 --max-order 32768
+  nimtb quotient --rules octal:0.07 --max-heap 34 --max-copies 2 --max-order 32768 --json
 
 The misère quotient Q_N of a rule whose moves touch one heap: positions whose
 heaps have at most N tokens are indistinguishable when adding any such
@@ -37,6 +38,13 @@ largest quotient computed, every order heap by heap, why it stopped, and how
 far the heap it stopped in got (its last candidate predicts every position
 of fewer tokens than its least failure). --max-order lets candidates grow
 past 8192 elements, to 32768 (a 4 GiB table), where memory allows.
+
+--max-copies J checks the last heap, N, only against positions with at most J
+copies of heap N (no move makes a heap of N tokens, so they are closed under
+moves and the check stays exact among them). What it prints for heap N is a
+monoid that predicts each of those positions, with any number of smaller
+heaps: a predictor, not the quotient Q_N, for where Q_N is too large to
+compute (or infinite). It goes without --until-proven, --time-limit and -o.
 )";
 
 }  // namespace
@@ -60,11 +68,17 @@ int cmd_quotient(const std::vector<std::string>& args) {
                       ranged("the largest order a candidate may have (default 8192; its table "
                              "takes 4 order^2 bytes, and a step up to twice that)",
                              MAX_ORDER)
-                          .c_str())("json", "print JSON")(
+                          .c_str())(
+        "max-copies", po::value<int64_t>(),
+        ranged("check the largest heap only against positions with at most this many copies of "
+               "it (a predictor for those positions, not a quotient)",
+               MAX_COPIES)
+            .c_str())("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[--time-limit S] [--max-order N] [-o FILE] [--json]",
+                                    "[--time-limit S | --max-copies J] [--max-order N] "
+                                    "[-o FILE] [--json]",
                                     QUOTIENT_EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
@@ -86,6 +100,11 @@ int cmd_quotient(const std::vector<std::string>& args) {
         request.time_limit = static_cast<uint32_t>(number(*vm, "time-limit", TIME_LIMIT));
     if (vm->count("max-order"))
         request.max_order = static_cast<uint32_t>(number(*vm, "max-order", MAX_ORDER));
+    if (vm->count("max-copies")) {
+        if (request.until_proven || vm->count("time-limit") || vm->count("output"))
+            throw UsageError("--max-copies goes without --until-proven, --time-limit and -o");
+        request.max_copies = static_cast<uint32_t>(number(*vm, "max-copies", MAX_COPIES));
+    }
     ProgressBar bar("quotient", stderr_is_terminal() || vm->count("progress"));
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
     bar.finish();
@@ -94,10 +113,18 @@ int cmd_quotient(const std::vector<std::string>& args) {
         return EXIT_OK;
     }
     const engine::BipartiteMonoid& m = q.monoid;
-    std::string out = fmt::format(
-        "rules        {} (misère play)\nheaps        at most {} tokens\norder        {}\n",
-        request.rule.canonical(), m.max_heap(), m.order);
-    out += "orders       |Q_h| for h = 1, 2, ...:";
+    std::string out = fmt::format("rules        {} (misère play)\nheaps        at most {} tokens",
+                                  request.rule.canonical(), m.max_heap());
+    if (q.max_copies) {
+        out += fmt::format(", at most {} heap{} of {}\nelements     {} (a predictor for these "
+                           "positions, not the quotient Q_{})\n",
+                           *q.max_copies, *q.max_copies == 1 ? "" : "s", m.max_heap(), m.order,
+                           m.max_heap());
+        out += "orders       |Q_h| for h = 1, 2, ... (the last: the predictor's elements):";
+    } else {
+        out += fmt::format("\norder        {}\n", m.order);
+        out += "orders       |Q_h| for h = 1, 2, ...:";
+    }
     for (size_t h = 1; h < q.orders.size(); ++h) out += fmt::format(" {}", q.orders[h]);
     out += "\ngenerators  ";
     for (size_t g = 0; g < q.generators.size(); ++g) {
@@ -129,8 +156,13 @@ int cmd_quotient(const std::vector<std::string>& args) {
         out += "\n";
     }
     out += fmt::format(
-        "checked      predicts the misère outcome of every position with heaps of at most {}\n",
+        "checked      predicts the misère outcome of every position with heaps of at most {}",
         m.max_heap());
+    if (q.max_copies) {
+        out += fmt::format(" and at most {} cop{} of heap {}", *q.max_copies,
+                           *q.max_copies == 1 ? "y" : "ies", m.max_heap());
+    }
+    out += "\n";
     if (!q.stopped.empty()) {
         out += fmt::format("stopped      before heap {}: {}\n", m.max_heap() + 1, q.stopped);
     }

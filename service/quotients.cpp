@@ -184,6 +184,11 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
         throw InputError(fmt::format("the largest heap must be 1 to {}, not {}",
                                      engine::MAX_QUOTIENT_HEAP, r.max_heap));
     }
+    if (r.max_copies && !r.output.empty()) {
+        throw InputError(
+            "a monoid checked with a cap on the copies of the largest heap is not a quotient, and "
+            "is not written to a quotient file");
+    }
     std::error_code ec;
     if (!r.output.empty()) io::check_output_kind(r.output);
     if (!r.output.empty() && !r.overwrite && std::filesystem::exists(r.output, ec)) {
@@ -200,6 +205,7 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
     options.cancel = hooks.cancel;
     options.until_proven = r.until_proven;
     options.max_order = r.max_order;
+    options.max_copies = r.max_copies;
     if (r.time_limit) {
         options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(r.time_limit);
     }
@@ -276,6 +282,7 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
                          {"at_least", f.at_least}};
     }
     j["proof"] = proof_json(q);
+    j["max_copies"] = q.max_copies ? nlohmann::json(*q.max_copies) : nlohmann::json(nullptr);
     return j;
 }
 

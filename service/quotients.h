@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "engine/game/rules.h"
@@ -26,6 +27,9 @@ struct QuotientRequest {
     uint32_t time_limit = 0;
     // The largest order a candidate may have (engine::QuotientOptions).
     uint32_t max_order = engine::DEFAULT_QUOTIENT_ORDER;
+    // engine::QuotientOptions::max_copies: the last heap checked only
+    // against positions with at most this many copies of it (no output).
+    std::optional<uint32_t> max_copies;
 };
 
 // The largest heap `quotient --until-proven` tries unless told.
@@ -38,8 +42,9 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& request, const Ho
 
 // `nimtb quotient --json` and the file: the rule, Q_h's order for every h,
 // the presentation, each element (its word, its smallest position, in P or
-// not), phi of every heap, the multiplication table, and the proof that it
-// is the whole game's quotient (or null).
+// not), phi of every heap, the multiplication table, the proof that it is
+// the whole game's quotient (or null), and the cap on copies of the
+// largest heap (null: none; set, the monoid is a predictor, not Q_N).
 nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q);
 
 // A quotient file (`nimtb quotient --output`), believed only after checking:

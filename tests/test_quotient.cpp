@@ -289,6 +289,41 @@ TEST(Quotient, AHeapWithoutMovesMustActAsTheEmptyGame) {
     EXPECT_NE(brute.p(failure->position), failure->predicted_p) << heaps_text(failure->position);
 }
 
+MisereQuotient capped(const Rule& rule, uint32_t max_heap, uint32_t copies) {
+    QuotientOptions options;
+    options.max_copies = copies;
+    return misere_quotient(rule, max_heap, options);
+}
+
+TEST(Quotient, ACapOnTheLargestHeapGivesAPredictorForThePositionsWithinIt) {
+    // 0.6 (take a token, never the last of a heap) to heap 16: Q_16 has 304
+    // elements; checked only against positions with at most one heap of 16,
+    // 192 do. That predicts every position within the cap (brute force) and,
+    // being no quotient, one past it wrongly: the exact check finds it.
+    const Rule rule = Rule::parse("octal:0.6");
+    const uint32_t n = 16;
+    const MisereQuotient q = capped(rule, n, 1);
+    const BipartiteMonoid& m = q.monoid;
+    EXPECT_EQ(q.max_copies, 1u);
+    const MisereQuotient whole = misere_quotient(rule, n);
+    EXPECT_LT(m.order, whole.monoid.order);
+    EXPECT_EQ(std::vector<uint32_t>(q.orders.begin(), q.orders.end() - 1),
+              misere_quotient(rule, n - 1).orders);  // below heap 16, the quotients
+    BruteForce brute(rule);
+    for (const Heaps& g : positions(n, 3, 44)) {
+        if (std::count(g.begin(), g.end(), n) <= 1) {
+            ASSERT_EQ(brute.p(g), bool(m.p[m.image(g)])) << heaps_text(g);
+        }
+    }
+    const auto failure = check_quotient(rule, m);
+    ASSERT_TRUE(failure);
+    EXPECT_GT(std::count(failure->position.begin(), failure->position.end(), n), 1)
+        << heaps_text(failure->position);
+    // [16 16 15 15 15 12], 89 tokens: beyond brute force, and Q_16 says.
+    EXPECT_NE(bool(whole.monoid.p[whole.monoid.image(failure->position)]), failure->predicted_p)
+        << heaps_text(failure->position);
+}
+
 MisereQuotient until_proven(const Rule& rule, uint32_t limit) {
     QuotientOptions options;
     options.until_proven = true;
@@ -380,6 +415,19 @@ TEST(Quotient, KaylesIsProvenWithPhiOfPeriodTwelve) {
     EXPECT_EQ(q.monoid.max_heap(), 167u);
     EXPECT_EQ(q.monoid.order, 40u);
     EXPECT_FALSE(quotient_provable(Rule::parse("grundy")));
+}
+
+TEST(Quotient, ACapGoesWithoutADeadlineOrAProofAndIsAtLeastOne) {
+    const Rule rule = Rule::parse("octal:0.07");
+    QuotientOptions options;
+    options.max_copies = 0;
+    EXPECT_THROW(misere_quotient(rule, 10, options), InputError);
+    options.max_copies = 1;
+    options.until_proven = true;
+    EXPECT_THROW(misere_quotient(rule, 10, options), InputError);
+    options.until_proven = false;
+    options.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    EXPECT_THROW(misere_quotient(rule, 10, options), InputError);
 }
 
 TEST(Quotient, RulesOnSeveralHeapsAreRefused) {

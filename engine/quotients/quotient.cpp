@@ -40,6 +40,10 @@ struct Limits {
     const std::atomic<bool>* cancel = nullptr;
     std::optional<std::chrono::steady_clock::time_point> deadline;
     uint32_t max_order = DEFAULT_QUOTIENT_ORDER;
+    // Not a stop but a bound on the check (QuotientOptions::max_copies):
+    // when capped_heap is set, the least failure is sought only among
+    // positions with at most max_copies copies of it.
+    uint32_t capped_heap = 0, max_copies = 0;
 
     // Room for the multiplication table (order^2 products of 4 bytes) twice
     // over, and never less than 2 GiB.
@@ -256,6 +260,14 @@ void in_position_order(const std::vector<uint32_t>& letters, Step&& step, Visit&
 // G < H with U(T(G)) ⊆ U(T(H)) (U(T) the contexts z with tz in P for some t
 // in T), every failure H + X predicted N has G + X before it, predicted N
 // and failing too, so H is not walked further.
+//
+// With a cap (limits.capped_heap, a heap that no move makes), only
+// positions with at most max_copies copies of the capped heap are asked
+// about; they are closed under moves, so the induction holds among them.
+// Smallest positions are then taken per (element, copies): a smallest
+// position less a heap is still the smallest of its pair. And G covers H
+// only when it has no more copies, so that G + X is asked about whenever
+// H + X is.
 std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                                              const std::vector<std::vector<Heaps>>& moves,
                                              const Limits& limits) {
@@ -279,24 +291,39 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     }
     std::vector<uint32_t> letter_heaps;
     for (const Letter& l : letters) letter_heaps.push_back(l.heap);
-    // Each element's smallest position.
-    std::vector<Heaps> name(q);
-    std::vector<uint8_t> named(q, 0);
-    Numbering number(static_cast<unsigned>(std::bit_width(q - 1)));
+    // Copies of the capped heap a position may hold: 0 to levels - 1.
+    const uint32_t levels = limits.capped_heap ? limits.max_copies + 1 : 1;
+    auto capped = [&](size_t letter) -> uint32_t {
+        return limits.capped_heap && letters[letter].heap == limits.capped_heap;
+    };
+    // Each state's smallest position, a state being an element and its
+    // copies (x levels + c); `over` stands for every position past the cap.
+    const uint64_t states = uint64_t{q} * levels, over = states;
+    std::vector<Heaps> name(states);
+    std::vector<uint8_t> named(states, 0);
+    Numbering number(static_cast<unsigned>(std::bit_width(states)));
+    number.set(over, 0);  // met already: never walked
     in_position_order(
         letter_heaps,
-        [&](uint64_t x, size_t l) { return uint64_t{m.mul(uint32_t(x), letters[l].x)}; },
-        [&](uint64_t x, const Heaps& position) { name[x] = position, named[x] = 1; }, number,
+        [&](uint64_t xc, size_t l) -> uint64_t {
+            const uint64_t c = xc % levels + capped(l);
+            if (xc == over || c == levels) return over;
+            return uint64_t{m.mul(uint32_t(xc / levels), letters[l].x)} * levels + c;
+        },
+        [&](uint64_t xc, const Heaps& position) { name[xc] = position, named[xc] = 1; }, number,
         m.max_heap(), limits);
     // The least failure predicted P with a move to P.
     std::optional<Heaps> least;
-    for (uint32_t y = 0; y < q; ++y) {
-        if (!named[y]) continue;
-        for (const Letter& l : letters) {
+    for (uint64_t yc = 0; yc < states; ++yc) {
+        if (!named[yc]) continue;
+        const auto y = static_cast<uint32_t>(yc / levels);
+        for (size_t li = 0; li < letters.size(); ++li) {
+            const Letter& l = letters[li];
+            if (yc % levels + capped(li) == levels) continue;
             if (!m.p[m.mul(y, l.x)]) continue;
             for (uint32_t t : l.options) {
                 if (!m.p[m.mul(y, t)]) continue;
-                Heaps g = with_heap(name[y], l.heap);
+                Heaps g = with_heap(name[yc], l.heap);
                 if (!least || smaller_position(g, *least)) least = std::move(g);
                 break;
             }
@@ -309,12 +336,12 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
     for (uint32_t t = 0; t < q; ++t) add_p_contexts(m, t, p_of[t]);
     struct State {
         Heaps position;
-        uint32_t x;
+        uint32_t x, copies;  // copies of the capped heap
         bool moves;
         std::vector<uint32_t> options;
         Bits u;
     };
-    std::vector<State> kept{{Heaps{}, 0, false, {}, Bits(nw, 0)}};
+    std::vector<State> kept{{Heaps{}, 0, 0, false, {}, Bits(nw, 0)}};
     std::vector<std::vector<uint32_t>> frontier(size_t{q} * 2);  // kept states by (x, moves)
     const uint64_t least_tokens = least ? tokens(*least) : 0;
     PositionWalk walk(letter_heaps);
@@ -333,6 +360,8 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                                 !smaller_position(with_heap(parent.position, l.heap), *least)))) {
                      return false;
                  }
+                 s.copies = parent.copies + capped(letter);
+                 if (s.copies == levels) return true;  // past the cap: not asked about
                  s.x = m.mul(parent.x, l.x);
                  s.moves = parent.moves || !l.options.empty();
                  s.options.clear();
@@ -352,6 +381,7 @@ std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                  }
                  std::vector<uint32_t>& same = frontier[size_t{s.x} * 2 + s.moves];
                  for (uint32_t k : same) {
+                     if (kept[k].copies > s.copies) continue;
                      const Bits& v = kept[k].u;
                      size_t i = 0;
                      while (i < nw && (v[i] & ~s.u[i]) == 0) ++i;
@@ -1047,11 +1077,20 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
         throw InputError(fmt::format("quotient: the largest order may be 2 to {}, not {}",
                                      MAX_QUOTIENT_ORDER, options.max_order));
     }
+    if (options.max_copies &&
+        (*options.max_copies == 0 || options.until_proven || options.deadline)) {
+        throw InputError(
+            "quotient: a cap on the copies of the largest heap must be at least 1, and goes "
+            "without a deadline or a proof for every heap size");
+    }
     const std::vector<std::vector<Heaps>> moves = heap_moves(rule, max_heap);
     MisereQuotient result;
     result.orders.push_back(1);
+    result.max_copies = options.max_copies;
     BipartiteMonoid q;
     const Limits stop{options.cancel, options.deadline, options.max_order};
+    Limits last = stop;
+    if (options.max_copies) last.capped_heap = max_heap, last.max_copies = *options.max_copies;
     QuotientFrontier frontier;
     for (uint32_t n = 1; n <= max_heap; ++n) {
         try {
@@ -1059,7 +1098,8 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
             if (moves[n].empty()) {
                 q.phi.push_back(0);  // a heap without moves is the empty game
             } else {
-                q = next_quotient(q, n, moves, result.candidates, frontier, stop);
+                q = next_quotient(q, n, moves, result.candidates, frontier,
+                                  n == max_heap ? last : stop);
             }
         } catch (const TimeUp&) {
             result.stopped = fmt::format("the time ran out while computing Q_{}", n);
@@ -1077,7 +1117,7 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
         if (options.progress) options.progress(n, q.order);
         if (options.until_proven && (result.proof = prove_quotient(rule, q))) break;
     }
-    if (!result.proof) result.proof = prove_quotient(rule, q);
+    if (!result.proof && !options.max_copies) result.proof = prove_quotient(rule, q);
     result.monoid = std::move(q);
     present_quotient(result);
     return result;

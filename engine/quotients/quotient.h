@@ -107,6 +107,9 @@ struct MisereQuotient {
     std::string stopped;  // with QuotientOptions::deadline: why it stopped short of max_heap
     // With `stopped`: the heap it stopped in, once a candidate for it was refuted.
     std::optional<QuotientFrontier> frontier;
+    // QuotientOptions::max_copies: set, the monoid predicts the positions
+    // with at most this many copies of heap max_heap, and is no quotient.
+    std::optional<uint32_t> max_copies;
 };
 
 // The largest heap bound accepted, and the largest order a candidate (so a
@@ -131,6 +134,14 @@ struct QuotientOptions {
     // The largest order a candidate may have (at most MAX_QUOTIENT_ORDER);
     // any one step's memory is bounded by twice its table, and 2 GiB at least.
     uint32_t max_order = DEFAULT_QUOTIENT_ORDER;
+    // When set, the last heap (max_heap) is checked only against positions
+    // with at most this many copies of it (at least 1; no deadline, not
+    // until_proven). No move makes a heap of max_heap tokens, so those
+    // positions are closed under moves and the exact check holds among
+    // them: the monoid returned predicts each of them, with any number of
+    // smaller heaps. It is a predictor, not Q_max_heap (they are not closed
+    // under sums); Q_h for smaller heaps are the quotients as before.
+    std::optional<uint32_t> max_copies;
 };
 
 // Q_max_heap of a rule whose moves touch one heap. Throws InputError for

@@ -815,6 +815,49 @@ class Families(Workdir):
         code, out, err = run("quotient", "--rules", "nim")
         self.assert_error(code, err, 2, "give --max-heap N or --until-proven")
 
+    def test_quotient_with_a_cap_on_the_largest_heap(self):
+        """--max-copies J: for heap N, a predictor of the positions with at most J heaps of N, said
+        to be no quotient, and right on every such position of a solved misère table."""
+        code, out, err = run("quotient", "--rules", "octal:0.6", "--max-heap", "16", "--json")
+        self.assertEqual(code, 0, err)
+        whole = json.loads(out)
+        self.assertIsNone(whole["max_copies"])
+        code, out, err = run("quotient", "--rules", "octal:0.6", "--max-heap", "16", "--max-copies", "1")
+        self.assertEqual(code, 0, err)
+        self.assertIn("heaps        at most 16 tokens, at most 1 heap of 16\n", out)
+        self.assertRegex(out, r"elements     [0-9]+ \(a predictor for these positions, not the quotient Q_16\)")
+        self.assertIn("of at most 16 and at most 1 copy of heap 16\n", out)
+        code, out, err = run("quotient", "--rules", "octal:0.6", "--max-heap", "16", "--max-copies", "1",
+                             "--json")
+        self.assertEqual(code, 0, err)
+        q = json.loads(out)
+        self.assertEqual((q["max_copies"], q["proof"]), (1, None))
+        self.assertLess(q["order"], whole["order"])
+        self.assertEqual(q["orders"][:16], whole["orders"][:16])
+        with tempfile.TemporaryDirectory() as d:
+            table = os.path.join(d, "t.h5")
+            code, _, err = run("solve", "--rules", "octal:0.6", "--misere", "-N", "26", "-o", table, "--quiet")
+            self.assertEqual(code, 0, err)
+            code, out, err = run("dump", table, "--csv")
+            self.assertEqual(code, 0, err)
+        checked = 0
+        for line in out.splitlines()[1:]:
+            position, value = line.split(",")[:2]
+            heaps = [] if position == "(empty)" else list(map(int, position.split()))
+            if any(h > 16 for h in heaps):
+                continue
+            x = 0
+            for h in heaps:
+                x = q["table"][x][q["phi"][h]]
+            self.assertEqual(q["elements"][x]["p"], value == "0", position)
+            checked += 1 if 16 in heaps else 0
+        self.assertGreater(checked, 20)
+        for other in (["--until-proven"], ["--time-limit", "9"], ["-o", self.path("capped.json")]):
+            bound = [] if other == ["--until-proven"] else ["--max-heap", "16"]
+            code, out, err = run("quotient", "--rules", "octal:0.6", *bound, "--max-copies", "1", *other)
+            self.assert_error(code, err, 2, "--max-copies goes without --until-proven, --time-limit and -o")
+        self.assertFalse(os.path.exists(self.path("capped.json")))
+
     def test_quotient_until_proven_answers_heaps_of_any_size(self):
         """A quotient proven for every heap size answers `query --misere` for a heap of 10^9; its
         answers match a misère table beyond the heaps the proof needed, and each winning move leads

@@ -61,6 +61,7 @@ class Usage(Workdir):
             ("quotient", "limit"): ["--rules", "nim", "--until-proven"],
             ("quotient", "time-limit"): ["--rules", "nim", "--max-heap", "3"],
             ("quotient", "max-order"): ["--rules", "nim", "--max-heap", "3"],
+            ("quotient", "max-copies"): ["--rules", "nim", "--max-heap", "3"],
             ("play", "seed"): [],
             ("play", "games"): [],
             ("play", "rows"): ["--game", "northcott"],
