@@ -116,10 +116,10 @@ int cmd_quotient(const std::vector<std::string>& args) {
     std::string out = fmt::format("rules        {} (misère play)\nheaps        at most {} tokens",
                                   request.rule.canonical(), m.max_heap());
     if (q.max_copies) {
-        out += fmt::format(", at most {} heap{} of {}\nelements     {} (a predictor for these "
-                           "positions, not the quotient Q_{})\n",
-                           *q.max_copies, *q.max_copies == 1 ? "" : "s", m.max_heap(), m.order,
-                           m.max_heap());
+        out += fmt::format(
+            ", at most {} heap{} of {}\nelements     {} (a predictor for these "
+            "positions, not the quotient Q_{})\n",
+            *q.max_copies, *q.max_copies == 1 ? "" : "s", m.max_heap(), m.order, m.max_heap());
         out += "orders       |Q_h| for h = 1, 2, ... (the last: the predictor's elements):";
     } else {
         out += fmt::format("\norder        {}\n", m.order);

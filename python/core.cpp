@@ -391,13 +391,15 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
 }
 
 py::object quotient(const std::string& rules, uint32_t max_heap, bool until_proven,
-                    uint32_t time_limit, uint32_t max_order, const py::object& progress) {
+                    uint32_t time_limit, uint32_t max_order, std::optional<uint32_t> max_copies,
+                    const py::object& progress) {
     service::QuotientRequest r;
     r.rule = engine::Rule::parse(rules);
     r.max_heap = max_heap;
     r.until_proven = until_proven;
     r.time_limit = time_limit;
     r.max_order = max_order;
+    r.max_copies = max_copies;
     const engine::MisereQuotient q = interruptible(
         [&](const service::Hooks& hooks) { return service::compute_quotient(r, hooks); }, progress);
     return to_python(service::quotient_json(r.rule, q));
@@ -479,5 +481,5 @@ PYBIND11_MODULE(_core, m) {
           py::arg("overwrite"), py::arg("progress"));
     m.def("read_sequence", &read_sequence, py::arg("path"));
     m.def("quotient", &quotient, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
-          py::arg("time_limit"), py::arg("max_order"), py::arg("progress"));
+          py::arg("time_limit"), py::arg("max_order"), py::arg("max_copies"), py::arg("progress"));
 }

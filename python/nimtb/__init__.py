@@ -591,7 +591,10 @@ class Quotient:
     predicts every position's misère outcome (docs/QUOTIENTS.md). ``proof``,
     when not None, is (preperiod, period): phi repeats with the period from
     the preperiod for heaps of every size, proven, so the quotient is the
-    whole game's and ``element`` takes heaps of any size."""
+    whole game's and ``element`` takes heaps of any size. ``max_copies``,
+    when not None, says the last heap was checked only against positions
+    with at most that many heaps of ``max_heap``: a predictor for those
+    positions, not a quotient."""
 
     rules: str
     max_heap: int
@@ -607,6 +610,7 @@ class Quotient:
     proof: Optional[tuple[int, int]] = None
     stopped: Optional[str] = None
     frontier: Optional[QuotientFrontier] = None
+    max_copies: Optional[int] = None
 
     def element(self, position: PositionLike) -> int:
         """The element of a position: the product of its heaps' phi. Raises
@@ -623,8 +627,14 @@ class Quotient:
         return x
 
     def outcome(self, position: PositionLike) -> str:
-        """"P" when the player to move loses in misère play, else "N"."""
-        return "P" if self.p[self.element(position)] else "N"
+        """"P" when the player to move loses in misère play, else "N". With
+        ``max_copies``, raises InputError for a position past the cap."""
+        heaps = _heaps(position)
+        if self.max_copies is not None and heaps.count(self.max_heap) > self.max_copies:
+            raise InputError(f"the predictor answers positions with at most {self.max_copies} "
+                             f"heap{'' if self.max_copies == 1 else 's'} of {self.max_heap}, "
+                             "and this one has more")
+        return "P" if self.p[self.element(heaps)] else "N"
 
     @classmethod
     def _of(cls, j: dict[str, Any]) -> Quotient:
@@ -638,7 +648,7 @@ class Quotient:
             phi=np.array(j["phi"], dtype=np.uint32),
             table=np.array(j["table"], dtype=np.uint32).reshape(j["order"], j["order"]),
             proof=None if j["proof"] is None else (j["proof"]["preperiod"], j["proof"]["period"]),
-            stopped=j["stopped"],
+            stopped=j["stopped"], max_copies=j["max_copies"],
             frontier=None if j["frontier"] is None else QuotientFrontier(
                 heap=j["frontier"]["heap"], candidates_refuted=j["frontier"]["candidates_refuted"],
                 order=j["frontier"]["order"], least_failure=tuple(j["frontier"]["least_failure"]),
@@ -648,6 +658,7 @@ class Quotient:
 
 def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
              time_limit: Optional[int] = None, max_order: int = 8192,
+             max_copies: Optional[int] = None,
              progress: Optional[Progress] = None) -> Quotient:
     """The misère quotient of the positions whose heaps have at most
     ``max_heap`` tokens, as ``nimtb quotient`` computes it; with
@@ -657,7 +668,11 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     (2 .. 32768; a table of 4 max_order^2 bytes). With ``time_limit``
     (seconds) it returns the largest quotient computed in that time, or
     before a candidate grows past the limits, with ``stopped`` saying why
-    and ``frontier`` how far the next heap got. Ctrl-C (or an exception
+    and ``frontier`` how far the next heap got. With ``max_copies`` (1 ..
+    1000; without ``until_proven`` and ``time_limit``) the last heap is
+    checked only against positions with at most that many heaps of
+    ``max_heap``: the monoid returned predicts exactly those (``outcome``
+    refuses others) and is no quotient. Ctrl-C (or an exception
     raised by ``progress``) stops it. Raises InputError (a rule whose moves
     touch several heaps, a bound outside 1 .. 100000, ``until_proven`` for
     a rule no theorem applies to) and, without ``time_limit``, MemoryError
@@ -669,8 +684,13 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     order = _whole(max_order, "max_order")
     if not 2 <= order <= 32768:
         raise InputError(f"max_order must be 2 to 32768, not {order}")
+    copies = _whole(max_copies, "max_copies")
+    if copies is not None and not 1 <= copies <= 1000:
+        raise InputError(f"max_copies must be 1 to 1000, not {copies}")
+    if copies is not None and (until_proven or seconds is not None):
+        raise InputError("max_copies goes without until_proven and time_limit")
     return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven,
-                                       seconds or 0, order, progress))
+                                       seconds or 0, order, copies, progress))
 
 
 @dataclass(frozen=True)

@@ -673,3 +673,26 @@ def test_quotient_as_python_expects_it(tmp_path):
         nimtb.quotient("nim", 5, max_order=1)
     with pytest.raises(TypeError, match="time_limit is a whole number"):
         nimtb.quotient("nim", 5, time_limit=1.5)
+
+def test_quotient_with_a_cap_on_the_largest_heap(tmp_path):
+    # 0.6 to heap 16, checked only against positions with at most one heap
+    # of 16: a predictor, smaller than Q_16, right on every such position of
+    # a solved table, and refusing to answer past its cap.
+    whole = nimtb.quotient("octal:0.6", 16)
+    capped = nimtb.quotient("octal:0.6", 16, max_copies=1)
+    assert (capped.max_copies, whole.max_copies, capped.proof) == (1, None, None)
+    assert capped.order < whole.order and capped.orders[:16] == whole.orders[:16]
+    table = nimtb.solve("octal:0.6", tmp_path / "t.h5", max_total=24, misere=True)
+    checked = 0
+    for position in table:
+        if max(position, default=0) <= 16:
+            assert capped.outcome(position) == table[position].outcome, position
+            checked += 16 in position
+    assert checked > 10
+    with pytest.raises(nimtb.InputError, match="at most 1 heap of 16"):
+        capped.outcome((16, 16, 3))
+    for bad in (0, 1001):
+        with pytest.raises(nimtb.InputError, match="max_copies must be 1 to 1000"):
+            nimtb.quotient("octal:0.6", 16, max_copies=bad)
+    with pytest.raises(nimtb.InputError, match="goes without"):
+        nimtb.quotient("octal:0.6", 16, max_copies=1, time_limit=5)
