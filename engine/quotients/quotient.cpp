@@ -267,7 +267,9 @@ void in_position_order(const std::vector<uint32_t>& letters, Step&& step, Visit&
 // Smallest positions are then taken per (element, copies): a smallest
 // position less a heap is still the smallest of its pair. And G covers H
 // only when it has no more copies, so that G + X is asked about whenever
-// H + X is.
+// H + X is. (Should the capped heap share its letter with a smaller heap,
+// that heap stands for it uncapped: more positions are asked about, never
+// fewer.)
 std::optional<QuotientFailure> least_failure(const BipartiteMonoid& m,
                                              const std::vector<std::vector<Heaps>>& moves,
                                              const Limits& limits) {
