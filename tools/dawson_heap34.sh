@@ -4,7 +4,7 @@
 # j >= 1 such a position is a misère P-position exactly when j >= m + 2 (and
 # for j = 0 exactly when m is even); if so, Q_34 is infinite.
 #
-# For each J from 1 to MAX_J (default 2) the script runs
+# For each J given (default 1 2) the script runs
 #   nimtb quotient --rules octal:0.07 --max-heap 34 --max-copies J --max-order 32768 --json
 # whose monoid predicts every position with heaps of at most 34 and at most J
 # heaps of 34. In it, for each j <= J, the element of 34^j + 30^m + 25 + 4 + 2
@@ -14,15 +14,16 @@
 # where the outcomes repeat, the first outcomes (m = 0, 1, ...) and whether
 # every m agrees with the conjecture. Exits 1 if any does not.
 #
-#   tools/dawson_heap34.sh [MAX_J]     (J = 1..5 took 5, 103, 244, 453, 752 s)
+#   tools/dawson_heap34.sh [J ...]     (e.g. 1 2 3 4 5 6: 4, 90, 181, 519, 783, 950 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NIMTB=${NIMTB:-build/apps/nimtb}
-max_j=${1:-2}
+caps=("${@:-1 2}")
+read -r -a caps <<<"${caps[*]}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 status=0
-for ((J = 1; J <= max_j; J++)); do
+for J in "${caps[@]}"; do
     /usr/bin/time -f "%e %M" -o "$out/time" "$NIMTB" quotient --rules octal:0.07 --max-heap 34 \
         --max-copies "$J" --max-order 32768 --json >"$out/q.json"
     read -r wall kib <"$out/time"
