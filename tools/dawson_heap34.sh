@@ -14,7 +14,7 @@
 # where the outcomes repeat, the first outcomes (m = 0, 1, ...) and whether
 # every m agrees with the conjecture. Exits 1 if any does not.
 #
-#   tools/dawson_heap34.sh [J ...]     (e.g. 1 2 3 4 5 6: 4, 90, 181, 519, 783, 950 s)
+#   tools/dawson_heap34.sh [J ...]     (J = 1 to 7: 4, 90, 181, 519, 783, 950, 1428 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NIMTB=${NIMTB:-build/apps/nimtb}
