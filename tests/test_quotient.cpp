@@ -308,7 +308,7 @@ TEST(Quotient, ACapOnTheLargestHeapGivesAPredictorForThePositionsWithinIt) {
     const MisereQuotient whole = misere_quotient(rule, n);
     EXPECT_LT(m.order, whole.monoid.order);
     EXPECT_EQ(std::vector<uint32_t>(q.orders.begin(), q.orders.end() - 1),
-              misere_quotient(rule, n - 1).orders);  // below heap 16, the quotients
+              std::vector<uint32_t>(whole.orders.begin(), whole.orders.end() - 1));  // Q_h, h < 16
     BruteForce brute(rule);
     for (const Heaps& g : positions(n, 3, 44)) {
         if (std::count(g.begin(), g.end(), n) <= 1) {

@@ -42,6 +42,21 @@ def entry(dataset, r):
     return int(t[-1])
 
 
+def dumped_outcomes(csv):
+    """(heaps, is a P-position) for each row of `nimtb dump --csv`."""
+    for line in csv.splitlines()[1:]:
+        position, value = line.split(",")[:2]
+        yield [] if position == "(empty)" else list(map(int, position.split())), value == "0"
+
+
+def quotient_says_p(q, heaps):
+    """Whether the quotient JSON `q` puts the position `heaps` in its P-portion."""
+    x = 0
+    for h in heaps:
+        x = q["table"][x][q["phi"][h]]
+    return q["elements"][x]["p"]
+
+
 class Workdir(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="nimtb-e2e-")
@@ -777,12 +792,8 @@ class Families(Workdir):
                 code, out, err = run("dump", table, "--csv")
                 self.assertEqual(code, 0, err)
                 checked = 0
-                for line in out.splitlines()[1:]:
-                    position, value = line.split(",")[:2]
-                    x = 0
-                    for h in ([] if position == "(empty)" else map(int, position.split())):
-                        x = q["table"][x][q["phi"][h]]
-                    self.assertEqual(q["elements"][x]["p"], value == "0", f"{rules} {position}")
+                for heaps, p in dumped_outcomes(out):
+                    self.assertEqual(quotient_says_p(q, heaps), p, f"{rules} {heaps}")
                     checked += 1
                 self.assertGreater(checked, 100)
         code, out, err = run("quotient", "--rules", "wythoff", "--max-heap", "5")
@@ -841,15 +852,10 @@ class Families(Workdir):
             code, out, err = run("dump", table, "--csv")
             self.assertEqual(code, 0, err)
         checked = 0
-        for line in out.splitlines()[1:]:
-            position, value = line.split(",")[:2]
-            heaps = [] if position == "(empty)" else list(map(int, position.split()))
+        for heaps, p in dumped_outcomes(out):
             if any(h > 16 for h in heaps):
                 continue
-            x = 0
-            for h in heaps:
-                x = q["table"][x][q["phi"][h]]
-            self.assertEqual(q["elements"][x]["p"], value == "0", position)
+            self.assertEqual(quotient_says_p(q, heaps), p, heaps)
             checked += 1 if 16 in heaps else 0
         self.assertGreater(checked, 20)
         for other in (["--until-proven"], ["--time-limit", "9"], ["-o", self.path("capped.json")]):
