@@ -8,7 +8,6 @@
 // The input: a line "METHOD PATH?QUERY" (GET when METHOD is missing), then
 // the body of a POST.
 #include <httplib.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +20,7 @@
 #include <thread>
 
 #include "apps/server/web_server.h"
+#include "scratch.h"
 #include "service/solve.h"
 
 namespace {
@@ -35,7 +35,7 @@ struct Server {
     std::unique_ptr<httplib::Client> client;
 
     Server() {
-        dir = fs::temp_directory_path() / ("nimtb-fuzz-api-" + std::to_string(::getpid()));
+        dir = fuzz::scratch_path("api");
         fs::remove_all(dir);
         fs::create_directories(dir);
         service::SolveRequest r;

@@ -9,20 +9,19 @@
 // harness compresses those bytes into a zstd frame with its checksum itself
 // (so mutations reach the level records, not only the frame); bit 1, the
 // solve keeps no remoteness; bits 2-4, the last level the file's name claims.
-#include <unistd.h>
 #include <zstd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "engine/base/errors.h"
 #include "engine/solve/solve_order.h"
 #include "engine/solve/solver.h"
 #include "io/codec/checkpoint.h"
+#include "scratch.h"
 
 namespace {
 
@@ -31,11 +30,6 @@ using namespace nimtb;
 
 // The plan key of every seed's manifest.
 constexpr const char* PLAN_KEY = "fuzz";
-
-void write(const fs::path& path, const void* bytes, size_t size) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(size));
-}
 
 engine::Solution fresh(const engine::Universe& u, bool remoteness) {
     engine::Solution s{.rule = engine::Rule::nim()};
@@ -54,8 +48,7 @@ bool same(const engine::QuantityArray& a, const engine::QuantityArray& b, uint64
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const fs::path dir =
-        fs::temp_directory_path() / ("nimtb-fuzz-checkpoint-" + std::to_string(::getpid()));
+    static const fs::path dir = fuzz::scratch_path("checkpoint");
     if (size < 3) return 0;
     const uint8_t flags = data[0];
     const size_t manifest_size = std::min<size_t>(size - 3, data[1] | size_t{data[2]} << 8);
@@ -66,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::error_code ec;
     fs::remove_all(dir, ec);
     fs::create_directories(dir);
-    write(dir / "manifest.json", manifest, manifest_size);
+    fuzz::write_file(dir / "manifest.json", manifest, manifest_size);
     const unsigned last = (flags >> 2) & 7;
     const fs::path file = dir / ("levels-000000-00000" + std::to_string(last) + ".zst");
     if (flags & 1) {
@@ -76,9 +69,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), levels, levels_size);
         ZSTD_freeCCtx(cctx);
         if (ZSTD_isError(n)) std::abort();
-        write(file, frame.data(), n);
+        fuzz::write_file(file, frame.data(), n);
     } else {
-        write(file, levels, levels_size);
+        fuzz::write_file(file, levels, levels_size);
     }
 
     // Three heaps of at most 3: 20 positions in 10 levels.

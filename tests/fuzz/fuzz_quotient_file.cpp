@@ -1,26 +1,18 @@
 // libFuzzer: quotient files (`nimtb quotient --output`, read by `query
 // --misere --quotient`). Any input is believed only when every check
 // passes; then the quotient it gives predicts positions without failing.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
+#include <vector>
 
 #include "engine/base/errors.h"
+#include "scratch.h"
 #include "service/quotients.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const std::string path = (std::filesystem::temp_directory_path() /
-                                     ("nimtb-fuzz-quotient-" + std::to_string(::getpid())))
-                                        .string();
-    {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    }
+    static const std::string path = nimtb::fuzz::scratch_path("quotient").string();
+    nimtb::fuzz::write_file(path, data, size);
     try {
         const nimtb::service::StoredQuotient q = nimtb::service::read_quotient(path, {});
         const std::vector<uint64_t> heaps{1, 2, 3, 1'000'000'007};

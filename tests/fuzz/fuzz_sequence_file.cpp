@@ -3,28 +3,20 @@
 // is refused with TableError, or read; then positions within its values, and
 // beyond them where it claims a proven period, are answered, and a winning
 // move leads to a position of value 0.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "engine/base/errors.h"
+#include "scratch.h"
 #include "service/sequences.h"
 #include "service/views.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const std::string path = (std::filesystem::temp_directory_path() /
-                                     ("nimtb-fuzz-sequence-" + std::to_string(::getpid()) + ".h5"))
-                                        .string();
-    {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    }
+    static const std::string path = nimtb::fuzz::scratch_path("sequence", ".h5").string();
+    nimtb::fuzz::write_file(path, data, size);
     try {
         const nimtb::service::ProvenGame g = nimtb::service::proven_game(path, std::nullopt);
         const uint64_t known = g.game.known_up_to();
