@@ -11,7 +11,16 @@
 
 namespace nimtb::engine {
 
-using namespace quotient_steps;
+using quotient_steps::Bits;
+using quotient_steps::Candidate;
+using quotient_steps::extend;
+using quotient_steps::heap_moves;
+using quotient_steps::least_failure;
+using quotient_steps::Limits;
+using quotient_steps::recalibrated;
+using quotient_steps::refine;
+using quotient_steps::refined;
+using quotient_steps::TimeUp;
 
 namespace {
 
