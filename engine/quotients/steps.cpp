@@ -38,24 +38,4 @@ void add_p_contexts(const BipartiteMonoid& m, uint32_t t, Bits& out) {
     }
 }
 
-bool before(const Heaps& a, uint32_t x, const Heaps& b, uint32_t y) {
-    size_t i = 0, j = 0;
-    bool x_read = false, y_read = false;
-    for (size_t k = 0; k <= a.size(); ++k) {
-        uint32_t u, v;
-        if (!x_read && (i == a.size() || x >= a[i])) {
-            u = x, x_read = true;
-        } else {
-            u = a[i++];
-        }
-        if (!y_read && (j == b.size() || y >= b[j])) {
-            v = y, y_read = true;
-        } else {
-            v = b[j++];
-        }
-        if (u != v) return u < v;
-    }
-    return false;
-}
-
 }  // namespace nimtb::engine::quotient_steps

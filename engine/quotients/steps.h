@@ -91,7 +91,25 @@ void add_p_contexts(const BipartiteMonoid& m, uint32_t t, Bits& out);
 
 // True when a with one more heap x comes before b with one more heap y,
 // both of one number of tokens and heaps (the order of monoid.h).
-bool before(const Heaps& a, uint32_t x, const Heaps& b, uint32_t y);
+inline bool before(const Heaps& a, uint32_t x, const Heaps& b, uint32_t y) {
+    size_t i = 0, j = 0;
+    bool x_read = false, y_read = false;
+    for (size_t k = 0; k <= a.size(); ++k) {
+        uint32_t u, v;
+        if (!x_read && (i == a.size() || x >= a[i])) {
+            u = x, x_read = true;
+        } else {
+            u = a[i++];
+        }
+        if (!y_read && (j == b.size() || y >= b[j])) {
+            v = y, y_read = true;
+        } else {
+            v = b[j++];
+        }
+        if (u != v) return u < v;
+    }
+    return false;
+}
 
 // Positions made from the empty one by adding heaps (letters), walked in
 // the order of positions. A position with one more heap has more tokens,
