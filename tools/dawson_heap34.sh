@@ -18,8 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NIMTB=${NIMTB:-build/apps/nimtb}
-caps=("${@:-1 2}")
-read -r -a caps <<<"${caps[*]}"
+caps=("$@")
+[[ ${#caps[@]} -gt 0 ]] || caps=(1 2)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 status=0
