@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <boost/asio/ip/address.hpp>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -12,28 +13,81 @@
 
 namespace nimtb::apps {
 
+namespace {
+
+inline constexpr Range DISK_BUDGET{1, 1'000'000};  // --disk-budget MB
+inline constexpr Range JOB_TIME{1, 86'400};        // --job-time SECONDS
+inline constexpr Range JOB_MEMORY{64, 1'000'000};  // --job-memory MB
+inline constexpr Range JOBS{1, 64};                // --jobs
+
+bool is_loopback(const std::string& host) {
+    if (host == "localhost") return true;
+    boost::system::error_code ec;
+    const auto a = boost::asio::ip::make_address(host, ec);
+    return !ec && a.is_loopback();
+}
+
+}  // namespace
+
 int cmd_serve(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()(
-        "tables", po::value<std::string>()->default_value("tables"),
-        "the folder of tables to serve; small tables a game needs are solved into it")(
+    opts.add_options()("tables", po::value<std::string>()->default_value("tables"),
+                       "the folder of tables to serve")(
         "port", po::value<int64_t>()->default_value(8080),
         ranged("the port (0: any free port)", PORT).c_str())(
         "host", po::value<std::string>()->default_value("127.0.0.1"),
-        "the address to listen on (0.0.0.0: every network, for other machines too)");
+        "the address to listen on (0.0.0.0: every network, for other machines too)")(
+        "write",
+        "save the tables a game needs into the tables folder; without it the folder is read-only "
+        "and such tables go to a private temporary folder, removed when the server stops")(
+        "disk-budget", po::value<int64_t>()->default_value(1024),
+        ranged("megabytes of tables the server may write, in either place", DISK_BUDGET).c_str())(
+        "token", po::value<std::string>(),
+        "a word every request must carry: share the link http://HOST:PORT/?token=WORD")(
+        "allow-host", po::value<std::vector<std::string>>(),
+        "a name clients may call the server by, besides its address, localhost and this "
+        "machine's name (repeatable)")(
+        "follow-links", "serve links in the folder that lead out of it")(
+        "job-time", po::value<int64_t>()->default_value(60),
+        ranged("seconds a request's work may take (a solve, a CSV export, a sequence)", JOB_TIME)
+            .c_str())("job-memory", po::value<int64_t>()->default_value(2048),
+                      ranged("megabytes of address space for each piece of work", JOB_MEMORY)
+                          .c_str())(
+        "jobs", po::value<int64_t>()->default_value(4),
+        ranged("pieces of work at once; more are answered 503 with Retry-After", JOBS).c_str());
     const auto vm = parse_arguments(
-        "serve", args, opts, {}, "[--tables DIR] [--port N] [--host ADDRESS]",
+        "serve", args, opts, {},
+        "[--tables DIR] [--port N] [--host ADDRESS] [--write] [--token WORD]",
         "examples:\n  nimtb serve                       # then open http://127.0.0.1:8080/\n"
-        "  nimtb serve --tables my-tables --port 9000\n\n"
+        "  nimtb serve --tables my-tables --port 9000\n"
+        "  nimtb serve --host 0.0.0.0 --token blue-heron   # a class: share "
+        "http://THIS-MACHINE:8080/?token=blue-heron\n\n"
         "The page plays heap games and Northcott's game against the table's perfect\n"
         "computer, explores a table and counts its P-positions. The JSON API under\n"
         "/api/ answers as `query --json`, `info --json` and `dump --count --json` do.\n"
-        "Ctrl-C stops the server.\n");
+        "Answers from stored tables never wait on work; work (solves, CSV exports,\n"
+        "counts, sequences, quotients) runs bounded in time and memory, stops when its\n"
+        "client leaves, and past --jobs is answered 503. docs/SERVER.md has the rest.\n"
+        "Ctrl-C (or SIGTERM) stops the server at once.\n");
     if (!vm) return EXIT_OK;
     ServerOptions o;
     o.tables_dir = (*vm)["tables"].as<std::string>();
     o.host = (*vm)["host"].as<std::string>();
     o.port = static_cast<int>(number(*vm, "port", PORT));
+    o.writable = vm->count("write") > 0;
+    o.disk_budget = number(*vm, "disk-budget", DISK_BUDGET) << 20;
+    if (vm->count("token")) {
+        o.token = (*vm)["token"].as<std::string>();
+        const bool plain = !o.token.empty() && std::all_of(o.token.begin(), o.token.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+        });
+        if (!plain) throw UsageError("--token is a word of letters, digits, '-', '_' and '.'");
+    }
+    if (vm->count("allow-host")) o.allowed_hosts = (*vm)["allow-host"].as<std::vector<std::string>>();
+    o.follow_links = vm->count("follow-links") > 0;
+    o.job_time = std::chrono::seconds(number(*vm, "job-time", JOB_TIME));
+    o.job_memory = number(*vm, "job-memory", JOB_MEMORY) << 20;
+    o.max_children = static_cast<unsigned>(number(*vm, "jobs", JOBS));
     std::error_code ec;
     if (!std::filesystem::is_directory(o.tables_dir, ec)) {
         throw UsageError("--tables " + o.tables_dir + ": not a folder");
@@ -43,10 +97,17 @@ int cmd_serve(const std::vector<std::string>& args) {
     std::cout << fmt::format("nimtb: serving the tables of {}/ at http://{}:{}/ (Ctrl-C stops)\n",
                              o.tables_dir, o.host, port)
               << std::flush;
+    if (!is_loopback(o.host)) {
+        fmt::print(stderr,
+                   "nimtb: warning: listening on {}: anyone who can reach this machine can use "
+                   "the page and read every table of {}/{}\n",
+                   o.host, o.tables_dir,
+                   o.token.empty() ? " (give --token WORD to let in only those with the link)" : "");
+    }
     service::stop_on_signals();
     std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer ends that answer only
     std::thread watcher([&server] {
-        while (!service::interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        while (!service::interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         server.stop();
     });
     server.serve();

@@ -85,7 +85,7 @@ export function schedulePictures() {
 export async function followJob(job, what, positions) {
   const box = $("ex-progress"), bar = $("ex-progress-bar"), text = $("ex-progress-text");
   box.hidden = false;
-  const cancel = guard(() => api("/api/job/cancel", { id: job }));
+  const cancel = guard(() => api("/api/job/cancel", {}, { id: job }));
   $("ex-cancel").onclick = cancel;
   try {
     for (;;) {
@@ -105,7 +105,7 @@ export async function followJob(job, what, positions) {
 
 export async function companionOf(table) {
   if (!ex.companions.has(table)) {
-    let c = await api("/api/companion", { table });
+    let c = await api("/api/companion", {}, { table });  // POST: found, or a job solving it
     if (c.job) {
       const t = tables.find((x) => x.path === table);
       const other = t && t.convention === "normal" ? "misère" : "normal-play";

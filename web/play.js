@@ -47,7 +47,7 @@ export async function newGame(event) {
   game.serial += 1;  // a computer move of an earlier game is dropped
   let found, probe;
   try {
-    found = await api("/api/find", params);
+    found = await api("/api/find", {}, params);  // POST: the server may solve it now
     game.table = found.table;
     probe = await probeOf(found.start);
   } catch (e) {

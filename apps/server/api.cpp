@@ -1,166 +1,323 @@
 #include "apps/server/api.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <thread>
+#include <filesystem>
 
-#include "service/views.h"
-
-extern char** environ;
+#include "engine/base/errors.h"
+#include "service/tables.h"
 
 namespace nimtb::apps {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-void vet_table(const std::string& path) {
-    constexpr auto LIMIT = std::chrono::seconds(10);
-    int err[2];
-    if (::pipe2(err, O_CLOEXEC) != 0) throw TableError(path + ": cannot check the file (no pipe)");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    const std::string self = "/proc/self/exe", info = "info";
-    char* argv[] = {const_cast<char*>(self.c_str()), const_cast<char*>(info.c_str()),
-                    const_cast<char*>(path.c_str()), nullptr};
-    pid_t pid = 0;
-    const int spawned = ::posix_spawn(&pid, self.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(err[1]);
-    if (spawned != 0) {
-        ::close(err[0]);
-        throw TableError(path + ": cannot check the file (no process)");
-    }
-    // The child's stderr is read as it comes: a child blocked on a full pipe
-    // would otherwise look like one that hangs. Its first line is all we keep.
-    constexpr size_t KEPT = 4096;
-    std::string message;
-    bool reading = true;
-    auto read_some = [&] {
-        char buf[4096];
-        const ssize_t n = ::read(err[0], buf, sizeof buf);
-        if (n <= 0) {
-            reading = false;
-            return;
-        }
-        message.append(buf, std::min(size_t(n), KEPT - std::min(KEPT, message.size())));
-    };
-    int status = 0;
-    const auto deadline = std::chrono::steady_clock::now() + LIMIT;
-    bool late = false;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            ::kill(pid, SIGKILL);
-            ::waitpid(pid, &status, 0);
-            late = true;
-            break;
-        }
-        pollfd p{err[0], POLLIN, 0};
-        if (reading && ::poll(&p, 1, 5) > 0) {
-            read_some();
-        } else if (!reading) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-    }
-    while (reading) read_some();  // the child is gone: the rest, then the end
-    ::close(err[0]);
-    if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
-    // (Under a sanitizer a crash is an exit with its report.)
-    if (!late && WIFEXITED(status) && message.find("Sanitizer") == std::string::npos) {
-        message = message.substr(0, message.find('\n'));
-        const std::string prefix = "nimtb: error: ";
-        if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-        throw TableError(message.empty() ? path + ": not a table nimtb can read" : message);
-    }
-    throw TableError(fmt::format(
-        "{}: the file is damaged: reading its metadata {} (a file of HDF5's older format, "
-        "without checksums; docs/FORMAT.md)",
-        path, late ? "took over 10 s" : "crashed HDF5"));
+namespace {
+
+// The program children run: the one given, or this one.
+std::string program_of(const ServerOptions& o) {
+    if (!o.program.empty()) return o.program;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("/proc/self/exe") : self.string();
 }
 
-Deadline::Deadline(std::chrono::milliseconds limit)
-    : timer_([this, limit] {
-          std::unique_lock lock(mutex_);
-          if (!gone_.wait_for(lock, limit, [this] { return done_; })) passed_ = true;
-      }) {}
-
-Deadline::~Deadline() {
-    {
-        std::lock_guard lock(mutex_);
-        done_ = true;
-    }
-    gone_.notify_one();
-    timer_.join();
+// A fresh private folder for the tables solved while the folder is read-only.
+std::string make_scratch() {
+    std::string pattern = (fs::temp_directory_path() / "nimtb-serve-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw TableError("cannot make a temporary folder for solved tables");
+    return pattern;
 }
 
-service::Hooks log_hooks() {
-    service::Hooks hooks;
-    hooks.note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-    hooks.vet = vet_table;
-    return hooks;
+// The children of one command line, and their limits.
+ChildLimits limits_of(const ServerOptions& o, std::chrono::milliseconds time) {
+    return ChildLimits{std::min<std::chrono::milliseconds>(time, o.job_time), o.job_memory};
 }
 
-void send_json(httplib::Response& res, const json& j, int status) {
+}  // namespace
+
+void send_json(http::Response& res, const json& j, int status) {
     res.status = status;
-    res.set_content(j.dump(), "application/json");
+    res.content_type = "application/json";
+    res.body = j.dump();
 }
 
-std::string param(const httplib::Request& req, const char* name) {
-    if (!req.has_param(name)) throw HttpError(400, fmt::format("missing parameter '{}'", name));
-    return req.get_param_value(name);
+std::string param(const http::Request& req, const char* name) {
+    const auto it = req.params.find(name);
+    if (it == req.params.end()) throw HttpError(400, fmt::format("missing parameter '{}'", name));
+    return it->second;
 }
 
-engine::Heaps position_param(const httplib::Request& req) {
+engine::Heaps position_param(const http::Request& req) {
     return engine::parse_heaps(param(req, "position"));
 }
 
-void answering(httplib::Response& res, const std::function<void()>& work) {
-    try {
-        work();
-    } catch (const HttpError& e) {
-        send_json(res, {{"error", e.what()}}, e.status);
-    } catch (const nimtb::InputError& e) {
-        send_json(res, {{"error", e.what()}}, 400);
-    } catch (const nimtb::ResourceError& e) {  // a universe too large: ask for a smaller one
-        send_json(res, {{"error", e.what()}}, 400);
-    } catch (const json::exception& e) {
-        send_json(res, {{"error", std::string("bad JSON: ") + e.what()}}, 400);
-    } catch (const std::exception& e) {
-        send_json(res, {{"error", e.what()}}, 500);
-    }
+json json_body(const http::Request& req) {
+    const std::string type = req.header("content-type");
+    if (type.substr(0, type.find(';')) != "application/json")
+        throw HttpError(415, "send the request's body as JSON (Content-Type: application/json)");
+    return json::parse(req.body);
 }
 
-ServerState::Open& ServerState::table(const std::string& name) {
-    if (!is_table_name(name)) {
-        throw HttpError(400, "'" + name +
-                                 "' is not a table name: give a file name of the "
-                                 "tables folder, like nim-normal-k3-h15.h5");
-    }
-    const fs::path path = fs::path(options.tables_dir) / name;
+ServerState::ServerState(ServerOptions o)
+    : options(std::move(o)),
+      scratch(make_scratch()),
+      solve_dir(options.writable ? options.tables_dir : scratch),
+      catalog(Catalog::Options{{options.tables_dir, scratch}, options.follow_links},
+              [this](const std::string& path) {
+                  // Read first in a child: a damaged file may crash or hang HDF5.
+                  const ChildOutcome r =
+                      run_child(options.program, {"info", path},
+                                {std::chrono::seconds(10), options.job_memory}, {});
+                  if (r.end == ChildOutcome::End::exited && r.exit_code == 0) return;
+                  if (r.end == ChildOutcome::End::exited)
+                      throw TableError(r.error.empty() ? path + ": not a table nimtb can read"
+                                                       : r.error);
+                  throw TableError(fmt::format(
+                      "{}: the file is damaged: reading its metadata {} (a file of HDF5's older "
+                      "format, without checksums; docs/FORMAT.md)",
+                      path, r.end == ChildOutcome::End::killed_for_time ? "took over 10 s"
+                                                                        : "crashed HDF5"));
+              }),
+      rng(std::random_device{}()) {
+    options.program = program_of(options);
+    const unsigned n = std::max(1u, options.max_children);
+    gates.children = std::make_shared<http::Gate>(n);
+    gates.solve = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
+    gates.dump = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
+    gates.count = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
+    gates.sequence = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
+    gates.quotient = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
+    gates.plane = std::make_shared<http::Gate>(2);
+    gates.find = std::make_shared<http::Gate>(16);
+}
+
+ServerState::~ServerState() {
     std::error_code ec;
-    const auto written = fs::last_write_time(path, ec);
-    if (ec || !fs::is_regular_file(path, ec)) throw HttpError(404, "no table '" + name + "'");
-    Open& t = open[name];
-    if (!t.prober || t.written != written) {
-        t = Open{};
-        vet_table(path.string());  // in a child first: a damaged file may crash HDF5
-        t.prober = std::make_unique<io::Prober>(path.string());
-        t.written = written;
-    }
-    return t;
+    fs::remove_all(scratch, ec);
 }
 
-json ServerState::info(Open& t, const std::string& name) {
-    json j = service::info_json(t.prober->table());
-    j["path"] = name;  // the folder stays the server's business
+uint64_t ServerState::random() {
+    std::lock_guard lock(rng_mutex);
+    return rng();
+}
+
+std::string ServerState::scrub(std::string message) const {
+    std::vector<std::string> folders;
+    for (const std::string& dir : {options.tables_dir, scratch}) {
+        std::error_code ec;
+        const fs::path absolute = fs::absolute(dir, ec);
+        const fs::path canonical = fs::weakly_canonical(dir, ec);
+        for (const fs::path& p : {fs::path(dir), absolute, canonical}) {
+            std::string s = p.lexically_normal().string();
+            while (s.size() > 1 && s.back() == '/') s.pop_back();
+            if (!s.empty() && s != ".") folders.push_back(s);
+        }
+    }
+    // The longest first, so that a folder's parent does not leave its tail.
+    std::sort(folders.begin(), folders.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    for (const std::string& f : folders) {
+        for (size_t at; (at = message.find(f + "/")) != std::string::npos;) message.erase(at, f.size() + 1);
+        for (size_t at; (at = message.find(f)) != std::string::npos;)
+            message.replace(at, f.size(), "the tables folder");
+    }
+    // A temporary name (.name.tmp.PID) says which process wrote it.
+    for (size_t at; (at = message.find(".tmp.")) != std::string::npos;) {
+        size_t end = at + 5;
+        while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
+        message.erase(at, end - at);
+    }
+    return message;
+}
+
+std::string ServerState::run(const http::Request& req, const std::vector<std::string>& args,
+                             std::chrono::milliseconds time, const std::string& late,
+                             const std::function<void(std::string_view)>& out) {
+    std::string collected;
+    ChildIo io;
+    io.out = out ? out : [&collected](std::string_view piece) { collected.append(piece); };
+    io.cancelled = [&req] { return req.cancelled(); };
+    const ChildOutcome r = run_child(options.program, args, limits_of(options, time), io);
+    switch (r.end) {
+        case ChildOutcome::End::cancelled:
+            throw Cancelled();
+        case ChildOutcome::End::killed_for_time:
+            throw HttpError(503, late);
+        case ChildOutcome::End::crashed:
+            throw HttpError(500, "the work ended abnormally (out of the server's memory for work?)");
+        case ChildOutcome::End::exited:
+            break;
+    }
+    if (r.exit_code == 0) return collected;
+    const std::string message = scrub(r.error.empty() ? "the work failed" : r.error);
+    // Out of memory: an allocation failed under the child's limit.
+    if (message.find("bad_alloc") != std::string::npos)
+        throw HttpError(503, "this needs more memory than the server gives a request");
+    throw HttpError(r.exit_code == 2 ? 400 : 500, message);
+}
+
+json ServerState::census(const http::Request& req, const std::string& name) {
+    const auto t = catalog.table(name);
+    {
+        std::lock_guard lock(census_mutex_);
+        if (const auto it = censuses_.find(t); it != censuses_.end()) return it->second;
+    }
+    if (t->positions > MAX_COUNT_POSITIONS) {
+        throw HttpError(422, fmt::format("the table has {} positions, more than the server "
+                                         "counts ({}); run nimtb dump --count",
+                                         t->positions, MAX_COUNT_POSITIONS));
+    }
+    const json j = json::parse(run(req, {"dump", t->path, "--count", "--json"}, options.job_time,
+                                   "counting this table takes longer than the server allows; run "
+                                   "nimtb dump --count"));
+    std::lock_guard lock(census_mutex_);
+    for (auto it = censuses_.begin(); it != censuses_.end();) {
+        it = it->first.use_count() == 1 ? censuses_.erase(it) : std::next(it);  // file changed
+    }
+    censuses_[t] = j;
     return j;
+}
+
+namespace {
+
+std::string solve_command(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) {
+    return fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
+                       c == engine::Convention::misere ? " --misere" : "",
+                       service::universe_options(u));
+}
+
+}  // namespace
+
+void ServerState::solvable(const engine::Rule& rule, engine::Convention c,
+                           const engine::Universe& u) const {
+    if (u.size() > service::SOLVE_ON_THE_SPOT) {
+        throw HttpError(422, "no table in the folder holds this game; make one with: " +
+                                 solve_command(rule, c, u));
+    }
+}
+
+std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
+                               const engine::Universe& u, const std::function<bool()>& cancelled,
+                               const std::function<void(double)>& progress) {
+    solvable(rule, c, u);
+    const std::string command = solve_command(rule, c, u);
+    std::string name = fs::path(service::default_table_path(rule, c, u)).filename().string();
+    if (!is_table_name(name)) {
+        // A long rule text: a short name of the game, still a name the server serves.
+        name = fmt::format("{}-{:016x}.h5", service::game_stem(rule, c).substr(0, 40),
+                           std::hash<std::string>{}(name));
+        if (!is_table_name(name)) name = fmt::format("table-{:016x}.h5", std::hash<std::string>{}(name));
+    }
+    // One solve of a table at a time: the next asker finds it solved.
+    std::shared_ptr<std::mutex> one;
+    {
+        std::lock_guard lock(solving_mutex_);
+        auto& m = solving_[name];
+        if (!m) m = std::make_shared<std::mutex>();
+        one = m;
+    }
+    std::lock_guard solving(*one);
+    try {
+        const auto t = catalog.table(name);
+        if (t->rules == rule.canonical() && t->convention == c &&
+            t->universe->describe() == u.describe())
+            return name;
+    } catch (const std::exception&) {
+        // Not there yet (or not that game): solve it.
+    }
+    if (!gates.solve->try_enter()) {
+        throw HttpError(503, "the server is solving as many tables as it may at once; try again "
+                             "in a few seconds");
+    }
+    struct Leave {
+        http::Gate& gate;
+        ~Leave() { gate.leave(); }
+    } leave{*gates.solve};
+    if (written_bytes_.load() >= options.disk_budget) {
+        throw HttpError(507, fmt::format("the server has written the tables its operator allows "
+                                         "({} MB); make this one with: {}",
+                                         options.disk_budget >> 20, command));
+    }
+    // The solve writes into a folder of its own, removed whatever happens;
+    // the table is moved into place whole.
+    std::string work = (fs::path(solve_dir) / ".nimtb-solve-XXXXXX").string();
+    if (!::mkdtemp(work.data())) throw TableError("cannot solve here: the folder is not writable");
+    struct Cleanup {
+        std::string dir;
+        ~Cleanup() {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    } cleanup{work};
+    const std::string out = (fs::path(work) / name).string();
+    std::vector<std::string> args{"solve", "--rules", rule.canonical()};
+    if (c == engine::Convention::misere) args.push_back("--misere");
+    if (u.is_box()) {
+        args.insert(args.end(), {"--heaps", std::to_string(u.max_heaps()), "--max-heap",
+                                 std::to_string(u.max_heap_size())});
+    } else {
+        args.insert(args.end(), {"--max-total", std::to_string(u.max_total())});
+        if (u.max_heaps() < u.max_total()) {
+            args.insert(args.end(), {"--heaps", std::to_string(u.max_heaps())});
+        }
+    }
+    args.insert(args.end(), {"-o", out, "--progress"});
+    ChildIo io;
+    io.cancelled = cancelled;
+    io.progress = progress;
+    const ChildOutcome r = run_child(options.program, args, limits_of(options, options.job_time), io);
+    if (r.end == ChildOutcome::End::cancelled) throw Cancelled();
+    if (r.end == ChildOutcome::End::killed_for_time) {
+        throw HttpError(503, fmt::format("solving this game takes longer than the server allows "
+                                         "({} s); make its table with: {}",
+                                         options.job_time.count(), command));
+    }
+    if (r.end != ChildOutcome::End::exited || r.exit_code != 0) {
+        throw HttpError(500, scrub(r.error.empty() ? "the solve failed" : r.error));
+    }
+    std::error_code ec;
+    const uintmax_t bytes = fs::file_size(out, ec);
+    if (ec || written_bytes_.load() + bytes > options.disk_budget) {
+        throw HttpError(507, fmt::format("the table would pass the disk budget its operator "
+                                         "allows ({} MB); make it with: {}",
+                                         options.disk_budget >> 20, command));
+    }
+    fs::rename(out, fs::path(solve_dir) / name, ec);
+    if (ec) throw TableError("cannot place the solved table in the folder");
+    written_bytes_ += bytes;
+    return name;
+}
+
+void answer_exception(const ServerState& state, std::exception_ptr e, http::Response& res) {
+    int status = 500;
+    std::string message = "internal error";
+    try {
+        std::rethrow_exception(e);
+    } catch (const HttpError& x) {
+        status = x.status;
+        message = x.what();
+    } catch (const Cancelled&) {
+        status = 499;  // nginx's word for a client that went away; no one reads it
+        message = "cancelled";
+    } catch (const nimtb::InputError& x) {
+        status = 400;
+        message = x.what();
+    } catch (const nimtb::ResourceError& x) {  // a universe too large: ask for a smaller one
+        status = 400;
+        message = x.what();
+    } catch (const json::exception& x) {
+        status = 400;
+        message = std::string("bad JSON: ") + x.what();
+    } catch (const std::bad_alloc&) {
+        status = 503;
+        message = "the server is out of memory for this request";
+    } catch (const std::exception& x) {
+        message = x.what();
+    }
+    send_json(res, {{"error", state.scrub(message)}}, status);
+    if (status == 503) res.set_header("Retry-After", "5");
 }
 
 }  // namespace nimtb::apps

@@ -1,41 +1,37 @@
 #pragma once
-// What the endpoints of `nimtb serve` share: the server's state (the tables
-// of its folder, opened once and reopened when their file changes; the
-// learners; the one lock every table access holds, HDF5 being built without
-// thread safety), the error a handler throws, and the wrapping that turns
-// errors into answers. Each group of endpoints has a file of its own:
+// What the endpoints of `nimtb serve` share: the server's state (the
+// catalog of its tables, the folder it solves into, the jobs a page follows,
+// the gates that bound work), and the helpers that turn requests into
+// answers. Reads (query, info, moves, hints, pictures) use the catalog's
+// open tables, each under its own lock; work that can be long (solves,
+// dumps, counts, sequences, quotients) runs as a child process of `nimtb`
+// (child.h) behind a gate. Each group of endpoints has a file of its own:
 // tables_api.cpp (tables, answers, pictures), games_api.cpp (playing),
-// research_api.cpp (sequences).
+// research_api.cpp (sequences, quotients).
 
 #include <fmt/core.h>
-#include <httplib.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <random>
-#include <stdexcept>
 #include <string>
-#include <thread>
+#include <vector>
 
+#include "apps/server/catalog.h"
+#include "apps/server/child.h"
+#include "apps/server/http.h"
 #include "apps/server/jobs.h"
 #include "apps/server/web_server.h"
-#include "engine/base/errors.h"
 #include "engine/game/universe.h"
-#include "io/probe.h"
 #include "play/players.h"
-#include "service/request/hooks.h"
 
 namespace nimtb::apps {
 
-// Requests are small: a position, a rule, a game's draws.
-inline constexpr size_t MAX_BODY_BYTES = 64 * 1024;
+using HttpError = http::Error;
+
 // The explorer's pictures: a plane of at most this many heap sizes a side.
 inline constexpr uint32_t MAX_PLANE_SIDE = 2048;
 // In a plane's binary answer: a cell outside the universe, a remoteness not stored.
@@ -48,88 +44,92 @@ inline constexpr uint64_t MAX_PAGE_SEQUENCE = 65'536;
 // that bound, as octal:0.76 at heap 12 does).
 inline constexpr uint32_t MAX_PAGE_QUOTIENT_HEAP = 100;
 inline constexpr std::chrono::seconds MAX_PAGE_QUOTIENT_TIME{5};
-// Counting reads the whole table while holding the tables' lock.
+// Counting reads the whole table (in a child).
 inline constexpr uint64_t MAX_COUNT_POSITIONS = 50'000'000;
+// A CSV export probes every N-position for its move: about 100,000 rows a second.
+inline constexpr uint64_t MAX_DUMP_POSITIONS = 2'000'000;
 
-// A flag that turns true once `limit` has passed, unless the Deadline is
-// destroyed first: the cancellation hook of work a request waits for.
-class Deadline {
-  public:
-    explicit Deadline(std::chrono::milliseconds limit);
-    ~Deadline();
-    Deadline(const Deadline&) = delete;
-    Deadline& operator=(const Deadline&) = delete;
-    const std::atomic<bool>* flag() const { return &passed_; }
-
-  private:
-    std::atomic<bool> passed_{false};
-    std::mutex mutex_;
-    std::condition_variable gone_;
-    bool done_ = false;
-    std::thread timer_;
-};
-
-// An answer other than 200, thrown by a handler.
-struct HttpError : std::runtime_error {
-    HttpError(int s, const std::string& what) : std::runtime_error(what), status(s) {}
-    int status;
-};
-
-void send_json(httplib::Response& res, const nlohmann::json& j, int status = 200);
+void send_json(http::Response& res, const nlohmann::json& j, int status = 200);
 // A parameter of the request, or HttpError 400 naming it.
-std::string param(const httplib::Request& req, const char* name);
+std::string param(const http::Request& req, const char* name);
 // Heaps in a URL: "3,4,5", "3 4 5" or empty for the empty position.
-engine::Heaps position_param(const httplib::Request& req);
-// The hooks of a solve on the spot: the server's log (stderr) says so.
-// Reads the table at `path` with `nimtb info` in a child process, within
-// 10 s, before the server opens it: a damaged file of HDF5's 1.8 format can
-// crash or hang HDF5 (docs/FORMAT.md), and the server must outlive it.
-// Throws TableError with the child's message, or saying it crashed or hung.
-void vet_table(const std::string& path);
-
-// Notes to stderr; new files of a folder vetted (vet_table) before use.
-service::Hooks log_hooks();
-
-// Runs a handler's work: errors become a status and {"error": ...}.
-void answering(httplib::Response& res, const std::function<void()>& work);
+engine::Heaps position_param(const http::Request& req);
+// The JSON body of a POST: HttpError 415 unless its type is application/json.
+nlohmann::json json_body(const http::Request& req);
 
 // A handler that answers with JSON.
 template <class F>
-httplib::Server::Handler guarded(F f) {
-    return [f](const httplib::Request& req, httplib::Response& res) {
-        answering(res, [&] { send_json(res, f(req)); });
-    };
+http::Handler guarded(F f) {
+    return [f](const http::Request& req, http::Response& res) { send_json(res, f(req)); };
 }
 
 struct ServerState {
-    explicit ServerState(ServerOptions o) : options(std::move(o)), rng(std::random_device{}()) {}
-
-    // A table of the folder, opened once and reopened when its file changes.
-    struct Open {
-        std::unique_ptr<io::Prober> prober;
-        std::filesystem::file_time_type written;
-        std::optional<nlohmann::json> census;
-    };
+    explicit ServerState(ServerOptions o);
+    // Removes the private folder of solved tables.
+    ~ServerState();
+    ServerState(const ServerState&) = delete;
+    ServerState& operator=(const ServerState&) = delete;
 
     ServerOptions options;
-    std::mutex tables_mutex;
-    std::map<std::string, Open> open;
+    std::string scratch;    // private, temporary: tables solved when the folder is read-only
+    std::string solve_dir;  // where solves go: options.tables_dir when writable, else scratch
+    Catalog catalog;
+
+    // Work in children: at most `children` at once, and per kind fewer.
+    // `find` admits requests that may solve (on the work pool, since a
+    // solve is long); the solve itself is admitted by `solve`.
+    struct Gates {
+        std::shared_ptr<http::Gate> children, solve, dump, count, sequence, quotient, plane, find;
+    } gates;
+
+    // `nimtb args...` in a child for a request, within `time` (and the
+    // server's memory limit for work), stopped when the client goes away.
+    // Returns its stdout, or passes each piece to `out` when given. Throws
+    // HttpError: 400 for what the command calls bad usage, 503 when the
+    // time runs out (`late` words it), 500 otherwise, every message with the
+    // server's folders taken out; nimtb::Cancelled when the client left.
+    std::string run(const http::Request& req, const std::vector<std::string>& args,
+                    std::chrono::milliseconds time, const std::string& late,
+                    const std::function<void(std::string_view)>& out = nullptr);
+
+    // HttpError 422 naming the solve to run when `u` is too big to solve now.
+    void solvable(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) const;
+    // Solves `u` into solve_dir when it is small and returns the table's
+    // name; throws as solvable() when it is not, HttpError 507 when the
+    // disk budget would be spent, 503 when it takes longer than job_time.
+    std::string solve(const engine::Rule& rule, engine::Convention c, const engine::Universe& u,
+                      const std::function<bool()>& cancelled,
+                      const std::function<void(double)>& progress);
+
+    // `message` with the server's folders taken out: no answer names a path.
+    std::string scrub(std::string message) const;
+
+    // The census of a table (dump --count --json), computed once per version.
+    nlohmann::json census(const http::Request& req, const std::string& name);
+
+    uint64_t random();
+    std::mutex learners_mutex;
     std::map<std::string, play::MatchboxLearner> learners;
     std::mt19937_64 rng;
+    std::mutex rng_mutex;  // guards rng
 
-    // Solves on the spot the page follows; last, so that it is destroyed
-    // (its jobs stopped and joined) before the tables they use.
     Jobs jobs;
 
-    // The table `name` of the folder (HttpError 400 for a name that is not
-    // one, 404 for a missing file). Hold tables_mutex.
-    Open& table(const std::string& name);
-    // info --json of an open table, its path the name alone.
-    nlohmann::json info(Open& t, const std::string& name);
+  private:
+    std::mutex census_mutex_;
+    std::map<std::shared_ptr<const Catalog::Table>, nlohmann::json> censuses_;
+    std::mutex solving_mutex_;
+    std::map<std::string, std::shared_ptr<std::mutex>> solving_;  // one solve of a table at a time
+    std::atomic<uint64_t> written_bytes_{0};                      // tables this server wrote
 };
 
-void add_table_routes(httplib::Server& http, ServerState& state);
-void add_game_routes(httplib::Server& http, ServerState& state);
-void add_research_routes(httplib::Server& http, ServerState& state);
+// The answer of a handler's exception: 4xx for the client's mistakes
+// (with the message), 503 for a server at its limits, 500 otherwise; no
+// message names a path of the server.
+void answer_exception(const ServerState& state, std::exception_ptr e, http::Response& res);
+
+void add_table_routes(http::Server& http, ServerState& state);
+void add_game_routes(http::Server& http, ServerState& state);
+void add_research_routes(http::Server& http, ServerState& state);
 
 }  // namespace nimtb::apps

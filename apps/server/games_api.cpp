@@ -18,7 +18,51 @@ using namespace service;
 
 namespace {
 
-json northcott(ServerState& state, const httplib::Request& req) {
+// The smallest table of the folder that holds `start`, or (solve) one solved now.
+std::shared_ptr<const Catalog::Table> find(ServerState& state, const engine::Rule& rule,
+                                           engine::Convention c, const engine::Heaps& start) {
+    return state.catalog.smallest(rule.canonical(), c, [&](const engine::Universe& u) {
+        try {
+            u.normalise(start);  // throws unless the table holds the start
+            return true;
+        } catch (const nimtb::InputError&) {
+            return false;
+        }
+    });
+}
+
+std::string find_or_solve(ServerState& state, const http::Request& req, const engine::Rule& rule,
+                          engine::Convention c, const engine::Heaps& start) {
+    if (const auto t = find(state, rule, c, start)) return t->name;
+    return state.solve(rule, c, smallest_universe(rule, start), [&req] { return req.cancelled(); },
+                       nullptr);
+}
+
+// The table of a game from a start (position) or a named layout (classic,
+// random, ...), and the start: found in the folder, or with `solve` solved now.
+json find_game(ServerState& state, const http::Request& req, const std::string& rules,
+               const std::string& convention_text, const std::optional<std::string>& position,
+               const std::string& layout, bool solve) {
+    const engine::Rule rule = engine::Rule::parse(rules);
+    const engine::Convention convention = engine::parse_convention(convention_text);
+    std::mt19937_64 rng(state.random());
+    const engine::Heaps need =
+        position ? engine::parse_heaps(*position) : play::layout_needs(layout, rule, rng);
+    std::string name;
+    if (solve) {
+        name = find_or_solve(state, req, rule, convention, need);
+    } else if (const auto t = find(state, rule, convention, need)) {
+        name = t->name;
+    } else {
+        state.solvable(rule, convention, smallest_universe(rule, need));
+        throw HttpError(404, "no table in the folder holds this game; POST /api/find solves it");
+    }
+    const auto t = state.catalog.table(name);
+    const engine::Heaps start = layout == "random" ? play::random_start(*t->universe, rng) : need;
+    return json{{"table", name}, {"start", heaps_json(start)}, {"info", t->info}};
+}
+
+json northcott(ServerState& state, const http::Request& req) {
     using play::NorthcottBoard, play::Piece;
     NorthcottBoard board = NorthcottBoard::parse(param(req, "board"));
     auto piece_param = [&](const char* name) {
@@ -51,16 +95,19 @@ json northcott(ServerState& state, const httplib::Request& req) {
         // The computer's answer for one side, from the Nim table of the gaps.
         const Piece side = piece_param("reply");
         const play::Level level =
-            play::parse_level(req.has_param("level") ? req.get_param_value("level") : "perfect");
+            play::parse_level(req.has_param("level") ? param(req, "level") : "perfect");
         if (level == play::Level::learning)
             throw HttpError(400, "the learning level plays heap games only");
-        std::lock_guard lock(state.tables_mutex);
-        const std::string path = find_or_solve_table(
-            state.options.tables_dir, engine::Rule::parse("nim"), engine::Convention::normal,
-            engine::Heaps(board.rows().size(), board.width() - 2), log_hooks());
-        ServerState::Open& t = state.table(fs::path(path).filename().string());
+        // The Nim table of the gaps, solved now when the folder has none (a few
+        // thousand positions at most: Northcott's boards are small).
+        const std::string table =
+            find_or_solve(state, req, engine::Rule::parse("nim"), engine::Convention::normal,
+                          engine::Heaps(board.rows().size(), board.width() - 2));
         const auto player = play::make_table_player(level, engine::Convention::normal);
-        const auto m = play::computer_move(board, side, *player, *t.prober, state.rng);
+        std::mt19937_64 rng(state.random());
+        const auto m = state.catalog.with_prober(table, [&](io::Prober& p) {
+            return play::computer_move(board, side, *player, p, rng);
+        });
         if (m) {
             board.move(m->row, side, m->to);
             j["reply"] = {{"row", m->row + 1},
@@ -70,7 +117,7 @@ json northcott(ServerState& state, const httplib::Request& req) {
         } else {
             j["reply"] = nullptr;  // that side cannot move: it has lost
         }
-        j["table"] = fs::path(path).filename().string();
+        j["table"] = table;
         j["after_reply"] = board_json(board);
     }
     return j;
@@ -79,97 +126,98 @@ json northcott(ServerState& state, const httplib::Request& req) {
 }  // namespace
 
 // Playing: hints, the computer's moves, the learner, a game's table, Northcott's game.
-void add_game_routes(httplib::Server& http, ServerState& state) {
+void add_game_routes(http::Server& http, ServerState& state) {
     // The rule families and the rules worth naming, from the one table that
     // the command's help and play's help read too.
-    http.Get("/api/rules", guarded([](const httplib::Request&) {
-                 json families = json::array(), named = json::array();
-                 for (const engine::RuleFamily& f : engine::rule_families())
-                     families.push_back({{"syntax", f.syntax}, {"moves", f.moves}});
-                 for (const engine::NamedRule& r : engine::named_rules())
-                     named.push_back({{"text", r.text}, {"name", r.name}});
-                 return json{{"families", families}, {"named", named}};
-             }));
-    http.Get("/api/hint", guarded([&state](const httplib::Request& req) {
-                 const engine::Heaps heaps = position_param(req);
-                 std::lock_guard lock(state.tables_mutex);
-                 io::Prober& p = *state.table(param(req, "table")).prober;
-                 const io::ProbeResult r = p.probe(heaps);
-                 if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-                 return json{{"text", play::hint(p, r)}};
-             }));
-    http.Get("/api/move", guarded([&state](const httplib::Request& req) {
-                 const engine::Heaps heaps = position_param(req);
-                 const play::Level level = play::parse_level(param(req, "level"));
-                 const std::string name = param(req, "table");
-                 std::lock_guard lock(state.tables_mutex);
-                 io::Prober& p = *state.table(name).prober;
-                 const io::ProbeResult r = p.probe(heaps);
-                 if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-                 if (level == play::Level::learning) {
-                     auto& learner = state.learners.try_emplace(name, "").first->second;
-                     const io::ProbedMove& m = learner.choose(r, state.rng);
-                     const auto draws = learner.take_draws();
-                     return json{{"move", move_json(m, r.heaps)},
-                                 {"draw", {draws[0].first, draws[0].second}}};
-                 }
-                 const auto player = play::make_table_player(level, p.table().info().convention);
-                 return json{{"move", move_json(player->choose(r, state.rng), r.heaps)}};
-             }));
-    http.Post(
-        "/api/learn", guarded([&state](const httplib::Request& req) {
-            const json body = json::parse(req.body);
+    http.route("GET", "/api/rules", guarded([](const http::Request&) {
+                   json families = json::array(), named = json::array();
+                   for (const engine::RuleFamily& f : engine::rule_families())
+                       families.push_back({{"syntax", f.syntax}, {"moves", f.moves}});
+                   for (const engine::NamedRule& r : engine::named_rules())
+                       named.push_back({{"text", r.text}, {"name", r.name}});
+                   return json{{"families", families}, {"named", named}};
+               }));
+    http.route("GET", "/api/hint", guarded([&state](const http::Request& req) {
+                   const engine::Heaps heaps = position_param(req);
+                   return state.catalog.with_prober(param(req, "table"), [&](io::Prober& p) {
+                       const io::ProbeResult r = p.probe(heaps);
+                       if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+                       return json{{"text", play::hint(p, r)}};
+                   });
+               }));
+    http.route(
+        "GET", "/api/move", guarded([&state](const http::Request& req) {
+            const engine::Heaps heaps = position_param(req);
+            const play::Level level = play::parse_level(param(req, "level"));
+            const std::string name = param(req, "table");
+            const io::ProbeResult r =
+                state.catalog.with_prober(name, [&](io::Prober& p) { return p.probe(heaps); });
+            if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+            std::mt19937_64 rng(state.random());
+            if (level == play::Level::learning) {
+                std::lock_guard lock(state.learners_mutex);
+                auto& learner = state.learners.try_emplace(name, "").first->second;
+                const io::ProbedMove& m = learner.choose(r, rng);
+                const auto draws = learner.take_draws();
+                return json{{"move", move_json(m, r.heaps)},
+                            {"draw", {draws[0].first, draws[0].second}}};
+            }
+            const auto player =
+                play::make_table_player(level, state.catalog.table(name)->convention);
+            return json{{"move", move_json(player->choose(r, rng), r.heaps)}};
+        }));
+    http.route(
+        "POST", "/api/learn", guarded([&state](const http::Request& req) {
+            const json body = json_body(req);
             const std::string name = body.at("table").get<std::string>();
             const bool won = body.at("won").get<bool>();
-            std::lock_guard lock(state.tables_mutex);
-            io::Prober& p = *state.table(name).prober;
             // Every draw must be a move of the table's game, so the bags hold only real positions.
             std::vector<play::MatchboxLearner::Draw> draws;
-            for (const auto& d : body.at("draws")) {
-                const std::string from = d.at(0).get<std::string>(),
-                                  to = d.at(1).get<std::string>();
-                const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
-                const bool legal = std::any_of(r.moves.begin(), r.moves.end(), [&](const auto& m) {
-                    return play::MatchboxLearner::key(m.result) == to;
-                });
-                if (play::MatchboxLearner::key(r.heaps) != from || !legal) {
-                    throw HttpError(400, "no move from " + from + " to " + to);
+            state.catalog.with_prober(name, [&](io::Prober& p) {
+                for (const auto& d : body.at("draws")) {
+                    const std::string from = d.at(0).get<std::string>(),
+                                      to = d.at(1).get<std::string>();
+                    const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
+                    const bool legal =
+                        std::any_of(r.moves.begin(), r.moves.end(), [&](const auto& m) {
+                            return play::MatchboxLearner::key(m.result) == to;
+                        });
+                    if (play::MatchboxLearner::key(r.heaps) != from || !legal) {
+                        throw HttpError(400, "no move from " + from + " to " + to);
+                    }
+                    draws.push_back({from, to});
                 }
-                draws.push_back({from, to});
-            }
+            });
+            std::lock_guard lock(state.learners_mutex);
             auto& learner = state.learners.try_emplace(name, "").first->second;
             learner.learn(draws, won);
             return json{{"learned", draws.size()}, {"positions_known", learner.positions_known()}};
         }));
-    http.Get(
-        "/api/find", guarded([&state](const httplib::Request& req) {
-            // The table of a game from a start (position=P) or a named layout
-            // (layout=classic|random|...), found in the folder or solved now if small.
-            const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
-            const engine::Convention convention =
-                engine::parse_convention(param(req, "convention"));
-            const bool by_layout = !req.has_param("position");
-            const std::string layout = by_layout ? param(req, "layout") : "";
-            std::lock_guard lock(state.tables_mutex);
-            const engine::Heaps need =
-                by_layout ? play::layout_needs(layout, rule, state.rng) : position_param(req);
-            std::string path;
-            try {
-                path = find_or_solve_table(state.options.tables_dir, rule, convention, need,
-                                           log_hooks());
-            } catch (const std::runtime_error& e) {
-                throw HttpError(422,
-                                e.what());  // too big to solve now: the message names the solve
-            }
-            const std::string name = fs::path(path).filename().string();
-            ServerState::Open& t = state.table(name);
-            const engine::Heaps start =
-                layout == "random" ? play::random_start(t.prober->universe(), state.rng) : need;
-            return json{
-                {"table", name}, {"start", heaps_json(start)}, {"info", state.info(t, name)}};
-        }));
-    http.Get("/api/northcott",
-             guarded([&state](const httplib::Request& req) { return northcott(state, req); }));
+    // The table of a game and its start, when the folder holds it.
+    http.route("GET", "/api/find", guarded([&state](const http::Request& req) {
+                   const std::string rules = param(req, "rules");
+                   const std::string convention = param(req, "convention");
+                   const bool by_layout = !req.has_param("position");
+                   return find_game(state, req, rules, convention,
+                                    by_layout ? std::nullopt : std::optional(param(req, "position")),
+                                    by_layout ? param(req, "layout") : "", false);
+               }));
+    // The same, solving the table now when it is small.
+    http.route("POST", "/api/find",
+               guarded([&state](const http::Request& req) {
+                   const json body = json_body(req);
+                   const bool by_layout = !body.contains("position");
+                   return find_game(
+                       state, req, body.at("rules").get<std::string>(),
+                       body.at("convention").get<std::string>(),
+                       by_layout ? std::nullopt
+                                 : std::optional(body.at("position").get<std::string>()),
+                       by_layout ? body.at("layout").get<std::string>() : "", true);
+               }),
+               state.gates.find);
+    http.route("GET", "/api/northcott",
+               guarded([&state](const http::Request& req) { return northcott(state, req); }),
+               state.gates.find);
 }
 
 }  // namespace nimtb::apps

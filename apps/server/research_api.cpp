@@ -1,66 +1,74 @@
 #include "apps/server/api.h"
-#include "service/quotients.h"
-#include "service/sequences.h"
-#include "service/views.h"
 
 namespace nimtb::apps {
 
 using nlohmann::json;
-using namespace service;
+
+namespace {
+
+// One heap size of a parameter, as text for the command line.
+uint64_t heap_param(const http::Request& req, const char* name) {
+    const engine::Heaps h = engine::parse_heaps(param(req, name));
+    if (h.size() != 1) throw HttpError(400, fmt::format("'{}' is one heap size", name));
+    return h[0];
+}
+
+}  // namespace
 
 // Research: single-heap sequences and their periods, as `nimtb sequence
 // --json` prints them, short enough for the page; misère quotients as
-// `nimtb quotient --json` prints them.
-void add_research_routes(httplib::Server& http, ServerState&) {
-    http.Get("/api/sequence", guarded([](const httplib::Request& req) {
-                 SequenceRequest r;
-                 r.rule = engine::Rule::parse(param(req, "rules"));
-                 const bool until_proven = req.has_param("until_proven");
-                 const std::string bound = until_proven ? "limit" : "max_heap";
-                 uint64_t n = MAX_PAGE_SEQUENCE;
-                 if (!until_proven || req.has_param("limit")) {
-                     const engine::Heaps h = engine::parse_heaps(param(req, bound.c_str()));
-                     if (h.size() != 1) throw HttpError(400, "'" + bound + "' is one heap size");
-                     n = h[0];
-                 }
-                 if (n > MAX_PAGE_SEQUENCE) {
-                     throw HttpError(422, fmt::format("the page computes sequences up to heap {}; "
-                                                      "run nimtb sequence for longer ones",
-                                                      MAX_PAGE_SEQUENCE));
-                 }
-                 if (until_proven) {
-                     r.limit = n;
-                 } else {
-                     r.max_heap = n;
-                 }
-                 return sequence_json(r.rule, compute_sequence(r, {}));
-             }));
-    http.Get("/api/quotient", guarded([](const httplib::Request& req) {
-                 QuotientRequest r;
-                 r.rule = engine::Rule::parse(param(req, "rules"));
-                 const engine::Heaps h = engine::parse_heaps(param(req, "max_heap"));
-                 if (h.size() != 1 || h[0] == 0)
-                     throw HttpError(400, "'max_heap' is one heap size, 1 or more");
-                 if (h[0] > MAX_PAGE_QUOTIENT_HEAP) {
-                     throw HttpError(422, fmt::format("the page computes quotients up to heap {}; "
-                                                      "run nimtb quotient for larger ones",
-                                                      MAX_PAGE_QUOTIENT_HEAP));
-                 }
-                 r.max_heap = h[0];
-                 const Deadline deadline(MAX_PAGE_QUOTIENT_TIME);
-                 Hooks hooks;
-                 hooks.cancel = deadline.flag();
-                 try {
-                     return quotient_json(r.rule, compute_quotient(r, hooks));
-                 } catch (const Cancelled&) {
-                     throw HttpError(
-                         422, fmt::format("the page computes quotients that take at most {} s, and "
-                                          "this one takes longer: run nimtb quotient --rules {} "
-                                          "--max-heap {}",
-                                          MAX_PAGE_QUOTIENT_TIME.count(), r.rule.canonical(),
-                                          r.max_heap));
-                 }
-             }));
+// `nimtb quotient --json` prints them. Each is computed by the command in a
+// child, within the server's limits.
+void add_research_routes(http::Server& http, ServerState& state) {
+    http.route("GET", "/api/sequence",
+               guarded([&state](const http::Request& req) {
+                   const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
+                   const bool until_proven = req.has_param("until_proven");
+                   const char* bound = until_proven ? "limit" : "max_heap";
+                   uint64_t n = MAX_PAGE_SEQUENCE;
+                   if (!until_proven || req.has_param("limit")) n = heap_param(req, bound);
+                   if (n > MAX_PAGE_SEQUENCE) {
+                       throw HttpError(422, fmt::format("the page computes sequences up to heap "
+                                                        "{}; run nimtb sequence for longer ones",
+                                                        MAX_PAGE_SEQUENCE));
+                   }
+                   if (n == 0) throw HttpError(400, fmt::format("'{}' is 1 or more", bound));
+                   std::vector<std::string> args{"sequence", "--rules", rule.canonical(), "--json"};
+                   if (until_proven) {
+                       args.insert(args.end(), {"--until-proven", "--limit", std::to_string(n)});
+                   } else {
+                       args.insert(args.end(), {"--max-heap", std::to_string(n)});
+                   }
+                   return json::parse(state.run(req, args, state.options.job_time,
+                                                "this sequence takes longer than the server "
+                                                "allows; run nimtb sequence"));
+               }),
+               state.gates.sequence);
+    http.route(
+        "GET", "/api/quotient",
+        guarded([&state](const http::Request& req) {
+            const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
+            const uint64_t n = heap_param(req, "max_heap");
+            if (n == 0) throw HttpError(400, "'max_heap' is one heap size, 1 or more");
+            if (n > MAX_PAGE_QUOTIENT_HEAP) {
+                throw HttpError(422, fmt::format("the page computes quotients up to heap {}; "
+                                                 "run nimtb quotient for larger ones",
+                                                 MAX_PAGE_QUOTIENT_HEAP));
+            }
+            const std::string late = fmt::format(
+                "the page computes quotients that take at most {} s, and this one takes longer: "
+                "run nimtb quotient --rules {} --max-heap {}",
+                MAX_PAGE_QUOTIENT_TIME.count(), rule.canonical(), n);
+            try {
+                return json::parse(state.run(
+                    req, {"quotient", "--rules", rule.canonical(), "--max-heap", std::to_string(n), "--json"},
+                    MAX_PAGE_QUOTIENT_TIME, late));
+            } catch (const HttpError& e) {
+                if (e.status == 503) throw HttpError(422, late);  // as the page has always said
+                throw;
+            }
+        }),
+        state.gates.quotient);
 }
 
 }  // namespace nimtb::apps

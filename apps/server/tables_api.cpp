@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "apps/server/api.h"
-#include "service/dump.h"
 #include "service/tables.h"
 #include "service/views.h"
 
@@ -21,13 +20,12 @@ namespace {
 // then rows x cols remoteness (uint16, NO_REMOTENESS when not stored); the
 // headers X-Rows and X-Cols give its shape, X-Clipped says the universe
 // goes on beyond it.
-void plane(ServerState& state, const httplib::Request& req, httplib::Response& res) {
-    io::TableReader& r = state.table(param(req, "table")).prober->table();
+void plane(io::Prober& prober, const http::Request& req, http::Response& res) {
+    io::TableReader& r = prober.table();
     const engine::Universe& u = r.universe();
     if (u.max_heaps() < 2) throw HttpError(400, "the table holds one heap: there is no plane");
-    const engine::Heaps others = req.has_param("others")
-                                     ? engine::parse_heaps(req.get_param_value("others"))
-                                     : engine::Heaps{};
+    const engine::Heaps others =
+        req.has_param("others") ? engine::parse_heaps(param(req, "others")) : engine::Heaps{};
     if (others.size() > u.max_heaps() - 2) {
         throw HttpError(400, fmt::format("a plane of a table of {} heaps fixes at most {} others",
                                          u.max_heaps(), u.max_heaps() - 2));
@@ -81,121 +79,128 @@ void plane(ServerState& state, const httplib::Request& req, httplib::Response& r
     res.set_header("X-Rows", std::to_string(side));
     res.set_header("X-Cols", std::to_string(side));
     res.set_header("X-Clipped", extent > side ? "1" : "0");
-    res.set_content(std::move(body), "application/octet-stream");
+    res.content_type = "application/octet-stream";
+    res.body = std::move(body);
+}
+
+
+// The other convention's table of `name`'s game and universe: its rule,
+// convention and universe.
+struct Companion {
+    engine::Rule rule = engine::Rule::nim();
+    engine::Convention convention = engine::Convention::normal;
+    std::shared_ptr<const engine::Universe> universe;
+    std::shared_ptr<const Catalog::Table> found;
+};
+
+Companion companion(ServerState& state, const std::string& name) {
+    const auto t = state.catalog.table(name);
+    Companion c;
+    c.rule = engine::Rule::parse(t->rules);
+    c.convention = t->convention == engine::Convention::normal ? engine::Convention::misere
+                                                                : engine::Convention::normal;
+    c.universe = t->universe;
+    const std::string description = t->universe->describe();
+    c.found = state.catalog.smallest(t->rules, c.convention, [&](const engine::Universe& u) {
+        return u.describe() == description;
+    });
+    return c;
+}
+
+json found_json(ServerState& state, const std::string& name) {
+    return json{{"table", name}, {"info", state.catalog.table(name)->info}};
 }
 
 }  // namespace
 
 // The tables of the folder: what they hold, answers, counts, pictures, the other convention.
-void add_table_routes(httplib::Server& http, ServerState& state) {
-    http.Get("/api/tables", guarded([&state](const httplib::Request&) {
-                 std::vector<std::string> names;
-                 std::error_code ec;
-                 for (const auto& e : fs::directory_iterator(state.options.tables_dir, ec)) {
-                     const std::string n = e.path().filename().string();
-                     if (is_table_name(n)) names.push_back(n);
-                 }
-                 std::sort(names.begin(), names.end());
-                 json out = json::array();
-                 std::lock_guard lock(state.tables_mutex);
-                 for (const auto& n : names) {
-                     try {
-                         out.push_back(state.info(state.table(n), n));
-                     } catch (const std::exception&) {
-                         // Not a table nimtb can read: not listed.
-                     }
-                 }
-                 return json{{"tables", out}};
-             }));
-    http.Get("/api/info", guarded([&state](const httplib::Request& req) {
-                 const std::string n = param(req, "table");
-                 std::lock_guard lock(state.tables_mutex);
-                 return state.info(state.table(n), n);
-             }));
-    http.Get("/api/query", guarded([&state](const httplib::Request& req) {
-                 const engine::Heaps heaps = position_param(req);
-                 const bool line = req.has_param("line") && req.get_param_value("line") != "0";
-                 std::lock_guard lock(state.tables_mutex);
-                 return query_json(*state.table(param(req, "table")).prober, heaps, line);
-             }));
-    http.Get("/api/count", guarded([&state](const httplib::Request& req) {
-                 std::lock_guard lock(state.tables_mutex);
-                 ServerState::Open& t = state.table(param(req, "table"));
-                 if (!t.census) {
-                     io::TableReader& r = t.prober->table();
-                     if (r.info().positions > MAX_COUNT_POSITIONS) {
-                         throw HttpError(422,
-                                         fmt::format("the table has {} positions, more than the "
-                                                     "server counts ({}); run nimtb dump --count",
-                                                     r.info().positions, MAX_COUNT_POSITIONS));
-                     }
-                     t.census = census_json(r, count_table(r));
-                 }
-                 return *t.census;
-             }));
-    http.Get("/api/plane", [&state](const httplib::Request& req, httplib::Response& res) {
-        answering(res, [&] {
-            std::lock_guard lock(state.tables_mutex);
-            plane(state, req, res);
-        });
-    });
-    // The table as `nimtb dump --csv` writes it, byte for byte (service/dump.h).
-    http.Get("/api/dump", [&state](const httplib::Request& req, httplib::Response& res) {
-        answering(res, [&] {
+void add_table_routes(http::Server& http, ServerState& state) {
+    http.route("GET", "/api/tables", guarded([&state](const http::Request&) {
+                   json out = json::array();
+                   for (const auto& t : state.catalog.tables()) out.push_back(t->info);
+                   return json{{"tables", out}};
+               }));
+    http.route("GET", "/api/info", guarded([&state](const http::Request& req) {
+                   return state.catalog.table(param(req, "table"))->info;
+               }));
+    http.route("GET", "/api/query", guarded([&state](const http::Request& req) {
+                   const engine::Heaps heaps = position_param(req);
+                   const bool line = req.has_param("line") && param(req, "line") != "0";
+                   return state.catalog.with_prober(param(req, "table"), [&](io::Prober& p) {
+                       return query_json(p, heaps, line);
+                   });
+               }));
+    http.route("GET", "/api/count", guarded([&state](const http::Request& req) {
+                   return state.census(req, param(req, "table"));
+               }),
+               state.gates.count);
+    http.route(
+        "GET", "/api/plane",
+        [&state](const http::Request& req, http::Response& res) {
+            state.catalog.with_prober(param(req, "table"),
+                                      [&](io::Prober& p) { plane(p, req, res); });
+        },
+        state.gates.plane);
+    // The table as `nimtb dump --csv` writes it, byte for byte, streamed
+    // from a child as it writes it.
+    http.route(
+        "GET", "/api/dump",
+        [&state](const http::Request& req, http::Response& res) {
             const std::string name = param(req, "table");
-            std::lock_guard lock(state.tables_mutex);
-            io::Prober& prober = *state.table(name).prober;
-            if (prober.table().info().positions > MAX_COUNT_POSITIONS) {
-                throw HttpError(422,
-                                fmt::format("the table has {} positions, more than the server "
-                                            "writes as CSV ({}); run nimtb dump --csv",
-                                            prober.table().info().positions, MAX_COUNT_POSITIONS));
+            const auto t = state.catalog.table(name);
+            if (t->positions > MAX_DUMP_POSITIONS) {
+                throw HttpError(422, fmt::format("the table has {} positions, more than the server "
+                                                 "writes as CSV ({}); run nimtb dump --csv",
+                                                 t->positions, MAX_DUMP_POSITIONS));
             }
-            std::string body;
-            dump_rows(prober, DumpOptions{false, std::nullopt, true},
-                      [&body](std::string_view text) { body += text; });
-            res.set_header("Content-Disposition",
-                           "attachment; filename=\"" + fs::path(name).stem().string() + ".csv\"");
-            res.set_content(body, "text/csv; charset=utf-8");
-        });
-    });
-    // The table of the other convention: found at once, or a job solving it
-    // ({"job": id}, followed with /api/job and stopped with /api/job/cancel).
-    http.Get("/api/companion", guarded([&state](const httplib::Request& req) {
-                 const std::string name = param(req, "table");
-                 std::lock_guard lock(state.tables_mutex);
-                 const io::TableReader& r = state.table(name).prober->table();
-                 const engine::Convention other = r.info().convention == engine::Convention::normal
-                                                      ? engine::Convention::misere
-                                                      : engine::Convention::normal;
-                 const engine::Rule rule = r.rule();
-                 const engine::Universe universe = r.universe();
-                 const std::string dir = state.options.tables_dir;
-                 const std::string path = find_universe(dir, rule, other, universe, log_hooks());
-                 if (!path.empty()) {
-                     const std::string found = fs::path(path).filename().string();
-                     return json{{"table", found}, {"info", state.info(state.table(found), found)}};
-                 }
-                 const std::string key = default_table_path(rule, other, universe);
-                 const std::string job = state.jobs.start(key, [&state, dir, rule, other, universe](
-                                                                   const service::Hooks& hooks) {
-                     // HDF5 is not thread-safe: the solve holds the tables' lock.
-                     // Too big to solve now: the job's error names the solve to run.
-                     std::lock_guard solve_lock(state.tables_mutex);
-                     const std::string solved =
-                         find_or_solve_universe(dir, rule, other, universe, hooks);
-                     const std::string found = fs::path(solved).filename().string();
-                     return json{{"table", found}, {"info", state.info(state.table(found), found)}};
-                 });
-                 return json{{"job", job}, {"positions", universe.size()}};
-             }));
-    http.Get("/api/job", guarded([&state](const httplib::Request& req) {
-                 return state.jobs.status(param(req, "id"));
-             }));
-    http.Get("/api/job/cancel", guarded([&state](const httplib::Request& req) {
-                 state.jobs.cancel(param(req, "id"));
-                 return state.jobs.status(param(req, "id"));
-             }));
+            res.content_type = "text/csv; charset=utf-8";
+            res.set_header("Content-Disposition", "attachment; filename=\"" +
+                                                      fs::path(name).stem().string() + ".csv\"");
+            res.stream = [&state, &req, path = t->path](http::Sink& sink) {
+                state.run(req, {"dump", path, "--csv"}, state.options.job_time,
+                          "writing this table as CSV takes longer than the server allows; run "
+                          "nimtb dump --csv",
+                          [&sink](std::string_view piece) { sink.write(piece); });
+            };
+        },
+        state.gates.dump);
+    // The table of the other convention, when the folder holds it.
+    http.route("GET", "/api/companion", guarded([&state](const http::Request& req) {
+                   const Companion c = companion(state, param(req, "table"));
+                   if (!c.found) {
+                       throw HttpError(404, "the folder holds no table of the other convention "
+                                            "for this one; POST /api/companion solves it");
+                   }
+                   return found_json(state, c.found->name);
+               }));
+    // The same, or a job solving it ({"job": id}, followed with /api/job
+    // and stopped with POST /api/job/cancel).
+    http.route("POST", "/api/companion", guarded([&state](const http::Request& req) {
+                   const json body = json_body(req);
+                   const Companion c = companion(state, body.at("table").get<std::string>());
+                   if (c.found) return found_json(state, c.found->name);
+                   const engine::Universe& u = *c.universe;
+                   // Refused now, with the solve to run, rather than as a job that fails.
+                   state.solvable(c.rule, c.convention, u);
+                   const std::string key = service::default_table_path(c.rule, c.convention, u);
+                   const std::string job = state.jobs.start(
+                       key, u.size(),
+                       [&state, c](const std::function<bool()>& cancelled,
+                                   const std::function<void(double)>& progress) {
+                           const std::string name = state.solve(c.rule, c.convention, *c.universe,
+                                                                cancelled, progress);
+                           return found_json(state, name);
+                       });
+                   return json{{"job", job}, {"positions", u.size()}};
+               }));
+    http.route("GET", "/api/job", guarded([&state](const http::Request& req) {
+                   return state.jobs.status(param(req, "id"));
+               }));
+    http.route("POST", "/api/job/cancel", guarded([&state](const http::Request& req) {
+                   const std::string id = json_body(req).at("id").get<std::string>();
+                   state.jobs.cancel(id);
+                   return state.jobs.status(id);
+               }));
 }
 
 }  // namespace nimtb::apps

@@ -1,5 +1,9 @@
 #include "apps/server/web_server.h"
 
+#include <unistd.h>
+
+#include <boost/asio/ip/address.hpp>
+
 #include "apps/server/api.h"
 #include "apps/web_assets.h"
 
@@ -7,11 +11,16 @@ namespace nimtb::apps {
 
 namespace {
 
-// The errors httplib itself answers, in words.
-std::string reason(int status) {
+// Requests are small: a position, a rule, a game's draws.
+constexpr uint64_t MAX_BODY_BYTES = 64 * 1024;
+
+// What the floor refuses, in words.
+std::string reason(int status, const std::string& why) {
     switch (status) {
         case 400:
-            return "400 bad request";
+            return why == "encoding" ? "400 the path or a parameter is not valid UTF-8, or has a "
+                                       "malformed % escape"
+                                     : "400 bad request";
         case 404:
             return "404 no such page or API";
         case 405:
@@ -20,83 +29,173 @@ std::string reason(int status) {
             return fmt::format("413 the request body is over {} bytes", MAX_BODY_BYTES);
         case 414:
             return "414 the URL is too long";
+        case 431:
+            return "431 the request's headers are too long";
+        case 503:
+            return "503 the server is busy with as much of this work as it allows; try again in a "
+                   "few seconds";
         default:
             return fmt::format("{} error", status);
     }
 }
 
-}  // namespace
-
-bool is_table_name(const std::string& name) {
-    const auto plain = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    };
-    return name.size() > 3 && name.size() <= 200 && name.front() != '.' && name.ends_with(".h5") &&
-           std::all_of(name.begin(), name.end(), plain);
+// The host of a Host or Origin value: "name:port", "[::1]:port" or "http://name:port".
+std::string host_part(std::string value) {
+    if (const size_t scheme = value.find("://"); scheme != std::string::npos)
+        value.erase(0, scheme + 3);
+    if (!value.empty() && value.front() == '[') {
+        const size_t close = value.find(']');
+        return close == std::string::npos ? value : value.substr(1, close - 1);
+    }
+    return value.substr(0, value.find(':'));
 }
 
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Equal, in a time that does not depend on where they differ.
+bool same_secret(const std::string& a, const std::string& b) {
+    unsigned char diff = a.size() == b.size() ? 0 : 1;
+    for (size_t i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+    return diff == 0;
+}
+
+// The value of cookie `name` in a Cookie header, or "".
+std::string cookie(const std::string& header, const std::string& name) {
+    size_t at = 0;
+    while (at < header.size()) {
+        while (at < header.size() && (header[at] == ' ' || header[at] == ';')) ++at;
+        const size_t end = std::min(header.find(';', at), header.size());
+        const std::string pair = header.substr(at, end - at);
+        if (pair.rfind(name + "=", 0) == 0) return pair.substr(name.size() + 1);
+        at = end;
+    }
+    return "";
+}
+
+constexpr const char* TOKEN_COOKIE = "nimtb_token";
+
+}  // namespace
+
 struct WebServer::Impl {
-    explicit Impl(ServerOptions o) : state(std::move(o)) {}
+    explicit Impl(ServerOptions o) : state(o), http(o.limits) {}
     ServerState state;
-    httplib::Server http;
-    int port = 0;
+    http::Server http;
+    std::vector<std::string> hosts;  // names a client may call the server by
+
     void routes();
+    std::optional<http::Response> refuse(const http::Request& req) const;
 };
+
+// Host (DNS rebinding: a page of another site that calls its name this
+// machine's address), the token, and for a change where it comes from.
+std::optional<http::Response> WebServer::Impl::refuse(const http::Request& req) const {
+    auto no = [](int status, const std::string& message) {
+        http::Response r;
+        send_json(r, {{"error", message}}, status);
+        return r;
+    };
+    if (const std::string host = req.header("host"); !host.empty()) {
+        const std::string name = lower(host_part(host));
+        boost::system::error_code ec;
+        (void)boost::asio::ip::make_address(name, ec);
+        if (ec && std::find(hosts.begin(), hosts.end(), name) == hosts.end()) {
+            return no(421, "this server does not answer to the name '" + name +
+                               "' (its operator can allow it with --allow-host)");
+        }
+    }
+    const std::string& token = state.options.token;
+    if (!token.empty()) {
+        const auto given = req.params.find("token");
+        const std::string bearer = req.header("authorization");
+        const bool carried =
+            same_secret(cookie(req.header("cookie"), TOKEN_COOKIE), token) ||
+            (bearer.rfind("Bearer ", 0) == 0 && same_secret(bearer.substr(7), token)) ||
+            (given != req.params.end() && same_secret(given->second, token));
+        if (!carried) {
+            return no(401, "this server asks for its token: open the link with ?token=... that "
+                           "its operator gave");
+        }
+        if (given != req.params.end() && req.path == "/") {
+            // The link's token becomes the page's cookie, and leaves the address bar.
+            http::Response r;
+            r.status = 303;
+            r.content_type = "text/plain; charset=utf-8";
+            r.set_header("Location", "/");
+            r.set_header("Set-Cookie", fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict",
+                                                   TOKEN_COOKIE, token));
+            return r;
+        }
+    }
+    if (req.method != "GET") {
+        const std::string origin = req.header("origin");
+        if (req.header("sec-fetch-site") == "cross-site" ||
+            (!origin.empty() && lower(host_part(origin)) != lower(host_part(req.header("host"))))) {
+            return no(403, "a change must come from this server's own page");
+        }
+    }
+    return std::nullopt;
+}
 
 void WebServer::Impl::routes() {
     for (const WebAsset& a : WEB_ASSETS) {
         std::string path = "/";  // the page itself at the root
         if (std::string_view(a.path) != "index.html") path.append(a.path);
-        http.Get(path, [a](const httplib::Request&, httplib::Response& res) {
-            res.set_content(a.body.data(), a.body.size(), a.type);
+        http.route("GET", path, [a](const http::Request&, http::Response& res) {
+            res.content_type = a.type;
+            res.body.assign(a.body.data(), a.body.size());
         });
     }
     add_table_routes(http, state);
     add_game_routes(http, state);
     add_research_routes(http, state);
 
-    // Anything that ends in an error without a body of ours (404 for an
-    // unknown path, 413 for a body too big, 414 for a URL too long) gets one.
-    http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-        if (res.body.empty() || res.get_header_value("Content-Type") != "application/json") {
-            send_json(res, {{"error", reason(res.status)}}, res.status);
-        }
+    http.filter([this](const http::Request& req) { return refuse(req); });
+    http.always({
+        {"X-Content-Type-Options", "nosniff"},
+        {"Content-Security-Policy",
+         "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+         "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+         "frame-ancestors 'none'"},
+        {"X-Frame-Options", "DENY"},
+        {"Referrer-Policy", "no-referrer"},
+        {"Cache-Control", "no-store"},
     });
-    http.set_payload_max_length(MAX_BODY_BYTES);
-    // Answers are small: send them at once rather than wait for the client's acknowledgement.
-    http.set_tcp_nodelay(true);
-    // httplib's default, SO_REUSEPORT, would let a second server share a port
-    // in use; SO_REUSEADDR alone still lets a server restart at once.
-    http.set_socket_options([](int sock) {
-        int yes = 1;
-        setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    http.on_error([](int status, const std::string& why, http::Response& res) {
+        send_json(res, {{"error", reason(status, why)}}, status);
+        if (status == 503) res.set_header("Retry-After", "5");
+    });
+    http.on_exception([this](std::exception_ptr e, http::Response& res) {
+        answer_exception(state, e, res);
     });
 }
 
-WebServer::WebServer(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+WebServer::WebServer(ServerOptions options) {
+    options.limits.body_bytes = MAX_BODY_BYTES;
+    impl_ = std::make_unique<Impl>(std::move(options));
+    const ServerOptions& o = impl_->state.options;
+    std::vector<std::string>& hosts = impl_->hosts;
+    hosts = {"localhost", lower(o.host)};
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) == 0 && name[0]) {
+        hosts.push_back(lower(name));
+        hosts.push_back(lower(name) + ".local");
+    }
+    for (const std::string& h : o.allowed_hosts) hosts.push_back(lower(h));
     impl_->routes();
 }
 
 WebServer::~WebServer() = default;
 
 int WebServer::bind() {
-    Impl& i = *impl_;
-    i.port = i.state.options.port == 0
-                 ? i.http.bind_to_any_port(i.state.options.host)
-                 : (i.http.bind_to_port(i.state.options.host, i.state.options.port)
-                        ? i.state.options.port
-                        : -1);
-    if (i.port <= 0) {
-        throw std::runtime_error(
-            fmt::format("cannot listen on {}:{} (in use, or not an address "
-                        "of this machine)",
-                        i.state.options.host, i.state.options.port));
-    }
-    return i.port;
+    return impl_->http.bind(impl_->state.options.host, impl_->state.options.port);
 }
 
 void WebServer::serve() {
-    impl_->http.listen_after_bind();
+    impl_->http.run();
 }
 
 void WebServer::stop() {

@@ -22,8 +22,8 @@ from test_cli import NIMTB, run, Workdir
 class Server:
     """`nimtb serve` on a free port of loopback, over the folder `tables`."""
 
-    def __init__(self, tables, port=0):
-        self.proc = subprocess.Popen([NIMTB, "serve", "--tables", tables, "--port", str(port)],
+    def __init__(self, tables, port=0, options=()):
+        self.proc = subprocess.Popen([NIMTB, "serve", "--tables", tables, "--port", str(port), *options],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         assert "at http://127.0.0.1:" in line, line + self.proc.stderr.read()
@@ -236,13 +236,15 @@ class Api(ServeCase):
             s, body, _ = self.get(path, **params)
             self.assert_error(s, body, status, fragment)
         s, body, _ = self.server.request("/api/query", body="{}")
-        self.assert_error(s, body, 404)  # no POST there
+        self.assert_error(s, body, 405)  # no POST there
         # A damaged file in the folder: an error for it, the rest still served.
         with open(os.path.join(self.tables, "broken.h5"), "wb") as f:
             f.write(b"\x89HDF\r\n" + os.urandom(2000))
         s, body, _ = self.get("/api/query", table="broken.h5", position="1")
         self.assertEqual(s, 500, body)
         self.assertIn("error", body)
+        self.assertNotIn(self.tables, body["error"])  # no answer names the server's folder
+        self.assertNotIn(os.path.basename(self.tables), body["error"])
         self.assert_error(s, body, 500)
         # A second server on the same port is refused, not silently sharing it.
         code, out, err = run("serve", "--tables", self.tables, "--port", str(self.server.port))
@@ -282,9 +284,11 @@ class Api(ServeCase):
         self.assertEqual(len(v), 6)  # a + b at most 12 - 7
         _, q, _ = self.get("/api/query", table="kayles-n12.h5", position="2 3 3 4")
         self.assertEqual((v[2][3], r[2][3]), (q["value"], q["remoteness"]))
-        # The other convention of a table: a job solves it, followed to its end; then it is
-        # found in the folder at once.
-        s, started, _ = self.get("/api/companion", table="s134-misere.h5")
+        # The other convention of a table: none in the folder (GET), so a POST starts a job
+        # that solves it, followed to its end; then it is found at once.
+        s, none, _ = self.get("/api/companion", table="s134-misere.h5")
+        self.assert_error(s, none, 404, "POST /api/companion solves it")
+        s, started, _ = self.server.request("/api/companion", body=json.dumps({"table": "s134-misere.h5"}))
         self.assertEqual(s, 200, started)
         self.assertEqual(started["positions"], 91)
         for _ in range(200):
@@ -297,7 +301,8 @@ class Api(ServeCase):
         c = job["answer"]
         self.assertEqual((c["info"]["convention"], c["info"]["rules"]), ("normal", "subtract:1,3,4"))
         self.assertEqual(c["info"]["max_heap_size"], 12)
-        self.assertTrue(os.path.exists(os.path.join(self.tables, c["table"])))
+        # Read-only: solved into the server's private folder, not into the tables folder.
+        self.assertFalse(os.path.exists(os.path.join(self.tables, c["table"])))
         s, again, _ = self.get("/api/companion", table="s134-misere.h5")
         self.assertEqual(again["table"], c["table"])
         s, missing, _ = self.get("/api/job", id="99")
@@ -324,11 +329,20 @@ class Api(ServeCase):
         self.assertEqual((s, learned["learned"]), (200, 1), learned)
 
     def test_find_solves_a_small_table_and_northcott_answers(self):
+        before = sorted(os.listdir(self.tables))
+        # GET only finds; POST solves, into the server's private folder.
         s, f, _ = self.get("/api/find", rules="subtract:1-3", convention="normal", layout="matches")
+        self.assert_error(s, f, 404, "POST /api/find solves it")
+        s, f, _ = self.server.request("/api/find", body=json.dumps(
+            {"rules": "subtract:1-3", "convention": "normal", "layout": "matches"}))
         self.assertEqual(s, 200, f)
         self.assertEqual(f["start"], [21])
-        self.assertTrue(os.path.exists(os.path.join(self.tables, f["table"])))
-        s, f, _ = self.get("/api/find", rules="nim", convention="normal", layout="random")
+        s, again, _ = self.get("/api/find", rules="subtract:1-3", convention="normal", layout="matches")
+        self.assertEqual((s, again["table"]), (200, f["table"]))
+        s, q, _ = self.get("/api/query", table=f["table"], position="21")
+        self.assertEqual((s, q["value"]), (200, 1))
+        s, f, _ = self.server.request("/api/find", body=json.dumps(
+            {"rules": "nim", "convention": "normal", "layout": "random"}))
         self.assertEqual(s, 200, f)
         self.assertTrue(2 <= len(f["start"]) <= 4, f)
         # Northcott: X widens a gap, the computer closes it again; the XOR stays 0 after it.
@@ -342,6 +356,8 @@ class Api(ServeCase):
         self.assertEqual(n["reply"]["closes"], False)
         s, n, _ = self.get("/api/northcott", board="11-12", reply="o")  # O is stuck
         self.assertIsNone(n["reply"])
+        # Nothing in the served folder was created or changed.
+        self.assertEqual(sorted(os.listdir(self.tables)), before)
 
 
 class Load(ServeCase):

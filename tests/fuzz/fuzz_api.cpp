@@ -44,7 +44,11 @@ struct Server {
         r.max_heap_size = 7;
         r.output = (dir / "nim-normal-k3-h7.h5").string();
         (void)service::solve_table(r, {});
-        web = std::make_unique<apps::WebServer>(apps::ServerOptions{dir.string(), "127.0.0.1", 0});
+        apps::ServerOptions o;
+        o.tables_dir = dir.string();
+        o.port = 0;
+        o.program = NIMTB_PROGRAM;
+        web = std::make_unique<apps::WebServer>(o);
         const int port = web->bind();
         thread = std::thread([this] { web->serve(); });
         client = std::make_unique<httplib::Client>("127.0.0.1", port);
@@ -59,13 +63,6 @@ Server& server() {
 }
 
 }  // namespace
-
-// The server reads each new table with `nimtb info` in a child process,
-// /proc/self/exe: in this harness, this program. The folder's table is whole.
-extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-    if (*argc >= 2 && std::strcmp((*argv)[1], "info") == 0) std::_Exit(0);
-    return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Server& s = server();
@@ -93,7 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!res) std::abort();
     const std::string type = res->get_header_value("Content-Type");
     if (res->status >= 500) {
-        // Only a table it cannot read, or a solve that could not be written.
+        // Only a table it cannot read, a solve that could not be written, or
+        // 503: work beyond the server's limits.
         if (type != "application/json") std::abort();
         const auto j = nlohmann::json::parse(res->body, nullptr, false);
         if (!j.is_object() || !j.contains("error")) std::abort();

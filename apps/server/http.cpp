@@ -1,0 +1,529 @@
+#include "apps/server/http.h"
+
+#include <sys/socket.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cerrno>
+#include <future>
+#include <stdexcept>
+
+#include "engine/base/errors.h"
+
+namespace nimtb::apps::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+
+std::string Request::header(const std::string& lower_case_name) const {
+    const auto it = headers.find(lower_case_name);
+    return it == headers.end() ? std::string() : it->second;
+}
+
+bool Request::cancelled() const {
+    return gone->load() || (stopping && stopping->load());
+}
+
+bool Gate::try_enter() {
+    unsigned used = used_.load();
+    do {
+        if (used >= slots_) return false;
+    } while (!used_.compare_exchange_weak(used, used + 1));
+    if (outer_ && !outer_->try_enter()) {
+        --used_;
+        return false;
+    }
+    return true;
+}
+
+void Gate::leave() {
+    if (outer_) outer_->leave();
+    --used_;
+}
+
+bool is_utf8(std::string_view s) {
+    size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        size_t n;
+        uint32_t cp;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 1, cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 2, cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 3, cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + n >= s.size()) return false;  // cut short
+        for (size_t k = 1; k <= n; ++k) {
+            const auto d = static_cast<unsigned char>(s[i + k]);
+            if ((d & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
+        static constexpr uint32_t LEAST[] = {0, 0x80, 0x800, 0x10000};
+        if (cp < LEAST[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += n + 1;
+    }
+    return true;
+}
+
+namespace {
+
+int hex(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// %XX decoded (and '+' as a space in a query); nullopt for a malformed escape.
+std::optional<std::string> decode(std::string_view s, bool plus_is_space) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%') {
+            if (i + 2 >= s.size()) return std::nullopt;
+            const int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+            if (hi < 0 || lo < 0) return std::nullopt;
+            out.push_back(static_cast<char>(hi * 16 + lo));
+            i += 2;
+        } else {
+            out.push_back(plus_is_space && s[i] == '+' ? ' ' : s[i]);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::optional<std::map<std::string, std::string>> parse_query(std::string_view query) {
+    std::map<std::string, std::string> params;
+    while (!query.empty()) {
+        const size_t amp = query.find('&');
+        const std::string_view pair = query.substr(0, amp);
+        query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+        if (pair.empty()) continue;
+        const size_t eq = pair.find('=');
+        const auto name = decode(pair.substr(0, eq), true);
+        const auto value =
+            decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
+        if (!name || !value || !is_utf8(*name) || !is_utf8(*value)) return std::nullopt;
+        params.emplace(*name, *value);  // the first of a repeated name counts
+    }
+    return params;
+}
+
+namespace {
+
+struct Route {
+    std::string method, path;
+    Handler handler;
+    std::shared_ptr<Gate> gate;
+};
+
+}  // namespace
+
+struct Server::Impl {
+    explicit Impl(Limits l) : limits(l), reads(l.read_threads), work(WORK_THREADS) {}
+
+    // Threads for gated work: each mostly waits on a child process, and the
+    // gates, not this number, bound how many run.
+    static constexpr unsigned WORK_THREADS = 32;
+
+    Limits limits;
+    std::vector<Route> routes;
+    std::function<std::optional<Response>(const Request&)> check;
+    std::vector<std::pair<std::string, std::string>> always;
+    std::function<void(int, const std::string&, Response&)> error_page;
+    std::function<void(std::exception_ptr, Response&)> on_exception;
+    std::atomic<bool> stopping{false};
+    std::atomic<size_t> connections{0}, queued_reads{0};
+
+    // Destroyed in reverse: the pools (joined) before the network that
+    // their tasks post to.
+    net::io_context ioc{1};
+    tcp::acceptor acceptor{ioc};
+    net::steady_timer accept_pause{ioc};
+    net::thread_pool reads;
+    net::thread_pool work;
+
+    void accept();
+    Response error(int status, const std::string& why) {
+        Response r;
+        r.status = status;
+        r.content_type = "text/plain; charset=utf-8";
+        r.body = why + "\n";
+        if (error_page) error_page(status, why, r);
+        return r;
+    }
+    // A handler's exception as an answer: 500 unless on_exception says otherwise.
+    void translate(std::exception_ptr e, Response& r) {
+        r = error(500, "internal error");
+        if (on_exception) on_exception(e, r);
+    }
+};
+
+namespace {
+
+class Session : public std::enable_shared_from_this<Session> {
+  public:
+    Session(tcp::socket socket, Server::Impl& server)
+        : server_(server), stream_(std::move(socket)) {}
+    ~Session() { --server_.connections; }
+
+    void read_next() {
+        parser_.emplace();
+        parser_->header_limit(server_.limits.header_bytes);
+        parser_->body_limit(server_.limits.body_bytes);
+        stream_.expires_after(server_.limits.request_time);
+        bhttp::async_read(stream_, buffer_, *parser_,
+                          [self = shared_from_this()](beast::error_code ec, size_t) {
+                              self->on_read(ec);
+                          });
+    }
+
+  private:
+    friend class StreamSink;
+
+    void on_read(beast::error_code ec) {
+        if (ec == bhttp::error::body_limit) return refuse(413, "body");
+        if (ec == bhttp::error::header_limit) {
+            // A request line that never ends is a URL too long; else the headers are.
+            const auto data = buffer_.cdata();
+            const std::string_view seen(static_cast<const char*>(data.data()), data.size());
+            return refuse(seen.find("\r\n") == std::string_view::npos ? 414 : 431, "headers");
+        }
+        if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
+            ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+            return refuse(400, "request");
+        }
+        if (ec) return close();  // gone, or too slow: dropped
+        handle(parser_->release());
+    }
+
+    // An error of the request itself: answered, then the connection closed
+    // (the rest of what it sends is not read).
+    void refuse(int status, const std::string& why) {
+        keep_alive_ = false;
+        send(server_.error(status, why));
+    }
+
+    void handle(bhttp::request<bhttp::string_body> msg) {
+        keep_alive_ = msg.keep_alive();
+        Request req;
+        req.method = std::string(msg.method_string());
+        req.stopping = &server_.stopping;
+        const std::string_view target(msg.target().data(), msg.target().size());
+        if (target.size() > server_.limits.target_bytes) return send(server_.error(414, "target"));
+        const size_t q = target.find('?');
+        const auto path = decode(target.substr(0, q), false);
+        const auto params = parse_query(q == std::string_view::npos ? std::string_view()
+                                                                     : target.substr(q + 1));
+        if (!path || !params || !is_utf8(*path)) {
+            return send(server_.error(400, "encoding"));
+        }
+        req.path = *path;
+        req.params = std::move(*params);
+        for (const auto& f : msg) {
+            std::string name(f.name_string());
+            for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            req.headers.emplace(std::move(name), std::string(f.value()));
+        }
+        req.body = std::move(msg.body());
+        if (server_.check) {
+            if (auto refused = server_.check(req)) return send(std::move(*refused));
+        }
+        const Route* route = nullptr;
+        bool path_known = false;
+        for (const Route& r : server_.routes) {
+            if (r.path != req.path) continue;
+            path_known = true;
+            if (r.method == req.method) route = &r;
+        }
+        if (!route) return send(server_.error(path_known ? 405 : 404, "route"));
+        if (route->gate && !route->gate->try_enter()) {
+            return send(server_.error(503, "busy"));
+        }
+        if (!route->gate && server_.queued_reads.load() >= server_.limits.read_queue) {
+            return send(server_.error(503, "busy"));
+        }
+        gone_ = req.gone;
+        stream_.expires_never();
+        watch();
+        if (!route->gate) ++server_.queued_reads;
+        auto run = [self = shared_from_this(), route, req = std::move(req)]() mutable {
+            self->run(*route, req);
+        };
+        if (route->gate) {
+            net::post(server_.work, std::move(run));
+        } else {
+            net::post(server_.reads, std::move(run));
+        }
+    }
+
+    // On a worker thread.
+    void run(const Route& route, const Request& req) {
+        if (!route.gate) --server_.queued_reads;
+        Response res;
+        try {
+            route.handler(req, res);
+        } catch (...) {
+            server_.translate(std::current_exception(), res);
+        }
+        if (route.gate && !res.stream) route.gate->leave();
+        if (res.stream) {
+            stream_out(route, std::move(res));
+            return;
+        }
+        net::post(stream_.get_executor(),
+                  [self = shared_from_this(), res = std::move(res)]() mutable {
+                      self->send(std::move(res));
+                  });
+    }
+
+    void stream_out(const Route& route, Response res);
+
+    // Turns gone_ true when the client hangs up while its answer is made.
+    void watch() {
+        stream_.socket().async_wait(
+            tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+                if (ec) return;  // cancelled: the answer is on its way
+                char c;
+                const ssize_t n = ::recv(self->stream_.socket().native_handle(), &c, 1,
+                                         MSG_PEEK | MSG_DONTWAIT);
+                // n > 0: the next request of a pipelining client; it waits.
+                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+                    self->gone_->store(true);
+                }
+            });
+    }
+
+    void unwatch() {
+        beast::error_code ignored;
+        stream_.socket().cancel(ignored);
+    }
+
+    void add_headers(bhttp::response_header<>& h, const Response& res) {
+        h.set(bhttp::field::content_type, res.content_type);
+        for (const auto& [k, v] : server_.always) h.set(k, v);
+        for (const auto& [k, v] : res.headers) h.set(k, v);
+    }
+
+    void send(Response res) {
+        unwatch();
+        auto m = std::make_shared<bhttp::response<bhttp::string_body>>(
+            static_cast<bhttp::status>(res.status), 11);
+        add_headers(m->base(), res);
+        m->keep_alive(keep_alive_ && !server_.stopping);
+        m->body() = std::move(res.body);
+        m->prepare_payload();
+        stream_.expires_after(server_.limits.write_time);
+        bhttp::async_write(stream_, *m, [self = shared_from_this(), m](beast::error_code ec, size_t) {
+            if (ec || !m->keep_alive()) return self->close();
+            self->read_next();
+        });
+    }
+
+    void close() {
+        beast::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        stream_.close();
+    }
+
+    Server::Impl& server_;
+    beast::tcp_stream stream_;
+    beast::flat_buffer buffer_;
+    std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+    bool keep_alive_ = false;
+    std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
+};
+
+// A streamed answer's pieces, from the worker thread that makes them to the
+// network thread that writes them, one at a time.
+class StreamSink : public Sink {
+  public:
+    StreamSink(std::shared_ptr<Session> s, Response head) : s_(std::move(s)), head_(std::move(head)) {}
+
+    void write(std::string_view piece) override {
+        if (!piece.empty()) put(std::string(piece), false);
+    }
+    void finish() { put("", true); }
+    bool started() const { return started_; }
+
+  private:
+    void put(std::string data, bool last) {
+        Server::Impl& server = s_->server_;
+        if (server.stopping || s_->gone_->load()) throw Cancelled();
+        auto done = std::make_shared<std::promise<beast::error_code>>();
+        auto result = done->get_future();
+        auto buf = std::make_shared<std::string>(std::move(data));
+        const bool first = !started_;
+        started_ = true;
+        net::post(s_->stream_.get_executor(), [s = s_, buf, done, first, last, this] {
+            s->stream_.expires_after(s->server_.limits.write_time);
+            auto body = [s, buf, done, last](beast::error_code ec) {
+                if (ec) return done->set_value(ec);
+                auto finished = [done, buf](beast::error_code e, size_t) { done->set_value(e); };
+                if (last) {
+                    net::async_write(s->stream_, bhttp::make_chunk_last(), std::move(finished));
+                } else {
+                    net::async_write(s->stream_, bhttp::make_chunk(net::buffer(*buf)),
+                                     std::move(finished));
+                }
+            };
+            if (!first) return body({});
+            auto m = std::make_shared<bhttp::response<bhttp::empty_body>>(
+                static_cast<bhttp::status>(head_.status), 11);
+            s->add_headers(m->base(), head_);
+            m->chunked(true);
+            m->keep_alive(s->keep_alive_);
+            auto sr = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*m);
+            bhttp::async_write_header(s->stream_, *sr,
+                                      [m, sr, body](beast::error_code ec, size_t) { body(ec); });
+        });
+        // The network thread ends every write: by its end, its error, or
+        // the stream's deadline. At shutdown it may never run the post.
+        while (result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+            if (server.stopping) throw Cancelled();
+        }
+        if (result.get()) {
+            s_->gone_->store(true);
+            throw Cancelled();
+        }
+    }
+
+    std::shared_ptr<Session> s_;
+    Response head_;
+    bool started_ = false;
+};
+
+}  // namespace
+
+void Session::stream_out(const Route& route, Response res) {
+    auto make = std::move(res.stream);
+    res.stream = nullptr;
+    StreamSink sink(shared_from_this(), res);
+    bool whole = false;
+    try {
+        make(sink);
+        sink.finish();
+        whole = true;
+    } catch (...) {
+        if (!sink.started()) {
+            Response error;
+            server_.translate(std::current_exception(), error);
+            if (route.gate) route.gate->leave();
+            net::post(stream_.get_executor(),
+                      [self = shared_from_this(), error = std::move(error)]() mutable {
+                          self->send(std::move(error));
+                      });
+            return;
+        }
+    }
+    if (route.gate) route.gate->leave();
+    net::post(stream_.get_executor(), [self = shared_from_this(), whole] {
+        self->unwatch();
+        if (whole && self->keep_alive_ && !self->server_.stopping) return self->read_next();
+        self->close();
+    });
+}
+
+void Server::Impl::accept() {
+    acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+        if (!acceptor.is_open()) return;
+        if (ec) {
+            // Out of descriptors, most likely: breathe, then accept again.
+            accept_pause.expires_after(std::chrono::milliseconds(50));
+            accept_pause.async_wait([this](beast::error_code) { accept(); });
+            return;
+        }
+        if (connections.load() >= limits.connections) {
+            beast::error_code ignored;
+            socket.close(ignored);  // full: refused at once, not queued
+        } else {
+            ++connections;
+            socket.set_option(tcp::no_delay(true), ec);
+            std::make_shared<Session>(std::move(socket), *this)->read_next();
+        }
+        accept();
+    });
+}
+
+Server::Server(Limits limits) : impl_(std::make_shared<Impl>(limits)) {}
+
+Server::~Server() {
+    stop();
+    impl_->reads.join();
+    impl_->work.join();
+}
+
+void Server::route(const std::string& method, const std::string& path, Handler handler,
+                   std::shared_ptr<Gate> gate) {
+    impl_->routes.push_back({method, path, std::move(handler), std::move(gate)});
+}
+
+void Server::filter(std::function<std::optional<Response>(const Request&)> check) {
+    impl_->check = std::move(check);
+}
+
+void Server::always(std::vector<std::pair<std::string, std::string>> headers) {
+    impl_->always = std::move(headers);
+}
+
+void Server::on_error(std::function<void(int, const std::string&, Response&)> make) {
+    impl_->error_page = std::move(make);
+}
+
+void Server::on_exception(std::function<void(std::exception_ptr, Response&)> make) {
+    impl_->on_exception = std::move(make);
+}
+
+int Server::bind(const std::string& host, int port) {
+    Impl& i = *impl_;
+    beast::error_code ec;
+    tcp::endpoint where;
+    const auto address = net::ip::make_address(host, ec);
+    if (!ec) {
+        where = tcp::endpoint(address, static_cast<unsigned short>(port));
+    } else {
+        tcp::resolver resolver(i.ioc);
+        const auto found = resolver.resolve(host, std::to_string(port), ec);
+        if (ec || found.empty()) {
+            throw std::runtime_error("cannot listen on " + host + ": not an address of this machine");
+        }
+        where = found.begin()->endpoint();
+    }
+    i.acceptor.open(where.protocol(), ec);
+    if (!ec) i.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) i.acceptor.bind(where, ec);
+    if (!ec) i.acceptor.listen(i.limits.backlog, ec);
+    if (ec) {
+        throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) +
+                                 " (in use, or not an address of this machine)");
+    }
+    return i.acceptor.local_endpoint().port();
+}
+
+void Server::run() {
+    impl_->accept();
+    impl_->ioc.run();
+    // Stopped: every handler sees cancelled(), its child is killed, it ends.
+    impl_->reads.join();
+    impl_->work.join();
+}
+
+void Server::stop() {
+    impl_->stopping = true;
+    impl_->ioc.stop();
+}
+
+}  // namespace nimtb::apps::http
