@@ -186,7 +186,10 @@ export function swatch(rgb, text) {
   const lin = rgb.map((c) => { const x = c / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
   const light = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
   const ink = (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) ? "#000" : "#fff";
-  return el("span", { class: "swatch", style: `background:${css(rgb)};color:${ink}`, "data-rgb": rgb.join(",") }, text || "\u00a0");
+  const e = el("span", { class: "swatch", "data-rgb": rgb.join(",") }, text || "\u00a0");
+  // Styles set through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+  Object.assign(e.style, { background: css(rgb), color: ink });
+  return e;
 }
 
 export function drawLegend(mode, colour) {
@@ -199,7 +202,11 @@ export function drawLegend(mode, colour) {
       swatch(CELL.n), " N: the player to move wins");
   } else if (colour === "remoteness") {
     const max = Math.max(...ex.planes.map((p) => p.maxRemoteness));
-    const ramp = (r, label) => el("span", { class: "ramp", style: `background:linear-gradient(90deg,${css(r[0])},${css(r[1])})` }, label);
+    const ramp = (r, label) => {
+      const e = el("span", { class: "ramp" }, label);
+      e.style.background = `linear-gradient(90deg,${css(r[0])},${css(r[1])})`;
+      return e;
+    };
     legend.replaceChildren("remoteness 0 ", ramp(RAMP.p, "P"), ` ${max}   0 `, ramp(RAMP.n, "N"), ` ${max}`);
   } else {
     const max = Math.max(...ex.planes.map((p) => p.maxValue));

@@ -29,7 +29,8 @@ export function svgText(svg) {
   const from = [svg, ...svg.querySelectorAll("*")], to = [copy, ...copy.querySelectorAll("*")];
   from.forEach((node, i) => {
     const style = getComputedStyle(node);
-    to[i].setAttribute("style", STYLED.map((p) => `${p}:${style.getPropertyValue(p)}`).join(";"));
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    for (const p of STYLED) to[i].style.setProperty(p, style.getPropertyValue(p));
   });
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   const box = svg.viewBox.baseVal;

@@ -40,8 +40,8 @@ struct ChildIo {
 };
 
 // Runs `program args...` (program: the nimtb binary) with stdin from
-// /dev/null, no descriptor of the server's but the pipes, in a process group
-// of its own that dies with the server (PR_SET_PDEATHSIG). Returns how it
+// /dev/null, no descriptor of the server's but the pipes, at nice 10, in a
+// process group of its own that dies with the server (PR_SET_PDEATHSIG). Returns how it
 // ended; throws std::runtime_error only when no process could be started.
 ChildOutcome run_child(const std::string& program, const std::vector<std::string>& args,
                        const ChildLimits& limits, const ChildIo& io);

@@ -57,6 +57,7 @@ class Page(unittest.TestCase):
     (browser.games, browser.views), side by side."""
 
     TABLES = [NIM_K3_H15]
+    SERVE_OPTIONS = ()  # read-only: tables a game needs are solved into the server's own folder
 
     @classmethod
     def setUpClass(cls):
@@ -66,8 +67,11 @@ class Page(unittest.TestCase):
         for args, name in cls.TABLES:
             code, out, err = run("solve", *args, "-o", os.path.join(cls.tables, name), "--quiet")
             assert code == 0, err
-        cls.server = Server(cls.tables)
+        cls.server = Server(cls.tables, options=cls.SERVE_OPTIONS)
         options = webdriver.ChromeOptions()
+        # The console, read after each test: the page must run under its
+        # Content-Security-Policy with nothing refused.
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"]:
             options.add_argument(a)
         cls.downloads = os.path.join(cls.dir, "downloads")
@@ -83,6 +87,10 @@ class Page(unittest.TestCase):
         cls.driver.quit()
         cls.server.stop()
         shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def tearDown(self):
+        refused = [e["message"] for e in self.driver.get_log("browser") if "Content Security Policy" in e["message"]]
+        self.assertEqual(refused, [])
 
     # -- helpers
 
@@ -380,7 +388,7 @@ class Games(Page):
             self.assertEqual(self.text("re-summary"), "")
             self.driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="play"]').click()
         finally:
-            type(self).server = Server(self.tables, port=port)
+            type(self).server = Server(self.tables, port=port, options=self.SERVE_OPTIONS)
         self.click_token(1, 1)
         self.settled(4)
         self.no_error()
@@ -583,6 +591,9 @@ class Games(Page):
 
 class Views(Page):
     """Explore, Research and the pages' pictures, downloads, layout and accessibility."""
+
+    # A lab's server: the tables it solves are saved into its folder, where the tests read them.
+    SERVE_OPTIONS = ("--write",)
 
     TABLES = [NIM_K3_H15,
               (["--rules", "subtract:1,3,4", "--misere", "--heaps", "2", "--max-heap", "20"],
