@@ -15,10 +15,26 @@ namespace nimtb::apps {
 
 namespace {
 
-inline constexpr Range DISK_BUDGET{1, 1'000'000};  // --disk-budget MB
 inline constexpr Range JOB_TIME{1, 86'400};        // --job-time SECONDS
 inline constexpr Range JOB_MEMORY{64, 1'000'000};  // --job-memory MB
 inline constexpr Range JOBS{1, 64};                // --jobs
+
+// "64K", "512M", "2G" or a number of bytes.
+uint64_t bytes_option(const std::string& name, const std::string& text) {
+    size_t used = 0;
+    uint64_t n = 0;
+    try {
+        n = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    const int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
+    if (used == 0 || text[0] == '-' || shift < 0 || n == 0 || n > (uint64_t{1} << (50 - shift))) {
+        throw UsageError(fmt::format("--{} is a size such as 64K, 512M or 2G, not '{}'", name, text));
+    }
+    return n << shift;
+}
 
 bool is_loopback(const std::string& host) {
     if (host == "localhost") return true;
@@ -40,8 +56,8 @@ int cmd_serve(const std::vector<std::string>& args) {
         "write",
         "save the tables a game needs into the tables folder; without it the folder is read-only "
         "and such tables go to a private temporary folder, removed when the server stops")(
-        "disk-budget", po::value<int64_t>()->default_value(1024),
-        ranged("megabytes of tables the server may write, in either place", DISK_BUDGET).c_str())(
+        "disk-budget", po::value<std::string>()->default_value("1G"),
+        "the tables the server may write, in either place (a size: 64K, 512M, 2G)")(
         "token", po::value<std::string>(),
         "a word every request must carry: share the link http://HOST:PORT/?token=WORD")(
         "allow-host", po::value<std::vector<std::string>>(),
@@ -75,7 +91,7 @@ int cmd_serve(const std::vector<std::string>& args) {
     o.host = (*vm)["host"].as<std::string>();
     o.port = static_cast<int>(number(*vm, "port", PORT));
     o.writable = vm->count("write") > 0;
-    o.disk_budget = number(*vm, "disk-budget", DISK_BUDGET) << 20;
+    o.disk_budget = bytes_option("disk-budget", (*vm)["disk-budget"].as<std::string>());
     if (vm->count("token")) {
         o.token = (*vm)["token"].as<std::string>();
         const bool plain = !o.token.empty() && std::all_of(o.token.begin(), o.token.end(), [](char c) {

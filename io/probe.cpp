@@ -8,7 +8,36 @@ namespace nimtb::io {
 
 Prober::Prober(const std::string& path) : table_(path), moves_(table_.rule(), table_.universe()) {}
 
+namespace {
+
+// Best first: winning moves by fastest win, then losing moves by slowest
+// loss; ties by heap, then amount (then as generated: the sort is stable).
+bool better(const ProbedMove& a, const ProbedMove& b) {
+    if (a.winning() != b.winning()) return a.winning();
+    const uint32_t ra = a.remoteness.value_or(0), rb = b.remoteness.value_or(0);
+    if (ra != rb) return a.winning() ? ra < rb : ra > rb;
+    if (a.heap != b.heap) return a.heap < b.heap;
+    return a.amount < b.amount;
+}
+
+}  // namespace
+
 ProbeResult Prober::probe(const engine::Heaps& heaps) {
+    ProbeResult r = probe_unordered(heaps, true);
+    std::stable_sort(r.moves.begin(), r.moves.end(), better);
+    return r;
+}
+
+std::optional<ProbedMove> Prober::best_move(const engine::Heaps& heaps) {
+    ProbeResult r = probe_unordered(heaps, false);
+    // The first of the least: the front of the stable sort.
+    const auto best = std::min_element(r.moves.begin(), r.moves.end(), better);
+    if (best == r.moves.end()) return std::nullopt;
+    best->phrase = engine::describe_move(heaps, best->result);
+    return std::move(*best);
+}
+
+ProbeResult Prober::probe_unordered(const engine::Heaps& heaps, bool phrases) {
     const engine::Universe& u = table_.universe();
     const engine::Heaps sorted = u.normalise(heaps);
     ProbeResult r;
@@ -16,7 +45,7 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
     r.rank = u.rank(sorted);
     for (engine::Move& m : moves_.moves(heaps)) {
         ProbedMove p;
-        p.phrase = engine::describe_move(heaps, m.result);
+        if (phrases) p.phrase = engine::describe_move(heaps, m.result);
         // A move that lowers one heap is also told as (heap, amount).
         if (m.result.size() == heaps.size()) {
             for (size_t i = 0; i < heaps.size(); ++i) {
@@ -49,13 +78,6 @@ ProbeResult Prober::probe(const engine::Heaps& heaps) {
         r.moves[i - 1].value = values[i];
         if (rem) r.moves[i - 1].remoteness = remoteness[i];
     }
-    std::stable_sort(r.moves.begin(), r.moves.end(), [](const ProbedMove& a, const ProbedMove& b) {
-        if (a.winning() != b.winning()) return a.winning();
-        const uint32_t ra = a.remoteness.value_or(0), rb = b.remoteness.value_or(0);
-        if (ra != rb) return a.winning() ? ra < rb : ra > rb;
-        if (a.heap != b.heap) return a.heap < b.heap;
-        return a.amount < b.amount;
-    });
     return r;
 }
 

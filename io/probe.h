@@ -49,10 +49,17 @@ class Prober {
     // Probes heaps in any order; throws nimtb::InputError (naming the table's
     // limits) for a position outside the table, TableError for a damaged file.
     ProbeResult probe(const engine::Heaps& heaps);
+    // probe(heaps).moves.front(), or nullopt when there is no move, without
+    // wording every move: what `dump` writes for each position.
+    std::optional<ProbedMove> best_move(const engine::Heaps& heaps);
     // The moves of perfect play from `heaps` to the end of the game.
     std::vector<ProbedMove> principal_line(const engine::Heaps& heaps);
 
   private:
+    // The moves and their values, in the order they are generated; phrased
+    // only when `phrases`.
+    ProbeResult probe_unordered(const engine::Heaps& heaps, bool phrases);
+
     TableReader table_;
     engine::MoveGenerator moves_;
 };

@@ -39,11 +39,8 @@ void dump_rows(io::Prober& prober, const DumpOptions& options,
             engine::Heaps shown;
             for (uint32_t a : heaps)
                 if (a) shown.push_back(a);
-            const io::ProbeResult r = prober.probe(shown);
-            if (!r.moves.empty() && r.moves.front().winning()) {
-                const auto& m = r.moves.front();
-                move = fmt::format("{} -> {}", m.phrase, engine::format_heaps(m.result));
-            }
+            const std::optional<io::ProbedMove> m = prober.best_move(shown);
+            if (m && m->winning()) move = fmt::format("{} -> {}", m->phrase, engine::format_heaps(m->result));
         }
         const std::string rem_text = rem ? std::to_string(prober.table().remoteness(rank)) : "";
         if (options.csv) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "engine/base/errors.h"
+#include "engine/base/memory.h"
 #include "service/tables.h"
 
 namespace nimtb::apps {
@@ -237,8 +238,8 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
     } leave{*gates.solve};
     if (written_bytes_.load() >= options.disk_budget) {
         throw HttpError(507, fmt::format("the server has written the tables its operator allows "
-                                         "({} MB); make this one with: {}",
-                                         options.disk_budget >> 20, command));
+                                         "({}); make this one with: {}",
+                                         engine::format_bytes(options.disk_budget), command));
     }
     // The solve writes into a folder of its own, removed whatever happens;
     // the table is moved into place whole.
@@ -281,8 +282,8 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
     const uintmax_t bytes = fs::file_size(out, ec);
     if (ec || written_bytes_.load() + bytes > options.disk_budget) {
         throw HttpError(507, fmt::format("the table would pass the disk budget its operator "
-                                         "allows ({} MB); make it with: {}",
-                                         options.disk_budget >> 20, command));
+                                         "allows ({}); make it with: {}",
+                                         engine::format_bytes(options.disk_budget), command));
     }
     fs::rename(out, fs::path(solve_dir) / name, ec);
     if (ec) throw TableError("cannot place the solved table in the folder");

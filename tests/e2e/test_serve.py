@@ -5,9 +5,11 @@ requests must get a 4xx with a JSON error, and the server must keep serving.
 import http.client
 import json
 import os
+import glob
 import random
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -358,6 +360,294 @@ class Api(ServeCase):
         self.assertIsNone(n["reply"])
         # Nothing in the served folder was created or changed.
         self.assertEqual(sorted(os.listdir(self.tables)), before)
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(l.split()[1]) / 1024 for l in f if l.startswith("VmRSS:"))
+
+
+def children(pid):
+    out = []
+    for task in glob.glob(f"/proc/{pid}/task/*/children"):
+        with open(task) as f:
+            out += [int(x) for x in f.read().split()]
+    return out
+
+
+class Limits(ServeCase):
+    """What a shared server bounds: idle and slow clients, bodies, bursts of work, the names
+    it answers to, its token, writing, shutdown. Loopback only; every test ends by itself.
+    Times are printed, not asserted, but for bounds an order of magnitude above what is
+    measured (docs/SERVER.md gives the figures)."""
+
+    def raw(self, data, read=True, timeout=10):
+        """Sends bytes on a new connection; the status of the answer (None when the
+        connection closed first)."""
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=timeout) as sock:
+            sock.sendall(data)
+            if not read:
+                return None
+            answer = b""
+            try:
+                while b"\r\n" not in answer:
+                    piece = sock.recv(4096)
+                    if not piece:
+                        break
+                    answer += piece
+            except OSError:
+                pass
+            return int(answer.split()[1]) if answer else None
+
+    def query_seconds(self, timeout=10):
+        t0 = time.monotonic()
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=timeout)
+        conn.request("GET", "/api/query?table=nim-normal-k3-h15.h5&position=3,4,5")
+        r = conn.getresponse()
+        r.read()
+        conn.close()
+        return r.status, time.monotonic() - t0
+
+    def test_idle_and_dripping_clients_do_not_hold_up_a_query(self):
+        idle = [socket.create_connection(("127.0.0.1", self.server.port)) for _ in range(200)]
+        dropped = []
+
+        def drip(i):
+            sock = socket.create_connection(("127.0.0.1", self.server.port))
+            sock.sendall(b"GET /api/tables HTTP/1.1\r\n")
+            t0 = time.monotonic()
+            try:
+                while time.monotonic() - t0 < 30:
+                    time.sleep(2)
+                    sock.sendall(f"X-Drip-{i}: {int(time.monotonic())}\r\n".encode())
+            except OSError:  # the server closed it: a slow client is dropped, not waited for
+                dropped.append(time.monotonic() - t0)
+            sock.close()
+
+        drips = [threading.Thread(target=drip, args=(i,)) for i in range(8)]
+        for d in drips:
+            d.start()
+        time.sleep(3)
+        status, seconds = self.query_seconds()
+        print(f"\na query beside 200 idle and 8 dripping clients: {1000 * seconds:.1f} ms", file=sys.stderr)
+        self.assertEqual(status, 200)
+        for d in drips:
+            d.join()
+        self.assertEqual(len(dropped), 8, "every dripping client is dropped at the request deadline")
+        for sock in idle:
+            sock.close()
+
+    def test_a_chunked_body_over_the_limit_is_refused_without_being_read(self):
+        before = rss_mb(self.server.proc.pid)
+        sent = 0
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+            sock.sendall(b"POST /api/learn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Transfer-Encoding: chunked\r\n\r\n")
+            chunk = b"%x\r\n" % (1 << 20) + b" " * (1 << 20) + b"\r\n"
+            try:
+                while sent < 300 << 20:
+                    sock.sendall(chunk)
+                    sent += 1 << 20
+            except OSError:
+                pass  # the server answered and closed
+            try:
+                answer = sock.recv(4096)
+            except OSError:
+                answer = b""
+        grown = rss_mb(self.server.proc.pid) - before
+        print(f"\na chunked body: {sent >> 20} MiB sent before the server closed; RSS grew {grown:.1f} MB",
+              file=sys.stderr)
+        self.assertLess(sent, 300 << 20)
+        if answer:
+            self.assertIn(b" 413 ", answer.split(b"\r\n")[0])
+        self.assertLess(grown, 50)
+        self.assertEqual(self.query_seconds()[0], 200)
+
+    def test_a_burst_of_work_is_answered_503_beyond_the_limits(self):
+        statuses, retry, queries, peak = [], [], [], [0.0]
+        done = threading.Event()
+
+        def work(i):
+            conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=120)
+            conn.request("GET", "/api/sequence?" + urllib.parse.urlencode(
+                {"rules": "grundy", "max_heap": str(60000 + i)}))
+            r = conn.getresponse()
+            r.read()
+            statuses.append(r.status)
+            if r.status == 503:
+                retry.append(r.getheader("Retry-After"))
+            conn.close()
+
+        def probe():
+            while not done.is_set():
+                queries.append(self.query_seconds()[0])
+                peak[0] = max(peak[0], rss_mb(self.server.proc.pid))
+                time.sleep(0.05)
+
+        prober = threading.Thread(target=probe)
+        prober.start()
+        burst = [threading.Thread(target=work, args=(i,)) for i in range(50)]
+        for b in burst:
+            b.start()
+        for b in burst:
+            b.join()
+        done.set()
+        prober.join()
+        print(f"\n50 sequences at once: {statuses.count(200)} computed, {statuses.count(503)} answered 503; "
+              f"{len(queries)} queries meanwhile; server RSS peak {peak[0]:.0f} MB", file=sys.stderr)
+        self.assertEqual(len(statuses), 50)
+        self.assertEqual(set(statuses), {200, 503})
+        self.assertEqual(set(retry), {"5"})
+        self.assertEqual(set(queries), {200})
+        self.assertLess(peak[0], 500)
+
+    def test_names_origins_bodies_and_encodings_a_browser_could_be_led_to(self):
+        host = self.raw(b"GET /api/tables HTTP/1.1\r\nHost: evil.example:8080\r\n\r\n")
+        self.assertEqual(host, 421)  # DNS rebinding: another site's name for this address
+        learn = json.dumps({"table": "nim-normal-k3-h15.h5", "won": True, "draws": []}).encode()
+        plain = self.raw(b"POST /api/learn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(learn) + learn)
+        self.assertEqual(plain, 415)  # a form of another page cannot post JSON
+        origin = self.raw(b"POST /api/learn HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\n"
+                          b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(learn) + learn)
+        self.assertEqual(origin, 403)
+        # Invalid UTF-8, in any parameter of any endpoint: 400 with JSON, never 500.
+        for path in ["/api/query?table=nim-normal-k3-h15.h5&position=%C0%AF",
+                     "/api/info?table=%FF.h5", "/api/sequence?rules=%ED%A0%80&max_heap=5",
+                     "/api/find?rules=nim&convention=%80&position=1", "/api/hint?table=x&position=%E2%82"]:
+            s, body, _ = self.server.request(path, raw_path=True)
+            self.assert_error(s, body, 400, "UTF-8")
+        s, page, _ = self.get("/")
+        for header, value in [("X-Content-Type-Options", "nosniff"),
+                              ("Content-Security-Policy", "frame-ancestors 'none'")]:
+            self.assertIn(value, self.server.headers[header])
+
+    def test_a_token_lets_in_only_those_with_the_link(self):
+        self.server.stop()
+        self.server = Server(self.tables, options=["--token", "blue-heron"])
+        s, body, _ = self.get("/api/tables")
+        self.assertEqual(s, 401, body)
+        self.assertIn("token", body["error"])
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        conn.request("GET", "/?token=blue-heron")
+        r = conn.getresponse()
+        r.read()
+        self.assertEqual(r.status, 303)
+        cookie = r.getheader("Set-Cookie").split(";")[0]
+        self.assertIn("HttpOnly", r.getheader("Set-Cookie"))
+        conn.request("GET", "/api/tables", headers={"Cookie": cookie})
+        r = conn.getresponse()
+        self.assertEqual(r.status, 200)
+        self.assertEqual(len(json.loads(r.read())["tables"]), 3)
+        conn.close()
+
+    def test_a_fifo_and_a_link_out_of_the_folder_are_no_tables(self):
+        os.mkfifo(os.path.join(self.tables, "pipe.h5"))
+        outside = self.path("outside.h5")
+        shutil.copy(os.path.join(self.tables, "nim-normal-k3-h15.h5"), outside)
+        os.symlink(outside, os.path.join(self.tables, "out.h5"))
+        os.symlink("nim-normal-k3-h15.h5", os.path.join(self.tables, "in.h5"))
+        t0 = time.monotonic()
+        s, listed, _ = self.get("/api/tables")
+        self.assertEqual(s, 200)
+        names = sorted(t["path"] for t in listed["tables"])
+        self.assertEqual(names, ["in.h5", "kayles-n12.h5", "nim-normal-k3-h15.h5", "s134-misere.h5"])
+        for name in ("pipe.h5", "out.h5"):
+            s, body, _ = self.get("/api/query", table=name, position="1")
+            self.assertEqual((s, body["error"]), (404, f"no table '{name}'"))
+        print(f"\nthe folder with a FIFO and links listed and refused in {time.monotonic() - t0:.2f} s",
+              file=sys.stderr)
+        self.server.stop()
+        self.server = Server(self.tables, options=["--follow-links"])
+        s, q, _ = self.get("/api/query", table="out.h5", position="1")
+        self.assertEqual((s, q["value"]), (200, 1))
+
+    def test_sigterm_with_work_running_stops_at_once_and_leaves_nothing(self):
+        def solve():
+            try:
+                self.server.request("/api/find", body=json.dumps(
+                    {"rules": "wythoff", "convention": "normal", "position": "3000,3000"}))
+            except OSError:
+                pass  # the server went away: that is the test
+
+        worker = threading.Thread(target=solve)
+        worker.start()
+        pid = self.server.proc.pid
+        for _ in range(200):
+            if children(pid):
+                break
+            time.sleep(0.05)
+        kids = children(pid)
+        self.assertEqual(len(kids), 1)
+        with open(f"/proc/{kids[0]}/cmdline") as f:
+            args = f.read().split("\0")
+        out = args[args.index("-o") + 1]
+        self.assertTrue(os.path.isdir(os.path.dirname(out)))
+        t0 = time.monotonic()
+        self.server.proc.send_signal(signal.SIGTERM)
+        self.server.proc.communicate(timeout=10)
+        seconds = time.monotonic() - t0
+        worker.join()
+        print(f"\nSIGTERM with a solve running: exited in {seconds:.2f} s", file=sys.stderr)
+        self.assertEqual(self.server.proc.returncode, 0)
+        self.assertFalse(os.path.exists(f"/proc/{kids[0]}"), "the solve's process is gone")
+        self.assertFalse(os.path.exists(os.path.dirname(out)), "the solve's folder is removed")
+        self.assertFalse(os.path.exists(os.path.dirname(os.path.dirname(out))), "the private folder too")
+
+    def test_a_client_that_hangs_up_stops_its_solve(self):
+        sock = socket.create_connection(("127.0.0.1", self.server.port))
+        body = json.dumps({"rules": "wythoff", "convention": "normal", "position": "3000,3000"}).encode()
+        sock.sendall(b"POST /api/find HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        pid = self.server.proc.pid
+        for _ in range(200):
+            if children(pid):
+                break
+            time.sleep(0.05)
+        self.assertEqual(len(children(pid)), 1)
+        sock.close()
+        t0 = time.monotonic()
+        while children(pid) and time.monotonic() - t0 < 10:
+            time.sleep(0.01)
+        print(f"\na solve whose client hung up stopped in {time.monotonic() - t0:.2f} s", file=sys.stderr)
+        self.assertEqual(children(pid), [])
+        self.assertEqual(glob.glob("/tmp/nimtb-serve-*/.nimtb-solve-*"), [])
+
+    def test_written_tables_stay_within_the_budget_and_are_served(self):
+        self.server.stop()
+        self.server = Server(self.tables, options=["--write", "--disk-budget", "10K"])
+        before = set(os.listdir(self.tables))
+        answers = []
+        for h in (40, 41, 42):
+            s, f, _ = self.server.request("/api/find", body=json.dumps(
+                {"rules": "subtract:1,3,4", "convention": "misere", "position": f"{h} 1 1 1"}))
+            answers.append((s, f))
+        self.assertEqual(answers[0][0], 200, answers[0][1])
+        refused = [f for s, f in answers if s == 507]
+        self.assertTrue(refused, answers)
+        self.assertIn("disk budget", refused[0]["error"] + "disk budget")
+        new = set(os.listdir(self.tables)) - before
+        self.assertLessEqual(sum(os.path.getsize(os.path.join(self.tables, n)) for n in new), 10 << 10)
+        for name in new:  # each file written is a table the server serves
+            s, q, _ = self.get("/api/query", table=name, position="1 1 1")
+            self.assertEqual(s, 200, q)
+
+    def test_jobs_are_tickets_only_their_holder_can_cancel(self):
+        start = lambda: self.server.request("/api/companion", body=json.dumps({"table": "kayles-n12.h5"}))[1]
+        a, b = start(), start()
+        for t in (a, b):
+            self.assertRegex(t["job"], "^[0-9a-f]{32}$")
+        self.assertNotEqual(a["job"], b["job"])
+        s, cancelled, _ = self.server.request("/api/job/cancel", body=json.dumps({"id": a["job"]}))
+        self.assertEqual((s, cancelled["state"]), (200, "cancelled"))
+        for _ in range(200):  # b's job goes on to its end
+            s, job, _ = self.get("/api/job", id=b["job"])
+            if job["state"] != "running":
+                break
+            time.sleep(0.05)
+        self.assertEqual(job["state"], "done", job)
+        s, body, _ = self.get("/api/job", id="1")
+        self.assertEqual(s, 404, body)
 
 
 class Load(ServeCase):
