@@ -166,7 +166,7 @@ void DatasetReader::get_many(std::span<DatasetReader* const> readers,
         for (uint64_t rank : ranks) r.check_rank(rank);
         order.clear();
         for (size_t i = 0; i < ranks.size(); ++i) {
-            if (r.slot_of_[ranks[i] / r.chunk_] >= 0 || !r.direct_) {
+            if (r.slot_of_[ranks[i] / r.chunk_] >= 0 || !r.direct_ || r.keep_chunks_) {
                 outs[d][i] = r.get(ranks[i]);
             } else {
                 order.push_back(i);

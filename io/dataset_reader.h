@@ -34,6 +34,9 @@ class DatasetReader {
 
     // Decoded chunks kept, at most `bytes` of them (at least one chunk).
     void set_cache(uint64_t bytes);
+    // get_many() through the cache too: each chunk it touches decompressed
+    // once and kept, rather than decoded again on each call.
+    void keep_chunks(bool keep) { keep_chunks_ = keep; }
 
     // The entry at `rank` < size(). Throws TableError on a damaged chunk.
     uint32_t get(uint64_t rank);
@@ -88,6 +91,7 @@ class DatasetReader {
     // The filters are a compressor nimtb decodes itself and the checksum
     // (chunk_codec.h): chunks are read raw, with no HDF5 plug-in.
     bool direct_;
+    bool keep_chunks_ = false;
     std::vector<Slot> slots_;
     std::vector<int32_t> slot_of_;  // per chunk; -1 when not cached
     // The batch look-ups' decoders, one per thread, kept from batch to batch.

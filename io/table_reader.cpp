@@ -261,6 +261,11 @@ TableStorage TableReader::storage() const {
     return t;
 }
 
+void TableReader::keep_decoded_chunks(bool keep) {
+    value_->keep_chunks(keep);
+    if (remoteness_) remoteness_->keep_chunks(keep);
+}
+
 void TableReader::set_cache_bytes(uint64_t bytes) {
     value_->set_cache(remoteness_ ? bytes / 2 : bytes);
     if (remoteness_) remoteness_->set_cache(bytes / 2);

@@ -45,6 +45,11 @@ class TableReader {
     // the whole table, or as much of it as memory allows.
     static constexpr uint64_t DEFAULT_CACHE_BYTES = uint64_t{32} << 20;
     void set_cache_bytes(uint64_t bytes);
+    // By default look_up() decodes each chunk it needs only as far as it
+    // needs, and keeps nothing: one probe of a large table. A reader that
+    // answers many queries (the server) keeps each chunk it decodes instead:
+    // the next query of the same chunks decodes nothing.
+    void keep_decoded_chunks(bool keep);
 
     // The value / remoteness at a rank in [0, positions). Reads and caches the
     // one chunk that holds it. Throws TableError on a damaged chunk.

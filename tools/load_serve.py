@@ -67,6 +67,8 @@ async def request(port, target, keep, conn=None, method="GET", body=b""):
             length = int(value)
         if name.lower() == "transfer-encoding" and "chunked" in value:
             chunked = True
+        if name.lower() == "connection" and "close" in value.lower():
+            keep = False  # the server ends the connection: the next request opens another
     if chunked:
         data = b""
         while True:

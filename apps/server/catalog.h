@@ -28,7 +28,7 @@ class Catalog {
         std::vector<std::string> dirs;  // searched in order; a name is found in the first
         bool follow_links = false;      // serve links that lead out of their folder
         size_t open_tables = 8;         // kept open for queries
-        uint64_t cache_bytes = uint64_t{8} << 20;  // decoded chunks kept, per open table
+        uint64_t cache_bytes = uint64_t{32} << 20;  // decoded chunks kept, per open table
     };
     // Throws to refuse a file (TableError with the reason).
     using Vet = std::function<void(const std::string& path)>;
@@ -62,6 +62,7 @@ class Catalog {
         if (!open->prober || open->version != t) {
             open->prober = std::make_unique<io::Prober>(t->path);
             open->prober->table().set_cache_bytes(options_.cache_bytes);
+            open->prober->table().keep_decoded_chunks(true);  // many queries of one table
             open->version = t;
         }
         return f(*open->prober);
