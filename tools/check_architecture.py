@@ -7,6 +7,13 @@
    of the floors below, in the order of FLOORS (lowest first). Folders on one
    line are side by side: neither includes the other.
 
+3. The server's routes: every route the code adds (apps/server/*.cpp) is
+   listed in apps/server/web_server.h as `METHOD /api/...`, every route listed
+   there exists, and every /api/ path the page (web/*.js) asks for exists.
+4. Paths the docs name: every relative link of README.md and docs/*.md, and
+   every `path` in backticks that starts with a folder of the tree, exists
+   (`io/probe.{h,cpp}` names two files).
+
 Exits 1 naming each mismatch; run by ctest (architecture.check).
 """
 import pathlib
@@ -60,8 +67,49 @@ def source_folders():
     return {str(p.parent) for p in tree_files() if p.suffix in SOURCE and len(p.parts) > 1}
 
 
+def check_routes(problems):
+    code = {}
+    for f in sorted((ROOT / "apps" / "server").glob("*.cpp")):
+        for method, path in re.findall(r'route\(\s*"([A-Z]+)",\s*"(/api/[^"]*)"', f.read_text()):
+            code[(method, path)] = f.name
+    header = (ROOT / "apps" / "server" / "web_server.h").read_text()
+    listed = set(re.findall(r"^//\s+(GET|POST)\s+(/api/[a-z/_]+)", header, re.M))
+    for method, path in sorted(set(code) - listed):
+        problems.append(f"apps/server/web_server.h does not list {method} {path} ({code[(method, path)]})")
+    for method, path in sorted(listed - set(code)):
+        problems.append(f"apps/server/web_server.h lists {method} {path}, which no file of apps/server/ adds")
+    paths = {p for _, p in code}
+    for f in sorted((ROOT / "web").glob("*.js")):
+        for path in re.findall(r'"(/api/[a-z/_]+)', f.read_text()):
+            if path not in paths:
+                problems.append(f"web/{f.name} asks for {path}, which the server does not answer")
+
+
+def check_doc_paths(problems):
+    tops = {p.parts[0] for p in tree_files() if len(p.parts) > 1}
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for doc in docs:
+        text = doc.read_text()
+        rel = doc.relative_to(ROOT)
+        names = [(target, doc.parent) for target in re.findall(r"\]\(([^)#\s]+)[^)]*\)", text)
+                 if "://" not in target and not target.startswith("mailto:")]
+        for token in re.findall(r"`([A-Za-z0-9_./{},*-]+)`", text):
+            top = token.split("/")[0]
+            placeholder = re.search(r"(^|/)[A-Z][A-Z_]+(/|$)", token)  # tests/fuzz/corpus/NAME/
+            if "/" in token and top in tops and "*" not in token and not placeholder:
+                names.append((token, ROOT))
+        for target, base in names:
+            m = re.match(r"(.*)\{([^}]*)\}(.*)", target)
+            expanded = [m.group(1) + alt + m.group(3) for alt in m.group(2).split(",")] if m else [target]
+            for t in expanded:
+                if not (base / t.rstrip(".,:;")).exists():
+                    problems.append(f"{rel} names {target}, which does not exist")
+
+
 def main():
     problems = []
+    check_routes(problems)
+    check_doc_paths(problems)
     doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
     named = set(re.findall(r"`([a-z][a-z0-9_/]*)/`", doc))
     folders = source_folders()

@@ -683,6 +683,33 @@ class Views(Page):
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    def test_a_table_of_313_thousand_positions_exports_as_csv_in_seconds(self):
+        """Misère Kayles of at most 42 pins: the CSV the page downloads is nimtb dump --csv's,
+        streamed by the server as the command writes it (the time is printed, not asserted)."""
+        table = "kayles-misere-n42.h5"
+        code, _, err = run("solve", "--rules", "octal:0.77", "--misere", "--max-total", "42",
+                           "-o", os.path.join(self.tables, table), "--quiet")
+        self.assertEqual(code, 0, err)
+        code, expected, err = run("dump", os.path.join(self.tables, table), "--csv")
+        self.assertEqual(code, 0, err)
+        expected = expected.encode()
+        self.open("explore")
+        self.choose_table("ex-table", table)
+        self.pictures_drawn(table)
+        path = os.path.join(self.downloads, "kayles-misere-n42-plane.csv")
+        if os.path.exists(path):
+            os.remove(path)
+        import time
+        start = time.monotonic()
+        self.driver.find_element(By.CSS_SELECTOR, '.downloads[data-for="ex-pictures"] button[data-kind="csv"]').click()
+        self.wait_for(lambda d: os.path.exists(path) and os.path.getsize(path) == len(expected), timeout=120)
+        seconds = time.monotonic() - start
+        print(f"\nthe page's CSV of {table} ({len(expected) >> 20} MiB) downloaded in {seconds:.1f} s",
+              file=sys.stderr)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), expected)
+        self.no_error()
+
     def test_every_picture_and_plot_downloads_as_svg_png_and_csv(self):
         """The table's CSV is nimtb dump --csv byte for byte; a sequence's is sequence --json's
         values; a count's is dump --count's; a quotient's phi is quotient --json's."""

@@ -496,7 +496,10 @@ class Limits(ServeCase):
         print(f"\n50 sequences at once: {statuses.count(200)} computed, {statuses.count(503)} answered 503; "
               f"{len(queries)} queries meanwhile; server RSS peak {peak[0]:.0f} MB", file=sys.stderr)
         self.assertEqual(len(statuses), 50)
-        self.assertEqual(set(statuses), {200, 503})
+        # At most --jobs / 2 = 2 sequences at once (and one more as each ends): the rest at once 503.
+        # (Under a sanitizer a sequence may pass --job-time, also a 503.)
+        self.assertLessEqual(set(statuses), {200, 503})
+        self.assertGreaterEqual(statuses.count(503), 40)
         self.assertEqual(set(retry), {"5"})
         self.assertEqual(set(queries), {200})
         self.assertLess(peak[0], 500)
@@ -540,6 +543,19 @@ class Limits(ServeCase):
         self.assertEqual(r.status, 200)
         self.assertEqual(len(json.loads(r.read())["tables"]), 3)
         conn.close()
+
+    def test_listening_beyond_loopback_says_what_it_exposes(self):
+        proc = subprocess.Popen([NIMTB, "serve", "--tables", self.tables, "--port", "0", "--host", "0.0.0.0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertIn("at http://0.0.0.0:", proc.stdout.readline())
+            warning = proc.stderr.readline()
+            self.assertIn("warning: listening on 0.0.0.0: anyone who can reach this machine", warning)
+            self.assertIn("--token", warning)
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=10)
+        self.assertEqual(proc.returncode, 0)
 
     def test_a_fifo_and_a_link_out_of_the_folder_are_no_tables(self):
         os.mkfifo(os.path.join(self.tables, "pipe.h5"))
