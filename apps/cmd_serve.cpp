@@ -110,6 +110,9 @@ int cmd_serve(const std::vector<std::string>& args) {
     }
     WebServer server(o);
     const int port = server.bind();
+    // Before the address is printed: whoever reads it may stop the server at once.
+    service::stop_on_signals();
+    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer ends that answer only
     std::cout << fmt::format("nimtb: serving the tables of {}/ at http://{}:{}/ (Ctrl-C stops)\n",
                              o.tables_dir, o.host, port)
               << std::flush;
@@ -120,8 +123,6 @@ int cmd_serve(const std::vector<std::string>& args) {
                    o.host, o.tables_dir,
                    o.token.empty() ? " (give --token WORD to let in only those with the link)" : "");
     }
-    service::stop_on_signals();
-    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer ends that answer only
     std::thread watcher([&server] {
         while (!service::interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         server.stop();

@@ -66,6 +66,9 @@ class Usage(Workdir):
             ("play", "games"): [],
             ("play", "rows"): ["--game", "northcott"],
             ("serve", "port"): [],
+            ("serve", "job-time"): [],
+            ("serve", "job-memory"): [],
+            ("serve", "jobs"): [],
         }
         seen = {}
         letters = {}
