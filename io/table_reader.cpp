@@ -9,6 +9,7 @@
 #include "engine/game/moves.h"
 #include "io/codec/chunk_codec.h"
 #include "io/dataset_reader.h"
+#include "io/hdf5_handle.h"
 
 namespace nimtb::io {
 
@@ -63,7 +64,13 @@ bool direct_pipeline(hid_t dcpl, Compression c) {
 
 }  // namespace
 
-TableReader::TableReader(const std::string& path) {
+struct TableReader::Datasets {
+    Handle file;
+    std::unique_ptr<DatasetReader> value;
+    std::unique_ptr<DatasetReader> remoteness;
+};
+
+TableReader::TableReader(const std::string& path) : data_(std::make_unique<Datasets>()) {
     init_hdf5();
     namespace fs = std::filesystem;
     info_.path = path;
@@ -75,9 +82,9 @@ TableReader::TableReader(const std::string& path) {
         H5Eclear2(H5E_DEFAULT);
         throw TableError(path + ": not an HDF5 file, so not a nimtb table");
     }
-    file_ = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+    data_->file = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
                     path + ": cannot open (truncated or damaged)");
-    const hid_t root = file_.get();
+    const hid_t root = data_->file.get();
     const std::string where = path;
 
     // 1. Identity and version.
@@ -232,14 +239,14 @@ TableReader::TableReader(const std::string& path) {
                             path, name.substr(0, 40)));
         }
     }
-    value_ = open_dataset(VALUE_DATASET, true);
-    remoteness_ = open_dataset(REMOTENESS_DATASET, false);
+    data_->value = open_dataset(VALUE_DATASET, true);
+    data_->remoteness = open_dataset(REMOTENESS_DATASET, false);
     // A chunk decodes only from its start: the datasets are read chunk by
     // chunk together, so they must share the chunk length.
-    if (remoteness_ && remoteness_->chunk() != value_->chunk()) {
+    if (data_->remoteness && data_->remoteness->chunk() != data_->value->chunk()) {
         throw TableError(path + ": datasets /value and /remoteness have different chunk lengths (" +
-                         std::to_string(value_->chunk()) + " and " +
-                         std::to_string(remoteness_->chunk()) + ")");
+                         std::to_string(data_->value->chunk()) + " and " +
+                         std::to_string(data_->remoteness->chunk()) + ")");
     }
     set_cache_bytes(DEFAULT_CACHE_BYTES);
 }
@@ -250,7 +257,8 @@ TableReader& TableReader::operator=(TableReader&&) noexcept = default;
 
 TableStorage TableReader::storage() const {
     TableStorage t;
-    t.stored_bytes = value_->stored_bytes() + (remoteness_ ? remoteness_->stored_bytes() : 0);
+    t.stored_bytes =
+        data_->value->stored_bytes() + (data_->remoteness ? data_->remoteness->stored_bytes() : 0);
     if (info_.file_bytes && t.stored_bytes > info_.file_bytes) {
         // The chunk index of a version 1 file has no checksum to catch this.
         throw TableError(
@@ -262,33 +270,33 @@ TableStorage TableReader::storage() const {
 }
 
 void TableReader::keep_decoded_chunks(bool keep) {
-    value_->keep_chunks(keep);
-    if (remoteness_) remoteness_->keep_chunks(keep);
+    data_->value->keep_chunks(keep);
+    if (data_->remoteness) data_->remoteness->keep_chunks(keep);
 }
 
 void TableReader::set_cache_bytes(uint64_t bytes) {
-    value_->set_cache(remoteness_ ? bytes / 2 : bytes);
-    if (remoteness_) remoteness_->set_cache(bytes / 2);
+    data_->value->set_cache(data_->remoteness ? bytes / 2 : bytes);
+    if (data_->remoteness) data_->remoteness->set_cache(bytes / 2);
 }
 
 void TableReader::require_remoteness() const {
-    if (!remoteness_)
+    if (!data_->remoteness)
         throw TableError(info_.path + ": the table has no remoteness (solved with " +
                          mention(Option::no_remoteness) + ")");
 }
 
 uint32_t TableReader::value(uint64_t rank) {
-    return value_->get(rank);
+    return data_->value->get(rank);
 }
 
 uint32_t TableReader::remoteness(uint64_t rank) {
     require_remoteness();
-    return remoteness_->get(rank);
+    return data_->remoteness->get(rank);
 }
 
 void TableReader::look_up(std::span<const uint64_t> ranks, std::span<uint32_t> values,
                           std::span<uint32_t> remoteness) {
-    DatasetReader* readers[] = {value_.get(), remoteness_.get()};
+    DatasetReader* readers[] = {data_->value.get(), data_->remoteness.get()};
     const std::span<uint32_t> outs[] = {values, remoteness};
     const size_t n = has_remoteness() && !remoteness.empty() ? 2 : 1;
     DatasetReader::get_many({readers, n}, ranks, {outs, n});
@@ -297,12 +305,12 @@ void TableReader::look_up(std::span<const uint64_t> ranks, std::span<uint32_t> v
 void TableReader::for_each_chunk(const std::function<void(uint64_t, std::span<const uint16_t>,
                                                           std::span<const uint16_t>)>& visit) {
     std::vector<uint16_t> values, rem;
-    const uint64_t chunk = value_->chunk();
-    for (uint64_t index = 0; index * chunk < value_->size(); ++index) {
-        value_->read_chunk(index, values);
-        if (remoteness_) remoteness_->read_chunk(index, rem);
+    const uint64_t chunk = data_->value->chunk();
+    for (uint64_t index = 0; index * chunk < data_->value->size(); ++index) {
+        data_->value->read_chunk(index, values);
+        if (data_->remoteness) data_->remoteness->read_chunk(index, rem);
         visit(index * chunk, values,
-              remoteness_ ? std::span<const uint16_t>(rem) : std::span<const uint16_t>());
+              data_->remoteness ? std::span<const uint16_t>(rem) : std::span<const uint16_t>());
     }
 }
 

@@ -1,8 +1,17 @@
 #pragma once
-// Reading a table: opened with every check of format v1, then point look-ups
-// that decompress only the chunk they need, and whole-table streaming.
-
-#include <hdf5.h>
+// Reading a table, the whole API (HDF5 and the chunk decoder stay inside
+// table_reader.cpp): a table is opened with every check of its format
+// (versions 1 and 2, docs/FORMAT.md) — its name and version, every
+// attribute, the index, the datasets' lengths, element types and chunking
+// — then answers point look-ups that decode only the chunks they need, and
+// streams the whole table chunk by chunk. Every failure is a TableError that
+// names the file and, where there is one, the dataset.
+//
+// Thread safety: a TableReader is not thread-safe (its decoded chunks are a
+// cache); give each thread its own, or hold a lock per reader, as the server
+// does. Readers of different threads may run at once: the HDF5 calls inside
+// take HDF5's one global lock (a thread-safe build), briefly, to read a
+// chunk as stored; decoding runs outside it.
 
 #include <cstdint>
 #include <functional>
@@ -11,16 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/quantity_array.h"
 #include "engine/game/rules.h"
 #include "engine/game/universe.h"
-#include "engine/solve/solver.h"
 #include "io/codec/table_format.h"
-#include "io/dataset_reader.h"
-#include "io/hdf5_handle.h"
 
 namespace nimtb::io {
 
-// A table opened for reading. Not thread-safe: give each thread its own.
+// A table opened for reading.
 class TableReader {
   public:
     // Opens and checks `path`: format name and version, every attribute, the
@@ -79,9 +86,8 @@ class TableReader {
     TableInfo info_;
     engine::Rule rule_ = engine::Rule::nim();
     std::unique_ptr<engine::Universe> universe_;
-    Handle file_;
-    std::unique_ptr<DatasetReader> value_;
-    std::unique_ptr<DatasetReader> remoteness_;
+    struct Datasets;  // the HDF5 file and its datasets' readers
+    std::unique_ptr<Datasets> data_;
 };
 
 }  // namespace nimtb::io
