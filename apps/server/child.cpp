@@ -19,6 +19,20 @@ namespace nimtb::apps {
 
 namespace {
 
+// A sanitizer's runtime maps terabytes of shadow memory: under one, an
+// address-space limit would stop every child before it starts.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool LIMIT_ADDRESS_SPACE = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool LIMIT_ADDRESS_SPACE = false;
+#else
+constexpr bool LIMIT_ADDRESS_SPACE = true;
+#endif
+#else
+constexpr bool LIMIT_ADDRESS_SPACE = true;
+#endif
+
 // What the child does between fork() and exec(): async-signal-safe calls only.
 [[noreturn]] void become_child(const char* program, char* const argv[], int out, int err,
                                const ChildLimits& limits) {
@@ -27,7 +41,7 @@ namespace {
     // Below the server's own threads: answers from tables stay quick while work runs.
     ::setpriority(PRIO_PROCESS, 0, 10);
     const rlimit as{limits.memory_bytes, limits.memory_bytes};
-    ::setrlimit(RLIMIT_AS, &as);
+    if (LIMIT_ADDRESS_SPACE) ::setrlimit(RLIMIT_AS, &as);
     // The server ignores SIGPIPE; an ignored signal stays ignored across exec.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;

@@ -21,7 +21,7 @@ namespace nimtb::apps {
 
 struct ChildLimits {
     std::chrono::milliseconds time{30'000};  // killed when it runs longer
-    uint64_t memory_bytes = uint64_t{2} << 30;  // RLIMIT_AS
+    uint64_t memory_bytes = uint64_t{2} << 30;  // RLIMIT_AS (none under a sanitizer)
 };
 
 struct ChildOutcome {
