@@ -86,7 +86,6 @@ service::Hooks command_hooks(service::ProgressBar* bar = nullptr);
 using service::census_json;
 using service::count_table;
 using service::find_or_solve_table;
-using service::find_or_solve_universe;
 using service::game_stem;
 using service::heaps_json;
 using service::human_count;

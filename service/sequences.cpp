@@ -124,7 +124,7 @@ ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& ho
     }
     // Quietly: the answer is what the caller asked for, not the sequence.
     engine::LongSequence seq =
-        compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr, nullptr});
+        compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr});
     return proven(rule, std::move(seq.values), seq.period);
 }
 

@@ -47,7 +47,7 @@ namespace {
 // The smallest table in `dir` of the rule and convention that `fits`, or "".
 template <class Fits>
 std::string find_table(const std::string& dir, const engine::Rule& rule, engine::Convention c,
-                       const Hooks& hooks, Fits fits) {
+                       Fits fits) {
     namespace fs = std::filesystem;
     std::string best;
     uint64_t best_size = UINT64_MAX;
@@ -60,7 +60,6 @@ std::string find_table(const std::string& dir, const engine::Rule& rule, engine:
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
         try {
-            if (hooks.vet) hooks.vet(f.string());
             io::TableReader t(f.string());
             const auto& i = t.info();
             if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size &&
@@ -96,7 +95,7 @@ std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::
         "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}", dir,
         u.size(), request.output));
     fs::create_directories(dir);
-    solve_table(request, Hooks{hooks.progress, hooks.cancel, nullptr, nullptr});
+    solve_table(request, Hooks{hooks.progress, hooks.cancel, nullptr});
     return request.output;
 }
 
@@ -105,7 +104,7 @@ std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::
 std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
                                 engine::Convention c, const engine::Heaps& start,
                                 const Hooks& hooks) {
-    const std::string found = find_table(dir, rule, c, hooks, [&](const engine::Universe& u) {
+    const std::string found = find_table(dir, rule, c, [&](const engine::Universe& u) {
         try {
             u.normalise(start);  // throws unless the table holds the start
             return true;
@@ -114,20 +113,6 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
         }
     });
     return found.empty() ? solve_now(dir, rule, c, smallest_universe(rule, start), hooks) : found;
-}
-
-std::string find_universe(const std::string& dir, const engine::Rule& rule, engine::Convention c,
-                          const engine::Universe& universe, const Hooks& hooks) {
-    return find_table(dir, rule, c, hooks, [&](const engine::Universe& u) {
-        return u.describe() == universe.describe();
-    });
-}
-
-std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
-                                   engine::Convention c, const engine::Universe& universe,
-                                   const Hooks& hooks) {
-    const std::string found = find_universe(dir, rule, c, universe, hooks);
-    return found.empty() ? solve_now(dir, rule, c, universe, hooks) : found;
 }
 
 std::string universe_options(const engine::Universe& u) {

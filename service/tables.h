@@ -1,7 +1,8 @@
 #pragma once
 // Tables by name and by game: the default path of a table, the table of a
 // folder that holds a game, or one solved on the spot when it is small
-// (`play`, `serve`), and the storage lines `solve` and `info` print.
+// (`play`; `serve` keeps a catalog of its own, apps/server/catalog.h), and
+// the storage lines `solve` and `info` print.
 
 #include <string>
 
@@ -19,7 +20,9 @@ std::string game_stem(const engine::Rule& rule, engine::Convention c);
 std::string default_table_path(const engine::Rule& rule, engine::Convention c,
                                const engine::Universe& u);
 
-// Positions a solve on the spot may have: a second or two of work.
+// Positions a solve on the spot may have: seconds of work for most rules,
+// minutes where a position has thousands of moves (Wythoff's game to 3000
+// 3000); the server bounds the time as well (--job-time).
 inline constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
 
 // The table for a game without a table named: the smallest one in `dir`
@@ -28,13 +31,6 @@ inline constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
 std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
                                 engine::Convention c, const engine::Heaps& start,
                                 const Hooks& hooks = {});
-// The table of exactly the universe `u` in `dir`, or "" when there is none.
-std::string find_universe(const std::string& dir, const engine::Rule& rule, engine::Convention c,
-                          const engine::Universe& u, const Hooks& hooks = {});
-// The same, or one solved now when small.
-std::string find_or_solve_universe(const std::string& dir, const engine::Rule& rule,
-                                   engine::Convention c, const engine::Universe& u,
-                                   const Hooks& hooks = {});
 // The options of `nimtb solve` that make `u`: "--heaps K --max-heap H" or "--max-total N".
 std::string universe_options(const engine::Universe& u);
 // The smallest universe that holds `start` and the rule's moves from it: a

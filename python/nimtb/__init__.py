@@ -512,7 +512,7 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
 
     The universe is a box (``heaps`` and ``max_heap``: at most K heaps of at
     most H tokens) or a total (``max_total``, and optionally ``heaps``). The
-    options are the command's: ``method`` ("brute" or "retrograde"),
+    options are the command's: ``method`` ("brute" or "sprague-grundy"),
     ``kernel`` ("auto", "brute", "lines"), ``remoteness``, ``threads`` (0: all
     cores), ``compression`` and ``level``, and ``checkpoint``, a folder to
     save progress in and resume from. Other Python threads run meanwhile;

@@ -1,8 +1,9 @@
 #pragma once
 // How a front end follows and stops the work it asked the service floor for:
 // progress, cancellation and notes. The command connects Ctrl-C and its
-// progress bar, the Python module a KeyboardInterrupt, the server a request
-// whose browser went away.
+// progress bar, the Python module a KeyboardInterrupt. (The server runs such
+// work as child processes of the command, and kills a child whose client
+// went away: apps/server/child.h.)
 
 #include <atomic>
 #include <cstdint>
@@ -20,10 +21,6 @@ struct Hooks {
     // A line the user should read while the work goes on ("resuming from the
     // checkpoint in ..."), without a trailing newline.
     std::function<void(const std::string&)> note;
-    // Called with each file a search of a folder is about to open; throws
-    // to pass the file over. The server reads each new file in a child
-    // process first (a damaged file of HDF5's older format can crash HDF5).
-    std::function<void(const std::string&)> vet;
 
     void say(const std::string& line) const {
         if (note) note(line);
