@@ -268,7 +268,9 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
     ChildIo io;
     io.cancelled = cancelled;
     io.progress = progress;
-    const ChildOutcome r = run_child(options.program, args, limits_of(options, options.job_time), io);
+    ChildLimits limits = limits_of(options, options.job_time);
+    limits.nice = 10;  // every core, for long: below the server's answers
+    const ChildOutcome r = run_child(options.program, args, limits, io);
     if (r.end == ChildOutcome::End::cancelled) throw Cancelled();
     if (r.end == ChildOutcome::End::killed_for_time) {
         throw HttpError(503, fmt::format("solving this game takes longer than the server allows "

@@ -38,8 +38,7 @@ constexpr bool LIMIT_ADDRESS_SPACE = true;
                                const ChildLimits& limits) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // Below the server's own threads: answers from tables stay quick while work runs.
-    ::setpriority(PRIO_PROCESS, 0, 10);
+    if (limits.nice) ::setpriority(PRIO_PROCESS, 0, limits.nice);
     const rlimit as{limits.memory_bytes, limits.memory_bytes};
     if (LIMIT_ADDRESS_SPACE) ::setrlimit(RLIMIT_AS, &as);
     // The server ignores SIGPIPE; an ignored signal stays ignored across exec.

@@ -22,6 +22,10 @@ namespace nimtb::apps {
 struct ChildLimits {
     std::chrono::milliseconds time{30'000};  // killed when it runs longer
     uint64_t memory_bytes = uint64_t{2} << 30;  // RLIMIT_AS (none under a sanitizer)
+    // Its priority below the server's: a solve (every core, for long) runs
+    // at 10, so that answers from tables stay quick; work a person waits
+    // for with nothing else to do (an export, a sequence) at 0.
+    int nice = 0;
 };
 
 struct ChildOutcome {
@@ -40,8 +44,8 @@ struct ChildIo {
 };
 
 // Runs `program args...` (program: the nimtb binary) with stdin from
-// /dev/null, no descriptor of the server's but the pipes, at nice 10, in a
-// process group of its own that dies with the server (PR_SET_PDEATHSIG). Returns how it
+// /dev/null, no descriptor of the server's but the pipes, at its nice level,
+// in a process group of its own that dies with the server (PR_SET_PDEATHSIG). Returns how it
 // ended; throws std::runtime_error only when no process could be started.
 ChildOutcome run_child(const std::string& program, const std::vector<std::string>& args,
                        const ChildLimits& limits, const ChildIo& io);
