@@ -41,7 +41,9 @@ ChildLimits limits_of(const ServerOptions& o, std::chrono::milliseconds time) {
 void send_json(http::Response& res, const json& j, int status) {
     res.status = status;
     res.content_type = "application/json";
-    res.body = j.dump();
+    // A string that is not UTF-8 (a child's message, say) is mended, never
+    // an exception on the way out.
+    res.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string param(const http::Request& req, const char* name) {

@@ -366,9 +366,12 @@ class StreamSink : public Sink {
         auto done = std::make_shared<std::promise<beast::error_code>>();
         auto result = done->get_future();
         auto buf = std::make_shared<std::string>(std::move(data));
-        const bool first = !started_;
+        // The head travels with the first piece, by value: this sink may be
+        // gone (the server stopping) before the network thread runs.
+        std::shared_ptr<const Response> head;
+        if (!started_) head = std::make_shared<const Response>(head_);
         started_ = true;
-        net::post(s_->stream_.get_executor(), [s = s_, buf, done, first, last, this] {
+        net::post(s_->stream_.get_executor(), [s = s_, buf, done, head, last] {
             s->stream_.expires_after(s->server_.limits.write_time);
             auto body = [s, buf, done, last](beast::error_code ec) {
                 if (ec) return done->set_value(ec);
@@ -380,10 +383,10 @@ class StreamSink : public Sink {
                                      std::move(finished));
                 }
             };
-            if (!first) return body({});
+            if (!head) return body({});
             auto m = std::make_shared<bhttp::response<bhttp::empty_body>>(
-                static_cast<bhttp::status>(head_.status), 11);
-            s->add_headers(m->base(), head_);
+                static_cast<bhttp::status>(head->status), 11);
+            s->add_headers(m->base(), *head);
             m->chunked(true);
             m->keep_alive(s->keep_alive_);
             auto sr = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*m);
