@@ -97,6 +97,7 @@ ServerState::ServerState(ServerOptions o)
 }
 
 ServerState::~ServerState() {
+    jobs.stop_all();  // their children write into the private folder
     std::error_code ec;
     fs::remove_all(scratch, ec);
 }

@@ -28,9 +28,10 @@ std::string Catalog::locate(const std::string& name) const {
         if (ec || !fs::exists(own)) continue;
         if (fs::is_symlink(own)) {
             // A link is served when it stays in its folder, or when links are allowed.
-            const fs::path target = fs::canonical(path, ec);
-            const fs::path home = fs::canonical(dir, ec);
-            if (ec || !fs::is_regular_file(target, ec)) continue;
+            std::error_code to, from;
+            const fs::path target = fs::canonical(path, to);
+            const fs::path home = fs::canonical(dir, from);
+            if (to || from || !fs::is_regular_file(target, ec)) continue;
             const auto [end, _] = std::mismatch(home.begin(), home.end(), target.begin(), target.end());
             if (!options_.follow_links && end != home.end()) continue;
             return path.string();

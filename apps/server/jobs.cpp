@@ -11,7 +11,7 @@ namespace nimtb::apps {
 
 using Clock = std::chrono::steady_clock;
 
-Jobs::~Jobs() {
+void Jobs::stop_all() {
     std::vector<std::shared_ptr<Job>> jobs;
     {
         std::lock_guard lock(mutex_);

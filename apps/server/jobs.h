@@ -37,7 +37,8 @@ class Jobs {
     Jobs(const Jobs&) = delete;
     Jobs& operator=(const Jobs&) = delete;
     // Stops every job still running and waits for it.
-    ~Jobs();
+    ~Jobs() { stop_all(); }
+    void stop_all();
 
     // Jobs that may run at once; a new one past them is refused.
     static constexpr size_t MAX_RUNNING = 16;
