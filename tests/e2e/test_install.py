@@ -1,0 +1,87 @@
+"""`cmake --install` into an empty prefix, then the installed programs used as a user
+would, from a copy of the prefix elsewhere (nothing points back at the build tree):
+solve, query, serve the page, and under mpirun hand the solve to the installed
+nimtb-mpi. NIMTB names the built binary; its build tree is two folders up."""
+import http.client
+import os
+import shutil
+import subprocess
+import unittest
+
+from test_cli import NIMTB, Workdir
+
+BUILD = os.path.dirname(os.path.dirname(os.path.abspath(NIMTB)))
+MPIRUN = os.environ.get("MPIRUN", "")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+ENV["ASAN_OPTIONS"] = ENV.get("ASAN_OPTIONS", "") + ":detect_leaks=0"  # Open MPI's, as in test_mpi
+
+
+class Install(Workdir):
+    def setUp(self):
+        super().setUp()
+        staged = self.path("staged")
+        p = subprocess.run(["cmake", "--install", BUILD, "--prefix", staged],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # Moved elsewhere after installing: an install that found its files by the
+        # build tree's paths, or the prefix's, would fail here.
+        self.prefix = self.path("moved")
+        shutil.move(staged, self.prefix)
+        self.nimtb = os.path.join(self.prefix, "bin", "nimtb")
+
+    def installed(self, *args, env=None, timeout=300):
+        p = subprocess.run([self.nimtb, *args], capture_output=True, text=True, cwd=self.path("."),
+                           env=env, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+
+    def test_the_installed_programs_solve_query_and_serve(self):
+        self.assertTrue(os.path.exists(os.path.join(self.prefix, "share", "doc", "nimtb", "docs", "SERVER.md")))
+        code, _, err = self.installed("solve", "--preset", "default", "-o", "t.h5", "--quiet")
+        self.assertEqual(code, 0, err)
+        code, out, err = self.installed("query", "t.h5", "3 4 5")
+        self.assertEqual(code, 0, err)
+        self.assertIn("value", out)
+        os.makedirs(self.path("tables"))
+        shutil.copy(self.path("t.h5"), self.path("tables"))
+        server = subprocess.Popen([self.nimtb, "serve", "--tables", self.path("tables"), "--port", "0"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            port = int(server.stdout.readline().split(" at ")[1].split()[0].rstrip("/").rsplit(":", 1)[1])
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", "/")
+            r = conn.getresponse()
+            page = r.read().decode()
+            self.assertEqual(r.status, 200)
+            self.assertIn("<html", page)
+            conn.close()
+        finally:
+            server.terminate()
+            server.communicate(timeout=10)
+
+    @unittest.skipUnless(MPIRUN and os.path.exists(os.path.join(BUILD, "apps", "nimtb-mpi")),
+                         "a build without MPI")
+    def test_under_mpirun_the_installed_nimtb_hands_the_solve_to_the_installed_nimtb_mpi(self):
+        self.assertTrue(os.path.exists(os.path.join(self.prefix, "bin", "nimtb-mpi")))
+        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "2", self.nimtb, "solve", "--rules", "nim",
+                            "--heaps", "3", "--max-heap", "15", "-o", self.path("mpi.h5")],
+                           capture_output=True, text=True, env=ENV, timeout=300, cwd=self.path("."))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        code, _, err = self.installed("solve", "--rules", "nim", "--heaps", "3", "--max-heap", "15",
+                                      "-o", "one.h5", "--quiet")
+        self.assertEqual(code, 0, err)
+        # The same table, bit for bit in its data, as one process writes it.
+        one = subprocess.run(["h5dump", "-d", "/value", self.path("one.h5")], capture_output=True, text=True)
+        two = subprocess.run(["h5dump", "-d", "/value", self.path("mpi.h5")], capture_output=True, text=True)
+        self.assertEqual(one.stdout.split("DATA", 1)[1], two.stdout.split("DATA", 1)[1])
+        # Without nimtb-mpi beside it the installed nimtb refuses: it did look there.
+        os.remove(os.path.join(self.prefix, "bin", "nimtb-mpi"))
+        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "2", self.nimtb, "solve", "--rules", "nim",
+                            "--heaps", "3", "--max-heap", "15", "-o", self.path("gone.h5")],
+                           capture_output=True, text=True, env=ENV, timeout=300, cwd=self.path("."))
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("cannot solve under mpirun", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
