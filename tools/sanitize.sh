@@ -59,7 +59,7 @@ for kind in "${KINDS[@]}"; do
         # 1 and 3 processes here): its checkpoints and a killed process exercise
         # mpirun more than memory. The page's browser tests exercise
         # JavaScript; the server's C++ meets ASan through e2e.test_serve
-        # (every endpoint, and 8 clients at once).
+        # (every endpoint, what a shared server bounds, and 8 clients at once).
         ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" \
             -E '^(VerifyLarge\.|LongSequence\.TwoThreadsGiveTheValuesOfOne$|Quotient\.ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt$|e2e\.test_first_use\.(Usage|Answers)$|e2e\.test_mpi\.(Checkpoints|ProcessDeath)|browser\.)'
     else
