@@ -29,9 +29,14 @@ uint64_t bytes_option(const std::string& name, const std::string& text) {
         used = 0;
     }
     const std::string unit = text.substr(used);
-    const int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
+    const int shift = unit.empty()  ? 0
+                      : unit == "K" ? 10
+                      : unit == "M" ? 20
+                      : unit == "G" ? 30
+                                    : -1;
     if (used == 0 || text[0] == '-' || shift < 0 || n == 0 || n > (uint64_t{1} << (50 - shift))) {
-        throw UsageError(fmt::format("--{} is a size such as 64K, 512M or 2G, not '{}'", name, text));
+        throw UsageError(
+            fmt::format("--{} is a size such as 64K, 512M or 2G, not '{}'", name, text));
     }
     return n << shift;
 }
@@ -62,13 +67,13 @@ int cmd_serve(const std::vector<std::string>& args) {
         "a word every request must carry: share the link http://HOST:PORT/?token=WORD")(
         "allow-host", po::value<std::vector<std::string>>(),
         "a name clients may call the server by, besides its address, localhost and this "
-        "machine's name (repeatable)")(
-        "follow-links", "serve links in the folder that lead out of it")(
+        "machine's name (repeatable)")("follow-links",
+                                       "serve links in the folder that lead out of it")(
         "job-time", po::value<int64_t>()->default_value(60),
         ranged("seconds a request's work may take (a solve, a CSV export, a sequence)", JOB_TIME)
-            .c_str())("job-memory", po::value<int64_t>()->default_value(2048),
-                      ranged("megabytes of address space for each piece of work", JOB_MEMORY)
-                          .c_str())(
+            .c_str())(
+        "job-memory", po::value<int64_t>()->default_value(2048),
+        ranged("megabytes of address space for each piece of work", JOB_MEMORY).c_str())(
         "jobs", po::value<int64_t>()->default_value(4),
         ranged("pieces of work at once; more are answered 503 with Retry-After", JOBS).c_str());
     const auto vm = parse_arguments(
@@ -94,12 +99,15 @@ int cmd_serve(const std::vector<std::string>& args) {
     o.disk_budget = bytes_option("disk-budget", (*vm)["disk-budget"].as<std::string>());
     if (vm->count("token")) {
         o.token = (*vm)["token"].as<std::string>();
-        const bool plain = !o.token.empty() && std::all_of(o.token.begin(), o.token.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-        });
+        const bool plain =
+            !o.token.empty() && std::all_of(o.token.begin(), o.token.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                       c == '.';
+            });
         if (!plain) throw UsageError("--token is a word of letters, digits, '-', '_' and '.'");
     }
-    if (vm->count("allow-host")) o.allowed_hosts = (*vm)["allow-host"].as<std::vector<std::string>>();
+    if (vm->count("allow-host"))
+        o.allowed_hosts = (*vm)["allow-host"].as<std::vector<std::string>>();
     o.follow_links = vm->count("follow-links") > 0;
     o.job_time = std::chrono::seconds(number(*vm, "job-time", JOB_TIME));
     o.job_memory = number(*vm, "job-memory", JOB_MEMORY) << 20;
@@ -117,11 +125,12 @@ int cmd_serve(const std::vector<std::string>& args) {
                              o.tables_dir, o.host, port)
               << std::flush;
     if (!is_loopback(o.host)) {
-        fmt::print(stderr,
-                   "nimtb: warning: listening on {}: anyone who can reach this machine can use "
-                   "the page and read every table of {}/{}\n",
-                   o.host, o.tables_dir,
-                   o.token.empty() ? " (give --token WORD to let in only those with the link)" : "");
+        fmt::print(
+            stderr,
+            "nimtb: warning: listening on {}: anyone who can reach this machine can use "
+            "the page and read every table of {}/{}\n",
+            o.host, o.tables_dir,
+            o.token.empty() ? " (give --token WORD to let in only those with the link)" : "");
     }
     std::thread watcher([&server] {
         while (!service::interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(50));

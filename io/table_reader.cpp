@@ -83,7 +83,7 @@ TableReader::TableReader(const std::string& path) : data_(std::make_unique<Datas
         throw TableError(path + ": not an HDF5 file, so not a nimtb table");
     }
     data_->file = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
-                    path + ": cannot open (truncated or damaged)");
+                          path + ": cannot open (truncated or damaged)");
     const hid_t root = data_->file.get();
     const std::string where = path;
 

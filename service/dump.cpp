@@ -40,7 +40,8 @@ void dump_rows(io::Prober& prober, const DumpOptions& options,
             for (uint32_t a : heaps)
                 if (a) shown.push_back(a);
             const std::optional<io::ProbedMove> m = prober.best_move(shown);
-            if (m && m->winning()) move = fmt::format("{} -> {}", m->phrase, engine::format_heaps(m->result));
+            if (m && m->winning())
+                move = fmt::format("{} -> {}", m->phrase, engine::format_heaps(m->result));
         }
         const std::string rem_text = rem ? std::to_string(prober.table().remoteness(rank)) : "";
         if (options.csv) {

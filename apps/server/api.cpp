@@ -27,7 +27,8 @@ std::string program_of(const ServerOptions& o) {
 // A fresh private folder for the tables solved while the folder is read-only.
 std::string make_scratch() {
     std::string pattern = (fs::temp_directory_path() / "nimtb-serve-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw TableError("cannot make a temporary folder for solved tables");
+    if (!::mkdtemp(pattern.data()))
+        throw TableError("cannot make a temporary folder for solved tables");
     return pattern;
 }
 
@@ -67,22 +68,22 @@ ServerState::ServerState(ServerOptions o)
     : options(std::move(o)),
       scratch(make_scratch()),
       solve_dir(options.writable ? options.tables_dir : scratch),
-      catalog(Catalog::Options{{options.tables_dir, scratch}, options.follow_links},
-              [this](const std::string& path) {
-                  // Read first in a child: a damaged file may crash or hang HDF5.
-                  const ChildOutcome r =
-                      run_child(options.program, {"info", path},
-                                {std::chrono::seconds(10), options.job_memory}, {});
-                  if (r.end == ChildOutcome::End::exited && r.exit_code == 0) return;
-                  if (r.end == ChildOutcome::End::exited)
-                      throw TableError(r.error.empty() ? path + ": not a table nimtb can read"
-                                                       : r.error);
-                  throw TableError(fmt::format(
-                      "{}: the file is damaged: reading its metadata {} (a file of HDF5's older "
-                      "format, without checksums; docs/FORMAT.md)",
-                      path, r.end == ChildOutcome::End::killed_for_time ? "took over 10 s"
-                                                                        : "crashed HDF5"));
-              }),
+      catalog(
+          Catalog::Options{{options.tables_dir, scratch}, options.follow_links},
+          [this](const std::string& path) {
+              // Read first in a child: a damaged file may crash or hang HDF5.
+              const ChildOutcome r = run_child(options.program, {"info", path},
+                                               {std::chrono::seconds(10), options.job_memory}, {});
+              if (r.end == ChildOutcome::End::exited && r.exit_code == 0) return;
+              if (r.end == ChildOutcome::End::exited)
+                  throw TableError(r.error.empty() ? path + ": not a table nimtb can read"
+                                                   : r.error);
+              throw TableError(fmt::format(
+                  "{}: the file is damaged: reading its metadata {} (a file of HDF5's older "
+                  "format, without checksums; docs/FORMAT.md)",
+                  path,
+                  r.end == ChildOutcome::End::killed_for_time ? "took over 10 s" : "crashed HDF5"));
+          }),
       rng(std::random_device{}()) {
     options.program = program_of(options);
     const unsigned n = std::max(1u, options.max_children);
@@ -123,14 +124,16 @@ std::string ServerState::scrub(std::string message) const {
     std::sort(folders.begin(), folders.end(),
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
     for (const std::string& f : folders) {
-        for (size_t at; (at = message.find(f + "/")) != std::string::npos;) message.erase(at, f.size() + 1);
+        for (size_t at; (at = message.find(f + "/")) != std::string::npos;)
+            message.erase(at, f.size() + 1);
         for (size_t at; (at = message.find(f)) != std::string::npos;)
             message.replace(at, f.size(), "the tables folder");
     }
     // A temporary name (.name.tmp.PID) says which process wrote it.
     for (size_t at; (at = message.find(".tmp.")) != std::string::npos;) {
         size_t end = at + 5;
-        while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
+        while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end])))
+            ++end;
         message.erase(at, end - at);
     }
     return message;
@@ -150,7 +153,8 @@ std::string ServerState::run(const http::Request& req, const std::vector<std::st
         case ChildOutcome::End::killed_for_time:
             throw HttpError(503, late);
         case ChildOutcome::End::crashed:
-            throw HttpError(500, "the work ended abnormally (out of the server's memory for work?)");
+            throw HttpError(500,
+                            "the work ended abnormally (out of the server's memory for work?)");
         case ChildOutcome::End::exited:
             break;
     }
@@ -186,7 +190,8 @@ json ServerState::census(const http::Request& req, const std::string& name) {
 
 namespace {
 
-std::string solve_command(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) {
+std::string solve_command(const engine::Rule& rule, engine::Convention c,
+                          const engine::Universe& u) {
     return fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
                        c == engine::Convention::misere ? " --misere" : "",
                        service::universe_options(u));
@@ -212,7 +217,8 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
         // A long rule text: a short name of the game, still a name the server serves.
         name = fmt::format("{}-{:016x}.h5", service::game_stem(rule, c).substr(0, 40),
                            std::hash<std::string>{}(name));
-        if (!is_table_name(name)) name = fmt::format("table-{:016x}.h5", std::hash<std::string>{}(name));
+        if (!is_table_name(name))
+            name = fmt::format("table-{:016x}.h5", std::hash<std::string>{}(name));
     }
     // One solve of a table at a time: the next asker finds it solved.
     std::shared_ptr<std::mutex> one;
@@ -232,8 +238,9 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
         // Not there yet (or not that game): solve it.
     }
     if (!gates.solve->try_enter()) {
-        throw HttpError(503, "the server is solving as many tables as it may at once; try again "
-                             "in a few seconds");
+        throw HttpError(503,
+                        "the server is solving as many tables as it may at once; try again "
+                        "in a few seconds");
     }
     struct Leave {
         http::Gate& gate;

@@ -32,7 +32,8 @@ std::string Catalog::locate(const std::string& name) const {
             const fs::path target = fs::canonical(path, to);
             const fs::path home = fs::canonical(dir, from);
             if (to || from || !fs::is_regular_file(target, ec)) continue;
-            const auto [end, _] = std::mismatch(home.begin(), home.end(), target.begin(), target.end());
+            const auto [end, _] =
+                std::mismatch(home.begin(), home.end(), target.begin(), target.end());
             if (!options_.follow_links && end != home.end()) continue;
             return path.string();
         }

@@ -68,9 +68,8 @@ class Catalog {
         return f(*open->prober);
     }
     // The smallest table of a rule and convention whose universe `fits`, or nullptr.
-    std::shared_ptr<const Table> smallest(
-        const std::string& rules, engine::Convention c,
-        const std::function<bool(const engine::Universe&)>& fits);
+    std::shared_ptr<const Table> smallest(const std::string& rules, engine::Convention c,
+                                          const std::function<bool(const engine::Universe&)>& fits);
 
   private:
     struct Open {

@@ -59,8 +59,8 @@ double progress_in(std::string_view text) {
     const size_t pct = text.find('%', cr);
     if (pct == std::string_view::npos) return -1;
     size_t start = pct;
-    while (start > cr && (std::isdigit(static_cast<unsigned char>(text[start - 1])) ||
-                          text[start - 1] == '.'))
+    while (start > cr &&
+           (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.'))
         --start;
     if (start == pct) return -1;
     return std::strtod(std::string(text.substr(start, pct - start)).c_str(), nullptr) / 100;

@@ -20,7 +20,7 @@
 namespace nimtb::apps {
 
 struct ChildLimits {
-    std::chrono::milliseconds time{30'000};  // killed when it runs longer
+    std::chrono::milliseconds time{30'000};     // killed when it runs longer
     uint64_t memory_bytes = uint64_t{2} << 30;  // RLIMIT_AS (none under a sanitizer)
     // Its priority below the server's: a solve (every core, for long) runs
     // at 10, so that answers from tables stay quick; work a person waits

@@ -34,8 +34,8 @@ std::shared_ptr<const Catalog::Table> find(ServerState& state, const engine::Rul
 std::string find_or_solve(ServerState& state, const http::Request& req, const engine::Rule& rule,
                           engine::Convention c, const engine::Heaps& start) {
     if (const auto t = find(state, rule, c, start)) return t->name;
-    return state.solve(rule, c, smallest_universe(rule, start), [&req] { return req.cancelled(); },
-                       nullptr);
+    return state.solve(
+        rule, c, smallest_universe(rule, start), [&req] { return req.cancelled(); }, nullptr);
 }
 
 // The table of a game from a start (position) or a named layout (classic,
@@ -141,31 +141,31 @@ void add_game_routes(http::Server& http, ServerState& state) {
                    const engine::Heaps heaps = position_param(req);
                    return state.catalog.with_prober(param(req, "table"), [&](io::Prober& p) {
                        const io::ProbeResult r = p.probe(heaps);
-                       if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+                       if (r.moves.empty())
+                           throw HttpError(400, "no move is left: the game is over");
                        return json{{"text", play::hint(p, r)}};
                    });
                }));
-    http.route(
-        "GET", "/api/move", guarded([&state](const http::Request& req) {
-            const engine::Heaps heaps = position_param(req);
-            const play::Level level = play::parse_level(param(req, "level"));
-            const std::string name = param(req, "table");
-            const io::ProbeResult r =
-                state.catalog.with_prober(name, [&](io::Prober& p) { return p.probe(heaps); });
-            if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-            std::mt19937_64 rng(state.random());
-            if (level == play::Level::learning) {
-                std::lock_guard lock(state.learners_mutex);
-                auto& learner = state.learners.try_emplace(name, "").first->second;
-                const io::ProbedMove& m = learner.choose(r, rng);
-                const auto draws = learner.take_draws();
-                return json{{"move", move_json(m, r.heaps)},
-                            {"draw", {draws[0].first, draws[0].second}}};
-            }
-            const auto player =
-                play::make_table_player(level, state.catalog.table(name)->convention);
-            return json{{"move", move_json(player->choose(r, rng), r.heaps)}};
-        }));
+    http.route("GET", "/api/move", guarded([&state](const http::Request& req) {
+                   const engine::Heaps heaps = position_param(req);
+                   const play::Level level = play::parse_level(param(req, "level"));
+                   const std::string name = param(req, "table");
+                   const io::ProbeResult r = state.catalog.with_prober(
+                       name, [&](io::Prober& p) { return p.probe(heaps); });
+                   if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+                   std::mt19937_64 rng(state.random());
+                   if (level == play::Level::learning) {
+                       std::lock_guard lock(state.learners_mutex);
+                       auto& learner = state.learners.try_emplace(name, "").first->second;
+                       const io::ProbedMove& m = learner.choose(r, rng);
+                       const auto draws = learner.take_draws();
+                       return json{{"move", move_json(m, r.heaps)},
+                                   {"draw", {draws[0].first, draws[0].second}}};
+                   }
+                   const auto player =
+                       play::make_table_player(level, state.catalog.table(name)->convention);
+                   return json{{"move", move_json(player->choose(r, rng), r.heaps)}};
+               }));
     http.route(
         "POST", "/api/learn", guarded([&state](const http::Request& req) {
             const json body = json_body(req);
@@ -178,10 +178,9 @@ void add_game_routes(http::Server& http, ServerState& state) {
                     const std::string from = d.at(0).get<std::string>(),
                                       to = d.at(1).get<std::string>();
                     const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
-                    const bool legal =
-                        std::any_of(r.moves.begin(), r.moves.end(), [&](const auto& m) {
-                            return play::MatchboxLearner::key(m.result) == to;
-                        });
+                    const bool legal = std::any_of(
+                        r.moves.begin(), r.moves.end(),
+                        [&](const auto& m) { return play::MatchboxLearner::key(m.result) == to; });
                     if (play::MatchboxLearner::key(r.heaps) != from || !legal) {
                         throw HttpError(400, "no move from " + from + " to " + to);
                     }
@@ -198,21 +197,21 @@ void add_game_routes(http::Server& http, ServerState& state) {
                    const std::string rules = param(req, "rules");
                    const std::string convention = param(req, "convention");
                    const bool by_layout = !req.has_param("position");
-                   return find_game(state, req, rules, convention,
-                                    by_layout ? std::nullopt : std::optional(param(req, "position")),
-                                    by_layout ? param(req, "layout") : "", false);
+                   return find_game(
+                       state, req, rules, convention,
+                       by_layout ? std::nullopt : std::optional(param(req, "position")),
+                       by_layout ? param(req, "layout") : "", false);
                }));
     // The same, solving the table now when it is small.
-    http.route("POST", "/api/find",
-               guarded([&state](const http::Request& req) {
+    http.route("POST", "/api/find", guarded([&state](const http::Request& req) {
                    const json body = json_body(req);
                    const bool by_layout = !body.contains("position");
-                   return find_game(
-                       state, req, body.at("rules").get<std::string>(),
-                       body.at("convention").get<std::string>(),
-                       by_layout ? std::nullopt
-                                 : std::optional(body.at("position").get<std::string>()),
-                       by_layout ? body.at("layout").get<std::string>() : "", true);
+                   return find_game(state, req, body.at("rules").get<std::string>(),
+                                    body.at("convention").get<std::string>(),
+                                    by_layout
+                                        ? std::nullopt
+                                        : std::optional(body.at("position").get<std::string>()),
+                                    by_layout ? body.at("layout").get<std::string>() : "", true);
                }),
                state.gates.find);
     http.route("GET", "/api/northcott",

@@ -185,10 +185,9 @@ class Session : public std::enable_shared_from_this<Session> {
         parser_->header_limit(server_.limits.header_bytes);
         parser_->body_limit(server_.limits.body_bytes);
         stream_.expires_after(server_.limits.request_time);
-        bhttp::async_read(stream_, buffer_, *parser_,
-                          [self = shared_from_this()](beast::error_code ec, size_t) {
-                              self->on_read(ec);
-                          });
+        bhttp::async_read(
+            stream_, buffer_, *parser_,
+            [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
     }
 
   private:
@@ -226,8 +225,8 @@ class Session : public std::enable_shared_from_this<Session> {
         if (target.size() > server_.limits.target_bytes) return send(server_.error(414, "target"));
         const size_t q = target.find('?');
         const auto path = decode(target.substr(0, q), false);
-        const auto params = parse_query(q == std::string_view::npos ? std::string_view()
-                                                                     : target.substr(q + 1));
+        const auto params =
+            parse_query(q == std::string_view::npos ? std::string_view() : target.substr(q + 1));
         if (!path || !params || !is_utf8(*path)) {
             return send(server_.error(400, "encoding"));
         }
@@ -298,8 +297,8 @@ class Session : public std::enable_shared_from_this<Session> {
             tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
                 if (ec) return;  // cancelled: the answer is on its way
                 char c;
-                const ssize_t n = ::recv(self->stream_.socket().native_handle(), &c, 1,
-                                         MSG_PEEK | MSG_DONTWAIT);
+                const ssize_t n =
+                    ::recv(self->stream_.socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
                 // n > 0: the next request of a pipelining client; it waits.
                 if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
                     self->gone_->store(true);
@@ -327,10 +326,11 @@ class Session : public std::enable_shared_from_this<Session> {
         m->body() = std::move(res.body);
         m->prepare_payload();
         stream_.expires_after(server_.limits.write_time);
-        bhttp::async_write(stream_, *m, [self = shared_from_this(), m](beast::error_code ec, size_t) {
-            if (ec || !m->keep_alive()) return self->close();
-            self->read_next();
-        });
+        bhttp::async_write(stream_, *m,
+                           [self = shared_from_this(), m](beast::error_code ec, size_t) {
+                               if (ec || !m->keep_alive()) return self->close();
+                               self->read_next();
+                           });
     }
 
     void close() {
@@ -351,7 +351,8 @@ class Session : public std::enable_shared_from_this<Session> {
 // network thread that writes them, one at a time.
 class StreamSink : public Sink {
   public:
-    StreamSink(std::shared_ptr<Session> s, Response head) : s_(std::move(s)), head_(std::move(head)) {}
+    StreamSink(std::shared_ptr<Session> s, Response head)
+        : s_(std::move(s)), head_(std::move(head)) {}
 
     void write(std::string_view piece) override {
         if (!piece.empty()) put(std::string(piece), false);
@@ -501,7 +502,8 @@ int Server::bind(const std::string& host, int port) {
         tcp::resolver resolver(i.ioc);
         const auto found = resolver.resolve(host, std::to_string(port), ec);
         if (ec || found.empty()) {
-            throw std::runtime_error("cannot listen on " + host + ": not an address of this machine");
+            throw std::runtime_error("cannot listen on " + host +
+                                     ": not an address of this machine");
         }
         where = found.begin()->endpoint();
     }

@@ -47,8 +47,8 @@ struct Limits {
 };
 
 struct Request {
-    std::string method;  // "GET", "POST", ...
-    std::string path;    // decoded, without the query
+    std::string method;                          // "GET", "POST", ...
+    std::string path;                            // decoded, without the query
     std::map<std::string, std::string> params;   // the query's, decoded and valid UTF-8
     std::map<std::string, std::string> headers;  // names in lower case
     std::string body;

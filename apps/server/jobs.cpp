@@ -86,8 +86,9 @@ std::string Jobs::start(const std::string& key, uint64_t total, Work work) {
         }
     }
     if (all_.size() >= MAX_RUNNING) {
-        throw http::Error(503, "the server is solving as many tables as it may at once; "
-                               "try again in a few seconds");
+        throw http::Error(503,
+                          "the server is solving as many tables as it may at once; "
+                          "try again in a few seconds");
     }
     auto job = std::make_shared<Job>();
     job->key = key;
@@ -99,8 +100,8 @@ std::string Jobs::start(const std::string& key, uint64_t total, Work work) {
         std::string state = "done", error;
         nlohmann::json answer;
         try {
-            answer = work([job] { return job->cancel.load(); },
-                          [job](double p) { job->progress = p; });
+            answer =
+                work([job] { return job->cancel.load(); }, [job](double p) { job->progress = p; });
         } catch (const Cancelled&) {
             state = "cancelled";
             error = "the solve was cancelled; nothing was written";
@@ -125,14 +126,17 @@ nlohmann::json Jobs::status(const std::string& ticket) {
         sweep();
         const auto it = tickets_.find(ticket);
         if (it == tickets_.end())
-            throw http::Error(404, "no job " + ticket + " (it ended long ago, or the server was restarted)");
+            throw http::Error(
+                404, "no job " + ticket + " (it ended long ago, or the server was restarted)");
         it->second.seen = Clock::now();
         job = it->second.job;
         withdrawn = it->second.withdrawn;
     }
     std::lock_guard lock(job->mutex);
     if (withdrawn && job->state == "running") {
-        return {{"state", "cancelled"}, {"done", 0}, {"total", job->total},
+        return {{"state", "cancelled"},
+                {"done", 0},
+                {"total", job->total},
                 {"error", "the solve was cancelled; nothing was written"}};
     }
     const double share = job->state == "done" ? 1.0 : job->progress.load();

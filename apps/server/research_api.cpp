@@ -20,8 +20,7 @@ uint64_t heap_param(const http::Request& req, const char* name) {
 // `nimtb quotient --json` prints them. Each is computed by the command in a
 // child, within the server's limits.
 void add_research_routes(http::Server& http, ServerState& state) {
-    http.route("GET", "/api/sequence",
-               guarded([&state](const http::Request& req) {
+    http.route("GET", "/api/sequence", guarded([&state](const http::Request& req) {
                    const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
                    const bool until_proven = req.has_param("until_proven");
                    const char* bound = until_proven ? "limit" : "max_heap";
@@ -45,8 +44,7 @@ void add_research_routes(http::Server& http, ServerState& state) {
                }),
                state.gates.sequence);
     http.route(
-        "GET", "/api/quotient",
-        guarded([&state](const http::Request& req) {
+        "GET", "/api/quotient", guarded([&state](const http::Request& req) {
             const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
             const uint64_t n = heap_param(req, "max_heap");
             if (n == 0) throw HttpError(400, "'max_heap' is one heap size, 1 or more");
@@ -60,9 +58,10 @@ void add_research_routes(http::Server& http, ServerState& state) {
                 "run nimtb quotient --rules {} --max-heap {}",
                 MAX_PAGE_QUOTIENT_TIME.count(), rule.canonical(), n);
             try {
-                return json::parse(state.run(
-                    req, {"quotient", "--rules", rule.canonical(), "--max-heap", std::to_string(n), "--json"},
-                    MAX_PAGE_QUOTIENT_TIME, late));
+                return json::parse(state.run(req,
+                                             {"quotient", "--rules", rule.canonical(), "--max-heap",
+                                              std::to_string(n), "--json"},
+                                             MAX_PAGE_QUOTIENT_TIME, late));
             } catch (const HttpError& e) {
                 if (e.status == 503) throw HttpError(422, late);  // as the page has always said
                 throw;

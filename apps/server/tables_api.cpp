@@ -83,7 +83,6 @@ void plane(io::Prober& prober, const http::Request& req, http::Response& res) {
     res.body = std::move(body);
 }
 
-
 // The other convention's table of `name`'s game and universe: its rule,
 // convention and universe.
 struct Companion {
@@ -98,7 +97,7 @@ Companion companion(ServerState& state, const std::string& name) {
     Companion c;
     c.rule = engine::Rule::parse(t->rules);
     c.convention = t->convention == engine::Convention::normal ? engine::Convention::misere
-                                                                : engine::Convention::normal;
+                                                               : engine::Convention::normal;
     c.universe = t->universe;
     const std::string description = t->universe->describe();
     c.found = state.catalog.smallest(t->rules, c.convention, [&](const engine::Universe& u) {
@@ -154,8 +153,8 @@ void add_table_routes(http::Server& http, ServerState& state) {
                                                  t->positions, MAX_DUMP_POSITIONS));
             }
             res.content_type = "text/csv; charset=utf-8";
-            res.set_header("Content-Disposition", "attachment; filename=\"" +
-                                                      fs::path(name).stem().string() + ".csv\"");
+            res.set_header("Content-Disposition",
+                           "attachment; filename=\"" + fs::path(name).stem().string() + ".csv\"");
             res.stream = [&state, &req, path = t->path](http::Sink& sink) {
                 state.run(req, {"dump", path, "--csv"}, state.options.job_time,
                           "writing this table as CSV takes longer than the server allows; run "
@@ -168,8 +167,9 @@ void add_table_routes(http::Server& http, ServerState& state) {
     http.route("GET", "/api/companion", guarded([&state](const http::Request& req) {
                    const Companion c = companion(state, param(req, "table"));
                    if (!c.found) {
-                       throw HttpError(404, "the folder holds no table of the other convention "
-                                            "for this one; POST /api/companion solves it");
+                       throw HttpError(404,
+                                       "the folder holds no table of the other convention "
+                                       "for this one; POST /api/companion solves it");
                    }
                    return found_json(state, c.found->name);
                }));
@@ -187,8 +187,8 @@ void add_table_routes(http::Server& http, ServerState& state) {
                        key, u.size(),
                        [&state, c](const std::function<bool()>& cancelled,
                                    const std::function<void(double)>& progress) {
-                           const std::string name = state.solve(c.rule, c.convention, *c.universe,
-                                                                cancelled, progress);
+                           const std::string name =
+                               state.solve(c.rule, c.convention, *c.universe, cancelled, progress);
                            return found_json(state, name);
                        });
                    return json{{"job", job}, {"positions", u.size()}};

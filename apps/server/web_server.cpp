@@ -116,8 +116,9 @@ std::optional<http::Response> WebServer::Impl::refuse(const http::Request& req) 
             (bearer.rfind("Bearer ", 0) == 0 && same_secret(bearer.substr(7), token)) ||
             (given != req.params.end() && same_secret(given->second, token));
         if (!carried) {
-            return no(401, "this server asks for its token: open the link with ?token=... that "
-                           "its operator gave");
+            return no(401,
+                      "this server asks for its token: open the link with ?token=... that "
+                      "its operator gave");
         }
         if (given != req.params.end() && req.path == "/") {
             // The link's token becomes the page's cookie, and leaves the address bar.
@@ -168,9 +169,8 @@ void WebServer::Impl::routes() {
         send_json(res, {{"error", reason(status, why)}}, status);
         if (status == 503) res.set_header("Retry-After", "5");
     });
-    http.on_exception([this](std::exception_ptr e, http::Response& res) {
-        answer_exception(state, e, res);
-    });
+    http.on_exception(
+        [this](std::exception_ptr e, http::Response& res) { answer_exception(state, e, res); });
 }
 
 WebServer::WebServer(ServerOptions options) {

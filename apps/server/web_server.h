@@ -25,8 +25,8 @@
 //                                               answer
 // Work: bounded in time and memory, stopped when the client goes away.
 //   GET  /api/count?table=T                     dump --count --json
-//   GET  /api/dump?table=T                      the table as `nimtb dump --csv` writes it (text/csv)
-//   GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])   sequence --json
+//   GET  /api/dump?table=T                      the table as `nimtb dump --csv` writes it
+//   (text/csv) GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])   sequence --json
 //   GET  /api/quotient?rules=R&max_heap=N       quotient --json
 // Changes (POST, Content-Type application/json):
 //   POST /api/find  {"rules","convention","position"|"layout"}
@@ -61,10 +61,10 @@ struct ServerOptions {
     std::string token;
     // Host names clients may use besides localhost, IP addresses and this machine's name.
     std::vector<std::string> allowed_hosts;
-    bool follow_links = false;  // serve links that lead out of the folder
-    std::chrono::seconds job_time{60};          // the longest work of a request
-    uint64_t job_memory = uint64_t{2} << 30;    // address space of a child's work
-    unsigned max_children = 4;                  // children at once
+    bool follow_links = false;                // serve links that lead out of the folder
+    std::chrono::seconds job_time{60};        // the longest work of a request
+    uint64_t job_memory = uint64_t{2} << 30;  // address space of a child's work
+    unsigned max_children = 4;                // children at once
     http::Limits limits;
 };
 
