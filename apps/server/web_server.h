@@ -26,7 +26,8 @@
 // Work: bounded in time and memory, stopped when the client goes away.
 //   GET  /api/count?table=T                     dump --count --json
 //   GET  /api/dump?table=T                      the table as `nimtb dump --csv` writes it
-//   (text/csv) GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])   sequence --json
+//   GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])
+//                                               sequence --json
 //   GET  /api/quotient?rules=R&max_heap=N       quotient --json
 // Changes (POST, Content-Type application/json):
 //   POST /api/find  {"rules","convention","position"|"layout"}
