@@ -1,5 +1,6 @@
 #include "apps/server/http.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <boost/asio.hpp>
@@ -493,6 +494,17 @@ void Server::on_exception(std::function<void(std::exception_ptr, Response&)> mak
 
 int Server::bind(const std::string& host, int port) {
     Impl& i = *impl_;
+    // A socket per connection: the soft limit on descriptors (often 1024)
+    // raised to the hard one, and the connections kept below it.
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0) {
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+        ::getrlimit(RLIMIT_NOFILE, &files);
+        const rlim_t spare = 128;  // tables, pipes to children, the listener
+        if (files.rlim_cur > spare)
+            i.limits.connections = std::min<size_t>(i.limits.connections, files.rlim_cur - spare);
+    }
     beast::error_code ec;
     tcp::endpoint where;
     const auto address = net::ip::make_address(host, ec);

@@ -41,9 +41,10 @@ struct Limits {
     uint32_t target_bytes = 8 * 1024;   // the URL
     uint64_t body_bytes = 64 * 1024;    // a body, chunked or not
     int backlog = 4096;                 // connections the kernel holds before accept
-    size_t connections = 2048;          // open at once; more are closed at once
-    unsigned read_threads = 4;          // handlers without a Gate
-    size_t read_queue = 512;            // reads waiting beyond this answer 503
+    // Open at once (fewer when descriptors run short); more are closed at once.
+    size_t connections = 2048;
+    unsigned read_threads = 4;  // handlers without a Gate
+    size_t read_queue = 512;    // reads waiting beyond this answer 503
 };
 
 struct Request {
