@@ -18,6 +18,7 @@ namespace {
 inline constexpr Range JOB_TIME{1, 86'400};        // --job-time SECONDS
 inline constexpr Range JOB_MEMORY{64, 1'000'000};  // --job-memory MB
 inline constexpr Range JOBS{1, 64};                // --jobs
+inline constexpr Range REQUEST_TIME{1, 3600};      // --request-time SECONDS
 
 // "64K", "512M", "2G" or a number of bytes.
 uint64_t bytes_option(const std::string& name, const std::string& text) {
@@ -75,7 +76,12 @@ int cmd_serve(const std::vector<std::string>& args) {
         "job-memory", po::value<int64_t>()->default_value(2048),
         ranged("megabytes of address space for each piece of work", JOB_MEMORY).c_str())(
         "jobs", po::value<int64_t>()->default_value(4),
-        ranged("pieces of work at once; more are answered 503 with Retry-After", JOBS).c_str());
+        ranged("pieces of work at once; more are answered 503 with Retry-After", JOBS).c_str())(
+        "request-time", po::value<int64_t>()->default_value(10),
+        ranged("seconds a client has to send a whole request (and to send the next one on a "
+               "kept-alive connection); slower clients are dropped",
+               REQUEST_TIME)
+            .c_str());
     const auto vm = parse_arguments(
         "serve", args, opts, {},
         "[--tables DIR] [--port N] [--host ADDRESS] [--write] [--token WORD]",
@@ -112,6 +118,7 @@ int cmd_serve(const std::vector<std::string>& args) {
     o.job_time = std::chrono::seconds(number(*vm, "job-time", JOB_TIME));
     o.job_memory = number(*vm, "job-memory", JOB_MEMORY) << 20;
     o.max_children = static_cast<unsigned>(number(*vm, "jobs", JOBS));
+    o.limits.request_time = std::chrono::seconds(number(*vm, "request-time", REQUEST_TIME));
     std::error_code ec;
     if (!std::filesystem::is_directory(o.tables_dir, ec)) {
         throw UsageError("--tables " + o.tables_dir + ": not a folder");

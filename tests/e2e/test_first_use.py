@@ -69,6 +69,7 @@ class Usage(Workdir):
             ("serve", "job-time"): [],
             ("serve", "job-memory"): [],
             ("serve", "jobs"): [],
+            ("serve", "request-time"): [],
         }
         seen = {}
         letters = {}
