@@ -20,6 +20,10 @@ import urllib.parse
 
 from test_cli import NIMTB, run, Workdir
 
+# The server's resident memory and its children, read from /proc as the load script reads them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from load_serve import children, rss_mb  # noqa: E402
+
 
 class Server:
     """`nimtb serve` on a free port of loopback, over the folder `tables`."""
@@ -362,17 +366,6 @@ class Api(ServeCase):
         self.assertEqual(sorted(os.listdir(self.tables)), before)
 
 
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(l.split()[1]) / 1024 for l in f if l.startswith("VmRSS:"))
-
-
-def children(pid):
-    out = []
-    for task in glob.glob(f"/proc/{pid}/task/*/children"):
-        with open(task) as f:
-            out += [int(x) for x in f.read().split()]
-    return out
 
 
 def solving_child(pid, seconds=20):
