@@ -126,6 +126,9 @@ std::string ServerState::scrub(std::string message) const {
     for (const std::string& f : folders) {
         for (size_t at; (at = message.find(f + "/")) != std::string::npos;)
             message.erase(at, f.size() + 1);
+        // The folder alone, where it is a path: a relative name such as
+        // "tables" is also a word of messages ("as many tables as").
+        if (f.find('/') == std::string::npos) continue;
         for (size_t at; (at = message.find(f)) != std::string::npos;)
             message.replace(at, f.size(), "the tables folder");
     }
