@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
@@ -268,15 +269,9 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
     const std::string out = (fs::path(work) / name).string();
     std::vector<std::string> args{"solve", "--rules", rule.canonical()};
     if (c == engine::Convention::misere) args.push_back("--misere");
-    if (u.is_box()) {
-        args.insert(args.end(), {"--heaps", std::to_string(u.max_heaps()), "--max-heap",
-                                 std::to_string(u.max_heap_size())});
-    } else {
-        args.insert(args.end(), {"--max-total", std::to_string(u.max_total())});
-        if (u.max_heaps() < u.max_total()) {
-            args.insert(args.end(), {"--heaps", std::to_string(u.max_heaps())});
-        }
-    }
+    // The universe's options as `solve_command` words them, one argument each.
+    std::istringstream words(service::universe_options(u));
+    for (std::string w; words >> w;) args.push_back(w);
     args.insert(args.end(), {"-o", out, "--progress"});
     ChildIo io;
     io.cancelled = cancelled;
