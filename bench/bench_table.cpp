@@ -11,6 +11,7 @@
 #include "engine/solve/solver.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
+#include "service/request/solve_report.h"
 
 namespace {
 
@@ -27,6 +28,14 @@ const nimtb::engine::Solution& solution() {
     return s;
 }
 
+void write_solution(const std::string& path, const nimtb::io::WriteOptions& o) {
+    const nimtb::engine::Solution& s = solution();
+    nimtb::io::write_table(path,
+                           {nimtb::service::table_header(s), s.value, s.remoteness, s.max_value,
+                            s.max_remoteness},
+                           o);
+}
+
 std::string scratch(const char* name) {
     return (std::filesystem::temp_directory_path() /
             (std::string("nimtb-bench-") + std::to_string(::getpid()) + name))
@@ -38,7 +47,7 @@ void Write(benchmark::State& state, nimtb::io::Compression c) {
     nimtb::io::WriteOptions o;
     o.compression = c;
     o.overwrite = true;
-    for (auto _ : state) nimtb::io::write_table(path, solution(), o);
+    for (auto _ : state) write_solution(path, o);
     state.counters["positions/s"] = benchmark::Counter(
         double(solution().positions) * double(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["bytes"] = double(std::filesystem::file_size(path));
@@ -58,7 +67,7 @@ void PointLookups(benchmark::State& state) {
         const std::string p = scratch("-lookup.h5");
         nimtb::io::WriteOptions o;
         o.overwrite = true;
-        nimtb::io::write_table(p, solution(), o);
+        write_solution(p, o);
         return p;
     }();
     nimtb::io::TableReader t(path);
@@ -75,7 +84,7 @@ void SmallStream(benchmark::State& state) {
     const std::string path = scratch("-stream.h5");
     nimtb::io::WriteOptions o;
     o.overwrite = true;
-    nimtb::io::write_table(path, solution(), o);
+    write_solution(path, o);
     nimtb::io::TableReader t(path);
     for (auto _ : state) {
         uint64_t sum = 0;

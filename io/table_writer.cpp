@@ -26,14 +26,6 @@ bool cancelled(const WriteOptions& o) {
     return o.cancel && o.cancel->load();
 }
 
-unsigned bits_needed(uint32_t max) {
-    return max <= 0xff ? 8 : 16;
-}
-
-int level_of(const WriteOptions& o) {
-    return o.level ? o.level : default_level(o.compression);
-}
-
 // Elements [first, first + count) of `a` in the file's width, padded with
 // zeros to a whole chunk (HDF5 stores edge chunks whole).
 void chunk_bytes(const engine::QuantityArray& a, unsigned file_bits, uint64_t first, uint64_t count,
@@ -59,16 +51,11 @@ void encode(Transform t, unsigned file_bits, std::vector<uint8_t>& raw) {
     }
 }
 
-// The transform of a dataset, chosen on three of its chunks (the first, the
-// middle and the last whole one): enough to tell the candidates apart,
-// little beside the write itself.
+// The transform of a dataset, chosen on the chunks table_layout.h names.
 Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk) {
-    const uint64_t n = a.size(), chunks = n / chunk;
-    std::vector<uint64_t> firsts{0};
-    if (chunks > 2) firsts.push_back(chunks / 2 * chunk);
-    if (chunks > 1) firsts.push_back((chunks - 1) * chunk);
+    const uint64_t n = a.size();
     std::vector<uint8_t> sample, part;
-    for (uint64_t first : firsts) {
+    for (uint64_t first : transform_sample(n, chunk)) {
         const uint64_t count = std::min(chunk, n - first);
         chunk_bytes(a, file_bits, first, count, count, part);
         sample.insert(sample.end(), part.begin(), part.end());
@@ -83,11 +70,11 @@ Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uin
 // its own slot, so memory stays at a batch whatever the table's size. The
 // bytes are what HDF5's filters would have made (chunk_codec.h), handed to
 // H5Dwrite_chunk.
-void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk,
+void write_chunks(hid_t dataset, const engine::QuantityArray& a, const DatasetLayout& layout,
                   Transform transform, const WriteOptions& o, const std::string& what) {
-    const uint64_t n = a.size();
+    const uint64_t n = a.size(), chunk = layout.chunk;
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    const int level = level_of(o);
+    const unsigned file_bits = layout.file_bits;
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
     const uint64_t batch = 4 * static_cast<uint64_t>(arena.max_concurrency());
     std::vector<std::vector<uint8_t>> raws(batch), packets(batch);
@@ -101,7 +88,7 @@ void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_b
                 chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
                 encode(transform, file_bits, raw);
                 failed[slot] =
-                    !compress_chunk(o.compression, level, file_bits / 8, raw, packets[slot]);
+                    !compress_chunk(o.compression, layout.level, file_bits / 8, raw, packets[slot]);
             });
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
@@ -121,28 +108,13 @@ void write_chunks(hid_t dataset, const engine::QuantityArray& a, unsigned file_b
 
 void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArray& a, uint32_t max,
                    const WriteOptions& o) {
-    const hid_t file = out.root();
-    const std::string& path = out.path();
-    const std::string what = path + ": dataset /" + name;
-    const unsigned file_bits = bits_needed(max);
-    const hsize_t dims = a.size();
-    const bool v2 = o.format_version >= 2;
-    const uint64_t wanted = o.chunk_elements ? o.chunk_elements
-                            : v2             ? CHUNK_ELEMENTS_V2
-                                             : CHUNK_ELEMENTS;
-    const hsize_t chunk = std::min<uint64_t>(wanted, a.size());
-    Handle space = checked(H5Screate_simple(1, &dims, nullptr), H5Sclose, what);
-    Handle dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
-    check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);
-    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
-    set_filters(dcpl.get(), o.compression, level_of(o), file_bits);
-    Handle dataset = checked(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE,
-                                        space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                             H5Dclose, what + ": cannot create");
-    const Transform transform = v2 ? pick_transform(a, file_bits, chunk) : Transform::none;
-    if (v2) write_string_attribute(dataset.get(), TRANSFORM_ATTRIBUTE, to_string(transform));
+    const std::string what = out.path() + ": dataset /" + name;
+    const DatasetLayout layout = dataset_layout(a.size(), max, o);
+    const Transform transform =
+        layout.transformed ? pick_transform(a, layout.file_bits, layout.chunk) : Transform::none;
+    Handle dataset = create_dataset(out.root(), name, a.size(), layout, o.compression, transform, what);
     try {
-        write_chunks(dataset.get(), a, file_bits, chunk, transform, o, what);
+        write_chunks(dataset.get(), a, layout, transform, o, what);
     } catch (...) {
         out.release_space();
         throw;
@@ -170,14 +142,14 @@ void check_output(const std::string& path, const WriteOptions& o) {
     }
 }
 
-void write_table(const std::string& path, const engine::Solution& s, const WriteOptions& o) {
+void write_table(const std::string& path, const TableContents& s, const WriteOptions& o) {
     init_hdf5();
     check_output(path, o);
 
     // 1. Everything goes to a temporary file beside the final one.
     Hdf5Output out(path, "table");
     const hid_t root = out.root();
-    write_root_attributes(root, s, o.format_version);
+    write_root_attributes(root, s.header, o.format_version);
 
     // 2. The datasets, in the narrowest width that holds them.
     write_dataset(out, VALUE_DATASET, s.value, s.max_value, o);

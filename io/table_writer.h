@@ -1,10 +1,13 @@
 #pragma once
-// Writing a solved universe as a table (format v2, or v1 on request).
+// Writing a table (format v2, or v1 on request) from arrays in memory. The
+// writer knows the format, not the solver: service/solve.cpp hands it what
+// a solve found.
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 
-#include "engine/solve/solver.h"
+#include "engine/base/quantity_array.h"
 #include "io/codec/table_format.h"
 
 namespace nimtb::io {
@@ -21,14 +24,25 @@ struct WriteOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-// Writes `solution` to `path`: first to a temporary file in the same folder,
+// What a table holds: its header and, by rank, each position's value and
+// (when stored) remoteness, with the largest of each, which set the file's
+// widths. The arrays stay the caller's.
+struct TableContents {
+    TableHeader header;
+    const engine::QuantityArray& value;
+    const engine::QuantityArray& remoteness;  // empty: no remoteness stored
+    uint32_t max_value = 0;
+    uint32_t max_remoteness = 0;
+};
+
+// Writes `contents` to `path`: first to a temporary file in the same folder,
 // flushed and synced, then renamed. On any failure, or cancellation, nothing
 // is left under either name. Refuses an existing `path` unless overwrite.
 // Values are stored in 8 bits when they fit, else 16; likewise remoteness.
 // In version 2 each dataset's chunks go through the transform that makes a
 // sample of them smallest (io/codec/chunk_codec.h).
 // Throws TableError, nimtb::Cancelled.
-void write_table(const std::string& path, const engine::Solution& solution,
+void write_table(const std::string& path, const TableContents& contents,
                  const WriteOptions& options);
 
 // Throws TableError if a table could not be written to `path` with `options`:

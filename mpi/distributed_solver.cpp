@@ -22,7 +22,7 @@
 #include "engine/solve/brute_kernel.h"
 #include "engine/solve/line_kernel.h"
 #include "engine/solve/solve_order.h"
-#include "io/codec/checkpoint.h"
+#include "service/request/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/level_solver.h"
 #include "mpi/line_chain.h"
@@ -39,7 +39,7 @@ using engine::Universe;
 
 // The checkpoint of process `rank`: DIR/process-<rank>. A folder holding a
 // one-process checkpoint, or more processes' than this job has, is refused.
-std::unique_ptr<io::Checkpoint> open_checkpoint(const Comm& comm, const engine::Rule& rule,
+std::unique_ptr<service::Checkpoint> open_checkpoint(const Comm& comm, const engine::Rule& rule,
                                                 const Universe& u, const DistributedOptions& o) {
     if (o.checkpoint.empty()) return nullptr;
     std::error_code ec;
@@ -65,9 +65,9 @@ std::unique_ptr<io::Checkpoint> open_checkpoint(const Comm& comm, const engine::
     fs::create_directories(o.checkpoint, ec);
     // Flushes are decided together (solve_distributed), so that the
     // processes' files end at the same levels.
-    return std::make_unique<io::Checkpoint>(
+    return std::make_unique<service::Checkpoint>(
         (fs::path(o.checkpoint) / fmt::format("process-{}", comm.rank)).string(),
-        io::CheckpointIdentity{rule.canonical(), engine::to_string(o.solve.convention),
+        service::CheckpointIdentity{rule.canonical(), engine::to_string(o.solve.convention),
                                u.describe(), "brute", o.solve.remoteness,
                                static_cast<unsigned>(comm.size)},
         std::chrono::hours(24 * 365));
@@ -163,7 +163,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // all of them saved. A process that refuses its part says why (the first of them, so that
     // the reason is said once); then all stop together, leaving no folder
     // that this run made.
-    std::unique_ptr<io::Checkpoint> checkpoint;
+    std::unique_ptr<service::Checkpoint> checkpoint;
     std::string refused;
     const std::string own =
         o.checkpoint.empty()

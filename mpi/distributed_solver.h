@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "engine/solve/solver.h"
-#include "io/codec/checkpoint.h"
+#include "service/request/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/mpi_context.h"
 
@@ -66,7 +66,7 @@ struct Share {
     std::vector<LevelTraffic> traffic;  // this process's, per level
     // This process's part of the checkpoint (when there is one): removed
     // once the table is written.
-    std::unique_ptr<io::Checkpoint> checkpoint;
+    std::unique_ptr<service::Checkpoint> checkpoint;
 };
 
 // Solves `universe` with every process of `comm`, each with

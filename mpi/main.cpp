@@ -110,7 +110,8 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     bar.finish();
     u.reset();
     const auto t1 = std::chrono::steady_clock::now();
-    mpi::write_table_parallel(comm, request.output, share, wo);
+    mpi::write_table_parallel(comm, request.output, service::table_header(share.solution), share,
+                              wo);
     if (share.checkpoint) {
         share.checkpoint->remove();
         comm.barrier();

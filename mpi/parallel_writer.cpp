@@ -90,16 +90,13 @@ std::vector<uint8_t> in_file_width(std::vector<uint8_t> entries, unsigned array_
     return out;
 }
 
-// 2. The transform of the dataset, chosen by process 0 on the same three
-// chunks as one process's writer: the first, the middle and the last whole one.
+// 2. The transform of the dataset, chosen by process 0 on the chunks one
+// process's writer chooses it on (io/table_layout.h).
 io::Transform pick_transform(const Comm& comm, const Share& share, const engine::QuantityArray& a,
                              uint64_t chunk, unsigned file_bits) {
-    const uint64_t n = share.solution.positions, chunks = n / chunk;
-    std::vector<uint64_t> firsts{0};
-    if (chunks > 2) firsts.push_back(chunks / 2 * chunk);
-    if (chunks > 1) firsts.push_back((chunks - 1) * chunk);
+    const uint64_t n = share.solution.positions;
     std::vector<uint8_t> sample;
-    for (uint64_t first : firsts) {
+    for (uint64_t first : io::transform_sample(n, chunk)) {
         std::vector<Range> wanted(size_t(comm.size), Range{0, 0});
         wanted[0] = {first, first + std::min(chunk, n - first)};
         const std::vector<uint8_t> part =
@@ -134,28 +131,18 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
                    const io::WriteOptions& o) {
     const std::string what = tmp + ": dataset /" + name;
     const uint64_t n = share.solution.positions;
-    const unsigned file_bits = max <= 0xff ? 8 : 16;
-    const bool v2 = o.format_version >= 2;
-    const uint64_t chunk_elements = o.chunk_elements ? o.chunk_elements
-                                    : v2             ? io::CHUNK_ELEMENTS_V2
-                                                     : io::CHUNK_ELEMENTS;
-    const hsize_t chunk = std::min<uint64_t>(chunk_elements, n);
-    const io::Transform transform =
-        v2 ? pick_transform(comm, share, a, chunk, file_bits) : io::Transform::none;
-    const hsize_t dims = n;
-    const io::Handle space(H5Screate_simple(1, &dims, nullptr), H5Sclose);
-    const io::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    check_or_fail(comm, tmp, H5Pset_chunk(dcpl.get(), 1, &chunk) >= 0, what);
-    check_or_fail(comm, tmp, H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0, what);
-    io::set_filters(dcpl.get(), o.compression, o.level ? o.level : io::default_level(o.compression),
-                    file_bits);
-    io::Handle dataset(H5Dcreate2(file, name, file_bits == 8 ? H5T_STD_U8LE : H5T_STD_U16LE,
-                                  space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                       H5Dclose);
-    check_or_fail(comm, tmp, dataset.get() >= 0, what + ": cannot create");
-    if (v2)
-        io::write_string_attribute(dataset.get(), io::TRANSFORM_ATTRIBUTE,
-                                   io::to_string(transform));
+    const io::DatasetLayout layout = io::dataset_layout(n, max, o);
+    const unsigned file_bits = layout.file_bits;
+    const hsize_t chunk = layout.chunk;
+    const io::Transform transform = layout.transformed
+                                        ? pick_transform(comm, share, a, chunk, file_bits)
+                                        : io::Transform::none;
+    io::Handle dataset;
+    try {
+        dataset = io::create_dataset(file, name, n, layout, o.compression, transform, what);
+    } catch (const TableError& e) {
+        fail(comm, tmp, e.what());
+    }
 
     // 3. Each process's slice, a few chunks at a time (at most 4 MB each
     // round), so that a process holds its arrays and a few such pieces.
@@ -218,14 +205,14 @@ bool sync_path(const std::string& path, int flags) {
 // in different places of HDF5's collective calls, and closing the file while
 // unwinding would hang them: the function is noexcept, so an exception ends
 // in std::terminate, whose handler (mpi/main.cpp) stops the job.
-void write_file(const Comm& comm, const std::string& tmp, Share& share,
-                const io::WriteOptions& o) noexcept {
+void write_file(const Comm& comm, const std::string& tmp, const io::TableHeader& header,
+                Share& share, const io::WriteOptions& o) noexcept {
     const io::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL);
     io::set_file_format(fapl.get(), tmp + ": cannot create");  // as one process writes
     io::Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
     check_or_fail(comm, tmp, file.get() >= 0, tmp + ": cannot create");
-    io::write_root_attributes(file.get(), share.solution, o.format_version);
+    io::write_root_attributes(file.get(), header, o.format_version);
 
     // 2. The datasets, each in the narrowest width that holds it.
     // Each array is let go once written: the next dataset's trade has its room.
@@ -243,8 +230,8 @@ void write_file(const Comm& comm, const std::string& tmp, Share& share,
 
 }  // namespace
 
-void write_table_parallel(const Comm& comm, const std::string& path, Share& share,
-                          const io::WriteOptions& o) {
+void write_table_parallel(const Comm& comm, const std::string& path,
+                          const io::TableHeader& header, Share& share, const io::WriteOptions& o) {
     try {
         io::init_hdf5();
     } catch (const std::exception& e) {
@@ -254,7 +241,7 @@ void write_table_parallel(const Comm& comm, const std::string& path, Share& shar
     int64_t pid = ::getpid();
     comm.broadcast(&pid, sizeof pid);
     const std::string tmp = fmt::format("{}.tmp-{}", path, pid);
-    write_file(comm, tmp, share, o);
+    write_file(comm, tmp, header, share, o);
     uint8_t ok = 1;
     if (comm.rank == 0) {
         const std::string folder =

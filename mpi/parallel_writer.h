@@ -19,11 +19,12 @@
 
 namespace nimtb::mpi {
 
-// Writes `share` (every process's) to `path`: under a temporary name, closed
+// Writes `share` (every process's) to `path`, with `header` in its root: under a temporary name, closed
 // by all, then synced and renamed by process 0. Collective. The share's
 // arrays are released as they are written (its figures stay). Any failure
 // stops the job (abort_all) and leaves nothing under `path`.
-void write_table_parallel(const Comm& comm, const std::string& path, Share& share,
+void write_table_parallel(const Comm& comm, const std::string& path,
+                          const io::TableHeader& header, Share& share,
                           const io::WriteOptions& options);
 
 }  // namespace nimtb::mpi

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <memory>
 
-#include "io/codec/checkpoint.h"
+#include "service/request/checkpoint.h"
 #include "io/output_path.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
@@ -30,11 +30,11 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     wo.cancel = hooks.cancel;
 
     // 2. From a checkpoint's levels when there are some.
-    std::unique_ptr<io::Checkpoint> checkpoint;
+    std::unique_ptr<service::Checkpoint> checkpoint;
     if (!request.checkpoint.empty()) {
-        checkpoint = std::make_unique<io::Checkpoint>(
+        checkpoint = std::make_unique<service::Checkpoint>(
             request.checkpoint,
-            io::CheckpointIdentity{request.rule.canonical(), engine::to_string(so.convention),
+            service::CheckpointIdentity{request.rule.canonical(), engine::to_string(so.convention),
                                    universe.describe(), engine::to_string(so.method), so.remoteness,
                                    1},
             std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000)));
@@ -50,7 +50,9 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     SolveReport report{request, universe.describe(), engine::solve(request.rule, universe, so)};
     report.remoteness_stored = !report.figures.remoteness.empty();
     const auto t1 = std::chrono::steady_clock::now();
-    io::write_table(request.output, report.figures, wo);
+    const engine::Solution& s = report.figures;
+    io::write_table(request.output,
+                    {table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness}, wo);
     if (checkpoint) checkpoint->remove();
     report.figures.value = {};
     report.figures.remoteness = {};

@@ -84,7 +84,7 @@ void expect_refused(const std::string& file, const std::string& fragment) {
 
 TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
     const Solution small = solve("subtract:1,3,4", Convention::misere, 4, 12);
-    nimtb::io::write_table(path("a.h5"), small, {});
+    nimtb::test::write_solution(path("a.h5"), small, {});
     TableReader a(path("a.h5"));
     EXPECT_EQ(a.info().value_bits, 8u);
     EXPECT_EQ(a.info().remoteness_bits, 8u);
@@ -100,7 +100,7 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
         o.format_version = version;
         o.overwrite = true;
         o.chunk_elements = 50'000;
-        nimtb::io::write_table(path("b.h5"), wide, o);
+        nimtb::test::write_solution(path("b.h5"), wide, o);
         TableReader b(path("b.h5"));
         EXPECT_EQ(b.info().format_version, version);
         EXPECT_EQ(b.info().remoteness_bits, 16u);
@@ -111,7 +111,7 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
 
     // 16-bit values.
     const Solution values16 = solve("nim", Convention::normal, 1, 300, {.remoteness = false});
-    nimtb::io::write_table(path("c.h5"), values16, {});
+    nimtb::test::write_solution(path("c.h5"), values16, {});
     TableReader c(path("c.h5"));
     EXPECT_EQ(c.info().value_bits, 16u);
     EXPECT_FALSE(c.has_remoteness());
@@ -133,7 +133,7 @@ TEST_F(TableFiles, EveryCompressionRoundTrips) {
                 o.format_version = version;
                 o.chunk_elements = 50'000;  // several chunks, and an edge chunk
                 const std::string file = path(std::string(nimtb::io::to_string(c)) + ".h5");
-                nimtb::io::write_table(file, s, o);
+                nimtb::test::write_solution(file, s, o);
                 TableReader t(file);
                 EXPECT_EQ(t.info().compression, c);
                 EXPECT_EQ(t.info().format_version, version);
@@ -358,11 +358,11 @@ TEST(ChunkCodec, TheDecoderReadsBloscChunksOfAnotherShapeThroughBlosc) {
 
 TEST_F(TableFiles, NeverOverwritesUnlessAsked) {
     const Solution s = solve("nim", Convention::normal, 2, 5);
-    nimtb::io::write_table(path("t.h5"), s, {});
-    EXPECT_THROW(nimtb::io::write_table(path("t.h5"), s, {}), TableError);
+    nimtb::test::write_solution(path("t.h5"), s, {});
+    EXPECT_THROW(nimtb::test::write_solution(path("t.h5"), s, {}), TableError);
     nimtb::io::WriteOptions o;
     o.overwrite = true;
-    EXPECT_NO_THROW(nimtb::io::write_table(path("t.h5"), s, o));
+    EXPECT_NO_THROW(nimtb::test::write_solution(path("t.h5"), s, o));
 }
 
 TEST_F(TableFiles, AnInterruptedWriteLeavesNothingBehind) {
@@ -372,14 +372,14 @@ TEST_F(TableFiles, AnInterruptedWriteLeavesNothingBehind) {
         nimtb::io::WriteOptions o;
         o.compression = c;
         o.cancel = &stop;
-        EXPECT_THROW(nimtb::io::write_table(path("t.h5"), s, o), nimtb::Cancelled);
+        EXPECT_THROW(nimtb::test::write_solution(path("t.h5"), s, o), nimtb::Cancelled);
         EXPECT_TRUE(fs::is_empty(dir_)) << fs::directory_iterator(dir_)->path();
     }
 }
 
 TEST_F(TableFiles, AFailedWriteLeavesNothingBehind) {
     const Solution s = solve("nim", Convention::normal, 3, 20);
-    EXPECT_THROW(nimtb::io::write_table(path("no/such/folder/t.h5"), s, {}), TableError);
+    EXPECT_THROW(nimtb::test::write_solution(path("no/such/folder/t.h5"), s, {}), TableError);
     EXPECT_TRUE(fs::is_empty(dir_));
 }
 
@@ -397,7 +397,7 @@ class Damage : public TableFiles {
   protected:
     std::string make() {
         const std::string file = path("t.h5");
-        nimtb::io::write_table(file, solve("nim", Convention::normal, 3, 20), {});
+        nimtb::test::write_solution(file, solve("nim", Convention::normal, 3, 20), {});
         return file;
     }
     void set_u64(const std::string& file, const char* name, uint64_t v) {
@@ -507,7 +507,7 @@ TEST_F(Damage, TruncatedFile) {
 }
 
 TEST_F(TableFiles, ProbeOrdersMovesBestFirst) {
-    nimtb::io::write_table(path("t.h5"), solve("nim", Convention::normal, 3, 7), {});
+    nimtb::test::write_solution(path("t.h5"), solve("nim", Convention::normal, 3, 7), {});
     nimtb::io::Prober p(path("t.h5"));
     const auto r = p.probe({3, 4, 5});
     EXPECT_EQ(r.rank, 48u);

@@ -26,7 +26,7 @@ class PlayTest : public nimtb::test::ScratchDir {
     void SetUp() override {
         ScratchDir::SetUp();
         table_ = (dir_ / "m.h5").string();
-        nimtb::io::write_table(table_,
+        nimtb::test::write_solution(table_,
                                nimtb::test::solve("subtract:1-3", Convention::normal, 1, 21), {});
     }
     std::string table_;
@@ -157,7 +157,7 @@ class NorthcottPlay : public nimtb::test::ScratchDir {
     void SetUp() override {
         ScratchDir::SetUp();
         table_ = (dir_ / "nim.h5").string();
-        nimtb::io::write_table(table_, nimtb::test::solve("nim", Convention::normal, 4, 10), {});
+        nimtb::test::write_solution(table_, nimtb::test::solve("nim", Convention::normal, 4, 10), {});
     }
     std::string table_;
 };

@@ -239,7 +239,7 @@ TEST(Solver, WidensValuesThatOutgrowEightBits) {
 
 namespace {
 
-// Levels kept in memory, as io/codec/checkpoint.h keeps them in files; `crash_at`
+// Levels kept in memory, as service/request/checkpoint.h keeps them in files; `crash_at`
 // makes save() throw right after saving that level, as a killed solve stops.
 struct MemoryLevels : nimtb::engine::LevelStore {
     struct Saved {

@@ -39,7 +39,7 @@ struct Solution;
 
 // Where a brute-force solve keeps its finished levels, so that a solve that
 // stops (a crash, a kill, Ctrl-C) resumes at the first unfinished level and
-// ends with the same arrays. The engine only calls it; io/codec/checkpoint.h keeps
+// ends with the same arrays. The engine only calls it; service/request/checkpoint.h keeps
 // the levels in files.
 class LevelStore {
   public:

@@ -53,6 +53,20 @@ const char* to_string(Compression c);
 // (zstd's own level 7), the smallest tables still written at memory speed.
 int default_level(Compression c);
 
+// What a table is of, as a writer declares it in the root's attributes
+// (docs/FORMAT.md): the game, the universe (a box of at most `max_heaps` of
+// at most `max_heap_size`, or with `max_total` every position of at most that
+// many tokens) and how its values were found. TableInfo reads it back.
+struct TableHeader {
+    engine::Rule rule = engine::Rule::nim();
+    engine::Convention convention = engine::Convention::normal;
+    unsigned max_heaps = 0;
+    uint32_t max_heap_size = 0;
+    uint32_t max_total = 0;  // 0: a box
+    uint64_t positions = 0;
+    std::string method;  // "brute" or "sprague-grundy"
+};
+
 // What `nimtb info` shows.
 struct TableInfo {
     std::string path;

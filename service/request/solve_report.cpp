@@ -10,6 +10,11 @@
 
 namespace nimtb::service {
 
+io::TableHeader table_header(const engine::Solution& s) {
+    return {s.rule,         s.convention, s.max_heaps,
+            s.max_heap_size, s.max_total, s.positions, engine::to_string(s.method)};
+}
+
 namespace {
 
 // How the brute method's kernel went.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/solve/solver.h"
+#include "io/codec/table_format.h"
 #include "service/request/solve_request.h"
 
 namespace nimtb::service {
@@ -29,6 +30,9 @@ struct SolveReport {
     // One process: the storage lines of the table written, as `info` prints them.
     std::string storage{};
 };
+
+// What the table of a solve says about itself (its root's attributes).
+io::TableHeader table_header(const engine::Solution& s);
 
 // The summary `nimtb solve` prints.
 std::string summary(const SolveReport& report);

@@ -20,7 +20,7 @@
 #include "engine/base/errors.h"
 #include "engine/solve/solve_order.h"
 #include "engine/solve/solver.h"
-#include "io/codec/checkpoint.h"
+#include "service/request/checkpoint.h"
 #include "scratch.h"
 
 namespace {
@@ -78,12 +78,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const engine::Universe u(3, 3);
     const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
     const bool remoteness = !(flags & 2);
-    const io::CheckpointIdentity id{"nim", "normal", u.describe(), "brute", remoteness, 1};
+    const service::CheckpointIdentity id{"nim", "normal", u.describe(), "brute", remoteness, 1};
     try {
         engine::Solution s = fresh(u, remoteness);
         size_t restored = 0;
         {
-            io::Checkpoint checkpoint(dir.string(), id, std::chrono::milliseconds(0));
+            service::Checkpoint checkpoint(dir.string(), id, std::chrono::milliseconds(0));
             restored = checkpoint.restore(PLAN_KEY, plan, s);
             if (restored > plan.levels()) std::abort();
         }
@@ -92,12 +92,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const fs::path again = dir / "again";
         engine::Solution t = fresh(u, remoteness);
         {
-            io::Checkpoint checkpoint(again.string(), id, std::chrono::milliseconds(0));
+            service::Checkpoint checkpoint(again.string(), id, std::chrono::milliseconds(0));
             if (checkpoint.restore(PLAN_KEY, plan, t) != 0) std::abort();
             for (size_t l = 0; l < restored; ++l) checkpoint.save(plan, l, s);
         }
         engine::Solution r = fresh(u, remoteness);
-        io::Checkpoint checkpoint(again.string(), id, std::chrono::milliseconds(0));
+        service::Checkpoint checkpoint(again.string(), id, std::chrono::milliseconds(0));
         if (checkpoint.restore(PLAN_KEY, plan, r) != restored) std::abort();
         if (!same(s.value, r.value, u.size()) || !same(s.remoteness, r.remoteness, u.size()))
             std::abort();

@@ -1,4 +1,4 @@
-#include "io/codec/checkpoint.h"
+#include "service/request/checkpoint.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -17,7 +17,7 @@
 
 #include "engine/base/errors.h"
 
-namespace nimtb::io {
+namespace nimtb::service {
 
 namespace fs = std::filesystem;
 
@@ -393,4 +393,4 @@ void Checkpoint::remove() {
     fs::remove(dir_, ec);  // only when empty
 }
 
-}  // namespace nimtb::io
+}  // namespace nimtb::service

@@ -27,7 +27,7 @@
 
 struct ZSTD_CCtx_s;
 
-namespace nimtb::io {
+namespace nimtb::service {
 
 // What a checkpoint belongs to; a folder saved for anything else is refused.
 struct CheckpointIdentity {
@@ -93,4 +93,4 @@ class Checkpoint : public engine::LevelStore {
     std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace nimtb::io
+}  // namespace nimtb::service
