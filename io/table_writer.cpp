@@ -112,7 +112,8 @@ void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArra
     const DatasetLayout layout = dataset_layout(a.size(), max, o);
     const Transform transform =
         layout.transformed ? pick_transform(a, layout.file_bits, layout.chunk) : Transform::none;
-    Handle dataset = create_dataset(out.root(), name, a.size(), layout, o.compression, transform, what);
+    Handle dataset =
+        create_dataset(out.root(), name, a.size(), layout, o.compression, transform, what);
     try {
         write_chunks(dataset.get(), a, layout, transform, o, what);
     } catch (...) {

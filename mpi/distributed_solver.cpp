@@ -22,11 +22,11 @@
 #include "engine/solve/brute_kernel.h"
 #include "engine/solve/line_kernel.h"
 #include "engine/solve/solve_order.h"
-#include "service/request/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/level_solver.h"
 #include "mpi/line_chain.h"
 #include "mpi/page_store.h"
+#include "service/request/checkpoint.h"
 
 namespace nimtb::mpi {
 
@@ -40,7 +40,8 @@ using engine::Universe;
 // The checkpoint of process `rank`: DIR/process-<rank>. A folder holding a
 // one-process checkpoint, or more processes' than this job has, is refused.
 std::unique_ptr<service::Checkpoint> open_checkpoint(const Comm& comm, const engine::Rule& rule,
-                                                const Universe& u, const DistributedOptions& o) {
+                                                     const Universe& u,
+                                                     const DistributedOptions& o) {
     if (o.checkpoint.empty()) return nullptr;
     std::error_code ec;
     if (fs::exists(fs::path(o.checkpoint) / "manifest.json", ec)) {
@@ -68,8 +69,8 @@ std::unique_ptr<service::Checkpoint> open_checkpoint(const Comm& comm, const eng
     return std::make_unique<service::Checkpoint>(
         (fs::path(o.checkpoint) / fmt::format("process-{}", comm.rank)).string(),
         service::CheckpointIdentity{rule.canonical(), engine::to_string(o.solve.convention),
-                               u.describe(), "brute", o.solve.remoteness,
-                               static_cast<unsigned>(comm.size)},
+                                    u.describe(), "brute", o.solve.remoteness,
+                                    static_cast<unsigned>(comm.size)},
         std::chrono::hours(24 * 365));
 }
 
@@ -94,8 +95,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
     if (one_heap) planned.kernel = engine::Kernel::brute;
     const engine::SolvePlan solve_plan = engine::plan_solve(rule, u, planned);
-    const std::optional<engine::LineShape>& shape = solve_plan.lines;
-    const bool chain = shape.has_value();
+    const bool chain = solve_plan.kernel == engine::Kernel::lines;
     const engine::ArrayWidths widths = solve_plan.widths;
     const Plan& plan = solve_plan.order;
 
@@ -127,7 +127,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         {}};
     s.positions = u.size();
     s.max_total = u.max_total();
-    s.kernel = chain ? engine::Kernel::lines : engine::Kernel::brute;
+    s.kernel = solve_plan.kernel;
     const uint64_t n = layout.local_positions;
     s.value = engine::QuantityArray(n, widths.value_bits);
     if (o.solve.remoteness) s.remoteness = engine::QuantityArray(n, widths.remoteness_bits);
@@ -189,8 +189,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     stop_if_refused();
     size_t level = 0;
     if (checkpoint) {
-        const std::string key = solve_plan.key(
-            fmt::format("distributed brute, process {} of {}", comm.rank, comm.size));
+        const std::string key =
+            solve_plan.key(static_cast<unsigned>(comm.rank), static_cast<unsigned>(comm.size));
         try {
             level = checkpoint->restore(key, layout.local_plan, s);
         } catch (const std::exception& e) {
@@ -214,7 +214,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // saved: a resumed solve finishes by brute force (the same table).
     std::optional<LineChain> lines;
     if (chain && level == 0)
-        lines.emplace(u, *shape, by_largest, comm.rank,
+        lines.emplace(u, solve_plan.lines, by_largest, comm.rank,
                       o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
 
     // 6. The levels, in order; a level that meets a number too wide for

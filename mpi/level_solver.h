@@ -186,7 +186,8 @@ struct Solver {
         for (size_t owner = 0; owner < processes; ++owner) {
             for (uint64_t p : asks[owner]) {
                 const uint64_t base = uint64_t(pages.slot[p]) * page;
-                for (const auto& column : {std::pair{page_value, vb}, std::pair{page_remoteness, rb}}) {
+                for (const auto& column :
+                     {std::pair{page_value, vb}, std::pair{page_remoteness, rb}}) {
                     const auto bytes = column.first;
                     const auto width = column.second;
                     if (!width) continue;
@@ -335,7 +336,7 @@ struct Solver {
     // A level by the line chain: each block swept with the aggregates that
     // arrived for it, the ones it passes on written straight into the
     // buffer for their block's process; then one exchange.
-    template <unsigned W, bool REM, class V, class R>
+    template <unsigned W, bool LAG, bool REM, class V, class R>
     uint64_t chain_level(LineChain& c, size_t level, engine::Overflow& overflow) {
         constexpr unsigned A = AGGREGATE_WORDS<W>;
         LevelTraffic& t = traffic[level];
@@ -392,17 +393,17 @@ struct Solver {
         }
         const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
         std::atomic<uint64_t> lookups{0};
-        const auto run = [&]<bool LAG>() {
+        {
             using Store = PagedStore<V, R>;
-            const ChainKernel<W, REM, LAG, V, R, Store> kernel{
-                u,
-                c.amounts.data(),
-                c.near_count,
-                c.lag,
-                terminal,
-                c.seen.data(),
-                reinterpret_cast<R*>(c.remoteness_words.data()),
-                &overflow.value};
+            const ChainKernel<W, LAG, REM, V, R, Store> kernel{
+                .u = u,
+                .amounts = c.amounts.data(),
+                .near_count = c.near_count,
+                .lag = c.lag,
+                .terminal = terminal,
+                .seen = c.seen.data(),
+                .line_remoteness = reinterpret_cast<R*>(c.remoteness_words.data()),
+                .overflow = &overflow.value};
             // Sweeps a piece of a block: its arrivals and departures from
             // the piece's first position on.
             const auto sweep_piece = [&](const Piece& p) {
@@ -441,11 +442,7 @@ struct Solver {
                 // by round, as for the brute-force kernel.
                 rounds(ChainChildren{u, c.amounts.data(), c.near_count + 1}, level, t, sweep_round);
             }
-        };
-        if (c.lag == 0)
-            run.template operator()<false>();
-        else
-            run.template operator()<true>();
+        }
         for (size_t b = b0; b < b1; ++b)
             if (outs[b - b0].alone) c.pending.erase(lp.blocks[b].first);
         const std::vector<uint64_t> counts = comm.swap_counts(send_counts);
@@ -460,22 +457,18 @@ struct Solver {
             t.sent += words[q] * 8;
             t.received += counts[q] * 8;
         }
-        if (c.lag == 0) t.rounds = 1;
+        if constexpr (!LAG) t.rounds = 1;
         return lookups.load();
     }
 
     uint64_t chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {
         return engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
                                    [&]<bool REM, class V, class R>() {
-                                       switch (c.bitset_words) {
-                                           case 1:
-                                               return chain_level<1, REM, V, R>(c, level, overflow);
-                                           case 4:
-                                               return chain_level<4, REM, V, R>(c, level, overflow);
-                                           default:
-                                               return chain_level<16, REM, V, R>(c, level,
-                                                                                 overflow);
-                                       }
+                                       return engine::with_line_kernel(
+                                           c.bitset_words, c.lag > 0, [&]<unsigned W, bool LAG>() {
+                                               return chain_level<W, LAG, REM, V, R>(c, level,
+                                                                                     overflow);
+                                           });
                                    });
     }
 

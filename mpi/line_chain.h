@@ -67,7 +67,7 @@ struct ChainChildren {
 
 // LAG: the rule has forbidden amounts (lag > 0): near children and joining
 // points to read. Nim's sweep, without them, is compiled apart.
-template <unsigned W, bool REM, bool LAG, class V, class R, class Store>
+template <unsigned W, bool LAG, bool REM, class V, class R, class Store>
 struct ChainKernel {
     static constexpr R R_MAX = std::numeric_limits<R>::max();
     static constexpr uint32_t VALUE_LIMIT =

@@ -134,9 +134,8 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
     const io::DatasetLayout layout = io::dataset_layout(n, max, o);
     const unsigned file_bits = layout.file_bits;
     const hsize_t chunk = layout.chunk;
-    const io::Transform transform = layout.transformed
-                                        ? pick_transform(comm, share, a, chunk, file_bits)
-                                        : io::Transform::none;
+    const io::Transform transform =
+        layout.transformed ? pick_transform(comm, share, a, chunk, file_bits) : io::Transform::none;
     io::Handle dataset;
     try {
         dataset = io::create_dataset(file, name, n, layout, o.compression, transform, what);
@@ -230,8 +229,8 @@ void write_file(const Comm& comm, const std::string& tmp, const io::TableHeader&
 
 }  // namespace
 
-void write_table_parallel(const Comm& comm, const std::string& path,
-                          const io::TableHeader& header, Share& share, const io::WriteOptions& o) {
+void write_table_parallel(const Comm& comm, const std::string& path, const io::TableHeader& header,
+                          Share& share, const io::WriteOptions& o) {
     try {
         io::init_hdf5();
     } catch (const std::exception& e) {

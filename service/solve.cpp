@@ -5,10 +5,10 @@
 #include <chrono>
 #include <memory>
 
-#include "service/request/checkpoint.h"
 #include "io/output_path.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
+#include "service/request/checkpoint.h"
 #include "service/tables.h"
 
 namespace nimtb::service {
@@ -35,8 +35,8 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
         checkpoint = std::make_unique<service::Checkpoint>(
             request.checkpoint,
             service::CheckpointIdentity{request.rule.canonical(), engine::to_string(so.convention),
-                                   universe.describe(), engine::to_string(so.method), so.remoteness,
-                                   1},
+                                        universe.describe(), engine::to_string(so.method),
+                                        so.remoteness, 1},
             std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000)));
         checkpoint->on_restored = [&](size_t levels) {
             hooks.say(fmt::format("solve: resuming from the checkpoint in {} ({} levels saved)",

@@ -139,7 +139,31 @@ bool line_answer(const uint64_t* set, R max_rem, R neg_min_rem_p, uint32_t termi
     return true;
 }
 
-template <unsigned W, bool REM, class V, class R>
+// Calls f.template operator()<W, LAG>() with `words` bitset words per line
+// (line_words: 1, 4 or 16) and whether the rule has a lag: the line
+// kernel's instantiation, for one process (solver.cpp) and the distributed
+// chain (mpi/) alike.
+template <class F>
+decltype(auto) with_line_kernel(unsigned words, bool lag, F&& f) {
+    const auto with_words = [&]<bool LAG>() {
+        switch (words) {
+            case 1:
+                return f.template operator()<1, LAG>();
+            case 4:
+                return f.template operator()<4, LAG>();
+            default:
+                return f.template operator()<16, LAG>();
+        }
+    };
+    return lag ? with_words.template operator()<true>() : with_words.template operator()<false>();
+}
+
+// W: bitset words per line. LAG: the rule has forbidden amounts (shape.lag
+// > 0: allbut:), so a position reads its near children and each line takes
+// the point v - lag; without (Nim) a position reads no child at all and
+// joins its lines itself. Built with named fields:
+//   LineKernel<W, LAG, REM, V, R>{.u = u, .amounts = ..., ...}.
+template <unsigned W, bool LAG, bool REM, class V, class R>
 struct LineKernel {
     static constexpr R R_MAX = std::numeric_limits<R>::max();
     // Values the kernel can hold: in the bitset and in V.
@@ -147,12 +171,12 @@ struct LineKernel {
         std::min<uint32_t>(W * 64, uint32_t{std::numeric_limits<V>::max()} + 1);
 
     const Universe& u;
-    const uint32_t* amounts;  // near, then lag (when lag > 0), ascending
+    const uint32_t* amounts;  // near, then lag (LAG), ascending
     size_t near_count;
-    uint32_t lag;
+    uint32_t lag;  // 0 unless LAG
     V* value;
-    R* remoteness;
-    V terminal;
+    R* remoteness;       // unless REM: nullptr
+    V terminal;          // the value of a position without moves: 1 misere, 0 normal
     uint64_t* seen;      // line * W + word
     R* line_remoteness;  // line * 2: largest, R_MAX - smallest of value 0
     std::atomic<bool>* overflow;
@@ -187,7 +211,7 @@ struct LineKernel {
                 }
             }
             // 3. The near children, and the points that will join the lines.
-            if (lag > 0) {
+            if constexpr (LAG) {
                 for (unsigned i = 0; i < k; ++i) {
                     joining[i] = UINT64_MAX;
                     if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
@@ -226,7 +250,7 @@ struct LineKernel {
                 if (i > 0 && a[i - 1] == a[i]) continue;
                 uint32_t jv = mex;
                 R jr = r;
-                if (lag > 0) {
+                if constexpr (LAG) {
                     if (joining[i] == UINT64_MAX) continue;  // v < lag: nothing joins yet
                     ++lookups;
                     jv = value[joining[i]];
@@ -255,7 +279,7 @@ struct LineKernel {
             for (unsigned i = 0; i < k; ++i) {
                 if (i > 0 && a[i - 1] == a[i]) continue;
                 uint64_t point = rank;  // Nim: p itself
-                if (lag > 0) {
+                if constexpr (LAG) {
                     point = UINT64_MAX;
                     if (a[i] == 0) continue;
                     for_each_amount_of_heap(u, amounts, near_count + 1, a, i,

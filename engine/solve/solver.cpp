@@ -140,9 +140,8 @@ Pass run_levels(const Universe& u, const LevelKernel& kernel, const Plan& plan, 
         stats.lookups = lookups.load();
         stats.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        stats.kernel = s.kernel == engine::Kernel::lines && s.brute_from_level == 0
-                           ? engine::Kernel::lines
-                           : engine::Kernel::brute;
+        stats.kernel =
+            s.kernel == Kernel::lines && s.brute_from_level == 0 ? Kernel::lines : Kernel::brute;
         if (overflow.value || overflow.remoteness) {
             pass.level = level;
             pass.value = overflow.value;
@@ -178,21 +177,12 @@ Pass run_brute(const Universe& u, const Children& children, const Plan& plan, si
                Solution& s, const SolveOptions& o) {
     Overflow overflow;
     const BruteKernel<Children, REM, V, R> kernel{
-        u,
-        children,
-        {s.value.data<V>(), REM ? s.remoteness.data<R>() : nullptr},
-        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
-        &overflow};
+        .u = u,
+        .children_of = children,
+        .store = {s.value.data<V>(), REM ? s.remoteness.data<R>() : nullptr},
+        .terminal = static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+        .overflow = &overflow};
     return run_levels(u, kernel, plan, first_level, overflow, s, o);
-}
-
-template <class Children>
-Pass dispatch_brute(const Universe& u, const Children& a, const Plan& p, size_t level, Solution& s,
-                    const SolveOptions& o) {
-    return with_widths(s.value.bits(), s.remoteness.empty() ? 0 : s.remoteness.bits(),
-                       [&]<bool REM, class V, class R>() {
-                           return run_brute<Children, REM, V, R>(u, a, p, level, s, o);
-                       });
 }
 
 // The line kernel's aggregates: per line, W words of values seen and (when
@@ -211,40 +201,25 @@ struct LineStore {
     LargeBuffer remoteness;
 };
 
-template <unsigned W, bool REM, class V, class R>
+template <unsigned W, bool LAG, bool REM, class V, class R>
 Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& plan,
                size_t first_level, Solution& s, const SolveOptions& o) {
     std::vector<uint32_t> amounts = shape.near;
-    if (shape.lag > 0) amounts.push_back(shape.lag);
+    if constexpr (LAG) amounts.push_back(shape.lag);
     Overflow overflow;
-    const LineKernel<W, REM, V, R> kernel{
-        u,
-        amounts.data(),
-        shape.near.size(),
-        shape.lag,
-        s.value.data<V>(),
-        REM ? s.remoteness.data<R>() : nullptr,
-        static_cast<V>(o.convention == Convention::misere ? 1 : 0),
-        static_cast<uint64_t*>(store.seen.data()),
-        static_cast<R*>(store.remoteness.data()),
-        &overflow.value};
+    const LineKernel<W, LAG, REM, V, R> kernel{
+        .u = u,
+        .amounts = amounts.data(),
+        .near_count = shape.near.size(),
+        .lag = shape.lag,
+        .value = s.value.data<V>(),
+        .remoteness = REM ? s.remoteness.data<R>() : nullptr,
+        .terminal = static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+        .seen = static_cast<uint64_t*>(store.seen.data()),
+        .line_remoteness = static_cast<R*>(store.remoteness.data()),
+        .overflow = &overflow.value};
     if (first_level > 0) rejoin_levels(kernel, plan, first_level);
     return run_levels(u, kernel, plan, first_level, overflow, s, o);
-}
-
-template <unsigned W, class V>
-Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
-                    size_t l, Solution& s, const SolveOptions& o) {
-    if (s.remoteness.empty()) return run_lines<W, false, V, uint8_t>(u, shape, store, p, l, s, o);
-    return s.remoteness.bits() == 8 ? run_lines<W, true, V, uint8_t>(u, shape, store, p, l, s, o)
-                                    : run_lines<W, true, V, uint16_t>(u, shape, store, p, l, s, o);
-}
-
-template <unsigned W>
-Pass dispatch_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& p,
-                    size_t l, Solution& s, const SolveOptions& o) {
-    return s.value.bits() == 8 ? dispatch_lines<W, uint8_t>(u, shape, store, p, l, s, o)
-                               : dispatch_lines<W, uint16_t>(u, shape, store, p, l, s, o);
 }
 
 // The kernel and widths of a brute-force solve: the line kernel where the
@@ -276,54 +251,74 @@ void choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o, S
             u.size() * ((wide.value_bits + wide.remoteness_bits) / 8) + LineStore::bytes(u, wide);
         if (limit != 0 && bytes > limit) return;
     }
-    plan.lines = std::move(shape);
+    plan.kernel = Kernel::lines;
+    plan.lines = std::move(*shape);
     plan.widths = wide;
 }
 
-// Retrograde analysis of the whole universe: the line kernel where the rule
-// has lines, until a value outgrows its bitset; then brute force, widening an
-// array and solving a level again whenever the level meets a number too wide
-// for it.
-void solve_retrograde(const Rule& rule, const Universe& u, const SolvePlan& choice, Solution& s,
-                      const SolveOptions& o) {
-    const Plan& plan = choice.order;
-    s.value = QuantityArray(u.size(), choice.widths.value_bits);
-    if (choice.widths.remoteness_bits) {
-        s.remoteness = QuantityArray(u.size(), choice.widths.remoteness_bits);
+// Runs `plan`'s levels from `level` on with `kernel`, at the widths the
+// arrays have now: the one dispatch of a kernel and its instantiation.
+Pass run_kernel(const Rule& rule, const Universe& u, const SolvePlan& plan, Kernel kernel,
+                LineStore* store, size_t level, Solution& s, const SolveOptions& o) {
+    const unsigned rem_bits = s.remoteness.empty() ? 0 : s.remoteness.bits();
+    switch (kernel) {
+        case Kernel::lines:
+            return with_widths(s.value.bits(), rem_bits, [&]<bool REM, class V, class R>() {
+                return with_line_kernel(line_words(u), plan.lines.lag > 0,
+                                        [&]<unsigned W, bool LAG>() {
+                                            return run_lines<W, LAG, REM, V, R>(
+                                                u, plan.lines, *store, plan.order, level, s, o);
+                                        });
+            });
+        case Kernel::brute:
+        case Kernel::automatic:  // never planned
+            break;
     }
+    const TakeAmounts amounts(rule, u.max_heap_size());
+    return with_children(rule, u, amounts, [&]<class Children>(const Children& children) {
+        return with_widths(s.value.bits(), rem_bits, [&]<bool REM, class V, class R>() {
+            return run_brute<Children, REM, V, R>(u, children, plan.order, level, s, o);
+        });
+    });
+}
+
+// Retrograde analysis of the whole universe with the plan's kernel. The
+// line kernel runs until a value outgrows its bitset, and brute force takes
+// over at that level; brute force widens an array and solves a level again
+// whenever the level meets a number too wide for it.
+void solve_retrograde(const Rule& rule, const Universe& u, const SolvePlan& plan, Solution& s,
+                      const SolveOptions& o) {
+    const Plan& order = plan.order;
+    s.value = QuantityArray(u.size(), plan.widths.value_bits);
+    if (plan.widths.remoteness_bits) {
+        s.remoteness = QuantityArray(u.size(), plan.widths.remoteness_bits);
+    }
+    s.kernel = plan.kernel;
     // A resumed solve starts at its first unfinished level, under the same
     // plan: the same kernel, blocks and starting widths.
-    s.levels.assign(plan.levels(), LevelStats{});
-    for (size_t l = 0; l < plan.levels(); ++l) {
-        s.levels[l].blocks = plan.level_start[l + 1] - plan.level_start[l];
-        s.levels[l].positions = plan.positions_in(l);
+    s.levels.assign(order.levels(), LevelStats{});
+    for (size_t l = 0; l < order.levels(); ++l) {
+        s.levels[l].blocks = order.level_start[l + 1] - order.level_start[l];
+        s.levels[l].positions = order.positions_in(l);
     }
     size_t level = 0;
     if (o.levels) {
-        level =
-            o.levels->restore(choice.key(choice.lines ? "kernel lines" : "kernel brute"), plan, s);
+        level = o.levels->restore(plan.key(), order, s);
         for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
     }
-    if (choice.lines) s.kernel = Kernel::lines;
-    if (level == plan.levels()) return;  // every level was saved
+    if (level == order.levels()) return;  // every level was saved
     // The line kernel, unless a resumed solve had left it for brute force.
-    if (choice.lines && s.brute_from_level == 0) {
-        LineStore store(u, choice.widths);
-        const unsigned w = line_words(u);
-        const Pass pass = w == 1   ? dispatch_lines<1>(u, *choice.lines, store, plan, level, s, o)
-                          : w == 4 ? dispatch_lines<4>(u, *choice.lines, store, plan, level, s, o)
-                                   : dispatch_lines<16>(u, *choice.lines, store, plan, level, s, o);
+    if (plan.kernel == Kernel::lines && s.brute_from_level == 0) {
+        LineStore store(u, plan.widths);
+        const Pass pass = run_kernel(rule, u, plan, Kernel::lines, &store, level, s, o);
         s.child_lookups += pass.lookups;
         if (pass.complete()) return;
         assert(!pass.remoteness);  // R holds the longest game
         level = pass.level;
         s.brute_from_level = level;
     }
-    const TakeAmounts amounts(rule, u.max_heap_size());
     for (;;) {
-        const Pass pass = with_children(rule, u, amounts, [&](const auto& children) {
-            return dispatch_brute(u, children, plan, level, s, o);
-        });
+        const Pass pass = run_kernel(rule, u, plan, Kernel::brute, nullptr, level, s, o);
         s.child_lookups += pass.lookups;
         if (pass.complete()) return;
         widen_after_overflow(pass.value, pass.remoteness, s);
@@ -360,7 +355,10 @@ void run_sprague_grundy(const Universe& u, const std::vector<uint32_t>& single, 
 
 }  // namespace
 
-std::string SolvePlan::key(std::string_view runner) const {
+std::string SolvePlan::key(unsigned process, unsigned processes) const {
+    const std::string runner = processes > 1 ? fmt::format("kernel {}, process {} of {}",
+                                                           to_string(kernel), process, processes)
+                                             : fmt::format("kernel {}", to_string(kernel));
     return fmt::format(
         "{}, blocks of the top {} heaps, {} blocks in {} levels, values from {} bits, "
         "remoteness from {} bits",
@@ -392,7 +390,7 @@ SolvePlan plan_without_order(const Rule& rule, const Universe& u, const SolveOpt
     choose_kernel(rule, u, options, plan);
     const ArrayWidths& w = plan.widths;
     plan.memory = u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
-                  (plan.lines ? LineStore::bytes(u, w) : 0);
+                  (plan.kernel == Kernel::lines ? LineStore::bytes(u, w) : 0);
     if (options.method == SolveMethod::brute) {
         plan.block_heaps = options.block_heaps ? std::min(options.block_heaps, u.max_heaps())
                                                : choose_block_heaps(u);
@@ -457,15 +455,15 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
     // 1. Plan, and check that the arrays fit before allocating them, or
     // the order of blocks (a universe far too large has billions of blocks).
-    SolvePlan choice = plan_without_order(rule, u, options);
-    const uint64_t needed = choice.memory;
+    SolvePlan plan = plan_without_order(rule, u, options);
+    const uint64_t needed = plan.memory;
     const uint64_t limit = options.memory_limit ? options.memory_limit : available_memory();
     if (limit != 0 && needed > limit) {
         throw ResourceError("solving " + std::to_string(u.size()) + " positions needs " +
                             format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
                             " is available; choose fewer heaps or smaller ones");
     }
-    add_order(u, choice);
+    add_order(u, plan);
 
     Solution s{rule, options.convention, u.max_heaps(), u.max_heap_size(), options.method, {}, {}};
     s.positions = u.size();
@@ -476,7 +474,7 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                                           : tbb::task_arena::automatic);
     arena.execute([&] {
         if (options.method == SolveMethod::brute) {
-            solve_retrograde(rule, u, choice, s, options);
+            solve_retrograde(rule, u, plan, s, options);
         } else {
             const std::vector<uint32_t> g = grundy_sequence(rule, u.max_heap_size());
             const uint32_t max_g = *std::max_element(g.begin(), g.end());

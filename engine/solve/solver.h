@@ -27,8 +27,12 @@ enum class SolveMethod { brute, sprague_grundy };
 
 // The kernel of the brute method. `lines` summarises the children of a take
 // rule in a box along lines (engine/solve/line_kernel.h), an order of magnitude
-// faster for Nim and allbut:; `brute` visits every child, for every family;
-// `automatic` takes lines where they pay. Both give bit-identical tables.
+// faster for Nim and allbut:; `brute` visits every child, for every family
+// (engine/solve/brute_kernel.h); `automatic`, asked for only, takes lines
+// where they pay. Both give bit-identical tables. plan_solve() chooses;
+// solve() dispatches on SolvePlan::kernel in one place, and the distributed
+// solve (mpi/) runs the same plan. A new kernel is a value here, a branch
+// of choose_kernel() and of that dispatch.
 enum class Kernel { automatic, brute, lines };
 const char* to_string(Kernel kernel);
 Kernel parse_kernel(std::string_view text);
@@ -102,7 +106,7 @@ struct Solution {
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
     uint64_t child_lookups = 0;     // brute force only
-    Kernel kernel = Kernel::brute;  // the brute method's kernel: brute or lines
+    Kernel kernel = Kernel::brute;  // the plan's (SolvePlan::kernel)
     // The level from which the brute-force kernel took over from the line
     // kernel (a value its bitset could not hold); 0 when it did not.
     size_t brute_from_level = 0;
@@ -130,15 +134,16 @@ struct ArrayWidths {
 // made here, so they choose alike.
 struct SolvePlan {
     SolveMethod method = SolveMethod::brute;
-    std::optional<LineShape> lines;  // set: the line kernel
+    Kernel kernel = Kernel::brute;  // the brute method's: brute or lines, never automatic
+    LineShape lines;                // the line kernel's shape (kernel == lines)
     ArrayWidths widths{8, 0};
     unsigned block_heaps = 0;  // top heaps of a block (brute method)
     Plan order;                // blocks by level (brute method)
     uint64_t memory = 0;       // bytes of the arrays at their starting widths, and the line store
     // What a checkpoint is saved under: a store saved under another plan
-    // refuses to restore. `runner` says who runs it ("kernel lines", or a
-    // process of a distributed solve).
-    std::string key(std::string_view runner) const;
+    // refuses to restore. It names the kernel and, in a distributed solve of
+    // `processes`, which process saved it.
+    std::string key(unsigned process = 0, unsigned processes = 1) const;
 };
 
 // The plan of a solve of `universe` under `rule`. Throws InputError (a method

@@ -11,8 +11,13 @@
 namespace nimtb::service {
 
 io::TableHeader table_header(const engine::Solution& s) {
-    return {s.rule,         s.convention, s.max_heaps,
-            s.max_heap_size, s.max_total, s.positions, engine::to_string(s.method)};
+    return {s.rule,
+            s.convention,
+            s.max_heaps,
+            s.max_heap_size,
+            s.max_total,
+            s.positions,
+            engine::to_string(s.method)};
 }
 
 namespace {
