@@ -75,4 +75,25 @@ service::Hooks command_hooks(service::ProgressBar* bar) {
     return hooks;
 }
 
+uint64_t bytes_option(const std::string& name, const std::string& text) {
+    size_t used = 0;
+    uint64_t n = 0;
+    try {
+        n = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    const int shift = unit.empty()  ? 0
+                      : unit == "K" ? 10
+                      : unit == "M" ? 20
+                      : unit == "G" ? 30
+                                    : -1;
+    if (used == 0 || text[0] == '-' || shift < 0 || n == 0 || n > (uint64_t{1} << (50 - shift))) {
+        throw UsageError(
+            fmt::format("--{} is a size such as 64K, 512M or 2G, not '{}'", name, text));
+    }
+    return n << shift;
+}
+
 }  // namespace nimtb::apps

@@ -74,6 +74,10 @@ std::string ranged(const std::string& help, Range r);
 // huge unsigned number were it read unsigned).
 uint64_t number(const po::variables_map& vm, const char* name, Range r);
 
+// `text`, a size such as 64K, 512M or 2G, in bytes: --`name`'s value.
+// Throws UsageError naming the option.
+uint64_t bytes_option(const std::string& name, const std::string& text);
+
 // A largest heap for a misère quotient: refused as too large beyond
 // engine::MAX_QUOTIENT_HEAP (exit 1), as a universe too large is.
 uint32_t quotient_heaps(uint64_t heaps);

@@ -104,8 +104,11 @@ int cmd_solve(const std::vector<std::string>& args) {
         "output,o", po::value<std::string>(), "where to write the table")(
         "threads,t", po::value<int64_t>()->default_value(0),
         ranged("worker threads; 0: every core", THREADS).c_str())(
-        "compression,c", po::value<std::string>()->default_value("zstd"),
-        "zstd, deflate, lz4 or none")(
+        "memory", po::value<std::string>(),
+        "refuse a solve that needs more memory than this, a size such as 512M or 8G (default: "
+        "the memory the machine has available)")("compression,c",
+                                                 po::value<std::string>()->default_value("zstd"),
+                                                 "zstd, deflate, lz4 or none")(
         "compression-level", po::value<int64_t>(),
         ranged("with zstd or deflate: the level (default: zstd 4, deflate 6)", COMPRESSION_LEVEL)
             .c_str())(
@@ -153,8 +156,7 @@ int cmd_solve(const std::vector<std::string>& args) {
         const Preset& p = find_preset((*vm)["preset"].as<std::string>());
         request.rule = engine::Rule::parse(p.rules);
         convention_text = p.convention;
-        request.max_heaps = p.max_heaps;
-        request.max_heap_size = p.max_heap_size;
+        request.universe = engine::Bounds::box(p.max_heaps, p.max_heap_size);
     } else {
         if (!vm->count("rules")) throw UsageError("missing --rules (or --preset)");
         request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
@@ -162,30 +164,14 @@ int cmd_solve(const std::vector<std::string>& args) {
             if (vm->count("max-heap")) {
                 throw UsageError("give --max-heap H (a box) or --max-total N, not both");
             }
-            request.max_total = number(*vm, "max-total", MAX_TOTAL);
-            if (vm->count("heaps"))
-                request.max_heaps = static_cast<unsigned>(number(*vm, "heaps", HEAPS));
-            if (*request.max_total > engine::Universe::MAX_TOTAL)
-                throw ResourceError(fmt::format(
-                    "a universe of at most {} tokens is beyond nimtb's tables: they hold at "
-                    "most {} tokens in all (--max-total)",
-                    *request.max_total, engine::Universe::MAX_TOTAL));
+            request.universe =
+                engine::Bounds::total(number(*vm, "max-total", MAX_TOTAL),
+                                      vm->count("heaps") ? number(*vm, "heaps", HEAPS) : 0);
         } else {
             if (!vm->count("heaps")) throw UsageError("missing --heaps K (or --max-total N)");
             if (!vm->count("max-heap")) throw UsageError("missing --max-heap H (or --max-total N)");
-            const uint64_t k = number(*vm, "heaps", HEAPS), h = number(*vm, "max-heap", MAX_HEAP);
-            if (k > engine::Universe::MAX_HEAPS)
-                throw ResourceError(fmt::format(
-                    "a box of {} heaps is beyond nimtb's tables: a box holds at most {} heaps "
-                    "(--max-total N holds up to N)",
-                    k, engine::Universe::MAX_HEAPS));
-            if (h > engine::Universe::MAX_HEAP_SIZE)
-                throw ResourceError(fmt::format(
-                    "heaps of {} tokens are beyond nimtb's tables: they hold heaps of at most {} "
-                    "(for one heap of more, nimtb sequence)",
-                    h, engine::Universe::MAX_HEAP_SIZE));
-            request.max_heaps = static_cast<unsigned>(k);
-            request.max_heap_size = static_cast<uint32_t>(h);
+            request.universe =
+                engine::Bounds::box(number(*vm, "heaps", HEAPS), number(*vm, "max-heap", MAX_HEAP));
         }
     }
     request.convention = engine::parse_convention(convention_text);
@@ -193,16 +179,11 @@ int cmd_solve(const std::vector<std::string>& args) {
     request.kernel = engine::parse_kernel((*vm)["kernel"].as<std::string>());
     request.remoteness = !vm->count("no-remoteness");
     request.threads = static_cast<unsigned>(number(*vm, "threads", THREADS));
+    if (vm->count("memory"))
+        request.memory = bytes_option("memory", (*vm)["memory"].as<std::string>());
     request.compression = io::parse_compression((*vm)["compression"].as<std::string>());
-    if (vm->count("compression-level")) {
+    if (vm->count("compression-level"))
         request.level = static_cast<int>(number(*vm, "compression-level", COMPRESSION_LEVEL));
-        if (request.compression != io::Compression::zstd &&
-            request.compression != io::Compression::deflate)
-            throw UsageError(
-                fmt::format("--compression-level goes with zstd or deflate; {} has no "
-                            "levels",
-                            io::to_string(request.compression)));
-    }
     request.format_version = number(*vm, "format-version", FORMAT_VERSION);
     request.overwrite = vm->count("force") > 0;
     if (vm->count("checkpoint")) request.checkpoint = (*vm)["checkpoint"].as<std::string>();
@@ -210,20 +191,21 @@ int cmd_solve(const std::vector<std::string>& args) {
         if (!vm->count("checkpoint")) throw UsageError("--checkpoint-every goes with --checkpoint");
         request.checkpoint_every = (*vm)["checkpoint-every"].as<double>();
     }
-    if (!(*vm)["kernel"].defaulted() && request.method != engine::SolveMethod::brute)
-        throw UsageError("--kernel is the brute method's; the sprague-grundy method has none");
     if (vm->count("stats")) request.stats = (*vm)["stats"].as<std::string>();
-    request.output =
-        vm->count("output")
-            ? (*vm)["output"].as<std::string>()
-            : service::default_table_path(request.rule, request.convention, request.universe());
+    request.output = vm->count("output")
+                         ? (*vm)["output"].as<std::string>()
+                         : service::default_table_path(request.rule, request.convention,
+                                                       engine::Universe(request.bounds()));
 
-    // 2. Refuse early what would fail late: an existing table, a missing folder.
-    request.check();  // before a folder is made
+    // 2. Refuse early what would fail late (solve_table and nimtb-mpi check
+    // the request again, as they do for every caller): a request no solve
+    // can run, before the default folder is made; then an existing table, a
+    // missing folder.
+    request.check();
     if (!vm->count("output")) {
         std::filesystem::create_directories(std::filesystem::path(request.output).parent_path());
     }
-    service::check_solve(request);
+    service::check_destination(request);
 
     // Under mpirun every process hands the solve to nimtb-mpi (mpi/).
     const bool quiet = vm->count("quiet") > 0;

@@ -82,10 +82,11 @@ nlohmann::json stats_json(const Comm& comm, const nimtb::service::SolveReport& r
 int run(const Comm& comm, const nlohmann::json& handed) {
     using namespace nimtb;
     const service::SolveRequest request = service::solve_request_from_json(handed.at("request"));
+    request.check();  // whoever wrote the JSON
     const bool quiet = handed.at("quiet").get<bool>();
     // Its rank tables (5.6 MB under a total of 70) go once solved: the
     // table is written from the processes' shares alone.
-    auto u = std::make_unique<engine::Universe>(request.universe());
+    auto u = std::make_unique<engine::Universe>(request.bounds());
     service::SolveReport report{
         request, u->describe(),
         engine::Solution{request.rule, request.convention, 0, 0, request.method, {}, {}}};

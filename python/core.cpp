@@ -341,30 +341,16 @@ class ProvenGame {
     service::ProvenGame proven_;
 };
 
-Table solve(const std::string& rules, const std::filesystem::path& path,
-            std::optional<unsigned> heaps, std::optional<uint32_t> max_heap,
-            std::optional<uint32_t> max_total, bool misere, bool overwrite,
-            const std::string& method, const std::string& kernel, bool remoteness, unsigned threads,
-            const std::string& compression, std::optional<int> level,
-            const std::optional<std::filesystem::path>& checkpoint, const py::object& progress) {
-    if (max_total && max_heap) throw InputError("give max_heap or max_total, not both");
-    if (!max_total && !(heaps && max_heap))
-        throw InputError("give heaps and max_heap (a box), or max_total (and heaps)");
-    service::SolveRequest r;
-    r.rule = engine::Rule::parse(rules);
-    r.convention = misere ? engine::Convention::misere : engine::Convention::normal;
-    r.max_heaps = heaps.value_or(0);
-    r.max_heap_size = max_heap.value_or(0);
-    r.max_total = max_total;
-    r.method = engine::parse_method(method);
-    r.kernel = engine::parse_kernel(kernel);
-    r.remoteness = remoteness;
-    r.threads = threads;
-    r.compression = io::parse_compression(compression);
-    r.level = level;
-    r.output = path.string();
-    r.overwrite = overwrite;
-    if (checkpoint) r.checkpoint = checkpoint->string();
+// The request is the keywords as JSON (nimtb.solve builds it): read by the
+// one definition every front end shares (service/request/solve_request.h).
+Table solve(const std::string& request_json, const py::object& progress) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(request_json);
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(std::string("not a solve request: ") + e.what());
+    }
+    const service::SolveRequest r = service::solve_request_from_json(j);
     interruptible([&](const service::Hooks& hooks) { return service::solve_table(r, hooks); },
                   progress);
     return Table(r.output);
@@ -472,10 +458,7 @@ PYBIND11_MODULE(_core, m) {
         .def("rules", &ProvenGame::rules)
         .def("known_up_to", &ProvenGame::known_up_to);
 
-    m.def("solve", &solve, py::arg("rules"), py::arg("path"), py::arg("heaps"), py::arg("max_heap"),
-          py::arg("max_total"), py::arg("misere"), py::arg("overwrite"), py::arg("method"),
-          py::arg("kernel"), py::arg("remoteness"), py::arg("threads"), py::arg("compression"),
-          py::arg("level"), py::arg("checkpoint"), py::arg("progress"));
+    m.def("solve", &solve, py::arg("request"), py::arg("progress"));
     m.def("sequence", &sequence, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
           py::arg("limit"), py::arg("method"), py::arg("threads"), py::arg("path"),
           py::arg("overwrite"), py::arg("progress"));

@@ -13,16 +13,20 @@
 
 namespace nimtb::service {
 
-void check_solve(const SolveRequest& request) {
-    request.check();
+void check_destination(const SolveRequest& request) {
     io::check_output(request.output, request.write_options());
     io::check_distinct(request.stats, request.output, "--stats and -o name the same file");
+}
+
+void check_solve(const SolveRequest& request) {
+    request.check();
+    check_destination(request);
 }
 
 SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     // 1. What would fail late is refused now.
     check_solve(request);
-    const engine::Universe universe = request.universe();
+    const engine::Universe universe(request.bounds());
     engine::SolveOptions so = request.solve_options();
     io::WriteOptions wo = request.write_options();
     so.progress = hooks.progress;

@@ -19,8 +19,12 @@ namespace nimtb::service {
 // cancel set: no table and no partial file is left).
 SolveReport solve_table(const SolveRequest& request, const Hooks& hooks);
 
-// Refuses early what would fail late: a request no solve can run, a table
-// already at the path (without overwrite), a missing folder.
+// Refuses early what would fail late: a request no solve can run
+// (SolveRequest::check), then check_destination. solve_table calls it first.
 void check_solve(const SolveRequest& request);
+
+// Refuses a table already at the path (without overwrite), a missing
+// folder, statistics written over the table.
+void check_destination(const SolveRequest& request);
 
 }  // namespace nimtb::service

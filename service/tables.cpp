@@ -87,9 +87,7 @@ std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::
     SolveRequest request;
     request.rule = rule;
     request.convention = c;
-    request.max_heaps = u.max_heaps();
-    request.max_heap_size = u.max_heap_size();
-    if (!u.is_box()) request.max_total = u.max_total();
+    request.universe = u.bounds();
     request.output = (fs::path(dir) / fs::path(default_table_path(rule, c, u)).filename()).string();
     hooks.say(fmt::format(
         "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}", dir,

@@ -6,6 +6,7 @@
 #include "engine/game/universe.h"
 
 using nimtb::InputError;
+using nimtb::ResourceError;
 using nimtb::engine::Heaps;
 using nimtb::engine::Universe;
 
@@ -56,6 +57,24 @@ TEST(Universe, EndRanksOfABillionPositionUniverse) {
     EXPECT_EQ(h, (Heaps{200, 200, 200, 200, 200, 200}));
 }
 
+TEST(Bounds, AreValuesCheckedOnceAndCarriedByTheUniverse) {
+    using nimtb::engine::Bounds;
+    const Bounds box = Bounds::box(3, 7), total = Bounds::total(12, 20);
+    EXPECT_EQ(box.describe(), "at most 3 heaps of at most 7 tokens");
+    EXPECT_EQ(total.max_heaps(), 12u);  // no more heaps than tokens
+    EXPECT_EQ(total.describe(), "at most 12 tokens in all");
+    EXPECT_EQ(Universe(box).bounds(), box);
+    EXPECT_EQ(Universe(total).bounds(), total);
+    EXPECT_EQ(Universe(Bounds::total(12, 3)).bounds(), Bounds::total(12, 3));
+    EXPECT_NE(box, Bounds::box(3, 8));
+    EXPECT_EQ(Universe(box).size(), Universe(3, 7).size());
+    EXPECT_THROW(Bounds::box(65, 1), ResourceError);
+    EXPECT_THROW(Bounds::box(2, 1'000'001), ResourceError);
+    EXPECT_THROW(Bounds::total(129), ResourceError);
+    EXPECT_THROW(Bounds::total(0), InputError);
+    EXPECT_THROW(Bounds::box(0, 3), InputError);
+}
+
 TEST(Universe, RefusesCountsBeyond64Bits) {
     try {
         Universe(40, 1000);
@@ -65,7 +84,7 @@ TEST(Universe, RefusesCountsBeyond64Bits) {
             << e.what();
     }
     EXPECT_THROW(Universe(0, 5), InputError);
-    EXPECT_THROW(Universe(65, 1), InputError);
+    EXPECT_THROW(Universe(65, 1), ResourceError);
 }
 
 TEST(Positions, ParseSpacesAndCommas) {
@@ -150,7 +169,7 @@ TEST(TotalBounded, CountsPartitionsAndRefusesTooMuch) {
     EXPECT_THROW(u.normalise(Heaps{1, 1, 1, 1}), InputError);
     EXPECT_EQ(u.normalise(Heaps{5, 0, 5}), (Heaps{0, 5, 5}));
     EXPECT_THROW(Universe::total_bounded(0), InputError);
-    EXPECT_THROW(Universe::total_bounded(Universe::MAX_TOTAL + 1), InputError);
+    EXPECT_THROW(Universe::total_bounded(Universe::MAX_TOTAL + 1), ResourceError);
     // The compact rank (non-empty heaps only) equals the padded one.
     const Heaps padded = u.normalise(Heaps{2, 5});
     const uint32_t compact[] = {2, 5};

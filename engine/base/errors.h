@@ -65,11 +65,12 @@ enum class Option {
     format_version,    // the table format written
     stats,             // the file of a solve's figures by level
     checkpoint_every,  // seconds between a checkpoint's writes
+    kernel,            // the brute method's kernel
 };
-constexpr std::string_view OPTION_IDS[] = {"output",         "overwrite",    "max_total",
-                                           "max_total_only", "kernel_brute", "checkpoint",
-                                           "no_remoteness",  "sequence_out", "level",
-                                           "format_version", "stats",        "checkpoint_every"};
+constexpr std::string_view OPTION_IDS[] = {
+    "output",     "overwrite",        "max_total",    "max_total_only", "kernel_brute",
+    "checkpoint", "no_remoteness",    "sequence_out", "level",          "format_version",
+    "stats",      "checkpoint_every", "kernel"};
 
 // A mention of `option` inside a message: a marker `worded` replaces.
 inline std::string mention(Option option) {

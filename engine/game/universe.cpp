@@ -74,22 +74,65 @@ std::string format_heaps(std::span<const uint32_t> heaps) {
     return out.empty() ? "(empty)" : out;
 }
 
-Universe::Universe(unsigned max_heaps, uint32_t max_heap_size) : k_(max_heaps), h_(max_heap_size) {
-    if (k_ < 1 || k_ > MAX_HEAPS) {
-        throw InputError("number of heaps " + std::to_string(k_) +
-                         " is out of range: expected 1 to " + std::to_string(MAX_HEAPS));
-    }
-    if (h_ > MAX_HEAP_SIZE) {
-        throw InputError("largest heap " + std::to_string(h_) + " is out of range: expected 0 to " +
-                         std::to_string(MAX_HEAP_SIZE));
-    }
-    size_ = binomial(uint64_t{h_} + k_, k_);
-    if (size_ == std::numeric_limits<uint64_t>::max()) {
+Bounds Bounds::box(uint64_t k, uint64_t h) {
+    if (k < 1) throw InputError("a box holds at least 1 heap, not 0");
+    if (k > MAX_HEAPS)
+        throw ResourceError("a box of " + std::to_string(k) +
+                            " heaps is beyond nimtb's tables: a box holds at most " +
+                            std::to_string(MAX_HEAPS) +
+                            " heaps (a total of N tokens holds up to N)");
+    if (h > MAX_HEAP_SIZE)
+        throw ResourceError("heaps of " + std::to_string(h) +
+                            " tokens are beyond nimtb's tables: they hold heaps of at most " +
+                            std::to_string(MAX_HEAP_SIZE) +
+                            " (for one heap of more, nimtb sequence)");
+    if (binomial(h + k, k) == std::numeric_limits<uint64_t>::max())
         throw ResourceError(
-            "a universe of " + std::to_string(k_) + " heaps of at most " + std::to_string(h_) +
+            "a universe of " + std::to_string(k) + " heaps of at most " + std::to_string(h) +
             " tokens has more than 2^64 positions, more than any machine's memory holds; choose "
             "fewer heaps or smaller ones");
+    return {static_cast<unsigned>(k), static_cast<uint32_t>(h), 0};
+}
+
+Bounds Bounds::total(uint64_t n, uint64_t k) {
+    if (n < 1) throw InputError("a total of 0 tokens holds no move: give 1 or more");
+    if (n > MAX_TOTAL)
+        throw ResourceError("a universe of at most " + std::to_string(n) +
+                            " tokens is beyond nimtb's tables: they hold at most " +
+                            std::to_string(MAX_TOTAL) + " tokens in all");
+    // No position has more non-empty heaps than tokens.
+    const unsigned heaps = static_cast<unsigned>(k == 0 ? n : std::min(k, n));
+    return {heaps, static_cast<uint32_t>(n), static_cast<uint32_t>(n)};
+}
+
+std::string Bounds::describe() const {
+    if (!is_box()) {
+        return "at most " + std::to_string(total_) + (total_ == 1 ? " token" : " tokens") +
+               " in all" +
+               (k_ < total_ ? ", on at most " + std::to_string(k_) + (k_ == 1 ? " heap" : " heaps")
+                            : std::string());
     }
+    return "at most " + std::to_string(k_) + (k_ == 1 ? " heap" : " heaps") + " of at most " +
+           std::to_string(h_) + (h_ == 1 ? " token" : " tokens");
+}
+
+Universe::Universe(const Bounds& b)
+    : k_(b.max_heaps()), h_(b.max_heap_size()), total_(b.max_total()) {
+    if (b.is_box())
+        index_box();
+    else
+        index_total();
+}
+
+Universe::Universe(unsigned max_heaps, uint32_t max_heap_size)
+    : Universe(Bounds::box(max_heaps, max_heap_size)) {}
+
+Universe Universe::total_bounded(uint32_t max_total, unsigned max_heaps) {
+    return Universe(Bounds::total(max_total, max_heaps));
+}
+
+void Universe::index_box() {
+    size_ = binomial(uint64_t{h_} + k_, k_);  // below 2^64: Bounds::box
     terms_.resize(size_t(k_) * (h_ + 1));
     for (unsigned i = 0; i < k_; ++i) {
         for (uint32_t a = 0; a <= h_; ++a)
@@ -106,22 +149,10 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
 
 }  // namespace
 
-Universe Universe::total_bounded(uint32_t max_total, unsigned max_heaps) {
-    if (max_total < 1 || max_total > MAX_TOTAL) {
-        throw InputError("total " + std::to_string(max_total) + " is out of range: expected 1 to " +
-                         std::to_string(MAX_TOTAL));
-    }
-    if (max_heaps > MAX_TOTAL) {
-        throw InputError("number of heaps " + std::to_string(max_heaps) +
-                         " is out of range: expected 1 to " + std::to_string(MAX_TOTAL));
-    }
-    Universe u;
-    u.total_ = max_total;
-    u.h_ = max_total;
-    // No position has more non-empty heaps than tokens.
-    u.k_ = max_heaps == 0 ? max_total : std::min<unsigned>(max_heaps, max_total);
-    const uint32_t n = max_total;
-    const unsigned k = u.k_;
+void Universe::index_total() {
+    Universe& u = *this;
+    const uint32_t n = total_;
+    const unsigned k = k_;
     // P(m, v, s): non-decreasing sequences of m sizes in [0, v] with sum <= s,
     // built on the largest entry x: P(m, v, s) = sum_{x <= min(v, s)} P(m-1, x, s-x).
     auto p_at = [&](unsigned m, uint32_t v, uint32_t s) -> uint64_t& {
@@ -157,7 +188,6 @@ Universe Universe::total_bounded(uint32_t max_total, unsigned max_heaps) {
                             " tokens has more than 2^64 positions, more than any machine's "
                             "memory holds; choose a smaller total");
     }
-    return u;
 }
 
 uint64_t Universe::completions(unsigned m, uint32_t largest, uint32_t budget) const {
@@ -181,14 +211,7 @@ uint64_t Universe::rank_compact(const uint32_t* ascending, unsigned count) const
 }
 
 std::string Universe::describe() const {
-    if (!is_box()) {
-        return "at most " + std::to_string(total_) + (total_ == 1 ? " token" : " tokens") +
-               " in all" +
-               (k_ < total_ ? ", on at most " + std::to_string(k_) + (k_ == 1 ? " heap" : " heaps")
-                            : std::string());
-    }
-    return "at most " + std::to_string(k_) + (k_ == 1 ? " heap" : " heaps") + " of at most " +
-           std::to_string(h_) + (h_ == 1 ? " token" : " tokens");
+    return bounds().describe();
 }
 
 Heaps Universe::normalise(std::span<const uint32_t> heaps) const {

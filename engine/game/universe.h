@@ -47,19 +47,54 @@ std::vector<uint64_t> parse_heap_sizes(std::string_view text, uint64_t max,
 // Writes heaps as `3 4 5`, leaving out empty heaps; the empty position is `(empty)`.
 std::string format_heaps(std::span<const uint32_t> heaps);
 
-class Universe {
+// What a universe is, without its index: a box of at most K heaps of at most
+// H tokens, or at most N tokens in all on at most K heaps (K = N when not
+// limited). A small value, valid by construction: box() and total() are the
+// one place the limits are checked, and refuse what is no universe
+// (InputError: no heap, no token) and what nimtb's tables cannot hold
+// (ResourceError, with the figure). A solve request holds one; Universe
+// builds its index from it.
+class Bounds {
   public:
-    static constexpr unsigned MAX_HEAPS = 64;
-    static constexpr uint32_t MAX_HEAP_SIZE = 1'000'000;
+    static constexpr unsigned MAX_HEAPS = 64;             // of a box
+    static constexpr uint32_t MAX_HEAP_SIZE = 1'000'000;  // of a box
     static constexpr uint32_t MAX_TOTAL = 128;
 
-    // A box: at most K heaps of at most H tokens. Throws InputError when K or
-    // H is out of range or C(H+K, K) does not fit in 64 bits.
+    static Bounds box(uint64_t max_heaps, uint64_t max_heap_size);
+    // max_heaps 0: no limit but the total's.
+    static Bounds total(uint64_t max_total, uint64_t max_heaps = 0);
+
+    bool is_box() const { return total_ == 0; }
+    unsigned max_heaps() const { return k_; }  // K; for a total, at most N
+    // The largest heap a position can hold (H, or N under a total).
+    uint32_t max_heap_size() const { return h_; }
+    uint32_t max_total() const { return total_; }  // N; 0 for a box
+    // "at most K heaps of at most H tokens", "at most N tokens in all, on at most K heaps"
+    std::string describe() const;
+    bool operator==(const Bounds&) const = default;
+
+  private:
+    Bounds(unsigned k, uint32_t h, uint32_t total) : k_(k), h_(h), total_(total) {}
+    unsigned k_;
+    uint32_t h_;
+    uint32_t total_;
+};
+
+class Universe {
+  public:
+    static constexpr unsigned MAX_HEAPS = Bounds::MAX_HEAPS;
+    static constexpr uint32_t MAX_HEAP_SIZE = Bounds::MAX_HEAP_SIZE;
+    static constexpr uint32_t MAX_TOTAL = Bounds::MAX_TOTAL;
+
+    // The universe of `bounds`, with its index's tables. Throws
+    // ResourceError when it has 2^64 positions or more.
+    explicit Universe(const Bounds& bounds);
+    // A box: Universe(Bounds::box(max_heaps, max_heap_size)).
     Universe(unsigned max_heaps, uint32_t max_heap_size);
-    // Total-bounded: at most N tokens in all, at most K heaps (0: no limit,
-    // which is K = N). Throws InputError like the box.
+    // Total-bounded: Universe(Bounds::total(max_total, max_heaps)).
     static Universe total_bounded(uint32_t max_total, unsigned max_heaps = 0);
 
+    Bounds bounds() const { return is_box() ? Bounds::box(k_, h_) : Bounds::total(total_, k_); }
     bool is_box() const { return total_ == 0; }
     const char* index_name() const { return is_box() ? "colex-multiset-v1" : "colex-total-v1"; }
     unsigned max_heaps() const { return k_; }
@@ -100,7 +135,8 @@ class Universe {
     std::string describe() const;
 
   private:
-    Universe() = default;
+    void index_box();
+    void index_total();
     // Total-bounded: Q(m, a, r), m < K, a <= N + 1, r <= N.
     uint64_t q(unsigned m, uint32_t a, uint32_t r) const {
         return q_[(size_t(m) * (h_ + 2) + a) * (total_ + 1) + r];

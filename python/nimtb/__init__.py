@@ -17,6 +17,7 @@ with matplotlib). docs/PYTHON.md is a tour.
 from __future__ import annotations
 
 import dataclasses
+import json
 import operator
 import os
 from dataclasses import dataclass
@@ -504,7 +505,7 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
           max_heap: Optional[int] = None, max_total: Optional[int] = None,
           misere: bool = False, overwrite: bool = False, method: str = "brute",
           kernel: str = "auto", remoteness: bool = True, threads: int = 0,
-          compression: str = "zstd", level: Optional[int] = None,
+          memory: int = 0, compression: str = "zstd", level: Optional[int] = None,
           checkpoint: Optional[PathLike] = None,
           progress: Optional[Progress] = None) -> Table:
     """Solves every position of a universe and writes its table to ``path``,
@@ -514,20 +515,27 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
     most H tokens) or a total (``max_total``, and optionally ``heaps``). The
     options are the command's: ``method`` ("brute" or "sprague-grundy"),
     ``kernel`` ("auto", "brute", "lines"), ``remoteness``, ``threads`` (0: all
-    cores), ``compression`` and ``level``, and ``checkpoint``, a folder to
+    cores), ``memory`` (bytes the solve may hold, 0: what the machine has
+    available), ``compression`` and ``level``, and ``checkpoint``, a folder to
     save progress in and resume from. Other Python threads run meanwhile;
     Ctrl-C (or an exception raised by ``progress``) stops the solve and
     leaves no file.
 
     Raises InputError (a request no solve can run), TableError (``path``
     taken without ``overwrite``, its folder missing), MemoryError (beyond
-    the machine's memory).
+    ``memory`` or the machine's).
     """
-    return Table._around(_core.solve(
-        rules, _path(path), _whole(heaps, "heaps"), _whole(max_heap, "max_heap"),
-        _whole(max_total, "max_total"), misere, overwrite, method, kernel, remoteness,
-        _whole(threads, "threads"), compression, _whole(level, "level"),
-        None if checkpoint is None else _path(checkpoint, "checkpoint"), progress))
+    # Every keyword but these is the request's option of the same name
+    # (service/request/solve_request.h reads and checks them all).
+    request = {name: value for name, value in locals().items()
+               if name not in ("path", "misere", "checkpoint", "progress")}
+    for name in ("heaps", "max_heap", "max_total", "threads", "memory", "level"):
+        request[name] = _whole(request[name], name)
+    request["output"] = _path(path)
+    request["convention"] = "misere" if misere else "normal"
+    if checkpoint is not None:
+        request["checkpoint"] = _path(checkpoint, "checkpoint")
+    return Table._around(_core.solve(json.dumps(request), progress))
 
 
 def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool = False,

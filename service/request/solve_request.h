@@ -1,10 +1,16 @@
 #pragma once
 // A solve as every front end asks for it: what to solve (rule, convention,
-// universe), how (method, kernel, threads), where the table goes and how it is
-// stored, and whether the solve can be resumed. The command builds it from
-// its options, the Python module from keyword arguments, `play` and `serve`
-// for their solves on the spot; it travels to nimtb-mpi as JSON. One
-// definition, checked in one place.
+// universe), how (method, kernel, threads, memory), where the table goes and
+// how it is stored, and whether the solve can be resumed. The command builds
+// it from its options; Python's keywords, and the hand-over to nimtb-mpi,
+// are its JSON, read by solve_request_from_json; `play` and `serve` build it
+// for their solves on the spot. One definition (the fields below, each
+// named once in solve_request.cpp's list), checked in one place (check()).
+//
+// A new option: a field here, its line in fields() (its JSON name, which is
+// Python's keyword), its use in solve_options() or write_options(), and its
+// wording in the command (apps/cmd_solve.cpp) and in Python's signature
+// (python/nimtb/__init__.py).
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -22,17 +28,13 @@ namespace nimtb::service {
 struct SolveRequest {
     engine::Rule rule = engine::Rule::nim();
     engine::Convention convention = engine::Convention::normal;
-    // The universe: at most max_heaps heaps of at most max_heap_size tokens
-    // (a box), or with max_total every position of at most that many tokens
-    // (on at most max_heaps heaps when max_heaps is not 0).
-    unsigned max_heaps = 0;
-    uint32_t max_heap_size = 0;
-    std::optional<uint32_t> max_total;
+    std::optional<engine::Bounds> universe;  // none: check() refuses the request
 
     engine::SolveMethod method = engine::SolveMethod::brute;
     engine::Kernel kernel = engine::Kernel::automatic;
     bool remoteness = true;  // stored (the brute method only)
     unsigned threads = 0;    // 0: every core
+    uint64_t memory = 0;     // bytes the solve may hold; 0: what the machine has available
 
     io::Compression compression = io::Compression::zstd;
     std::optional<int> level;  // 1-9; none: the compression's default
@@ -44,18 +46,24 @@ struct SolveRequest {
     double checkpoint_every = 1.0;  // seconds between the checkpoint's writes
     std::string stats;              // a JSON file for the figures of every level, or empty
 
-    engine::Universe universe() const;
+    // The universe's bounds (check() first: a request without one throws).
+    const engine::Bounds& bounds() const;
     engine::SolveOptions solve_options() const;  // without hooks
     io::WriteOptions write_options() const;      // without hooks
 
-    // Throws InputError for a request no solve can run: a universe the
-    // rule's moves leave, a level or version out of range, a checkpoint or
-    // statistics with a method that has no levels.
+    // Throws InputError for a request no solve can run: no universe, or one
+    // the rule's moves leave; a level, version or interval out of range; a
+    // level for a codec without levels; a kernel, a checkpoint or statistics
+    // with a method that has none; no output.
     void check() const;
 };
 
-// The request as JSON (the hand-over to nimtb-mpi), and back; a malformed
-// object is an InputError.
+// The request as JSON, and back. The keys are Python's keywords: `rules`,
+// `convention` ("normal" or "misere"), the universe as `heaps` and
+// `max_heap` (a box) or `max_total` (and `heaps`), then one key per field
+// (fields() in solve_request.cpp). Reading, a key left out keeps its
+// default; an unknown key, a value of the wrong type or out of range is an
+// InputError that names the key.
 nlohmann::json to_json(const SolveRequest& request);
 SolveRequest solve_request_from_json(const nlohmann::json& j);
 

@@ -24,6 +24,7 @@ constexpr std::array<std::array<std::string_view, 2>, std::size(OPTION_IDS)> WOR
     {"--format-version", "format_version"},
     {"--stats", "stats"},
     {"--checkpoint-every", "checkpoint_every"},
+    {"--kernel", "kernel"},
 }};
 
 }  // namespace

@@ -175,6 +175,20 @@ class Solve(Workdir):
             self.assert_error(code, err, 2, fragment)
             self.assertFalse(os.path.exists(self.path("x.h5")))
 
+    def test_memory_bounds_the_solve(self):
+        """--memory SIZE refuses, before any work, a solve that needs more; the same solve runs
+        within a larger bound, and a size that is no size is a usage error."""
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "4", "--max-heap", "40",
+                             "--memory", "64K", "-o", self.path("m.h5"))
+        self.assert_error(code, err, 1, "of memory, but only 64.0 KiB")
+        self.assertFalse(os.path.exists(self.path("m.h5")))
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "4", "--max-heap", "40",
+                             "--memory", "1G", "-o", self.path("m.h5"), "-q")
+        self.assertEqual(code, 0, err)
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "4", "--max-heap", "40",
+                             "--memory", "lots", "-o", self.path("n.h5"))
+        self.assert_error(code, err, 2, "--memory is a size such as 64K")
+
     def test_too_big_for_memory_exits_1(self):
         """A universe too large exits 1 however large: for this machine's memory, or for any's.
         The memory is checked before the solve's order of blocks is built: 5 heaps of 10000 have

@@ -40,8 +40,7 @@ struct Server {
         fs::create_directories(dir);
         service::SolveRequest r;
         r.rule = engine::Rule::parse("nim");
-        r.max_heaps = 3;
-        r.max_heap_size = 7;
+        r.universe = engine::Bounds::box(3, 7);
         r.output = (dir / "nim-normal-k3-h7.h5").string();
         (void)service::solve_table(r, {});
         apps::ServerOptions o;

@@ -184,6 +184,24 @@ def test_errors_carry_the_commands_messages(tables, tmp_path):
         nimtb.sequence("grundy")
 
 
+def test_solve_keywords_are_the_requests_options(tmp_path):
+    """solve's keywords reach the one definition of a request (service/request/solve_request.h):
+    memory, added once there, is a keyword here with no other change; the universe's checks
+    are the command's."""
+    with pytest.raises(MemoryError, match="of memory, but only 64.0 KiB"):
+        nimtb.solve("nim", tmp_path / "m.h5", heaps=4, max_heap=40, memory=64 << 10)
+    assert not (tmp_path / "m.h5").exists()
+    nimtb.solve("nim", tmp_path / "m.h5", heaps=4, max_heap=40, memory=1 << 30).close()
+    with pytest.raises(nimtb.InputError, match="solve option memory: expected a whole number"):
+        nimtb.solve("nim", tmp_path / "n.h5", heaps=3, max_heap=4, memory=-1)
+    with pytest.raises(nimtb.InputError, match="give max_heap .a box. or max_total, not both"):
+        nimtb.solve("nim", tmp_path / "n.h5", heaps=3, max_heap=4, max_total=5)
+    with pytest.raises(nimtb.InputError, match="no universe to solve"):
+        nimtb.solve("nim", tmp_path / "n.h5")
+    with pytest.raises(MemoryError, match="a box holds at most 64 heaps"):
+        nimtb.solve("nim", tmp_path / "n.h5", heaps=65, max_heap=2)
+
+
 def test_messages_speak_python(tables, tmp_path):
     """Errors name keyword arguments, never the command's flags."""
     rule, path, solved, positions = tables[0]
