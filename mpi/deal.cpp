@@ -5,7 +5,7 @@
 
 namespace nimtb::mpi {
 
-using engine::Plan;
+using engine::SolveOrder;
 using engine::Universe;
 
 size_t Layout::find(uint64_t rank) const {
@@ -17,7 +17,7 @@ size_t Layout::find(uint64_t rank) const {
 // order), to the process with the least work in that level so far; or,
 // for the line chain, to the owner of the block's largest heap
 // (`by_largest`, per heap size: see largest_heap_owners).
-Layout deal(const Plan& plan, int rank, int processes, const Universe& u,
+Layout deal(const SolveOrder& plan, int rank, int processes, const Universe& u,
             const std::vector<int>& by_largest) {
     Layout l;
     const size_t n = plan.blocks.size();

@@ -19,8 +19,8 @@ struct Layout {
     std::vector<uint64_t> first, count, offset;
     std::vector<int> owner;
     // This process's blocks by level, `first` being the offset in its arrays
-    // (a Plan, so that a checkpoint saves and restores it like one process's).
-    engine::Plan local_plan;
+    // (a SolveOrder, so that a checkpoint saves and restores it like one process's).
+    engine::SolveOrder local_plan;
     std::vector<uint64_t> local_global_first;  // per block of local_plan: its first rank
     uint64_t local_positions = 0;
     // The index (in `first`) of the block holding `rank`.
@@ -31,7 +31,7 @@ struct Layout {
 // with the least work in that level so far; or, for the line chain, to the
 // owner of the block's largest heap (`by_largest`, per heap size:
 // largest_heap_owners). The layout as process `rank` of `processes` sees it.
-Layout deal(const engine::Plan& plan, int rank, int processes, const engine::Universe& u,
+Layout deal(const engine::SolveOrder& plan, int rank, int processes, const engine::Universe& u,
             const std::vector<int>& by_largest);
 
 // The line chain's owner of each largest heap size: sizes from the largest

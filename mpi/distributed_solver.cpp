@@ -34,7 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using engine::Block;
-using engine::Plan;
+using engine::SolveOrder;
 using engine::Universe;
 
 // The checkpoint of process `rank`: DIR/process-<rank>. A folder holding a
@@ -97,7 +97,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     const engine::SolvePlan solve_plan = engine::plan_solve(rule, u, planned);
     const bool chain = solve_plan.kernel == engine::Kernel::lines;
     const engine::ArrayWidths widths = solve_plan.widths;
-    const Plan& plan = solve_plan.order;
+    const SolveOrder& plan = solve_plan.order;
 
     const std::vector<int> by_largest =
         chain ? largest_heap_owners(u, comm.size) : std::vector<int>{};

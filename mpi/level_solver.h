@@ -29,7 +29,7 @@
 namespace nimtb::mpi {
 
 using engine::Block;
-using engine::Plan;
+using engine::SolveOrder;
 using engine::Universe;
 
 struct Solver {
@@ -57,7 +57,7 @@ struct Solver {
     std::vector<Piece> take(size_t level, std::pair<size_t, uint64_t>& cursor) const {
         std::vector<Piece> round;
         uint64_t budget = round_positions;
-        const Plan& lp = layout.local_plan;
+        const SolveOrder& lp = layout.local_plan;
         while (budget > 0 && cursor.first < lp.level_start[level + 1]) {
             const Block& b = lp.blocks[cursor.first];
             const uint64_t gfirst = layout.local_global_first[cursor.first];
@@ -341,7 +341,7 @@ struct Solver {
         constexpr unsigned A = AGGREGATE_WORDS<W>;
         LevelTraffic& t = traffic[level];
         t = {};
-        const Plan& lp = layout.local_plan;
+        const SolveOrder& lp = layout.local_plan;
         const size_t b0 = lp.level_start[level], b1 = lp.level_start[level + 1];
         const unsigned k = u.max_heaps();
         const size_t processes = static_cast<size_t>(comm.size);

@@ -28,7 +28,7 @@ std::vector<Universe> universes() {
 // together are the universe.
 TEST(Deal, EveryProcessSeesOneDealThatCoversTheUniverse) {
     for (const Universe& u : universes()) {
-        const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+        const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
         for (int processes = 1; processes <= 5; ++processes) {
             std::vector<Layout> layouts;
             for (int rank = 0; rank < processes; ++rank)
@@ -68,7 +68,7 @@ TEST(Deal, EveryProcessSeesOneDealThatCoversTheUniverse) {
 // block: the deal is greedy, largest first.
 TEST(Deal, EachLevelIsSharedEvenly) {
     const Universe u(5, 9);
-    const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+    const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
     for (int processes = 2; processes <= 4; ++processes) {
         const Layout l = deal(plan, 0, processes, u, {});
         for (size_t level = 0; level < plan.levels(); ++level) {
@@ -88,7 +88,7 @@ TEST(Deal, EachLevelIsSharedEvenly) {
 // The line chain's deal: a block goes to the owner of its largest heap.
 TEST(Deal, TheLineChainDealsByLargestHeap) {
     const Universe u(3, 20);
-    const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+    const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
     const std::vector<int> by_largest = largest_heap_owners(u, 3);
     ASSERT_EQ(by_largest.size(), 21u);
     const Layout l = deal(plan, 1, 3, u, by_largest);
@@ -103,7 +103,7 @@ TEST(Deal, TheLineChainDealsByLargestHeap) {
 
 TEST(Deal, FindAndOverlapsNameTheBlocksOfEveryRank) {
     const Universe u(4, 7);
-    const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+    const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
     const Layout l = deal(plan, 0, 3, u, {});
     for (uint64_t rank = 0; rank < u.size(); ++rank) {
         const size_t b = l.find(rank);

@@ -252,7 +252,7 @@ struct MemoryLevels : nimtb::engine::LevelStore {
     size_t saves = 0;
     size_t restored = 0;
 
-    size_t restore(const std::string& plan_key, const nimtb::engine::Plan& plan,
+    size_t restore(const std::string& plan_key, const nimtb::engine::SolveOrder& plan,
                    Solution& s) override {
         if (!key.empty() && key != plan_key) throw std::runtime_error("another plan: " + plan_key);
         key = plan_key;
@@ -271,7 +271,7 @@ struct MemoryLevels : nimtb::engine::LevelStore {
         return levels.size();
     }
 
-    void save(const nimtb::engine::Plan& plan, size_t level, const Solution& s) override {
+    void save(const nimtb::engine::SolveOrder& plan, size_t level, const Solution& s) override {
         EXPECT_EQ(level, levels.size()) << "levels are saved in order, once each";
         Saved saved{{}, {}, s.brute_from_level};
         for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {

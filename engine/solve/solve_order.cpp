@@ -4,13 +4,13 @@
 
 namespace nimtb::engine {
 
-uint64_t Plan::positions_below(size_t level) const {
+uint64_t SolveOrder::positions_below(size_t level) const {
     uint64_t done = 0;
     for (size_t b = 0; b < level_start[level]; ++b) done += blocks[b].count;
     return done;
 }
 
-uint64_t Plan::positions_in(size_t level) const {
+uint64_t SolveOrder::positions_in(size_t level) const {
     uint64_t n = 0;
     for (size_t b = level_start[level]; b < level_start[level + 1]; ++b) n += blocks[b].count;
     return n;
@@ -26,7 +26,7 @@ unsigned choose_block_heaps(const Universe& u) {
     return 2;
 }
 
-Plan make_plan(const Universe& u, unsigned j) {
+SolveOrder make_order(const Universe& u, unsigned j) {
     const unsigned k = u.max_heaps();
     const uint32_t h = u.max_heap_size();
     const Universe top = u.is_box() ? Universe(j, h) : Universe::total_bounded(h, j);
@@ -45,7 +45,7 @@ Plan make_plan(const Universe& u, unsigned j) {
         // Within one sum, fewer empty heaps first: (sum, empty) ascending.
         by_level[size_t(sum) * (j + 1) + empty].push_back({first, count});
     } while (top.next(b.data()));
-    Plan plan;
+    SolveOrder plan;
     plan.blocks.reserve(top.size());
     for (auto& level : by_level) {
         // Largest blocks first: the last tasks of a level are then small, and

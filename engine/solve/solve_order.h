@@ -34,7 +34,9 @@ struct Block {
     uint64_t count;
 };
 
-struct Plan {
+// The solve order: the blocks of a universe, by level. A level's blocks are
+// independent of each other; each depends only on the levels below.
+struct SolveOrder {
     std::vector<Block> blocks;
     std::vector<size_t> level_start;  // blocks of level l: [level_start[l], level_start[l+1])
 
@@ -51,6 +53,6 @@ struct Plan {
 unsigned choose_block_heaps(const Universe& u);
 
 // The blocks of `u` keyed by their top `j` heaps (1 <= j <= K), by level.
-Plan make_plan(const Universe& u, unsigned j);
+SolveOrder make_order(const Universe& u, unsigned j);
 
 }  // namespace nimtb::engine

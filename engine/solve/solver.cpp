@@ -109,8 +109,8 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
 // are done or a level meets a number that does not fit (`overflow`, which the
 // kernel sets). Each level done is saved in o.levels, when there is one.
 template <class LevelKernel>
-Pass run_levels(const Universe& u, const LevelKernel& kernel, const Plan& plan, size_t first_level,
-                const Overflow& overflow, Solution& s, const SolveOptions& o) {
+Pass run_levels(const Universe& u, const LevelKernel& kernel, const SolveOrder& plan,
+                size_t first_level, const Overflow& overflow, Solution& s, const SolveOptions& o) {
     uint64_t done = plan.positions_below(first_level);
     report(o, done, u.size());
     Pass pass;
@@ -159,7 +159,7 @@ Pass run_levels(const Universe& u, const LevelKernel& kernel, const Plan& plan, 
 // before a resumed solve began: each position joins its lines again, level
 // by level (a line is touched by one block of a level at a time).
 template <class Lines>
-void rejoin_levels(const Lines& kernel, const Plan& plan, size_t end_level) {
+void rejoin_levels(const Lines& kernel, const SolveOrder& plan, size_t end_level) {
     for (size_t level = 0; level < end_level; ++level) {
         sync_parallel_for_with(
             tbb::blocked_range<size_t>(plan.level_start[level], plan.level_start[level + 1], 1),
@@ -173,8 +173,8 @@ void rejoin_levels(const Lines& kernel, const Plan& plan, size_t end_level) {
 }
 
 template <class Children, bool REM, class V, class R>
-Pass run_brute(const Universe& u, const Children& children, const Plan& plan, size_t first_level,
-               Solution& s, const SolveOptions& o) {
+Pass run_brute(const Universe& u, const Children& children, const SolveOrder& plan,
+               size_t first_level, Solution& s, const SolveOptions& o) {
     Overflow overflow;
     const BruteKernel<Children, REM, V, R> kernel{
         .u = u,
@@ -202,7 +202,7 @@ struct LineStore {
 };
 
 template <unsigned W, bool LAG, bool REM, class V, class R>
-Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, const Plan& plan,
+Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, const SolveOrder& plan,
                size_t first_level, Solution& s, const SolveOptions& o) {
     std::vector<uint32_t> amounts = shape.near;
     if constexpr (LAG) amounts.push_back(shape.lag);
@@ -288,7 +288,7 @@ Pass run_kernel(const Rule& rule, const Universe& u, const SolvePlan& plan, Kern
 // whenever the level meets a number too wide for it.
 void solve_retrograde(const Rule& rule, const Universe& u, const SolvePlan& plan, Solution& s,
                       const SolveOptions& o) {
-    const Plan& order = plan.order;
+    const SolveOrder& order = plan.order;
     s.value = QuantityArray(u.size(), plan.widths.value_bits);
     if (plan.widths.remoteness_bits) {
         s.remoteness = QuantityArray(u.size(), plan.widths.remoteness_bits);
@@ -399,7 +399,7 @@ SolvePlan plan_without_order(const Rule& rule, const Universe& u, const SolveOpt
 }
 
 void add_order(const Universe& u, SolvePlan& plan) {
-    if (plan.method == SolveMethod::brute) plan.order = make_plan(u, plan.block_heaps);
+    if (plan.method == SolveMethod::brute) plan.order = make_order(u, plan.block_heaps);
 }
 
 }  // namespace
@@ -453,7 +453,7 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
 }
 
 Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    // 1. Plan, and check that the arrays fit before allocating them, or
+    // 1. SolveOrder, and check that the arrays fit before allocating them, or
     // the order of blocks (a universe far too large has billions of blocks).
     SolvePlan plan = plan_without_order(rule, u, options);
     const uint64_t needed = plan.memory;

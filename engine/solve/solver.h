@@ -54,9 +54,9 @@ class LevelStore {
     // Fills the positions of the levels saved before (widening an array too
     // narrow for them), sets s.brute_from_level as it was saved, and returns
     // how many levels, from level 0, are done.
-    virtual size_t restore(const std::string& plan_key, const Plan& plan, Solution& s) = 0;
+    virtual size_t restore(const std::string& plan_key, const SolveOrder& plan, Solution& s) = 0;
     // Level `level` of `plan` is solved (every level below it too): keep it.
-    virtual void save(const Plan& plan, size_t level, const Solution& s) = 0;
+    virtual void save(const SolveOrder& plan, size_t level, const Solution& s) = 0;
 };
 
 struct SolveOptions {
@@ -138,7 +138,7 @@ struct SolvePlan {
     LineShape lines;                // the line kernel's shape (kernel == lines)
     ArrayWidths widths{8, 0};
     unsigned block_heaps = 0;  // top heaps of a block (brute method)
-    Plan order;                // blocks by level (brute method)
+    SolveOrder order;          // blocks by level (brute method)
     uint64_t memory = 0;       // bytes of the arrays at their starting widths, and the line store
     // What a checkpoint is saved under: a store saved under another plan
     // refuses to restore. It names the kernel and, in a distributed solve of

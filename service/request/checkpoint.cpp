@@ -119,7 +119,7 @@ std::string describe(const nlohmann::json& id) {
 
 // Copies a level's elements of `bits` bits, in block order, into `array`
 // (widened first when the level's are wider).
-void fill(engine::QuantityArray& array, const engine::Plan& plan, size_t level,
+void fill(engine::QuantityArray& array, const engine::SolveOrder& plan, size_t level,
           const unsigned char* data, unsigned bits) {
     if (bits > array.bits()) array.widen();
     const size_t in = bits / 8, out = array.bits() / 8;
@@ -230,7 +230,7 @@ void Checkpoint::write_manifest(const std::string& plan_key) const {
     write_atomically((fs::path(dir_) / "manifest.json").string(), text.data(), text.size());
 }
 
-size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan,
+size_t Checkpoint::restore(const std::string& plan_key, const engine::SolveOrder& plan,
                            engine::Solution& s) {
     if (plan_key_.empty()) {
         write_manifest(plan_key);
@@ -308,7 +308,7 @@ size_t Checkpoint::restore(const std::string& plan_key, const engine::Plan& plan
     return level;
 }
 
-void Checkpoint::save(const engine::Plan& plan, size_t level, const engine::Solution& s) {
+void Checkpoint::save(const engine::SolveOrder& plan, size_t level, const engine::Solution& s) {
     const uint64_t positions = plan.positions_in(level);
     LevelHeader h{};
     std::memcpy(h.magic, MAGIC, sizeof MAGIC);

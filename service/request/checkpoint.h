@@ -54,9 +54,9 @@ class Checkpoint : public engine::LevelStore {
 
     const std::string& dir() const { return dir_; }
 
-    size_t restore(const std::string& plan_key, const engine::Plan& plan,
+    size_t restore(const std::string& plan_key, const engine::SolveOrder& plan,
                    engine::Solution& s) override;
-    void save(const engine::Plan& plan, size_t level, const engine::Solution& s) override;
+    void save(const engine::SolveOrder& plan, size_t level, const engine::Solution& s) override;
 
     // Writes the levels saved since the last write.
     void flush();

@@ -20,8 +20,8 @@
 #include "engine/base/errors.h"
 #include "engine/solve/solve_order.h"
 #include "engine/solve/solver.h"
-#include "service/request/checkpoint.h"
 #include "scratch.h"
+#include "service/request/checkpoint.h"
 
 namespace {
 
@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     // Three heaps of at most 3: 20 positions in 10 levels.
     const engine::Universe u(3, 3);
-    const engine::Plan plan = engine::make_plan(u, engine::choose_block_heaps(u));
+    const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
     const bool remoteness = !(flags & 2);
     const service::CheckpointIdentity id{"nim", "normal", u.describe(), "brute", remoteness, 1};
     try {
