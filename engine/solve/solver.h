@@ -1,5 +1,6 @@
 #pragma once
-// The retrograde solver: value and remoteness of every position of a universe.
+// The retrograde solver: value and remoteness of every position of a universe
+// (its result: solution.h), planned once (SolvePlan) and run level by level.
 //
 // Brute force (the default) derives both from the rule's moves alone, as
 // docs/FORMAT.md defines them; it never uses the XOR theorem, which `verify` tests.
@@ -15,49 +16,14 @@
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
-#include "engine/base/quantity_array.h"
 #include "engine/game/moves.h"
 #include "engine/game/rules.h"
 #include "engine/game/universe.h"
+#include "engine/solve/level_store.h"
+#include "engine/solve/solution.h"
 #include "engine/solve/solve_order.h"
 
 namespace nimtb::engine {
-
-enum class SolveMethod { brute, sprague_grundy };
-
-// The kernel of the brute method. `lines` summarises the children of a take
-// rule in a box along lines (engine/solve/line_kernel.h), an order of magnitude
-// faster for Nim and allbut:; `brute` visits every child, for every family
-// (engine/solve/brute_kernel.h); `automatic`, asked for only, takes lines
-// where they pay. Both give bit-identical tables. plan_solve() chooses;
-// solve() dispatches on SolvePlan::kernel in one place, and the distributed
-// solve (mpi/) runs the same plan. A new kernel is a value here, a branch
-// of choose_kernel() and of that dispatch.
-enum class Kernel { automatic, brute, lines };
-const char* to_string(Kernel kernel);
-Kernel parse_kernel(std::string_view text);
-const char* to_string(SolveMethod method);
-SolveMethod parse_method(std::string_view text);
-
-struct Solution;
-
-// Where a brute-force solve keeps its finished levels, so that a solve that
-// stops (a crash, a kill, Ctrl-C) resumes at the first unfinished level and
-// ends with the same arrays. The engine only calls it; service/request/checkpoint.h keeps
-// the levels in files.
-class LevelStore {
-  public:
-    virtual ~LevelStore() = default;
-    // Called once before any level is solved, with the arrays allocated at
-    // their starting widths. `plan` describes the solve's choices (kernel,
-    // blocks, levels) in words: a store saved under another plan must refuse.
-    // Fills the positions of the levels saved before (widening an array too
-    // narrow for them), sets s.brute_from_level as it was saved, and returns
-    // how many levels, from level 0, are done.
-    virtual size_t restore(const std::string& plan_key, const SolveOrder& plan, Solution& s) = 0;
-    // Level `level` of `plan` is solved (every level below it too): keep it.
-    virtual void save(const SolveOrder& plan, size_t level, const Solution& s) = 0;
-};
 
 struct SolveOptions {
     Convention convention = Convention::normal;
@@ -78,46 +44,6 @@ struct SolveOptions {
     unsigned value_bits = 0;
     // Resumable solves (brute method): finished levels saved and restored here.
     LevelStore* levels = nullptr;
-};
-
-// What one level of a brute-force solve did: its blocks and positions, the
-// children it looked up (under the line kernel: near children and points
-// joining lines) and its time; the figures a cost model starts from.
-struct LevelStats {
-    uint64_t blocks = 0;
-    uint64_t positions = 0;
-    uint64_t lookups = 0;
-    double seconds = 0;
-    Kernel kernel = Kernel::brute;
-    bool restored = false;  // taken from a checkpoint, not solved by this run
-};
-
-// A solved universe, held in memory.
-struct Solution {
-    Rule rule;
-    Convention convention;
-    unsigned max_heaps;
-    uint32_t max_heap_size;
-    SolveMethod method;
-    QuantityArray value;
-    QuantityArray remoteness;  // empty when not computed
-    uint64_t positions = 0;
-    uint64_t p_positions = 0;
-    uint32_t max_value = 0;
-    uint32_t max_remoteness = 0;
-    uint64_t child_lookups = 0;     // brute force only
-    Kernel kernel = Kernel::brute;  // the plan's (SolvePlan::kernel)
-    // The level from which the brute-force kernel took over from the line
-    // kernel (a value its bitset could not hold); 0 when it did not.
-    size_t brute_from_level = 0;
-    uint32_t max_total = 0;  // N of a total-bounded universe; 0 for a box
-    // The brute method: one entry per level of the solve order.
-    std::vector<LevelStats> levels = {};
-    // The universe the arrays are indexed by.
-    Universe universe() const {
-        return max_total ? Universe::total_bounded(max_total, max_heaps)
-                         : Universe(max_heaps, max_heap_size);
-    }
 };
 
 // The widths in bits a solve's arrays start at (remoteness 0 when it is not

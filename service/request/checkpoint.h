@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solve/solver.h"
+#include "engine/solve/level_store.h"
 
 struct ZSTD_CCtx_s;
 

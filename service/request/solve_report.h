@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/solve/solver.h"
+#include "engine/solve/solution.h"
 #include "io/codec/table_format.h"
 #include "service/request/solve_request.h"
 
