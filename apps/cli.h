@@ -9,26 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "engine/checks/verify.h"
-#include "engine/quotients/quotient.h"
-#include "engine/sequences/period.h"
-#include "engine/solve/solver.h"
-#include "io/probe.h"
+#include "engine/quotients/quotient.h"  // MAX_QUOTIENT_ORDER
 #include "service/request/hooks.h"
 #include "service/request/progress_bar.h"
-#include "service/request/solve_report.h"
 #include "service/request/words.h"
-#include "service/tables.h"
-#include "service/views.h"
 
 namespace nimtb::apps {
 
 namespace po = boost::program_options;
 
 // Exit codes, documented in `nimtb --help` (service/request/words.h).
+using service::EXIT_FAILED;
 using service::EXIT_OK;
 using service::EXIT_USAGE;
-inline constexpr int EXIT_FAILURE_ = service::EXIT_FAILED;
 
 // Bad usage: a wrong option, argument or value. main prints it with a usage hint.
 class UsageError : public std::runtime_error {
@@ -85,23 +78,6 @@ uint32_t quotient_heaps(uint64_t heaps);
 // The hooks of a command's work: Ctrl-C stops it, notes go to stderr, and
 // `bar` (when given) draws its progress.
 service::Hooks command_hooks(service::ProgressBar* bar = nullptr);
-
-// The service floor's names the commands use.
-using service::census_json;
-using service::count_table;
-using service::find_or_solve_table;
-using service::game_stem;
-using service::heaps_json;
-using service::human_count;
-using service::info_json;
-using service::move_json;
-using service::period_json;
-using service::ProgressBar;
-using service::query_json;
-using service::reported_period;
-using service::sequence_json;
-using service::stderr_is_terminal;
-using service::storage_lines;
 
 int cmd_solve(const std::vector<std::string>& args);
 int cmd_info(const std::vector<std::string>& args);

@@ -21,9 +21,9 @@ std::string row_text(const std::string& label, const engine::CensusRow& r, bool 
 // `dump --count`: the census of the table's P-positions, read chunk by chunk.
 int print_census(io::TableReader& table, bool json) {
     const engine::Universe& u = table.universe();
-    const engine::Census c = count_table(table);
+    const engine::Census c = service::count_table(table);
     if (json) {
-        std::cout << census_json(table, c).dump(2) << "\n";
+        std::cout << service::census_json(table, c).dump(2) << "\n";
         return EXIT_OK;
     }
     const bool t = c.has_tuples;

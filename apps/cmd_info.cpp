@@ -7,6 +7,8 @@
 #include "io/file_kind.h"
 #include "io/sequence_file.h"
 #include "service/quotients.h"
+#include "service/request/progress_bar.h"
+#include "service/tables.h"
 #include "service/views.h"
 
 namespace nimtb::apps {
@@ -38,7 +40,7 @@ int sequence_info(const std::string& path, bool json) {
 }
 
 int quotient_info(const std::string& path, bool json) {
-    ProgressBar bar("checking", stderr_is_terminal());
+    service::ProgressBar bar("checking", service::stderr_is_terminal());
     const service::StoredQuotient stored = service::read_quotient(path, command_hooks(&bar));
     bar.finish();
     const nlohmann::json j = service::quotient_info_json(path, stored);
@@ -99,7 +101,7 @@ int cmd_info(const std::vector<std::string>& args) {
     io::TableReader table(path);
     const io::TableInfo& i = table.info();
     if (json) {
-        std::cout << info_json(table).dump(2) << "\n";
+        std::cout << service::info_json(table).dump(2) << "\n";
         return EXIT_OK;
     }
     std::cout << fmt::format(
@@ -128,7 +130,7 @@ int cmd_info(const std::vector<std::string>& args) {
             (i.remoteness_bits
                  ? fmt::format(", remoteness {}", io::to_string(i.remoteness_transform))
                  : ""),
-        storage_lines(table), i.generator, i.format_version, i.index);
+        service::storage_lines(table), i.generator, i.format_version, i.index);
     return EXIT_OK;
 }
 

@@ -7,6 +7,7 @@
 #include "apps/cli.h"
 #include "play/northcott.h"
 #include "play/session.h"
+#include "service/tables.h"
 
 namespace nimtb::apps {
 namespace {
@@ -52,7 +53,7 @@ int play_northcott(const po::variables_map& vm, play::Level level, bool two_peop
     no.two_people = two_people;
     no.person_first = person_first;
     no.seed = vm.count("seed") ? number(vm, "seed", SEED) : std::random_device{}();
-    const std::string table = find_or_solve_table(
+    const std::string table = service::find_or_solve_table(
         "tables", engine::Rule::parse("nim"), engine::Convention::normal,
         engine::Heaps(no.rows, play::NorthcottBoard::WIDTH - 2), command_hooks());
     fmt::print(stderr, "nimtb: playing from {}\n", table);
@@ -155,7 +156,7 @@ int cmd_play(const std::vector<std::string>& args) {
         table = (*vm)["table"].as<std::string>();
     } else {
         const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-        table = find_or_solve_table(
+        table = service::find_or_solve_table(
             "tables", rule,
             vm->count("misere") ? engine::Convention::misere : engine::Convention::normal, need,
             command_hooks());
@@ -181,7 +182,8 @@ int cmd_play(const std::vector<std::string>& args) {
         so.learning_file = (*vm)["learning-file"].as<std::string>();
     } else {
         so.learning_file = "tables/learning-" +
-                           game_stem(prober.rule(), prober.table().info().convention) + ".json";
+                           service::game_stem(prober.rule(), prober.table().info().convention) +
+                           ".json";
         if (l1 == play::Level::learning || l2 == play::Level::learning) {
             std::filesystem::create_directories("tables");
         }

@@ -56,7 +56,7 @@ std::string remoteness_text(const std::optional<uint32_t>& r) {
 
 void answer(io::Prober& prober, const engine::Heaps& heaps, bool json, bool line) {
     if (json) {
-        std::cout << query_json(prober, heaps, line).dump() << "\n";
+        std::cout << service::query_json(prober, heaps, line).dump() << "\n";
         return;
     }
     const io::ProbeResult r = prober.probe(heaps);

@@ -5,6 +5,7 @@
 #include "apps/cli.h"
 #include "engine/quotients/quotient.h"
 #include "service/quotients.h"
+#include "service/request/progress_bar.h"
 
 namespace nimtb::apps {
 
@@ -105,7 +106,7 @@ int cmd_quotient(const std::vector<std::string>& args) {
             throw UsageError("--max-copies goes without --until-proven, --time-limit and -o");
         request.max_copies = static_cast<uint32_t>(number(*vm, "max-copies", MAX_COPIES));
     }
-    ProgressBar bar("quotient", stderr_is_terminal() || vm->count("progress"));
+    service::ProgressBar bar("quotient", service::stderr_is_terminal() || vm->count("progress"));
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
     bar.finish();
     if (vm->count("json")) {

@@ -6,6 +6,8 @@
 
 #include "apps/cli.h"
 #include "engine/sequences/sequence.h"
+#include "service/request/progress_bar.h"
+#include "service/request/solve_report.h"
 #include "service/sequences.h"
 #include "service/views.h"
 
@@ -75,8 +77,9 @@ int cmd_sequence(const std::vector<std::string>& args) {
     if (vm->count("output")) request.output = (*vm)["output"].as<std::string>();
     request.overwrite = vm->count("force") > 0;
     const uint64_t bytes = service::check_sequence(request);  // the memory, before any work
-    ProgressBar bar(fmt::format("sequence ({}B)", human_count(double(bytes))),
-                    (stderr_is_terminal() || vm->count("progress")) && request.heaps() >= 100'000);
+    service::ProgressBar bar(
+        fmt::format("sequence ({}B)", service::human_count(double(bytes))),
+        (service::stderr_is_terminal() || vm->count("progress")) && request.heaps() >= 100'000);
     const engine::LongSequence seq = service::compute_sequence(request, command_hooks(&bar));
     bar.finish();
     const engine::Rule& rule = request.rule;
@@ -86,7 +89,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
             ? fmt::format("sparse-space (mask {}, {} rare heaps)", seq.mask, seq.rare_heaps)
             : std::string("plain");
     if (vm->count("json")) {
-        std::cout << sequence_json(rule, seq).dump() << "\n";
+        std::cout << service::sequence_json(rule, seq).dump() << "\n";
         return EXIT_OK;
     }
     const size_t shown = std::min<size_t>(g.size(), PRINTED);
@@ -101,7 +104,7 @@ int cmd_sequence(const std::vector<std::string>& args) {
         out += "\n";
     }
     // The finding as a sentence of its own: "Period 12 from heap 71, proven: ...".
-    std::string finding = reported_period(rule, seq).explanation;
+    std::string finding = service::reported_period(rule, seq).explanation;
     if (!finding.empty()) finding[0] = static_cast<char>(std::toupper(finding[0]));
     out += finding + "\n";
     std::cout << out;

@@ -11,8 +11,10 @@
 #include "apps/cli.h"
 #include "apps/presets.h"
 #include "engine/game/rule_families.h"
+#include "service/request/progress_bar.h"
 #include "service/request/solve_request.h"
 #include "service/solve.h"
+#include "service/tables.h"
 
 namespace nimtb::apps {
 
@@ -212,9 +214,9 @@ int cmd_solve(const std::vector<std::string>& args) {
     if (under_mpirun()) hand_to_mpi(request, quiet, vm->count("progress") > 0);
 
     // 3. Solve, with progress and Ctrl-C, and write.
-    ProgressBar bar(fmt::format("solving {} {}", request.rule.canonical(),
-                                engine::to_string(request.convention)),
-                    !quiet && (stderr_is_terminal() || vm->count("progress")));
+    service::ProgressBar bar(fmt::format("solving {} {}", request.rule.canonical(),
+                                         engine::to_string(request.convention)),
+                             !quiet && (service::stderr_is_terminal() || vm->count("progress")));
     const service::SolveReport report = service::solve_table(request, command_hooks(&bar));
     bar.finish();
     if (!quiet) std::cout << service::summary(report);

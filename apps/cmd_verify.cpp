@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "service/request/progress_bar.h"
 #include "service/verify.h"
 
 namespace nimtb::apps {
@@ -138,7 +139,7 @@ int cmd_verify(const std::vector<std::string>& args) {
         "a proof, or an observation. Exit 1 when a theorem or the consistency fails.\n");
     if (!vm) return EXIT_OK;
     io::TableReader table((*vm)["table"].as<std::string>());
-    ProgressBar bar("verifying", stderr_is_terminal() || vm->count("progress"));
+    service::ProgressBar bar("verifying", service::stderr_is_terminal() || vm->count("progress"));
     const engine::VerifyReport r = service::verify_table(table, command_hooks(&bar));
     bar.finish();
     if (vm->count("json")) {
@@ -146,7 +147,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     } else {
         print_text(r, table.info(), table.universe());
     }
-    return r.ok() ? EXIT_OK : EXIT_FAILURE_;
+    return r.ok() ? EXIT_OK : EXIT_FAILED;
 }
 
 }  // namespace nimtb::apps
