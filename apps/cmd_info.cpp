@@ -130,7 +130,7 @@ int cmd_info(const std::vector<std::string>& args) {
             (i.remoteness_bits
                  ? fmt::format(", remoteness {}", io::to_string(i.remoteness_transform))
                  : ""),
-        service::storage_lines(table), i.generator, i.format_version, i.index);
+        service::storage_lines(table.storage()), i.generator, i.format_version, i.index);
     return EXIT_OK;
 }
 

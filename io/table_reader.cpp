@@ -257,6 +257,9 @@ TableReader& TableReader::operator=(TableReader&&) noexcept = default;
 
 TableStorage TableReader::storage() const {
     TableStorage t;
+    t.data_bytes = info_.data_bytes;
+    t.file_bytes = info_.file_bytes;
+    t.compression = info_.compression;
     t.stored_bytes =
         data_->value->stored_bytes() + (data_->remoteness ? data_->remoteness->stored_bytes() : 0);
     if (info_.file_bytes && t.stored_bytes > info_.file_bytes) {

@@ -70,8 +70,9 @@ Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uin
 // its own slot, so memory stays at a batch whatever the table's size. The
 // bytes are what HDF5's filters would have made (chunk_codec.h), handed to
 // H5Dwrite_chunk.
-void write_chunks(hid_t dataset, const engine::QuantityArray& a, const DatasetLayout& layout,
-                  Transform transform, const WriteOptions& o, const std::string& what) {
+// Returns the bytes of the chunks written.
+uint64_t write_chunks(hid_t dataset, const engine::QuantityArray& a, const DatasetLayout& layout,
+                      Transform transform, const WriteOptions& o, const std::string& what) {
     const uint64_t n = a.size(), chunk = layout.chunk;
     const uint64_t chunks = (n + chunk - 1) / chunk;
     const unsigned file_bits = layout.file_bits;
@@ -79,6 +80,7 @@ void write_chunks(hid_t dataset, const engine::QuantityArray& a, const DatasetLa
     const uint64_t batch = 4 * static_cast<uint64_t>(arena.max_concurrency());
     std::vector<std::vector<uint8_t>> raws(batch), packets(batch);
     std::vector<char> failed(batch);
+    uint64_t stored = 0;
     for (uint64_t first = 0; first < chunks && !cancelled(o); first += batch) {
         const uint64_t count = std::min(batch, chunks - first);
         arena.execute([&] {
@@ -101,13 +103,16 @@ void write_chunks(hid_t dataset, const engine::QuantityArray& a, const DatasetLa
                                packets[slot].data()) < 0) {
                 throw TableError(what + ": cannot write: " + hdf5_error_message());
             }
+            stored += packets[slot].size();
         }
     }
     if (cancelled(o)) throw nimtb::Cancelled();
+    return stored;
 }
 
+// Adds what the dataset takes to `storage`.
 void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArray& a, uint32_t max,
-                   const WriteOptions& o) {
+                   const WriteOptions& o, TableStorage& storage) {
     const std::string what = out.path() + ": dataset /" + name;
     const DatasetLayout layout = dataset_layout(a.size(), max, o);
     const Transform transform =
@@ -115,7 +120,8 @@ void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArra
     Handle dataset =
         create_dataset(out.root(), name, a.size(), layout, o.compression, transform, what);
     try {
-        write_chunks(dataset.get(), a, layout, transform, o, what);
+        storage.stored_bytes += write_chunks(dataset.get(), a, layout, transform, o, what);
+        storage.data_bytes += a.size() * (layout.file_bits / 8);
     } catch (...) {
         out.release_space();
         throw;
@@ -143,7 +149,7 @@ void check_output(const std::string& path, const WriteOptions& o) {
     }
 }
 
-void write_table(const std::string& path, const TableContents& s, const WriteOptions& o) {
+TableStorage write_table(const std::string& path, const TableContents& s, const WriteOptions& o) {
     init_hdf5();
     check_output(path, o);
 
@@ -153,14 +159,21 @@ void write_table(const std::string& path, const TableContents& s, const WriteOpt
     write_root_attributes(root, s.header, o.format_version);
 
     // 2. The datasets, in the narrowest width that holds them.
-    write_dataset(out, VALUE_DATASET, s.value, s.max_value, o);
+    TableStorage storage;
+    storage.compression = o.compression;
+    write_dataset(out, VALUE_DATASET, s.value, s.max_value, o, storage);
     if (!s.remoteness.empty()) {
-        write_dataset(out, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o);
+        write_dataset(out, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, storage);
     }
     if (cancelled(o)) throw nimtb::Cancelled();
 
     // 3. Flushed, synced, renamed: a file under the final name is whole.
     out.commit();
+    std::error_code ec;
+    storage.file_bytes = std::filesystem::file_size(path, ec);
+    if (storage.stored_bytes)
+        storage.compression_ratio = double(storage.data_bytes) / double(storage.stored_bytes);
+    return storage;
 }
 
 }  // namespace nimtb::io

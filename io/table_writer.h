@@ -41,9 +41,10 @@ struct TableContents {
 // Values are stored in 8 bits when they fit, else 16; likewise remoteness.
 // In version 2 each dataset's chunks go through the transform that makes a
 // sample of them smallest (io/codec/chunk_codec.h).
+// Returns what the table takes, as TableReader::storage() would read it.
 // Throws TableError, nimtb::Cancelled.
-void write_table(const std::string& path, const TableContents& contents,
-                 const WriteOptions& options);
+TableStorage write_table(const std::string& path, const TableContents& contents,
+                         const WriteOptions& options);
 
 // Throws TableError if a table could not be written to `path` with `options`:
 // it exists (and overwrite is off) or its folder is missing. write_table

@@ -55,8 +55,10 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     report.remoteness_stored = !report.figures.remoteness.empty();
     const auto t1 = std::chrono::steady_clock::now();
     const engine::Solution& s = report.figures;
-    io::write_table(request.output,
-                    {table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness}, wo);
+    // The storage lines as `info` prints them, from what the writer wrote.
+    report.storage = storage_lines(io::write_table(
+        request.output, {table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness},
+        wo));
     if (checkpoint) checkpoint->remove();
     report.figures.value = {};
     report.figures.remoteness = {};
@@ -64,8 +66,6 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     const auto t2 = std::chrono::steady_clock::now();
     report.solve_seconds = std::chrono::duration<double>(t1 - t0).count();
     report.write_seconds = std::chrono::duration<double>(t2 - t1).count();
-    // The storage figures come from the file itself, as `info` reads them.
-    report.storage = storage_lines(io::TableReader(request.output));
     return report;
 }
 

@@ -31,15 +31,13 @@ std::string default_table_path(const engine::Rule& rule, engine::Convention c,
                        u.max_heaps() < u.max_total() ? fmt::format("-k{}", u.max_heaps()) : "");
 }
 
-std::string storage_lines(const io::TableReader& table) {
-    const io::TableInfo& info = table.info();
-    const io::TableStorage storage = table.storage();
+std::string storage_lines(const io::TableStorage& storage) {
     return fmt::format(
         "data         {} as arrays, {} stored ({}, compression ratio {:.1f}x)\n"
         "file size    {}\n",
-        engine::format_bytes(info.data_bytes), engine::format_bytes(storage.stored_bytes),
-        io::to_string(info.compression), storage.compression_ratio,
-        engine::format_bytes(info.file_bytes));
+        engine::format_bytes(storage.data_bytes), engine::format_bytes(storage.stored_bytes),
+        io::to_string(storage.compression), storage.compression_ratio,
+        engine::format_bytes(storage.file_bytes));
 }
 
 namespace {

@@ -40,6 +40,6 @@ engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps
 
 // Two lines: the data's size as arrays and as stored, with the compression
 // ratio of the data alone, then the file's size.
-std::string storage_lines(const io::TableReader& table);
+std::string storage_lines(const io::TableStorage& storage);
 
 }  // namespace nimtb::service

@@ -92,10 +92,15 @@ struct TableInfo {
     uint64_t data_bytes = 0;
 };
 
-// What a table's datasets take in the file, and what compression gained
-// on the data itself (data_bytes / stored_bytes).
+// What a table takes: its datasets as arrays (positions x width), their
+// chunks as stored (checksums included), the file, and what compression
+// gained on the data itself (data_bytes / stored_bytes). The writer
+// returns it; TableReader::storage() reads it back.
 struct TableStorage {
+    uint64_t data_bytes = 0;
     uint64_t stored_bytes = 0;
+    uint64_t file_bytes = 0;
+    Compression compression = Compression::none;
     double compression_ratio = 1.0;
 };
 

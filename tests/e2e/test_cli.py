@@ -175,6 +175,21 @@ class Solve(Workdir):
             self.assert_error(code, err, 2, fragment)
             self.assertFalse(os.path.exists(self.path("x.h5")))
 
+    def test_summary_storage_is_what_info_reads(self):
+        """The solve's storage lines come from what the writer wrote, not from reading the file
+        again; they are the lines `info` prints from the file, for every codec and version."""
+        for extra in (["-c", "zstd"], ["-c", "deflate"], ["-c", "lz4"], ["-c", "none"],
+                      ["--format-version", "1"]):
+            path = self.path("s.h5")
+            code, out, err = run("solve", "--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "30",
+                                 *extra, "-o", path, "-f")
+            self.assertEqual(code, 0, err)
+            code, info, err = run("info", path)
+            storage = [line for line in out.splitlines() if line.startswith(("data ", "file size"))]
+            self.assertEqual(len(storage), 2, out)
+            for line in storage:
+                self.assertIn(line, info.splitlines(), extra)
+
     def test_memory_bounds_the_solve(self):
         """--memory SIZE refuses, before any work, a solve that needs more; the same solve runs
         within a larger bound, and a size that is no size is a usage error."""
