@@ -122,11 +122,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
     Layout layout = deal(plan, comm.rank, comm.size, u, by_largest);
     std::vector<LevelTraffic> traffic(plan.levels());
-    engine::Solution s{
-        rule, o.solve.convention, u.max_heaps(), u.max_heap_size(), engine::SolveMethod::brute, {},
-        {}};
+    engine::Solution s{rule, o.solve.convention, u.bounds(), engine::SolveMethod::brute, {}, {}};
     s.positions = u.size();
-    s.max_total = u.max_total();
     s.kernel = solve_plan.kernel;
     const uint64_t n = layout.local_positions;
     s.value = engine::QuantityArray(n, widths.value_bits);

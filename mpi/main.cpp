@@ -89,7 +89,8 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     auto u = std::make_unique<engine::Universe>(request.bounds());
     service::SolveReport report{
         request, u->describe(),
-        engine::Solution{request.rule, request.convention, 0, 0, request.method, {}, {}}};
+        engine::Solution{
+            request.rule, request.convention, request.bounds(), request.method, {}, {}}};
     mpi::DistributedOptions o;
     o.solve = request.solve_options();
     o.checkpoint = request.checkpoint;

@@ -45,8 +45,7 @@ struct LevelStats {
 struct Solution {
     Rule rule;
     Convention convention;
-    unsigned max_heaps;
-    uint32_t max_heap_size;
+    Bounds bounds = Bounds::box(1, 0);  // the universe the arrays are indexed by
     SolveMethod method;
     QuantityArray value;
     QuantityArray remoteness;  // empty when not computed
@@ -59,14 +58,8 @@ struct Solution {
     // The level from which the brute-force kernel took over from the line
     // kernel (a value its bitset could not hold); 0 when it did not.
     size_t brute_from_level = 0;
-    uint32_t max_total = 0;  // N of a total-bounded universe; 0 for a box
     // The brute method: one entry per level of the solve order.
     std::vector<LevelStats> levels = {};
-    // The universe the arrays are indexed by.
-    Universe universe() const {
-        return max_total ? Universe::total_bounded(max_total, max_heaps)
-                         : Universe(max_heaps, max_heap_size);
-    }
 };
 
 }  // namespace nimtb::engine

@@ -465,9 +465,8 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
     }
     add_order(u, plan);
 
-    Solution s{rule, options.convention, u.max_heaps(), u.max_heap_size(), options.method, {}, {}};
+    Solution s{rule, options.convention, u.bounds(), options.method, {}, {}};
     s.positions = u.size();
-    s.max_total = u.max_total();
 
     // 2. Fill the arrays inside an arena of the requested size.
     tbb::task_arena arena(options.threads ? static_cast<int>(options.threads)

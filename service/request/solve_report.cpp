@@ -13,9 +13,9 @@ namespace nimtb::service {
 io::TableHeader table_header(const engine::Solution& s) {
     return {s.rule,
             s.convention,
-            s.max_heaps,
-            s.max_heap_size,
-            s.max_total,
+            s.bounds.max_heaps(),
+            s.bounds.max_heap_size(),  // N under a total, as the reader checks
+            s.bounds.max_total(),
             s.positions,
             engine::to_string(s.method)};
 }
