@@ -46,20 +46,24 @@ ProbeResult Prober::probe_unordered(const engine::Heaps& heaps, bool phrases) {
     for (engine::Move& m : moves_.moves(heaps)) {
         ProbedMove p;
         if (phrases) p.phrase = engine::describe_move(heaps, m.result);
+        // The result keeps the heaps' order, a split's second part appended:
+        // the heaps that differ are the ones the move touched, and the parts
+        // beyond the position's length belong to the one heap a split touched
+        // (a split lowers the heap it splits, so that heap is a touch).
+        for (size_t i = 0; i < heaps.size() && i < m.result.size(); ++i) {
+            if (m.result[i] == heaps[i]) continue;
+            Touch t{static_cast<unsigned>(i) + 1, heaps[i], {}};
+            if (m.result[i]) t.leaves.push_back(m.result[i]);
+            p.touches.push_back(std::move(t));
+        }
+        for (size_t i = heaps.size(); i < m.result.size(); ++i) {
+            if (m.result[i] && !p.touches.empty()) p.touches.back().leaves.push_back(m.result[i]);
+        }
         // A move that lowers one heap is also told as (heap, amount).
-        if (m.result.size() == heaps.size()) {
-            for (size_t i = 0; i < heaps.size(); ++i) {
-                if (m.result[i] == heaps[i]) continue;
-                if (p.heap) {  // a second heap changed
-                    p.heap = 0;
-                    break;
-                }
-                p.heap = static_cast<unsigned>(i) + 1;
-            }
-            if (p.heap) {
-                p.heap_size = heaps[p.heap - 1];
-                p.amount = heaps[p.heap - 1] - m.result[p.heap - 1];
-            }
+        if (m.result.size() == heaps.size() && p.touches.size() == 1) {
+            p.heap = p.touches.front().heap;
+            p.heap_size = heaps[p.heap - 1];
+            p.amount = heaps[p.heap - 1] - m.result[p.heap - 1];
         }
         p.result = std::move(m.result);
         p.child_rank = m.child_rank;

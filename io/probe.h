@@ -12,7 +12,19 @@
 
 namespace nimtb::io {
 
+// A heap a move changed: its place (1-based, in the order the position was
+// given), its size, and what the move leaves of it (nothing, one heap, or a
+// split's parts).
+struct Touch {
+    unsigned heap = 0;
+    uint32_t size = 0;
+    std::vector<uint32_t> leaves;
+};
+
 struct ProbedMove {
+    // The heaps the move changed, in order: worked out here, once, for every
+    // front end (the JSON views, Python).
+    std::vector<Touch> touches;
     // For a move that lowers one heap: that heap (1-based, in the order the
     // position was given), its size and the amount taken; else all 0.
     unsigned heap = 0;

@@ -39,6 +39,7 @@
 #include "service/sequences.h"
 #include "service/solve.h"
 #include "service/verify.h"
+#include "service/dump.h"
 #include "service/views.h"
 
 namespace py = pybind11;

@@ -59,4 +59,12 @@ void dump_rows(io::Prober& prober, const DumpOptions& options,
     write(out);
 }
 
+engine::Census count_table(io::TableReader& table) {
+    engine::CensusCounter counter(table.universe());
+    table.for_each_chunk(
+        [&](uint64_t first, std::span<const uint16_t> values,
+            std::span<const uint16_t> remoteness) { counter.add(first, values, remoteness); });
+    return counter.census();
+}
+
 }  // namespace nimtb::service

@@ -1,6 +1,7 @@
 #pragma once
-// A table's positions as rows (`nimtb dump`, the page's CSV download): one
-// definition of the rows, so the two are byte for byte the same.
+// What a table holds, read whole: its positions as rows (`nimtb dump`, the
+// page's CSV download: one definition of the rows, so the two are byte for
+// byte the same), and its P-position census (`dump --count`).
 
 #include <cstdint>
 #include <functional>
@@ -8,7 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "engine/checks/census.h"
 #include "io/probe.h"
+#include "io/table_reader.h"
 
 namespace nimtb::service {
 
@@ -23,5 +26,9 @@ struct DumpOptions {
 // 64 KiB.
 void dump_rows(io::Prober& prober, const DumpOptions& options,
                const std::function<void(std::string_view)>& write);
+
+// The P-position census: counts as multisets and as ordered tuples, by total
+// and by largest heap. Reads the whole table chunk by chunk.
+engine::Census count_table(io::TableReader& table);
 
 }  // namespace nimtb::service

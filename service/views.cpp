@@ -23,7 +23,7 @@ nlohmann::json heaps_json(const engine::Heaps& h) {
     return j;
 }
 
-nlohmann::json move_json(const io::ProbedMove& m, const engine::Heaps& before) {
+nlohmann::json move_json(const io::ProbedMove& m) {
     // "heap" is the 1-based place in the position as given (the "position"
     // array, empty heaps included); the phrase names the heap by its size.
     nlohmann::json j = {{"move", m.phrase},
@@ -34,20 +34,9 @@ nlohmann::json move_json(const io::ProbedMove& m, const engine::Heaps& before) {
                         {"value", m.value},
                         {"wins", m.winning()}};
     j["remoteness"] = m.remoteness ? nlohmann::json(*m.remoteness) : nlohmann::json(nullptr);
-    // The result keeps the heaps' order, a split's second part appended: the
-    // heaps that differ are the ones the move touched, and the parts beyond
-    // the position's length belong to the one heap a split touched.
     nlohmann::json touches = nlohmann::json::array();
-    for (size_t i = 0; i < before.size() && i < m.result.size(); ++i) {
-        if (m.result[i] == before[i]) continue;
-        nlohmann::json leaves = nlohmann::json::array();
-        if (m.result[i]) leaves.push_back(m.result[i]);
-        touches.push_back({{"heap", i + 1}, {"size", before[i]}, {"leaves", leaves}});
-    }
-    for (size_t i = before.size(); i < m.result.size(); ++i) {
-        // A split lowers the heap it splits, so that heap is in `touches`.
-        if (m.result[i] && !touches.empty()) touches.back()["leaves"].push_back(m.result[i]);
-    }
+    for (const io::Touch& t : m.touches)
+        touches.push_back({{"heap", t.heap}, {"size", t.size}, {"leaves", t.leaves}});
     j["touches"] = touches;
     return j;
 }
@@ -60,14 +49,10 @@ nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool l
                         {"value", r.value}};
     j["remoteness"] = r.remoteness ? nlohmann::json(*r.remoteness) : nlohmann::json(nullptr);
     j["moves"] = nlohmann::json::array();
-    for (const auto& m : r.moves) j["moves"].push_back(move_json(m, r.heaps));
+    for (const auto& m : r.moves) j["moves"].push_back(move_json(m));
     if (line) {
         j["line"] = nlohmann::json::array();
-        engine::Heaps before = r.heaps;
-        for (const auto& m : prober.principal_line(heaps)) {
-            j["line"].push_back(move_json(m, before));
-            before = m.result;
-        }
+        for (const auto& m : prober.principal_line(heaps)) j["line"].push_back(move_json(m));
     }
     return j;
 }
@@ -102,14 +87,6 @@ nlohmann::json info_json(const io::TableReader& table) {
         j["transforms"]["remoteness"] = io::to_string(i.remoteness_transform);
     }
     return j;
-}
-
-engine::Census count_table(io::TableReader& table) {
-    engine::CensusCounter counter(table.universe());
-    table.for_each_chunk(
-        [&](uint64_t first, std::span<const uint16_t> values,
-            std::span<const uint16_t> remoteness) { counter.add(first, values, remoteness); });
-    return counter.census();
 }
 
 nlohmann::json census_json(const io::TableReader& table, const engine::Census& c) {

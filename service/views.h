@@ -15,13 +15,13 @@ namespace nimtb::service {
 
 nlohmann::json heaps_json(const engine::Heaps& heaps);
 
-// One move as query's "moves" list it, from the position `before` it (in
-// the order the position was given). Besides the phrase and the one-heap
+// One move as query's "moves" list it (heaps in the order the position
+// was given). Besides the phrase and the one-heap
 // fields ("heap", 1-based, "heap_size", "take": 0 for a move of several
 // heaps or a split), "touches" gives every move's structure: each heap it
 // changes ("heap", 1-based, and its "size") and the non-empty heaps it
 // leaves in its place ("leaves": [] when emptied, two parts for a split).
-nlohmann::json move_json(const io::ProbedMove& move, const engine::Heaps& before);
+nlohmann::json move_json(const io::ProbedMove& move);
 
 // A move on one heap of a position of big heaps (normal play from values,
 // misère play from a quotient): its heap (1-based), size, amount taken, the
@@ -42,9 +42,7 @@ nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool l
 // What the table holds and how it is stored.
 nlohmann::json info_json(const io::TableReader& table);
 
-// The P-position census: counts as multisets and as ordered tuples, by total
-// and by largest heap. Reads the whole table chunk by chunk.
-engine::Census count_table(io::TableReader& table);
+// The P-position census of `table` (count_table, dump.h) as JSON.
 nlohmann::json census_json(const io::TableReader& table, const engine::Census& census);
 
 // A period as verify and sequence print it in JSON: basis, explanation, and

@@ -146,26 +146,26 @@ void add_game_routes(http::Server& http, ServerState& state) {
                        return json{{"text", play::hint(p, r)}};
                    });
                }));
-    http.route("GET", "/api/move", guarded([&state](const http::Request& req) {
-                   const engine::Heaps heaps = position_param(req);
-                   const play::Level level = play::parse_level(param(req, "level"));
-                   const std::string name = param(req, "table");
-                   const io::ProbeResult r = state.catalog.with_prober(
-                       name, [&](io::Prober& p) { return p.probe(heaps); });
-                   if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-                   std::mt19937_64 rng(state.random());
-                   if (level == play::Level::learning) {
-                       std::lock_guard lock(state.learners_mutex);
-                       auto& learner = state.learners.try_emplace(name, "").first->second;
-                       const io::ProbedMove& m = learner.choose(r, rng);
-                       const auto draws = learner.take_draws();
-                       return json{{"move", move_json(m, r.heaps)},
-                                   {"draw", {draws[0].first, draws[0].second}}};
-                   }
-                   const auto player =
-                       play::make_table_player(level, state.catalog.table(name)->convention);
-                   return json{{"move", move_json(player->choose(r, rng), r.heaps)}};
-               }));
+    http.route(
+        "GET", "/api/move", guarded([&state](const http::Request& req) {
+            const engine::Heaps heaps = position_param(req);
+            const play::Level level = play::parse_level(param(req, "level"));
+            const std::string name = param(req, "table");
+            const io::ProbeResult r =
+                state.catalog.with_prober(name, [&](io::Prober& p) { return p.probe(heaps); });
+            if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+            std::mt19937_64 rng(state.random());
+            if (level == play::Level::learning) {
+                std::lock_guard lock(state.learners_mutex);
+                auto& learner = state.learners.try_emplace(name, "").first->second;
+                const io::ProbedMove& m = learner.choose(r, rng);
+                const auto draws = learner.take_draws();
+                return json{{"move", move_json(m)}, {"draw", {draws[0].first, draws[0].second}}};
+            }
+            const auto player =
+                play::make_table_player(level, state.catalog.table(name)->convention);
+            return json{{"move", move_json(player->choose(r, rng))}};
+        }));
     http.route(
         "POST", "/api/learn", guarded([&state](const http::Request& req) {
             const json body = json_body(req);

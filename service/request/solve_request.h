@@ -10,7 +10,7 @@
 // A new option: a field here, its line in fields() (its JSON name, which is
 // Python's keyword), its use in solve_options() or write_options(), and its
 // wording in the command (apps/cmd_solve.cpp) and in Python's signature
-// (python/nimtb/__init__.py).
+// (python/nimtb/_tables.py).
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

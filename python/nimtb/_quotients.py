@@ -1,0 +1,148 @@
+"""Misère quotients: computed, read, asked."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import operator
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional, Sequence as Seq, TypeVar, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _core
+from ._errors import InputError, NotInTableError, TableError
+from ._common import Position, PositionLike, PathLike, Progress, _T, _heaps, _histogram, _outcome, _path, _rows, _whole
+
+
+@dataclass(frozen=True)
+class QuotientFrontier:
+    """How far the heap a time-limited quotient stopped in got: the
+    candidates refuted for ``heap``, the last one's ``order`` and its least
+    failure (a position it predicted ``predicted`` wrongly, of ``tokens``
+    tokens; it predicts every position of fewer tokens right), and
+    ``at_least``, a proven lower bound on the order of that heap's quotient
+    (docs/QUOTIENTS.md)."""
+
+    heap: int
+    candidates_refuted: int
+    order: int
+    least_failure: Position
+    predicted: str
+    tokens: int
+    at_least: int
+
+@dataclass(frozen=True)
+class Quotient:
+    """The misère quotient Q_N of a one-heap rule (``nimtb quotient``): a
+    finite commutative monoid whose elements are the classes of positions
+    with heaps of at most ``max_heap`` tokens. ``phi[h]`` is the element of a
+    heap of h tokens, ``table[x, y]`` the product, ``p[x]`` whether x is in
+    the P-portion; element 0 is the identity. Element x is written
+    ``words[x]`` in the generators and represented by its smallest position
+    ``positions[x]``. ``orders[h]`` is the order of Q_h for h = 0 ..
+    max_heap. Every quotient returned has passed the exact check that it
+    predicts every position's misère outcome (docs/QUOTIENTS.md). ``proof``,
+    when not None, is (preperiod, period): phi repeats with the period from
+    the preperiod for heaps of every size, proven, so the quotient is the
+    whole game's and ``element`` takes heaps of any size. ``max_copies``,
+    when not None, says the last heap was checked only against positions
+    with at most that many heaps of ``max_heap``: a predictor for those
+    positions, not a quotient."""
+
+    rules: str
+    max_heap: int
+    order: int
+    orders: tuple[int, ...]
+    generators: tuple[tuple[str, int], ...]
+    relations: tuple[tuple[str, str], ...]
+    words: tuple[str, ...] = dataclasses.field(repr=False)
+    positions: tuple[Position, ...] = dataclasses.field(repr=False)
+    p: npt.NDArray[np.bool_] = dataclasses.field(repr=False)
+    phi: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
+    table: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
+    proof: Optional[tuple[int, int]] = None
+    stopped: Optional[str] = None
+    frontier: Optional[QuotientFrontier] = None
+    max_copies: Optional[int] = None
+
+    def element(self, position: PositionLike) -> int:
+        """The element of a position: the product of its heaps' phi. Raises
+        InputError for a heap above ``max_heap`` unless the quotient is proven."""
+        x = 0
+        for h in _heaps(position):
+            if h > self.max_heap:
+                if self.proof is None:
+                    raise InputError(
+                        f"heap {h} is above the quotient's largest heap {self.max_heap}")
+                start, period = self.proof
+                h = start + (h - start) % period
+            x = int(self.table[x, self.phi[h]])
+        return x
+
+    def outcome(self, position: PositionLike) -> str:
+        """"P" when the player to move loses in misère play, else "N". With
+        ``max_copies``, raises InputError for a position past the cap."""
+        heaps = _heaps(position)
+        if self.max_copies is not None and heaps.count(self.max_heap) > self.max_copies:
+            raise InputError(f"the predictor answers positions with at most {self.max_copies} "
+                             f"heap{'' if self.max_copies == 1 else 's'} of {self.max_heap}, "
+                             "and this one has more")
+        return "P" if self.p[self.element(heaps)] else "N"
+
+    @classmethod
+    def _of(cls, j: dict[str, Any]) -> Quotient:
+        return cls(
+            rules=j["rules"], max_heap=j["max_heap"], order=j["order"], orders=tuple(j["orders"]),
+            generators=tuple((g["name"], g["heap"]) for g in j["generators"]),
+            relations=tuple((r["left"], r["right"]) for r in j["relations"]),
+            words=tuple(e["word"] for e in j["elements"]),
+            positions=tuple(tuple(e["position"]) for e in j["elements"]),
+            p=np.array([e["p"] for e in j["elements"]], dtype=np.bool_),
+            phi=np.array(j["phi"], dtype=np.uint32),
+            table=np.array(j["table"], dtype=np.uint32).reshape(j["order"], j["order"]),
+            proof=None if j["proof"] is None else (j["proof"]["preperiod"], j["proof"]["period"]),
+            stopped=j["stopped"], max_copies=j["max_copies"],
+            frontier=None if j["frontier"] is None else QuotientFrontier(
+                heap=j["frontier"]["heap"], candidates_refuted=j["frontier"]["candidates_refuted"],
+                order=j["frontier"]["order"], least_failure=tuple(j["frontier"]["least_failure"]),
+                predicted=j["frontier"]["predicted"], tokens=j["frontier"]["tokens"],
+                at_least=j["frontier"]["at_least"]))
+
+def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
+             time_limit: Optional[int] = None, max_order: int = 8192,
+             max_copies: Optional[int] = None,
+             progress: Optional[Progress] = None) -> Quotient:
+    """The misère quotient of the positions whose heaps have at most
+    ``max_heap`` tokens, as ``nimtb quotient`` computes it; with
+    ``until_proven`` (octal codes, subtraction games) ``max_heap`` is the
+    limit, and the quotient stops at the first heap that proves it for every
+    heap size (``proof``). Candidates may have up to ``max_order`` elements
+    (2 .. 32768; a table of 4 max_order^2 bytes). With ``time_limit``
+    (seconds) it returns the largest quotient computed in that time, or
+    before a candidate grows past the limits, with ``stopped`` saying why
+    and ``frontier`` how far the next heap got. With ``max_copies`` (1 ..
+    1000; without ``until_proven`` and ``time_limit``) the last heap is
+    checked only against positions with at most that many heaps of
+    ``max_heap``: the monoid returned predicts exactly those (``outcome``
+    refuses others) and is no quotient. Ctrl-C (or an exception
+    raised by ``progress``) stops it. Raises InputError (a rule whose moves
+    touch several heaps, a bound outside 1 .. 100000, ``until_proven`` for
+    a rule no theorem applies to) and, without ``time_limit``, MemoryError
+    where nimtb cannot compute it (the message names the largest quotient
+    it reached)."""
+    seconds = _whole(time_limit, "time_limit")
+    if seconds is not None and not 1 <= seconds <= 10_000_000:
+        raise InputError(f"time_limit must be 1 to 10000000 seconds, not {seconds}")
+    order = _whole(max_order, "max_order")
+    if not 2 <= order <= 32768:
+        raise InputError(f"max_order must be 2 to 32768, not {order}")
+    copies = _whole(max_copies, "max_copies")
+    if copies is not None and not 1 <= copies <= 1000:
+        raise InputError(f"max_copies must be 1 to 1000, not {copies}")
+    if copies is not None and (until_proven or seconds is not None):
+        raise InputError("max_copies goes without until_proven and time_limit")
+    return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven,
+                                       seconds or 0, order, copies, progress))
