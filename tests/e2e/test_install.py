@@ -1,9 +1,13 @@
 """`cmake --install` into an empty prefix, then the installed programs used as a user
-would, from a copy of the prefix elsewhere (nothing points back at the build tree):
-solve, query, serve the page, and under mpirun hand the solve to the installed
-nimtb-mpi. NIMTB names the built binary; its build tree is two folders up."""
+would, from a copy of the prefix elsewhere: solve, query, serve the page, and under
+mpirun hand the solve to the installed nimtb-mpi. They run where the build tree (and,
+outside a sanitizer run, whose options name files of the source tree, the source tree)
+is an empty folder: a mount namespace with a tmpfs over each (unshare -m, as root), so
+that nothing can point back at them. NIMTB names the built binary; its build tree is
+two folders up."""
 import http.client
 import os
+import shlex
 import shutil
 import subprocess
 import unittest
@@ -11,10 +15,31 @@ import unittest
 from test_cli import NIMTB, Workdir
 
 BUILD = os.path.dirname(os.path.dirname(os.path.abspath(NIMTB)))
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MPIRUN = os.environ.get("MPIRUN", "")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 ENV["ASAN_OPTIONS"] = ENV.get("ASAN_OPTIONS", "") + ":detect_leaks=0"  # Open MPI's, as in test_mpi
+
+
+def _can_hide():
+    try:
+        return subprocess.run(["unshare", "-m", "true"], capture_output=True, timeout=30).returncode == 0
+    except OSError:
+        return False
+
+
+SANITIZER_OPTIONS = " ".join(os.environ.get(v, "") for v in ("ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS",
+                                                             "UBSAN_OPTIONS"))
+HIDDEN = ([BUILD] + ([SOURCE] if SOURCE not in SANITIZER_OPTIONS else [])) if _can_hide() else []
+
+
+def hidden(cmd):
+    """`cmd` run with the folders of HIDDEN empty (as it is where that cannot be done)."""
+    if not HIDDEN:
+        return cmd
+    mounts = " && ".join(f"mount -t tmpfs nimtb-hidden {shlex.quote(d)}" for d in HIDDEN)
+    return ["unshare", "-m", "sh", "-c", mounts + ' && exec "$@"', "sh", *cmd]
 
 
 class Install(Workdir):
@@ -31,9 +56,16 @@ class Install(Workdir):
         self.nimtb = os.path.join(self.prefix, "bin", "nimtb")
 
     def installed(self, *args, env=None, timeout=300):
-        p = subprocess.run([self.nimtb, *args], capture_output=True, text=True, cwd=self.path("."),
-                           env=env, timeout=timeout)
+        p = subprocess.run(hidden([self.nimtb, *args]), capture_output=True, text=True,
+                           cwd=self.path("."), env=env, timeout=timeout)
         return p.returncode, p.stdout, p.stderr
+
+    @unittest.skipUnless(HIDDEN, "unshare -m needs root")
+    def test_the_build_tree_is_hidden_from_the_installed_programs(self):
+        p = subprocess.run(hidden(["sh", "-c", f"ls -A {shlex.quote(BUILD)} | wc -l"]),
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.stdout.strip(), "0", p.stderr)
+        self.assertTrue(os.listdir(BUILD))  # outside the namespace it is still there
 
     def test_the_installed_programs_solve_query_and_serve(self):
         self.assertTrue(os.path.exists(os.path.join(self.prefix, "share", "doc", "nimtb", "docs", "SERVER.md")))
@@ -44,7 +76,7 @@ class Install(Workdir):
         self.assertIn("value", out)
         os.makedirs(self.path("tables"))
         shutil.copy(self.path("t.h5"), self.path("tables"))
-        server = subprocess.Popen([self.nimtb, "serve", "--tables", self.path("tables"), "--port", "0"],
+        server = subprocess.Popen(hidden([self.nimtb, "serve", "--tables", self.path("tables"), "--port", "0"]),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             port = int(server.stdout.readline().split(" at ")[1].split()[0].rstrip("/").rsplit(":", 1)[1])
@@ -63,8 +95,8 @@ class Install(Workdir):
                          "a build without MPI")
     def test_under_mpirun_the_installed_nimtb_hands_the_solve_to_the_installed_nimtb_mpi(self):
         self.assertTrue(os.path.exists(os.path.join(self.prefix, "bin", "nimtb-mpi")))
-        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "2", self.nimtb, "solve", "--rules", "nim",
-                            "--heaps", "3", "--max-heap", "15", "-o", self.path("mpi.h5")],
+        p = subprocess.run(hidden([MPIRUN, "--oversubscribe", "-np", "2", self.nimtb, "solve", "--rules", "nim",
+                                   "--heaps", "3", "--max-heap", "15", "-o", self.path("mpi.h5")]),
                            capture_output=True, text=True, env=ENV, timeout=300, cwd=self.path("."))
         self.assertEqual(p.returncode, 0, p.stderr)
         code, _, err = self.installed("solve", "--rules", "nim", "--heaps", "3", "--max-heap", "15",
@@ -76,8 +108,8 @@ class Install(Workdir):
         self.assertEqual(one.stdout.split("DATA", 1)[1], two.stdout.split("DATA", 1)[1])
         # Without nimtb-mpi beside it the installed nimtb refuses: it did look there.
         os.remove(os.path.join(self.prefix, "bin", "nimtb-mpi"))
-        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "2", self.nimtb, "solve", "--rules", "nim",
-                            "--heaps", "3", "--max-heap", "15", "-o", self.path("gone.h5")],
+        p = subprocess.run(hidden([MPIRUN, "--oversubscribe", "-np", "2", self.nimtb, "solve", "--rules", "nim",
+                                   "--heaps", "3", "--max-heap", "15", "-o", self.path("gone.h5")]),
                            capture_output=True, text=True, env=ENV, timeout=300, cwd=self.path("."))
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("cannot solve under mpirun", p.stderr)
