@@ -17,9 +17,9 @@ using quotient_steps::extend;
 using quotient_steps::heap_moves;
 using quotient_steps::least_failure;
 using quotient_steps::Limits;
-using quotient_steps::recalibrated;
-using quotient_steps::refine;
-using quotient_steps::refined;
+using quotient_steps::refine_by_pairs;
+using quotient_steps::refine_past_failure;
+using quotient_steps::refine_with_free_parts;
 using quotient_steps::TimeUp;
 
 namespace {
@@ -112,7 +112,7 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
             for (unsigned attempt = 0; attempt < PAIR_REFINEMENTS; ++attempt) {
                 std::optional<BipartiteMonoid> next;
                 try {
-                    next = extended(refine(paired, moves, limits));
+                    next = extended(refine_by_pairs(paired, moves, limits));
                 } catch (const ResourceError&) {  // too many pairs: refine along failures instead
                 }
                 if (!next) break;
@@ -127,12 +127,12 @@ BipartiteMonoid next_quotient(const BipartiteMonoid& q, uint32_t n,
         } else {  // heap n as a free part of its own
             BipartiteMonoid base = q;
             base.phi.push_back(0);
-            c.m = refined(base, {{n, 2, 2}}, true, moves, limits);
+            c.m = refine_with_free_parts(base, {{n, 2, 2}}, true, moves, limits);
             c.failure = least_failure(c.m, moves, limits);
             if (c.failure) refute(c.m, *c.failure);
         }
         while (c.failure) {
-            c = recalibrated(c.m, *c.failure, moves, limits);
+            c = refine_past_failure(c.m, *c.failure, moves, limits);
             if (c.failure) refute(c.m, *c.failure);
         }
     } catch (const TimeUp&) {

@@ -25,8 +25,9 @@ namespace nimtb::engine::quotient_steps {
 // outcome); and if F's heaps all have free parts counting past their
 // numbers of copies in F, F is the smallest of its class, so it is
 // predicted right as well.
-BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
-                        const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
+BipartiteMonoid refine_with_free_parts(const BipartiteMonoid& m, const std::vector<FreePart>& parts,
+                                       bool keep_old, const std::vector<std::vector<Heaps>>& moves,
+                                       const Limits& limits) {
     const uint32_t n = m.max_heap();
     struct Field {
         unsigned shift;
@@ -161,8 +162,9 @@ std::map<uint32_t, uint32_t> copies(const Heaps& g, const std::vector<std::vecto
 // monoid the heaps' pairs generate (breadth first). Each pair is predicted P
 // exactly when it has moves and none reaches P (by the candidate, right for
 // positions below heap n); reduced, and restricted to heaps below n.
-BipartiteMonoid refine(const BipartiteMonoid& candidate,
-                       const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
+BipartiteMonoid refine_by_pairs(const BipartiteMonoid& candidate,
+                                const std::vector<std::vector<Heaps>>& moves,
+                                const Limits& limits) {
     const BipartiteMonoid& m = candidate;
     const uint32_t n = m.max_heap();
     std::vector<uint32_t> letters, letter_of(size_t{n} + 1, UINT32_MAX), gen_x;
@@ -264,9 +266,9 @@ BipartiteMonoid refine(const BipartiteMonoid& candidate,
 // replaces its heap's old element (a smaller candidate, kept only when its
 // least failure does come after F), then stands beside it (which moves the
 // least failure on whenever it predicts F right, and with every heap free
-// always does: refined() says why).
-Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
-                       const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
+// always does: refine_with_free_parts() says why).
+Candidate refine_past_failure(const BipartiteMonoid& m, const QuotientFailure& failure,
+                              const std::vector<std::vector<Heaps>>& moves, const Limits& limits) {
     const std::map<uint32_t, uint32_t> ours = copies(failure.position, moves);
     const std::map<uint32_t, uint32_t> theirs = copies(m.name[m.image(failure.position)], moves);
     std::vector<FreePart> differing, all;
@@ -283,7 +285,7 @@ Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
     Candidate out;
     auto moves_on = [&](const std::vector<FreePart>& parts, bool keep_old) {
         try {
-            out.m = refined(m, parts, keep_old, moves, limits);
+            out.m = refine_with_free_parts(m, parts, keep_old, moves, limits);
         } catch (const ResourceError&) {
             if (keep_old && parts.size() == all.size()) throw;
             return false;

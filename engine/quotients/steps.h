@@ -241,13 +241,14 @@ struct FreePart {
 
 // Step 3: a monoid with free parts for some heaps, finer than `m` with
 // keep_old (refine.cpp says how and why it converges).
-BipartiteMonoid refined(const BipartiteMonoid& m, const std::vector<FreePart>& parts, bool keep_old,
-                        const std::vector<std::vector<Heaps>>& moves, const Limits& limits);
+BipartiteMonoid refine_with_free_parts(const BipartiteMonoid& m, const std::vector<FreePart>& parts,
+                                       bool keep_old, const std::vector<std::vector<Heaps>>& moves,
+                                       const Limits& limits);
 
 // Step 3 by pairs: a finer monoid for heaps below the refuted candidate's
 // last, to extend again.
-BipartiteMonoid refine(const BipartiteMonoid& candidate,
-                       const std::vector<std::vector<Heaps>>& moves, const Limits& limits);
+BipartiteMonoid refine_by_pairs(const BipartiteMonoid& candidate,
+                                const std::vector<std::vector<Heaps>>& moves, const Limits& limits);
 
 // A candidate and its least failure, if any.
 struct Candidate {
@@ -257,7 +258,7 @@ struct Candidate {
 
 // Step 3 by least failures: a refinement of `m` whose least failure comes
 // after `failure`.
-Candidate recalibrated(const BipartiteMonoid& m, const QuotientFailure& failure,
-                       const std::vector<std::vector<Heaps>>& moves, const Limits& limits);
+Candidate refine_past_failure(const BipartiteMonoid& m, const QuotientFailure& failure,
+                              const std::vector<std::vector<Heaps>>& moves, const Limits& limits);
 
 }  // namespace nimtb::engine::quotient_steps
