@@ -91,6 +91,30 @@ class Install(Workdir):
             server.terminate()
             server.communicate(timeout=10)
 
+    def test_the_debian_package_holds_the_programs_and_they_solve(self):
+        """`cpack -G DEB`: the package names its library dependencies (where dpkg-shlibdeps
+        is installed) and its nimtb, unpacked anywhere, solves and queries."""
+        out = self.path("deb")
+        p = subprocess.run(["cpack", "-G", "DEB", "--config", os.path.join(BUILD, "CPackConfig.cmake"),
+                            "-B", out], capture_output=True, text=True, timeout=600, cwd=self.path("."))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        debs = [f for f in os.listdir(out) if f.endswith(".deb")]
+        self.assertEqual(len(debs), 1, os.listdir(out))
+        deb = os.path.join(out, debs[0])
+        if shutil.which("dpkg-shlibdeps"):
+            depends = subprocess.run(["dpkg-deb", "-f", deb, "Depends"], capture_output=True, text=True).stdout
+            self.assertIn("libtbb", depends)
+        subprocess.run(["dpkg-deb", "-x", deb, self.path("root")], check=True, timeout=120)
+        nimtb = os.path.join(self.path("root"), "usr", "bin", "nimtb")
+        p = subprocess.run(hidden([nimtb, "solve", "--rules", "nim", "--heaps", "3", "--max-heap", "7", "-o",
+                                   "d.h5", "--quiet"]), capture_output=True, text=True, cwd=self.path("."),
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = subprocess.run(hidden([nimtb, "query", "d.h5", "1 2 3"]), capture_output=True, text=True,
+                           cwd=self.path("."), timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("P-position", p.stdout)
+
     @unittest.skipUnless(MPIRUN and os.path.exists(os.path.join(BUILD, "apps", "nimtb-mpi")),
                          "a build without MPI")
     def test_under_mpirun_the_installed_nimtb_hands_the_solve_to_the_installed_nimtb_mpi(self):
