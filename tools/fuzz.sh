@@ -24,7 +24,12 @@ mkdir -p build-fuzz/findings
 # HDF5's own leak on refusing a damaged file (tools/sanitizers/lsan.supp says whose).
 export LSAN_OPTIONS="suppressions=$PWD/tools/sanitizers/lsan.supp:print_suppressions=0"
 # Every harness asked for, in one build (line tables only: reports keep file:line).
-cmake --build build-fuzz -j"$(nproc)" --target "${names[@]/#/fuzz_}" >/dev/null
+# The build's output goes to a log, shown when the build fails.
+if ! cmake --build build-fuzz -j"$(nproc)" --target "${names[@]/#/fuzz_}" >build-fuzz/build.log 2>&1; then
+    grep -E "error|undefined reference" build-fuzz/build.log | head -20 >&2
+    echo "tools/fuzz.sh: the harnesses did not build (build-fuzz/build.log)" >&2
+    exit 1
+fi
 # One harness: prints libFuzzer's summary lines and a verdict, non-zero on a finding.
 fuzz_one() {
     local name=$1 work status=0 timeout=10
