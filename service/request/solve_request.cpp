@@ -105,6 +105,7 @@ void from_value(const nlohmann::json& j, std::optional<T>& x) {
     from_value(j, value);
     x = value;
 }
+
 // The universe of the keys `heaps`, `max_heap` and `max_total` (null or left
 // out: not given).
 std::optional<engine::Bounds> universe_of(const nlohmann::json& j) {
