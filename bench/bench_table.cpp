@@ -30,9 +30,7 @@ const nimtb::engine::Solution& solution() {
 
 void write_solution(const std::string& path, const nimtb::io::WriteOptions& o) {
     const nimtb::engine::Solution& s = solution();
-    nimtb::io::write_table(
-        path,
-        {nimtb::service::table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness}, o);
+    nimtb::io::write_table(path, nimtb::service::table_contents(s), o);
 }
 
 std::string scratch(const char* name) {

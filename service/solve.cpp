@@ -56,9 +56,7 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     const auto t1 = std::chrono::steady_clock::now();
     const engine::Solution& s = report.figures;
     // The storage lines as `info` prints them, from what the writer wrote.
-    report.storage = storage_lines(io::write_table(
-        request.output, {table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness},
-        wo));
+    report.storage = storage_lines(io::write_table(request.output, table_contents(s), wo));
     if (checkpoint) checkpoint->remove();
     report.figures.value = {};
     report.figures.remoteness = {};

@@ -21,8 +21,7 @@ inline engine::Solution solve(const char* rule, engine::Convention c, unsigned k
 // nimtb::io and nimtb::request).
 inline void write_solution(const std::string& path, const engine::Solution& s,
                            const io::WriteOptions& o = {}) {
-    io::write_table(
-        path, {service::table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness}, o);
+    io::write_table(path, service::table_contents(s), o);
 }
 
 }  // namespace nimtb::test

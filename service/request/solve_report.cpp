@@ -20,6 +20,10 @@ io::TableHeader table_header(const engine::Solution& s) {
             engine::to_string(s.method)};
 }
 
+io::TableContents table_contents(const engine::Solution& s) {
+    return {table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness};
+}
+
 namespace {
 
 // How the brute method's kernel went.

@@ -10,6 +10,7 @@
 
 #include "engine/solve/solution.h"
 #include "io/codec/table_format.h"
+#include "io/table_writer.h"
 #include "service/request/solve_request.h"
 
 namespace nimtb::service {
@@ -33,6 +34,9 @@ struct SolveReport {
 
 // What the table of a solve says about itself (its root's attributes).
 io::TableHeader table_header(const engine::Solution& s);
+// What the table of a solve holds: its header and `s`'s arrays (which stay
+// `s`'s), as io::write_table takes them.
+io::TableContents table_contents(const engine::Solution& s);
 
 // The summary `nimtb solve` prints.
 std::string summary(const SolveReport& report);
