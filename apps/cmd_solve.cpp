@@ -108,7 +108,12 @@ int cmd_solve(const std::vector<std::string>& args) {
         ranged("worker threads; 0: every core", THREADS).c_str())(
         "memory", po::value<std::string>(),
         "refuse a solve that needs more memory than this, a size such as 512M or 8G (default: "
-        "the memory the machine has available)")("compression,c",
+        "the memory the machine has available)")(
+        "stream",
+        "write the positions to disk as they are solved, holding only the line kernel's "
+        "aggregates and a window in memory: nim in a box of 3 heaps or more, without "
+        "--checkpoint (automatic from 16 M positions, or where the arrays would not fit)")(
+        "compression,c",
                                                  po::value<std::string>()->default_value("zstd"),
                                                  "zstd, deflate, lz4 or none")(
         "compression-level", po::value<int64_t>(),
@@ -180,6 +185,7 @@ int cmd_solve(const std::vector<std::string>& args) {
     request.method = engine::parse_method((*vm)["method"].as<std::string>());
     request.kernel = engine::parse_kernel((*vm)["kernel"].as<std::string>());
     request.remoteness = !vm->count("no-remoteness");
+    request.stream = vm->count("stream") > 0;
     request.threads = static_cast<unsigned>(number(*vm, "threads", THREADS));
     if (vm->count("memory"))
         request.memory = bytes_option("memory", (*vm)["memory"].as<std::string>());

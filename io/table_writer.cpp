@@ -26,21 +26,15 @@ bool cancelled(const WriteOptions& o) {
     return o.cancel && o.cancel->load();
 }
 
-// Elements [first, first + count) of `a` in the file's width, padded with
+// Entries [first, first + count) of `a` in the file's width, padded with
 // zeros to a whole chunk (HDF5 stores edge chunks whole).
-void chunk_bytes(const engine::QuantityArray& a, unsigned file_bits, uint64_t first, uint64_t count,
+void chunk_bytes(const Entries& a, unsigned file_bits, uint64_t first, uint64_t count,
                  uint64_t chunk, std::vector<uint8_t>& out) {
     out.assign(chunk * (file_bits / 8), 0);
-    // The file is never wider than the array: an 8-bit array's maximum fits
-    // in 8 bits. x86 and the HDF5 file type are both little-endian.
-    assert(file_bits <= a.bits());
-    if (a.bits() == file_bits) {
-        std::memcpy(out.data(), static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8),
-                    count * (a.bits() / 8));
-    } else {  // narrowing: every value was checked to fit
-        const uint16_t* src = a.data<uint16_t>() + first;
-        for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(src[i]);
-    }
+    // The file is never wider than the entries: an 8-bit array's maximum
+    // fits in 8 bits.
+    assert(file_bits <= a.bits);
+    a.read(first, count, file_bits, out.data());
 }
 
 void encode(Transform t, unsigned file_bits, std::vector<uint8_t>& raw) {
@@ -52,8 +46,8 @@ void encode(Transform t, unsigned file_bits, std::vector<uint8_t>& raw) {
 }
 
 // The transform of a dataset, chosen on the chunks table_layout.h names.
-Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uint64_t chunk) {
-    const uint64_t n = a.size();
+Transform pick_transform(const Entries& a, unsigned file_bits, uint64_t chunk) {
+    const uint64_t n = a.size;
     std::vector<uint8_t> sample, part;
     for (uint64_t first : transform_sample(n, chunk)) {
         const uint64_t count = std::min(chunk, n - first);
@@ -71,15 +65,15 @@ Transform pick_transform(const engine::QuantityArray& a, unsigned file_bits, uin
 // bytes are what HDF5's filters would have made (chunk_codec.h), handed to
 // H5Dwrite_chunk.
 // Returns the bytes of the chunks written.
-uint64_t write_chunks(hid_t dataset, const engine::QuantityArray& a, const DatasetLayout& layout,
+uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layout,
                       Transform transform, const WriteOptions& o, const std::string& what) {
-    const uint64_t n = a.size(), chunk = layout.chunk;
+    const uint64_t n = a.size, chunk = layout.chunk;
     const uint64_t chunks = (n + chunk - 1) / chunk;
     const unsigned file_bits = layout.file_bits;
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
     const uint64_t batch = 4 * static_cast<uint64_t>(arena.max_concurrency());
     std::vector<std::vector<uint8_t>> raws(batch), packets(batch);
-    std::vector<char> failed(batch);
+    std::vector<std::string> failed(batch);
     uint64_t stored = 0;
     for (uint64_t first = 0; first < chunks && !cancelled(o); first += batch) {
         const uint64_t count = std::min(batch, chunks - first);
@@ -87,18 +81,22 @@ uint64_t write_chunks(hid_t dataset, const engine::QuantityArray& a, const Datas
             engine::sync_parallel_for(uint64_t{0}, count, [&](uint64_t slot) {
                 const uint64_t begin = (first + slot) * chunk;
                 std::vector<uint8_t>& raw = raws[slot];
-                chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
+                failed[slot].clear();
+                try {  // no exception leaves a task: a run file's read is reported below
+                    chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
+                } catch (const std::exception& e) {
+                    failed[slot] = e.what();
+                    return;
+                }
                 encode(transform, file_bits, raw);
-                failed[slot] =
-                    !compress_chunk(o.compression, layout.level, file_bits / 8, raw, packets[slot]);
+                if (!compress_chunk(o.compression, layout.level, file_bits / 8, raw, packets[slot]))
+                    failed[slot] = what + ": cannot write: " + to_string(o.compression) +
+                                   " compression failed";
             });
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
             const hsize_t offset = (first + slot) * chunk;
-            if (failed[slot]) {
-                throw TableError(what + ": cannot write: " + to_string(o.compression) +
-                                 " compression failed");
-            }
+            if (!failed[slot].empty()) throw TableError(failed[slot]);
             if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packets[slot].size(),
                                packets[slot].data()) < 0) {
                 throw TableError(what + ": cannot write: " + hdf5_error_message());
@@ -111,17 +109,17 @@ uint64_t write_chunks(hid_t dataset, const engine::QuantityArray& a, const Datas
 }
 
 // Adds what the dataset takes to `storage`.
-void write_dataset(Hdf5Output& out, const char* name, const engine::QuantityArray& a, uint32_t max,
+void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t max,
                    const WriteOptions& o, TableStorage& storage) {
     const std::string what = out.path() + ": dataset /" + name;
-    const DatasetLayout layout = dataset_layout(a.size(), max, o);
+    const DatasetLayout layout = dataset_layout(a.size, max, o);
     const Transform transform =
         layout.transformed ? pick_transform(a, layout.file_bits, layout.chunk) : Transform::none;
     Handle dataset =
-        create_dataset(out.root(), name, a.size(), layout, o.compression, transform, what);
+        create_dataset(out.root(), name, a.size, layout, o.compression, transform, what);
     try {
         storage.stored_bytes += write_chunks(dataset.get(), a, layout, transform, o, what);
-        storage.data_bytes += a.size() * (layout.file_bits / 8);
+        storage.data_bytes += a.size * (layout.file_bits / 8);
     } catch (...) {
         out.release_space();
         throw;
@@ -162,7 +160,7 @@ TableStorage write_table(const std::string& path, const TableContents& s, const 
     TableStorage storage;
     storage.compression = o.compression;
     write_dataset(out, VALUE_DATASET, s.value, s.max_value, o, storage);
-    if (!s.remoteness.empty()) {
+    if (s.remoteness.size) {
         write_dataset(out, REMOTENESS_DATASET, s.remoteness, s.max_remoteness, o, storage);
     }
     if (cancelled(o)) throw nimtb::Cancelled();

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <string>
 
 #include "engine/base/quantity_array.h"
@@ -24,13 +26,39 @@ struct WriteOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
+// One dataset's entries by rank, as the writer reads them: from an array in
+// memory (of()) or from a streamed solve's run file (run_file.h).
+struct Entries {
+    uint64_t size = 0;  // 0: the dataset is not stored
+    unsigned bits = 8;  // the width they are held at
+    // Entries [first, first + count) at `file_bits` (at most `bits`; every
+    // entry fits) into `out`. Called from several threads at once; throws
+    // TableError.
+    std::function<void(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out)> read;
+
+    // The entries of `a`, which must outlive them.
+    static Entries of(const engine::QuantityArray& a) {
+        return {a.size(), a.bits(), [&a](uint64_t first, uint64_t count, unsigned file_bits,
+                                         uint8_t* out) {
+                    // x86 and the HDF5 file type are both little-endian.
+                    if (a.bits() == file_bits) {
+                        std::memcpy(out, static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8),
+                                    count * (a.bits() / 8));
+                    } else {  // narrowing: every value was checked to fit
+                        const uint16_t* src = a.data<uint16_t>() + first;
+                        for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(src[i]);
+                    }
+                }};
+    }
+};
+
 // What a table holds: its header and, by rank, each position's value and
 // (when stored) remoteness, with the largest of each, which set the file's
-// widths. The arrays stay the caller's.
+// widths. The entries stay the caller's.
 struct TableContents {
     TableHeader header;
-    const engine::QuantityArray& value;
-    const engine::QuantityArray& remoteness;  // empty: no remoteness stored
+    Entries value;
+    Entries remoteness;  // size 0: no remoteness stored
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
 };

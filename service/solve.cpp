@@ -2,16 +2,61 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "io/output_path.h"
+#include "io/run_file.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
 #include "service/request/checkpoint.h"
 #include "service/tables.h"
 
 namespace nimtb::service {
+
+namespace {
+
+// A streamed solve's positions, spilled to run files beside the table as
+// the groups are solved, then read back by the table writer.
+class RunFiles : public engine::RankSink {
+  public:
+    RunFiles(std::string table, unsigned threads) : table_(std::move(table)), threads_(threads) {}
+
+    uint64_t memory(unsigned value_bits, unsigned remoteness_bits) const override {
+        return io::RunFile::memory(value_bits, threads_) +
+               (remoteness_bits ? io::RunFile::memory(remoteness_bits, threads_) : 0);
+    }
+
+    void take(uint64_t, uint64_t count, const engine::QuantityArray& value,
+              const engine::QuantityArray& remoteness) override {
+        if (!value_) {
+            value_.emplace(table_, value.bits(), table_ + ": dataset /value");
+            if (!remoteness.empty())
+                remoteness_.emplace(table_, remoteness.bits(), table_ + ": dataset /remoteness");
+        }
+        value_->append(value, count);
+        if (remoteness_) remoteness_->append(remoteness, count);
+    }
+
+    // The table's contents, from the run files once every group is in.
+    io::TableContents contents(const engine::Solution& s) {
+        value_->finish();
+        if (remoteness_) remoteness_->finish();
+        return {table_header(s), value_->entries(),
+                remoteness_ ? remoteness_->entries() : io::Entries{}, s.max_value,
+                s.max_remoteness};
+    }
+
+  private:
+    std::string table_;
+    unsigned threads_;
+    std::optional<io::RunFile> value_, remoteness_;
+};
+
+}  // namespace
 
 void check_destination(const SolveRequest& request) {
     io::check_output(request.output, request.write_options());
@@ -48,6 +93,8 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
         };
         so.levels = checkpoint.get();
     }
+    RunFiles runs(request.output, so.threads ? so.threads : std::max(1u, std::thread::hardware_concurrency()));
+    so.sink = &runs;
 
     // 3. Solve; write under a temporary name, then rename; the checkpoint is done with.
     const auto t0 = std::chrono::steady_clock::now();
@@ -56,7 +103,8 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     const auto t1 = std::chrono::steady_clock::now();
     const engine::Solution& s = report.figures;
     // The storage lines as `info` prints them, from what the writer wrote.
-    report.storage = storage_lines(io::write_table(request.output, table_contents(s), wo));
+    report.storage = storage_lines(io::write_table(
+        request.output, s.streamed ? runs.contents(s) : table_contents(s), wo));
     if (checkpoint) checkpoint->remove();
     report.figures.value = {};
     report.figures.remoteness = {};

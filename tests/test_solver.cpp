@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/game/moves.h"
 #include "engine/solve/solver.h"
 #include "reference.h"
 #include "solve_universe.h"
@@ -184,6 +185,150 @@ TEST(Solver, LineKernelIsBitIdenticalToBruteForce) {
             }
         }
     }
+}
+
+namespace {
+
+// A sink that keeps what a streamed solve hands over, in arrays of the whole
+// universe, and checks that it comes in rank order, each rank once.
+struct MemorySink : nimtb::engine::RankSink {
+    std::vector<uint32_t> value, remoteness;
+    uint64_t calls = 0;
+    uint64_t memory(unsigned, unsigned) const override { return 0; }
+    void take(uint64_t first, uint64_t count, const nimtb::engine::QuantityArray& v,
+              const nimtb::engine::QuantityArray& r) override {
+        EXPECT_EQ(first, value.size()) << "rank order, each rank once";
+        for (uint64_t i = 0; i < count; ++i) {
+            value.push_back(v.get(i));
+            if (!r.empty()) remoteness.push_back(r.get(i));
+        }
+        ++calls;
+    }
+};
+
+std::vector<uint32_t> entries(const nimtb::engine::QuantityArray& a) {
+    std::vector<uint32_t> out(a.size());
+    for (uint64_t i = 0; i < a.size(); ++i) out[i] = a.get(i);
+    return out;
+}
+
+}  // namespace
+
+// A grouped order (solve_order.h) is an order for take rules: each child of
+// a position lies in an earlier level, or in the same block at a smaller
+// rank; its groups cover the ranks in order, each a run of whole levels.
+TEST(Solver, GroupedOrderSolvesChildrenFirst) {
+    const std::pair<unsigned, uint32_t> boxes[] = {{3, 9}, {4, 7}, {5, 5}};
+    for (const char* rule : {"nim", "subtract:1,3,4", "allbut:2"}) {
+        const Rule r = Rule::parse(rule);
+        for (auto [k, h] : boxes) {
+            const Universe u(k, h);
+            for (unsigned j = 2; j <= k; ++j) {
+                for (unsigned p = 1; p < j; ++p) {
+                    const nimtb::engine::SolveOrder order = nimtb::engine::make_order(u, j, p);
+                    std::vector<size_t> level_of(u.size(), SIZE_MAX), block_of(u.size());
+                    for (size_t l = 0; l < order.levels(); ++l) {
+                        ASSERT_LT(order.level_start[l], order.level_start[l + 1]) << "no empty level";
+                        for (size_t b = order.level_start[l]; b < order.level_start[l + 1]; ++b) {
+                            for (uint64_t x = 0; x < order.blocks[b].count; ++x) {
+                                level_of[order.blocks[b].first + x] = l;
+                                block_of[order.blocks[b].first + x] = b;
+                            }
+                        }
+                    }
+                    uint64_t next = 0;
+                    for (size_t g = 0; g < order.groups.size(); ++g) {
+                        const auto& group = order.groups[g];
+                        const size_t end = g + 1 < order.groups.size()
+                                               ? order.groups[g + 1].first_level
+                                               : order.levels();
+                        EXPECT_EQ(group.first, next);
+                        for (uint64_t x = group.first; x < group.first + group.count; ++x) {
+                            EXPECT_GE(level_of[x], group.first_level);
+                            EXPECT_LT(level_of[x], end);
+                        }
+                        next = group.first + group.count;
+                    }
+                    EXPECT_EQ(next, u.size());
+                    Heaps heaps(k, 0);
+                    for (uint64_t rank = 0; rank < u.size(); ++rank, u.next(heaps)) {
+                        ASSERT_NE(level_of[rank], SIZE_MAX);
+                        nimtb::engine::for_each_child(r, heaps, [&](std::span<const uint32_t> c) {
+                            Heaps child(c.begin(), c.end());
+                            const uint64_t cr = nimtb::engine::rank_child(u, child);
+                            const bool before = level_of[cr] < level_of[rank] ||
+                                                (block_of[cr] == block_of[rank] && cr < rank);
+                            EXPECT_TRUE(before) << rule << " K=" << k << " j=" << j << " p=" << p
+                                                << " rank " << rank << " child " << cr;
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+// A streamed solve hands over, group by group, exactly the arrays of a solve
+// in memory, with the same summary, for every thread count and block shape;
+// it keeps no arrays itself.
+TEST(Solver, StreamedSolveHandsOverTheArraysOfASolveInMemory) {
+    const std::pair<unsigned, uint32_t> boxes[] = {{3, 30}, {4, 20}, {5, 12}, {7, 6}};
+    for (auto [k, h] : boxes) {
+        for (Convention c : {Convention::normal, Convention::misere}) {
+            for (bool rem : {true, false}) {
+                const Solution whole = solve("nim", c, k, h, {.remoteness = rem});
+                EXPECT_FALSE(whole.streamed);
+                for (unsigned threads : {1u, 3u}) {
+                    for (unsigned block_heaps : {0u, 3u}) {
+                        MemorySink sink;
+                        const Solution s = solve("nim", c, k, h,
+                                                 {.remoteness = rem,
+                                                  .threads = threads,
+                                                  .block_heaps = block_heaps,
+                                                  .sink = &sink,
+                                                  .stream = true});
+                        const std::string what = to_string(c) + std::string(" K=") +
+                                                 std::to_string(k) + " H=" + std::to_string(h);
+                        EXPECT_TRUE(s.streamed) << what;
+                        EXPECT_TRUE(s.value.empty() && s.remoteness.empty()) << what;
+                        EXPECT_GT(sink.calls, 1u) << what;
+                        EXPECT_EQ(sink.value, entries(whole.value)) << what;
+                        EXPECT_EQ(sink.remoteness, entries(whole.remoteness)) << what;
+                        EXPECT_EQ(s.p_positions, whole.p_positions) << what;
+                        EXPECT_EQ(s.max_value, whole.max_value) << what;
+                        EXPECT_EQ(s.max_remoteness, whole.max_remoteness) << what;
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Streaming is automatic where the arrays would not fit but the window
+// does; asked for where the kernel reads solved positions back, or with a
+// checkpoint, it is refused at once.
+TEST(Solver, StreamsWhereTheArraysDoNotFitAndRefusesWhereItCannot) {
+    MemorySink sink;
+    SolveOptions o{.convention = Convention::misere, .sink = &sink};
+    const nimtb::engine::SolvePlan memory = nimtb::engine::plan_solve(Rule::nim(), Universe(6, 40), o);
+    EXPECT_FALSE(memory.streamed);
+    o.memory_limit = memory.memory - 1;
+    const nimtb::engine::SolvePlan streamed = nimtb::engine::plan_solve(Rule::nim(), Universe(6, 40), o);
+    EXPECT_TRUE(streamed.streamed);
+    EXPECT_LT(streamed.memory, memory.memory);
+    EXPECT_EQ(streamed.order.groups.front().first, 0u);
+    EXPECT_EQ(streamed.order.groups.back().first + streamed.order.groups.back().count,
+              Universe(6, 40).size());
+    o.memory_limit = 0;
+    o.stream = true;
+    EXPECT_THROW(nimtb::engine::plan_solve(Rule::parse("allbut:1,2"), Universe(4, 20), o),
+                 nimtb::InputError);
+    EXPECT_THROW(nimtb::engine::plan_solve(Rule::nim(), Universe(2, 20), o), nimtb::InputError);
+    o.kernel = Kernel::brute;
+    EXPECT_THROW(nimtb::engine::plan_solve(Rule::nim(), Universe(4, 20), o), nimtb::InputError);
+    o.kernel = Kernel::automatic;
+    o.sink = nullptr;  // nowhere to put the positions (a distributed solve)
+    EXPECT_THROW(nimtb::engine::plan_solve(Rule::nim(), Universe(4, 20), o), nimtb::InputError);
 }
 
 TEST(Solver, AutomaticKernelTakesLinesWhereTheyPay) {

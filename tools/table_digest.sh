@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The table corpus and its digest: solves a fixed set of tables (every family,
 # both conventions, boxes and totals, both kernels, every compression, format
-# versions 1 and 2, one process and, where nimtb-mpi is built, mpirun -np 2)
+# versions 1 and 2, in memory and streamed to disk, one process and, where
+# nimtb-mpi is built, mpirun -np 2)
 # with the nimtb given (default build/apps/nimtb) and prints one line per
 # table: the SHA-256 of its datasets' stored chunks and of its attributes.
 # Two builds made the same tables when their digests are equal:
@@ -61,6 +62,13 @@ CORPUS=(
     "moore2-n --rules moore:2 --heaps 3 --max-heap 12"
     "nim-wide --rules nim --heaps 2 --max-heap 300"
     "sub-wide-m --rules subtract:1-300 --misere --heaps 2 --max-heap 300"
+    # Streamed to disk as solved: the same tables as in memory.
+    "nim-n-stream --rules nim --heaps 3 --max-heap 15 --stream"
+    "nim-m-stream --rules nim --misere --heaps 4 --max-heap 20 --stream"
+    "nim-m-v1-stream --rules nim --misere --heaps 3 --max-heap 40 --format-version 1 -c deflate --stream"
+    "nim-lz4-stream --rules nim --heaps 3 --max-heap 30 -c lz4 --stream"
+    "nim-none-stream --rules nim --misere --heaps 3 --max-heap 30 -c none --stream"
+    "nim-norem-stream --rules nim --misere --heaps 3 --max-heap 30 --no-remoteness --stream"
 )
 MPI_CORPUS=(
     "mpi-nim-m --rules nim --misere --heaps 4 --max-heap 20"

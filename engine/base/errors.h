@@ -66,11 +66,12 @@ enum class Option {
     stats,             // the file of a solve's figures by level
     checkpoint_every,  // seconds between a checkpoint's writes
     kernel,            // the brute method's kernel
+    stream,            // a solve streamed to disk
 };
 constexpr std::string_view OPTION_IDS[] = {
     "output",     "overwrite",        "max_total",    "max_total_only", "kernel_brute",
     "checkpoint", "no_remoteness",    "sequence_out", "level",          "format_version",
-    "stats",      "checkpoint_every", "kernel"};
+    "stats",      "checkpoint_every", "kernel",       "stream"};
 
 // A mention of `option` inside a message: a marker `worded` replaces.
 inline std::string mention(Option option) {

@@ -176,6 +176,7 @@ struct LineKernel {
     uint32_t lag;  // 0 unless LAG
     V* value;
     R* remoteness;       // unless REM: nullptr
+    uint64_t base = 0;   // the rank at value[0] and remoteness[0] (a streamed solve's window)
     V terminal;          // the value of a position without moves: 1 misere, 0 normal
     uint64_t* seen;      // line * W + word
     R* line_remoteness;  // line * 2: largest, R_MAX - smallest of value 0
@@ -215,23 +216,23 @@ struct LineKernel {
                 for (unsigned i = 0; i < k; ++i) {
                     joining[i] = UINT64_MAX;
                     if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
-                    const uint64_t base = rank - u.term(i, a[i]);
+                    const uint64_t emptied = rank - u.term(i, a[i]);  // heap i at 0
                     for_each_amount_of_heap(
-                        u, amounts, near_count + 1, a, i, base, [&](uint32_t s, uint64_t c) {
+                        u, amounts, near_count + 1, a, i, emptied, [&](uint32_t s, uint64_t c) {
                             assert(c < rank);
                             if (s == lag) {
                                 joining[i] = c;
                                 return;
                             }
                             ++lookups;
-                            const uint32_t v = value[c];
+                            const uint32_t v = value[c - base];
                             if (v >= VALUE_LIMIT) {
                                 overflow->store(true, std::memory_order_relaxed);
                                 return;
                             }
                             set[v >> 6] |= uint64_t{1} << (v & 63);
                             if constexpr (REM) {
-                                const R r = remoteness[c];
+                                const R r = remoteness[c - base];
                                 max_rem = std::max(max_rem, r);
                                 if (v == 0) neg_min_rem_p = std::max<R>(neg_min_rem_p, R_MAX - r);
                             }
@@ -243,8 +244,8 @@ struct LineKernel {
             R r = 0;
             if (!line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex, r))
                 overflow->store(true, std::memory_order_relaxed);
-            value[rank] = static_cast<V>(mex);
-            if constexpr (REM) remoteness[rank] = r;
+            value[rank - base] = static_cast<V>(mex);
+            if constexpr (REM) remoteness[rank - base] = r;
             // 5. Each line takes its point v - lag: p itself for Nim.
             for (unsigned i = 0; i < k; ++i) {
                 if (i > 0 && a[i - 1] == a[i]) continue;
@@ -253,8 +254,8 @@ struct LineKernel {
                 if constexpr (LAG) {
                     if (joining[i] == UINT64_MAX) continue;  // v < lag: nothing joins yet
                     ++lookups;
-                    jv = value[joining[i]];
-                    if constexpr (REM) jr = remoteness[joining[i]];
+                    jv = value[joining[i] - base];
+                    if constexpr (REM) jr = remoteness[joining[i] - base];
                     if (jv >= VALUE_LIMIT) {
                         overflow->store(true, std::memory_order_relaxed);
                         continue;
@@ -288,9 +289,9 @@ struct LineKernel {
                                             });
                     if (point == UINT64_MAX) continue;  // v < lag: nothing joins yet
                 }
-                const uint32_t jv = value[point];
+                const uint32_t jv = value[point - base];
                 R jr = 0;
-                if constexpr (REM) jr = remoteness[point];
+                if constexpr (REM) jr = remoteness[point - base];
                 if (jv < VALUE_LIMIT) join(line[i], jv, jr);
             }
             u.next(a);

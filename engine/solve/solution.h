@@ -49,6 +49,9 @@ struct Solution {
     SolveMethod method;
     QuantityArray value;
     QuantityArray remoteness;  // empty when not computed
+    // The positions went to SolveOptions::sink as they were solved: value
+    // and remoteness are empty, the figures below count every position.
+    bool streamed = false;
     uint64_t positions = 0;
     uint64_t p_positions = 0;
     uint32_t max_value = 0;

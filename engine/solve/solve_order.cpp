@@ -1,6 +1,7 @@
 #include "engine/solve/solve_order.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace nimtb::engine {
 
@@ -26,37 +27,67 @@ unsigned choose_block_heaps(const Universe& u) {
     return 2;
 }
 
-SolveOrder make_order(const Universe& u, unsigned j) {
+namespace {
+
+// Appends the levels of `by_level` (blocks by (sum, empty heaps) key) to
+// `order`, largest blocks first within a level: the last tasks of a level
+// are then small, and the threads reach the level's barrier together.
+// Empty levels are kept only when `keep_empty` (the checkpoints of the
+// level-major order count them).
+void append_levels(std::vector<std::vector<Block>>& by_level, bool keep_empty, SolveOrder& order) {
+    for (auto& level : by_level) {
+        if (level.empty() && !keep_empty) continue;
+        std::stable_sort(level.begin(), level.end(),
+                         [](const Block& x, const Block& y) { return x.count > y.count; });
+        order.level_start.push_back(order.blocks.size());
+        order.blocks.insert(order.blocks.end(), level.begin(), level.end());
+        level.clear();
+    }
+}
+
+}  // namespace
+
+SolveOrder make_order(const Universe& u, unsigned j, unsigned prefix) {
+    assert(prefix < j || prefix == 0);
     const unsigned k = u.max_heaps();
     const uint32_t h = u.max_heap_size();
     const Universe top = u.is_box() ? Universe(j, h) : Universe::total_bounded(h, j);
     const uint32_t budget = u.is_box() ? 0 : u.max_total();
-    std::vector<std::vector<Block>> by_level((size_t(j) * h + 1) * (j + 1));
-    std::vector<uint32_t> b(j, 0);
+    // The levels' key counts the j - prefix heaps below the group's: all j
+    // of them in the level-major order.
+    const unsigned keyed = j - prefix;
+    std::vector<std::vector<Block>> by_level((size_t(keyed) * h + 1) * (j + 1));
+    SolveOrder order;
+    order.blocks.reserve(top.size());
+    std::vector<uint32_t> b(j, 0), group_top;
+    // Top heaps in colex order: blocks in rank order, each group's together.
     do {
-        uint32_t sum = 0;
+        if (prefix > 0 && !std::equal(b.end() - prefix, b.end(), group_top.begin(), group_top.end())) {
+            if (!group_top.empty()) append_levels(by_level, false, order);
+            group_top.assign(b.end() - prefix, b.end());
+            order.groups.push_back({order.level_start.size(), 0, 0});
+        }
+        uint32_t sum = 0, keyed_sum = 0;
         unsigned empty = 0;
         for (unsigned t = 0; t < j; ++t) {
             sum += b[t];
+            if (t < keyed) keyed_sum += b[t];
             empty += b[t] == 0;
         }
         const uint64_t first = u.rank_compact(b.data() + empty, j - empty);
         const uint64_t count = u.completions(k - j, b[0], budget ? budget - sum : 0);
+        if (prefix > 0) {
+            Group& g = order.groups.back();
+            if (g.count == 0) g.first = first;
+            assert(first == g.first + g.count);  // contiguous, in rank order
+            g.count += count;
+        }
         // Within one sum, fewer empty heaps first: (sum, empty) ascending.
-        by_level[size_t(sum) * (j + 1) + empty].push_back({first, count});
+        by_level[size_t(keyed_sum) * (j + 1) + empty].push_back({first, count});
     } while (top.next(b.data()));
-    SolveOrder plan;
-    plan.blocks.reserve(top.size());
-    for (auto& level : by_level) {
-        // Largest blocks first: the last tasks of a level are then small, and
-        // the threads reach the level's barrier together.
-        std::stable_sort(level.begin(), level.end(),
-                         [](const Block& x, const Block& y) { return x.count > y.count; });
-        plan.level_start.push_back(plan.blocks.size());
-        plan.blocks.insert(plan.blocks.end(), level.begin(), level.end());
-    }
-    plan.level_start.push_back(plan.blocks.size());
-    return plan;
+    append_levels(by_level, prefix == 0, order);
+    order.level_start.push_back(order.blocks.size());
+    return order;
 }
 
 }  // namespace nimtb::engine

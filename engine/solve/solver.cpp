@@ -105,16 +105,16 @@ void report(const SolveOptions& o, uint64_t done, uint64_t total) {
     if (o.progress) o.progress(done, total);
 }
 
-// Solves the levels of `plan` from `first_level` on with `kernel`, until all
+// Solves levels [first_level, end_level) of `plan` with `kernel`, until all
 // are done or a level meets a number that does not fit (`overflow`, which the
-// kernel sets). Each level done is saved in o.levels, when there is one.
+// kernel sets). Each level done is saved in o.levels, when there is one, and
+// its positions counted in `done`, the progress reported.
 template <class LevelKernel>
 Pass run_levels(const Universe& u, const LevelKernel& kernel, const SolveOrder& plan,
-                size_t first_level, const Overflow& overflow, Solution& s, const SolveOptions& o) {
-    uint64_t done = plan.positions_below(first_level);
-    report(o, done, u.size());
+                size_t first_level, size_t end_level, uint64_t& done, const Overflow& overflow,
+                Solution& s, const SolveOptions& o) {
     Pass pass;
-    for (size_t level = first_level; level < plan.levels(); ++level) {
+    for (size_t level = first_level; level < end_level; ++level) {
         const size_t lo = plan.level_start[level], hi = plan.level_start[level + 1];
         const auto start = std::chrono::steady_clock::now();
         std::atomic<uint64_t> lookups{0};
@@ -182,7 +182,9 @@ Pass run_brute(const Universe& u, const Children& children, const SolveOrder& pl
         .store = {s.value.data<V>(), REM ? s.remoteness.data<R>() : nullptr},
         .terminal = static_cast<V>(o.convention == Convention::misere ? 1 : 0),
         .overflow = &overflow};
-    return run_levels(u, kernel, plan, first_level, overflow, s, o);
+    uint64_t done = plan.positions_below(first_level);
+    report(o, done, u.size());
+    return run_levels(u, kernel, plan, first_level, plan.levels(), done, overflow, s, o);
 }
 
 // The line kernel's aggregates: per line, W words of values seen and (when
@@ -202,29 +204,111 @@ struct LineStore {
 };
 
 template <unsigned W, bool LAG, bool REM, class V, class R>
+LineKernel<W, LAG, REM, V, R> line_kernel(const Universe& u, const LineShape& shape,
+                                          const std::vector<uint32_t>& amounts, LineStore& store,
+                                          uint64_t base, Overflow& overflow, Solution& s,
+                                          const SolveOptions& o) {
+    return {.u = u,
+            .amounts = amounts.data(),
+            .near_count = shape.near.size(),
+            .lag = shape.lag,
+            .value = s.value.data<V>(),
+            .remoteness = REM ? s.remoteness.data<R>() : nullptr,
+            .base = base,
+            .terminal = static_cast<V>(o.convention == Convention::misere ? 1 : 0),
+            .seen = static_cast<uint64_t*>(store.seen.data()),
+            .line_remoteness = static_cast<R*>(store.remoteness.data()),
+            .overflow = &overflow.value};
+}
+
+template <unsigned W, bool LAG, bool REM, class V, class R>
 Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, const SolveOrder& plan,
                size_t first_level, Solution& s, const SolveOptions& o) {
     std::vector<uint32_t> amounts = shape.near;
     if constexpr (LAG) amounts.push_back(shape.lag);
     Overflow overflow;
-    const LineKernel<W, LAG, REM, V, R> kernel{
-        .u = u,
-        .amounts = amounts.data(),
-        .near_count = shape.near.size(),
-        .lag = shape.lag,
-        .value = s.value.data<V>(),
-        .remoteness = REM ? s.remoteness.data<R>() : nullptr,
-        .terminal = static_cast<V>(o.convention == Convention::misere ? 1 : 0),
-        .seen = static_cast<uint64_t*>(store.seen.data()),
-        .line_remoteness = static_cast<R*>(store.remoteness.data()),
-        .overflow = &overflow.value};
+    const auto kernel = line_kernel<W, LAG, REM, V, R>(u, shape, amounts, store, 0, overflow, s, o);
     if (first_level > 0) rejoin_levels(kernel, plan, first_level);
-    return run_levels(u, kernel, plan, first_level, overflow, s, o);
+    uint64_t done = plan.positions_below(first_level);
+    report(o, done, u.size());
+    return run_levels(u, kernel, plan, first_level, plan.levels(), done, overflow, s, o);
+}
+
+// A streamed solve: the line kernel group by group, its arrays a window
+// that holds one group (the kernel reads no solved position back: it is
+// planned only without a lag), each group handed to the sink once solved.
+template <unsigned W, bool LAG, bool REM, class V, class R>
+void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
+                  const SolveOrder& plan, Solution& s, const SolveOptions& o) {
+    static_assert(!LAG);
+    const std::vector<uint32_t> amounts = shape.near;
+    Overflow overflow;
+    ArraySummary total;
+    uint64_t done = 0;
+    report(o, done, u.size());
+    for (size_t g = 0; g < plan.groups.size(); ++g) {
+        const Group& group = plan.groups[g];
+        const size_t end_level =
+            g + 1 < plan.groups.size() ? plan.groups[g + 1].first_level : plan.levels();
+        const auto kernel =
+            line_kernel<W, LAG, REM, V, R>(u, shape, amounts, store, group.first, overflow, s, o);
+        const Pass pass =
+            run_levels(u, kernel, plan, group.first_level, end_level, done, overflow, s, o);
+        s.child_lookups += pass.lookups;
+        if (!pass.complete()) {
+            throw ResourceError(
+                "a value of this universe outgrew the line kernel's bitset, and a streamed solve "
+                "cannot hand its levels to the brute-force kernel; solve it with " +
+                mention(Option::kernel_brute) + " and memory for every position");
+        }
+        o.sink->take(group.first, group.count, s.value, s.remoteness);
+        const ArraySummary part = summarise(s.value, s.remoteness, group.count);
+        total.p_positions += part.p_positions;
+        total.max_value = std::max(total.max_value, part.max_value);
+        total.max_remoteness = std::max(total.max_remoteness, part.max_remoteness);
+    }
+    s.p_positions = total.p_positions;
+    s.max_value = total.max_value;
+    s.max_remoteness = total.max_remoteness;
+}
+
+// Bytes the plan needs: the arrays at their starting widths (every position,
+// or a streamed solve's window), the line store and a streamed solve's sink.
+uint64_t plan_memory(const Universe& u, const SolvePlan& plan, const SolveOptions& o) {
+    const ArrayWidths& w = plan.widths;
+    uint64_t bytes = (plan.streamed ? plan.window : u.size()) * ((w.value_bits + w.remoteness_bits) / 8);
+    if (plan.kernel == Kernel::lines) bytes += LineStore::bytes(u, w);
+    if (plan.streamed) bytes += o.sink->memory(w.value_bits, w.remoteness_bits);
+    return bytes;
+}
+
+// Positions a streamed solve's window holds at most: 2^27 (384 MiB at 8-bit
+// values and 16-bit remoteness), beside K=8 H=63's line store of 13.4 GiB.
+constexpr uint64_t WINDOW_LIMIT = uint64_t{1} << 27;
+
+// Whether the line kernel's solve streams (SolvePlan::streamed), and then
+// its groups and blocks: the fewest top heaps p whose group (K - p heaps
+// below p heaps of H) fits the window, and blocks of p + 2 top heaps, so
+// that a level has many blocks; at most K - 1 of them, so that a block is
+// more than one position.
+void plan_streaming(const Universe& u, const SolveOptions& o, SolvePlan& plan) {
+    const unsigned k = u.max_heaps();
+    const uint64_t h = u.max_heap_size();
+    if (!o.sink || o.levels || plan.lines.lag > 0 || !u.is_box() || k < 3) return;
+    const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
+    if (!o.stream && u.size() < STREAM_FROM && (limit == 0 || plan_memory(u, plan, o) <= limit))
+        return;
+    unsigned p = 1;
+    while (p + 1 < k && binomial(h + k - p, k - p) > WINDOW_LIMIT) ++p;
+    plan.streamed = true;
+    plan.group_heaps = p;
+    plan.window = binomial(h + k - p, k - p);
+    plan.block_heaps = o.block_heaps > p ? std::min(o.block_heaps, k) : std::min(p + 2, k - 1);
 }
 
 // The kernel and widths of a brute-force solve: the line kernel where the
 // rule has lines and they pay (or --kernel lines says so), brute force
-// otherwise.
+// otherwise; and whether the line kernel streams.
 void choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o, SolvePlan& plan) {
     if (o.method != SolveMethod::brute || o.kernel == Kernel::brute) return;
     std::optional<LineShape> shape = line_shape(rule, u);
@@ -239,21 +323,20 @@ void choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o, S
         return;
     }
     if (o.kernel == Kernel::automatic && !lines_pay(*shape, u)) return;
+    SolvePlan lines = plan;
+    lines.kernel = Kernel::lines;
+    lines.lines = std::move(*shape);
     // Remoteness starts wide enough for the longest game (line_remoteness_bits);
     // the solve narrows it at the end.
-    ArrayWidths wide = plan.widths;
-    if (wide.remoteness_bits) wide.remoteness_bits = line_remoteness_bits(u);
+    if (lines.widths.remoteness_bits) lines.widths.remoteness_bits = line_remoteness_bits(u);
+    plan_streaming(u, o, lines);
     // Automatic: where the store would not fit in memory but the arrays
     // alone would, brute force still solves the universe.
     if (o.kernel == Kernel::automatic) {
         const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
-        const uint64_t bytes =
-            u.size() * ((wide.value_bits + wide.remoteness_bits) / 8) + LineStore::bytes(u, wide);
-        if (limit != 0 && bytes > limit) return;
+        if (limit != 0 && plan_memory(u, lines, o) > limit) return;
     }
-    plan.kernel = Kernel::lines;
-    plan.lines = std::move(*shape);
-    plan.widths = wide;
+    plan = std::move(lines);
 }
 
 // Runs `plan`'s levels from `level` on with `kernel`, at the widths the
@@ -282,6 +365,21 @@ Pass run_kernel(const Rule& rule, const Universe& u, const SolvePlan& plan, Kern
     });
 }
 
+// A streamed solve's run: its arrays are the window, the summary is made
+// group by group, and the arrays are let go at the end.
+void solve_streamed(const Universe& u, const SolvePlan& plan, Solution& s, const SolveOptions& o) {
+    LineStore store(u, plan.widths);
+    const unsigned rem_bits = s.remoteness.empty() ? 0 : s.remoteness.bits();
+    with_widths(s.value.bits(), rem_bits, [&]<bool REM, class V, class R>() {
+        with_line_kernel(line_words(u), false, [&]<unsigned W, bool LAG>() {
+            if constexpr (!LAG) run_streamed<W, false, REM, V, R>(u, plan.lines, store, plan.order, s, o);
+        });
+    });
+    s.value = {};
+    s.remoteness = {};
+    s.streamed = true;
+}
+
 // Retrograde analysis of the whole universe with the plan's kernel. The
 // line kernel runs until a value outgrows its bitset, and brute force takes
 // over at that level; brute force widens an array and solves a level again
@@ -289,9 +387,10 @@ Pass run_kernel(const Rule& rule, const Universe& u, const SolvePlan& plan, Kern
 void solve_retrograde(const Rule& rule, const Universe& u, const SolvePlan& plan, Solution& s,
                       const SolveOptions& o) {
     const SolveOrder& order = plan.order;
-    s.value = QuantityArray(u.size(), plan.widths.value_bits);
+    const uint64_t entries = plan.streamed ? plan.window : u.size();
+    s.value = QuantityArray(entries, plan.widths.value_bits);
     if (plan.widths.remoteness_bits) {
-        s.remoteness = QuantityArray(u.size(), plan.widths.remoteness_bits);
+        s.remoteness = QuantityArray(entries, plan.widths.remoteness_bits);
     }
     s.kernel = plan.kernel;
     // A resumed solve starts at its first unfinished level, under the same
@@ -301,6 +400,7 @@ void solve_retrograde(const Rule& rule, const Universe& u, const SolvePlan& plan
         s.levels[l].blocks = order.level_start[l + 1] - order.level_start[l];
         s.levels[l].positions = order.positions_in(l);
     }
+    if (plan.streamed) return solve_streamed(u, plan, s, o);
     size_t level = 0;
     if (o.levels) {
         level = o.levels->restore(plan.key(), order, s);
@@ -388,10 +488,15 @@ SolvePlan plan_without_order(const Rule& rule, const Universe& u, const SolveOpt
     plan.method = options.method;
     plan.widths = widths(rule, u, options);
     choose_kernel(rule, u, options, plan);
-    const ArrayWidths& w = plan.widths;
-    plan.memory = u.size() * ((w.value_bits + w.remoteness_bits) / 8) +
-                  (plan.kernel == Kernel::lines ? LineStore::bytes(u, w) : 0);
-    if (options.method == SolveMethod::brute) {
+    if (options.stream && !plan.streamed) {
+        throw InputError(
+            mention(Option::stream) +
+            " needs a solve by one process whose line kernel reads no solved position back "
+            "(nim) in a box of 3 heaps or more, without " + mention(Option::checkpoint) + "; " +
+            rule.canonical() + " in " + u.describe() + " is solved in memory");
+    }
+    plan.memory = plan_memory(u, plan, options);
+    if (options.method == SolveMethod::brute && !plan.streamed) {
         plan.block_heaps = options.block_heaps ? std::min(options.block_heaps, u.max_heaps())
                                                : choose_block_heaps(u);
     }
@@ -399,7 +504,8 @@ SolvePlan plan_without_order(const Rule& rule, const Universe& u, const SolveOpt
 }
 
 void add_order(const Universe& u, SolvePlan& plan) {
-    if (plan.method == SolveMethod::brute) plan.order = make_order(u, plan.block_heaps);
+    if (plan.method == SolveMethod::brute)
+        plan.order = make_order(u, plan.block_heaps, plan.streamed ? plan.group_heaps : 0);
 }
 
 }  // namespace
@@ -428,9 +534,10 @@ void widen_after_overflow(bool value, bool remoteness, Solution& s) {
 
 // Each slice of 64 Ki positions counts into its own slot; the slots are
 // combined in order afterwards.
-ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness) {
+ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness,
+                       uint64_t count) {
     constexpr uint64_t SLICE = uint64_t{1} << 16;
-    const uint64_t n = value.size();
+    const uint64_t n = std::min(count, value.size());
     std::vector<ArraySummary> slices((n + SLICE - 1) / SLICE);
     sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {
         ArraySummary& acc = slices[slice];
@@ -485,7 +592,8 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                 run_sprague_grundy<uint16_t>(u, g, s, options);
             }
         }
-        // 3. Summaries for the report.
+        // 3. Summaries for the report (a streamed solve made its own).
+        if (s.streamed) return;
         const ArraySummary stats = summarise(s.value, s.remoteness);
         s.p_positions = stats.p_positions;
         s.max_value = stats.max_value;

@@ -20,6 +20,7 @@
 #include "engine/game/rules.h"
 #include "engine/game/universe.h"
 #include "engine/solve/level_store.h"
+#include "engine/solve/rank_sink.h"
 #include "engine/solve/solution.h"
 #include "engine/solve/solve_order.h"
 
@@ -44,6 +45,13 @@ struct SolveOptions {
     unsigned value_bits = 0;
     // Resumable solves (brute method): finished levels saved and restored here.
     LevelStore* levels = nullptr;
+    // Where a streamed solve hands its positions (rank_sink.h). Given a
+    // sink, the solve streams when its kernel allows (SolvePlan::streamed)
+    // and then returns a Solution without arrays.
+    RankSink* sink = nullptr;
+    // Stream whatever the universe's size; InputError where the solve
+    // cannot (its kernel reads solved positions back, or a checkpoint).
+    bool stream = false;
 };
 
 // The widths in bits a solve's arrays start at (remoteness 0 when it is not
@@ -64,13 +72,26 @@ struct SolvePlan {
     LineShape lines;                // the line kernel's shape (kernel == lines)
     ArrayWidths widths{8, 0};
     unsigned block_heaps = 0;  // top heaps of a block (brute method)
-    SolveOrder order;          // blocks by level (brute method)
-    uint64_t memory = 0;       // bytes of the arrays at their starting widths, and the line store
+    // Streamed (the line kernel of a rule whose positions read no solved
+    // position back, a sink given, no checkpoint, and a universe of
+    // STREAM_FROM positions or more, or one whose arrays would not fit): the
+    // order comes in groups of blocks that share their top `group_heaps`
+    // heaps, and the arrays hold one group, `window` positions.
+    bool streamed = false;
+    unsigned group_heaps = 0;
+    uint64_t window = 0;
+    SolveOrder order;     // blocks by level (brute method)
+    // Bytes of the arrays at their starting widths (a streamed solve's:
+    // the window's), the line store, and a streamed solve's sink.
+    uint64_t memory = 0;
     // What a checkpoint is saved under: a store saved under another plan
     // refuses to restore. It names the kernel and, in a distributed solve of
     // `processes`, which process saved it.
     std::string key(unsigned process = 0, unsigned processes = 1) const;
 };
+
+// Universes from this many positions stream when they can (SolvePlan).
+inline constexpr uint64_t STREAM_FROM = uint64_t{1} << 24;
 
 // The plan of a solve of `universe` under `rule`. Throws InputError (a method
 // or kernel the rule cannot take, a universe its moves leave) and
@@ -90,7 +111,9 @@ struct ArraySummary {
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
 };
-ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness);
+// Entries [0, count) of each; count UINT64_MAX: all of them.
+ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness,
+                       uint64_t count = UINT64_MAX);
 
 // Bytes a solve would allocate for its arrays: plan_solve(...).memory.
 uint64_t estimate_memory(const Rule& rule, const Universe& universe, const SolveOptions& options);

@@ -353,7 +353,7 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
           max_heap: Optional[int] = None, max_total: Optional[int] = None,
           misere: bool = False, overwrite: bool = False, method: str = "brute",
           kernel: str = "auto", remoteness: bool = True, threads: int = 0,
-          memory: int = 0, compression: str = "zstd", level: Optional[int] = None,
+          memory: int = 0, stream: bool = False, compression: str = "zstd", level: Optional[int] = None,
           checkpoint: Optional[PathLike] = None,
           progress: Optional[Progress] = None) -> Table:
     """Solves every position of a universe and writes its table to ``path``,
@@ -364,7 +364,10 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
     options are the command's: ``method`` ("brute" or "sprague-grundy"),
     ``kernel`` ("auto", "brute", "lines"), ``remoteness``, ``threads`` (0: all
     cores), ``memory`` (bytes the solve may hold, 0: what the machine has
-    available), ``compression`` and ``level``, and ``checkpoint``, a folder to
+    available), ``stream`` (write positions to disk as they are solved,
+    holding only the line kernel's aggregates in memory: Nim in a box of 3
+    heaps or more; automatic from 16 M positions or where the arrays would
+    not fit), ``compression`` and ``level``, and ``checkpoint``, a folder to
     save progress in and resume from. Other Python threads run meanwhile;
     Ctrl-C (or an exception raised by ``progress``) stops the solve and
     leaves no file.

@@ -21,7 +21,9 @@ io::TableHeader table_header(const engine::Solution& s) {
 }
 
 io::TableContents table_contents(const engine::Solution& s) {
-    return {table_header(s), s.value, s.remoteness, s.max_value, s.max_remoteness};
+    return {table_header(s), io::Entries::of(s.value),
+            s.remoteness.empty() ? io::Entries{} : io::Entries::of(s.remoteness), s.max_value,
+            s.max_remoteness};
 }
 
 namespace {
@@ -29,6 +31,7 @@ namespace {
 // How the brute method's kernel went.
 std::string kernel_phrase(const engine::Solution& s) {
     if (s.kernel == engine::Kernel::brute) return "every child visited";
+    if (s.streamed) return "children summarised along lines, streamed to disk as solved";
     if (s.brute_from_level == 0) return "children summarised along lines";
     return "children summarised along lines, then visited (a value too large for the lines)";
 }
@@ -102,6 +105,7 @@ nlohmann::json stats_json(const SolveReport& r) {
         j["peak_bytes"] = r.peak_bytes;
     }
     j["child_lookups"] = s.child_lookups;
+    j["streamed"] = s.streamed;
     j["levels"] = levels;
     return j;
 }

@@ -24,6 +24,7 @@ void fields(Request& r, F&& f) {
     f("remoteness", r.remoteness);
     f("threads", r.threads);
     f("memory", r.memory);
+    f("stream", r.stream);
     f("compression", r.compression);
     f("level", r.level);
     f("format_version", r.format_version);
@@ -145,6 +146,7 @@ engine::SolveOptions SolveRequest::solve_options() const {
     o.remoteness = remoteness && method == engine::SolveMethod::brute;
     o.threads = threads;
     o.memory_limit = memory;
+    o.stream = stream;
     return o;
 }
 

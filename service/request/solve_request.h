@@ -35,6 +35,7 @@ struct SolveRequest {
     bool remoteness = true;  // stored (the brute method only)
     unsigned threads = 0;    // 0: every core
     uint64_t memory = 0;     // bytes the solve may hold; 0: what the machine has available
+    bool stream = false;     // to disk as solved, whatever the size (engine::SolveOptions)
 
     io::Compression compression = io::Compression::zstd;
     std::optional<int> level;  // 1-9; none: the compression's default

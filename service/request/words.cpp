@@ -25,6 +25,7 @@ constexpr std::array<std::array<std::string_view, 2>, std::size(OPTION_IDS)> WOR
     {"--stats", "stats"},
     {"--checkpoint-every", "checkpoint_every"},
     {"--kernel", "kernel"},
+    {"--stream", "stream=True"},
 }};
 
 }  // namespace
