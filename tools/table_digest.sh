@@ -17,7 +17,13 @@
 #                                          line of EXPECTED (tests/data/table_digests.txt,
 #                                          recorded by nimtb 0.1 before the service
 #                                          floor) and exits 1 on a difference (ctest)
+#   tools/table_digest.sh --file TABLE       prints the digest of one table
 set -euo pipefail
+FILE=""
+if [[ "${1:-}" == "--file" ]]; then
+    FILE="$(realpath "$2")"
+    set --
+fi
 cd "$(dirname "$0")/.."
 NIMTB="$(realpath "${1:-build/apps/nimtb}")"
 EXPECTED="${2:-}"
@@ -107,6 +113,10 @@ with h5py.File(sys.argv[1], "r") as f:
 PY
 }
 
+if [[ -n "$FILE" ]]; then
+    digest "$FILE"
+    exit 0
+fi
 for entry in "${CORPUS[@]}"; do
     read -r name args <<<"$entry"
     # shellcheck disable=SC2086
