@@ -317,6 +317,28 @@ void TableReader::for_each_chunk(const std::function<void(uint64_t, std::span<co
     }
 }
 
+void TableReader::read_range(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
+                             std::vector<uint32_t>& remoteness) {
+    const uint64_t chunk = data_->value->chunk();
+    std::vector<uint16_t> decoded;
+    auto read = [&](DatasetReader& d, std::vector<uint32_t>& out) {
+        out.resize(count);
+        for (uint64_t rank = first; rank < first + count;) {
+            const uint64_t index = rank / chunk, from = rank - index * chunk;
+            d.read_chunk(index, decoded);
+            const uint64_t n = std::min<uint64_t>(decoded.size() - from, first + count - rank);
+            std::copy_n(decoded.begin() + static_cast<ptrdiff_t>(from), n, out.begin() + static_cast<ptrdiff_t>(rank - first));
+            rank += n;
+        }
+    };
+    read(*data_->value, values);
+    if (data_->remoteness) {
+        read(*data_->remoteness, remoteness);
+    } else {
+        remoteness.clear();
+    }
+}
+
 void TableReader::read_all(engine::QuantityArray& values, engine::QuantityArray& remoteness) {
     values = engine::QuantityArray(info_.positions, info_.value_bits);
     remoteness = has_remoteness() ? engine::QuantityArray(info_.positions, info_.remoteness_bits)

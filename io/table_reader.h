@@ -76,6 +76,12 @@ class TableReader {
     void for_each_chunk(const std::function<void(uint64_t, std::span<const uint16_t>,
                                                  std::span<const uint16_t>)>& visit);
 
+    // Entries [first, first + count) into `values` and `remoteness`
+    // (remoteness left empty when the table has none), the chunks they touch
+    // decoded whole and not kept: a pass in rank order over a table larger
+    // than memory (verify).
+    void read_range(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
+                    std::vector<uint32_t>& remoteness);
     // The whole table in memory, in arrays of the file's widths (remoteness
     // left empty when the table has none), read chunk by chunk.
     void read_all(engine::QuantityArray& values, engine::QuantityArray& remoteness);

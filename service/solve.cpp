@@ -95,11 +95,18 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     }
     RunFiles runs(request.output, so.threads ? so.threads : std::max(1u, std::thread::hardware_concurrency()));
     so.sink = &runs;
+    // A solve of seconds or more says first how it will run.
+    so.planned = [&](const engine::SolvePlan& plan) {
+        if (universe.size() >= engine::STREAM_FROM)
+            hooks.say("solve: " + plan_line(universe.size(), plan));
+    };
 
     // 3. Solve; write under a temporary name, then rename; the checkpoint is done with.
     const auto t0 = std::chrono::steady_clock::now();
     SolveReport report{request, universe.describe(), engine::solve(request.rule, universe, so)};
-    report.remoteness_stored = !report.figures.remoteness.empty();
+    // A streamed solve's arrays went to the run files.
+    report.remoteness_stored =
+        report.figures.streamed ? so.remoteness : !report.figures.remoteness.empty();
     const auto t1 = std::chrono::steady_clock::now();
     const engine::Solution& s = report.figures;
     // The storage lines as `info` prints them, from what the writer wrote.

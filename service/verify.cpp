@@ -4,6 +4,7 @@
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
+#include "engine/checks/nim_line_check.h"
 #include "service/views.h"
 
 namespace nimtb::service {
@@ -17,6 +18,10 @@ class ReaderSource : public engine::TableSource {
     uint32_t value(uint64_t rank) override { return reader_.value(rank); }
     bool has_remoteness() const override { return reader_.has_remoteness(); }
     uint32_t remoteness(uint64_t rank) override { return reader_.remoteness(rank); }
+    void read(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
+              std::vector<uint32_t>& remoteness) override {
+        reader_.read_range(first, count, values, remoteness);
+    }
 
   private:
     io::TableReader& reader_;
@@ -47,9 +52,11 @@ engine::VerifyReport verify_table(io::TableReader& table, const Hooks& hooks) {
         engine::ArraySource source(values, remoteness);
         return engine::verify(table.rule(), info.convention, table.universe(), source, progress);
     }
-    // Larger than memory: stream in rank order, keeping as many decoded
-    // chunks as a quarter of the free memory holds for the children.
-    table.set_cache_bytes(std::max(available / 4, io::TableReader::DEFAULT_CACHE_BYTES));
+    // Larger than memory: stream in rank order. Nim's line check reads no
+    // child; any other check looks its children up, through as many decoded
+    // chunks as a quarter of the free memory holds.
+    if (!engine::LineCheck::applies(table.rule(), table.universe()))
+        table.set_cache_bytes(std::max(available / 4, io::TableReader::DEFAULT_CACHE_BYTES));
     ReaderSource source(table);
     return engine::verify(table.rule(), info.convention, table.universe(), source, progress);
 }

@@ -163,11 +163,13 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     const std::vector<uint32_t>& single = ctx.single;
     const std::vector<uint32_t>& normal_single = ctx.normal_single;
     std::vector<uint64_t> value_counts, remoteness_counts;
+    std::vector<uint32_t> values, remoteness;
+    table.read(first, last - first, values, remoteness);
     for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
-        const uint32_t v = table.value(rank);
+        const uint32_t v = values[rank - first];
         count(value_counts, v);
         report.p_positions += v == 0;
-        const uint32_t r = rem ? table.remoteness(rank) : 0;
+        const uint32_t r = rem ? remoteness[rank - first] : 0;
         if (rem) count(remoteness_counts, r);
 
         // 1. Consistency with the definitions: from the lines, or from the
@@ -331,16 +333,21 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
                       rule.kind() == RuleKind::moore ? rule.moore_k() : 0,
                       quotient ? &*quotient : nullptr};
     // Nim in a box: the consistency check line by line (line_check.h), in
-    // one pass in rank order, when its lines fit in memory beside the table.
+    // one pass in rank order, when its lines fit in the memory left (the
+    // table is in memory already, or streams from disk); a quarter is kept
+    // for the rest.
     std::optional<LineCheck> lines;
     const uint64_t available = available_memory();
     if (line_check && LineCheck::applies(rule, u) &&
-        (available == 0 || LineCheck::bytes(u, table.has_remoteness()) <= available / 2)) {
+        (available == 0 || LineCheck::bytes(u, table.has_remoteness()) <= available / 4 * 3)) {
         lines.emplace(u, convention, table.has_remoteness());
     }
     if (lines || !table.thread_safe()) {
-        // One pass in rank order: a streaming source reads its chunks in sequence.
-        const uint64_t step = std::max<uint64_t>(u.size() / 100, 1 << 16);
+        // One pass in rank order: a streaming source reads its chunks in
+        // sequence, a slice of at most 2^24 positions at a time (a power of
+        // two, so that slices end where chunks do).
+        const uint64_t step = std::bit_floor(
+            std::min<uint64_t>(std::max<uint64_t>(u.size() / 100, 1 << 16), uint64_t{1} << 24));
         for (uint64_t first = 0; first < u.size(); first += step) {
             const uint64_t last = std::min(u.size(), first + step);
             verify_range(ctx, table, first, last, report, lines ? &*lines : nullptr);

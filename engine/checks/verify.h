@@ -26,6 +26,19 @@ class TableSource {
     virtual uint32_t remoteness(uint64_t rank) = 0;
     // True when several threads may read at once; verify then runs in parallel.
     virtual bool thread_safe() const { return false; }
+    // Entries [first, first + count) of each dataset into `values` and
+    // `remoteness` (left empty without remoteness): how verify reads the
+    // positions it checks, a slice at a time. By default one rank at a time;
+    // a table on disk decodes its chunks whole instead.
+    virtual void read(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
+                      std::vector<uint32_t>& remoteness) {
+        values.resize(count);
+        remoteness.resize(has_remoteness() ? count : 0);
+        for (uint64_t i = 0; i < count; ++i) {
+            values[i] = value(first + i);
+            if (!remoteness.empty()) remoteness[i] = this->remoteness(first + i);
+        }
+    }
 };
 
 // A table held in memory: read-only, so any number of threads may read it.

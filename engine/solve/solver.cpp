@@ -571,6 +571,7 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
                             " is available; choose fewer heaps or smaller ones");
     }
     add_order(u, plan);
+    if (options.planned) options.planned(plan);
 
     Solution s{rule, options.convention, u.bounds(), options.method, {}, {}};
     s.positions = u.size();

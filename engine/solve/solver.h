@@ -52,6 +52,9 @@ struct SolveOptions {
     // Stream whatever the universe's size; InputError where the solve
     // cannot (its kernel reads solved positions back, or a checkpoint).
     bool stream = false;
+    // Called once the plan is made and its memory found to fit, before
+    // anything is allocated: what the solve will do, to say it first.
+    std::function<void(const struct SolvePlan&)> planned = nullptr;
 };
 
 // The widths in bits a solve's arrays start at (remoteness 0 when it is not

@@ -26,6 +26,16 @@ io::TableContents table_contents(const engine::Solution& s) {
             s.max_remoteness};
 }
 
+std::string plan_line(uint64_t positions, const engine::SolvePlan& plan) {
+    std::string how = plan.method == engine::SolveMethod::sprague_grundy
+                          ? "by the sprague-grundy method"
+                      : plan.kernel == engine::Kernel::lines ? "by the line kernel"
+                                                             : "by the brute-force kernel";
+    how += plan.streamed ? ", streamed to disk as solved" : ", held in memory";
+    return fmt::format("{} positions {}: {} of memory", positions, how,
+                       engine::format_bytes(plan.memory));
+}
+
 namespace {
 
 // How the brute method's kernel went.

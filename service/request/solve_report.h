@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/solve/solution.h"
+#include "engine/solve/solver.h"
 #include "io/codec/table_format.h"
 #include "io/table_writer.h"
 #include "service/request/solve_request.h"
@@ -37,6 +38,11 @@ io::TableHeader table_header(const engine::Solution& s);
 // What the table of a solve holds: its header and `s`'s arrays (which stay
 // `s`'s), as io::write_table takes them.
 io::TableContents table_contents(const engine::Solution& s);
+
+// What a plan will do, said before a long solve starts: "10639125640
+// positions by the line kernel, streamed to disk as solved: 13.8 GiB of
+// memory".
+std::string plan_line(uint64_t positions, const engine::SolvePlan& plan);
 
 // The summary `nimtb solve` prints.
 std::string summary(const SolveReport& report);

@@ -22,6 +22,21 @@ def run(*args, stdin=None, cwd=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def stored(path):
+    """A table as stored: its attributes but the generator, and each dataset's attributes and
+    chunks as written (tools/table_digest.sh's digest, unhashed)."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        out = [sorted((k, text(v)) for k, v in f.attrs.items() if k != "generator")]
+        for name in sorted(f):
+            d = f[name]
+            out.append((name, d.dtype.str, d.chunks, sorted((k, text(v)) for k, v in d.attrs.items())))
+            for i in range(d.id.get_num_chunks()):
+                info = d.id.get_chunk_info(i)
+                out.append((info.chunk_offset, d.id.read_direct_chunk(info.chunk_offset)))
+    return out
+
+
 def text(value):
     """A string attribute as h5py reads it: bytes (fixed-length, this version) or str (older)."""
     return value.decode() if isinstance(value, bytes) else value
@@ -204,6 +219,31 @@ class Solve(Workdir):
                              "--memory", "lots", "-o", self.path("n.h5"))
         self.assert_error(code, err, 2, "--memory is a size such as 64K")
 
+    def test_streamed_solve_says_its_plan_and_writes_the_same_table(self):
+        """A universe of 16 M positions or more (or --stream) streams to disk as it is solved,
+        says so before it starts and in its summary and figures, and writes the table a solve in
+        memory writes (a checkpoint keeps the arrays in memory); --stream where the kernel
+        cannot stream is refused before any work."""
+        args = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "50"]
+        code, out, err = run("solve", *args, "-o", self.path("s.h5"), "--stats", self.path("s.json"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("solve: 32468436 positions by the line kernel, streamed to disk as solved: ", err)
+        self.assertIn("children summarised along lines, streamed to disk as solved", out)
+        with open(self.path("s.json")) as f:
+            self.assertTrue(json.load(f)["streamed"])
+        code, out, err = run("solve", *args, "-o", self.path("m.h5"), "--checkpoint", self.path("ck"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("solve: 32468436 positions by the line kernel, held in memory: ", err)
+        self.assertEqual(stored(self.path("s.h5")), stored(self.path("m.h5")))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["m.h5", "s.h5", "s.json"])  # no run file left
+        for extra, fragment in [(["--rules", "allbut:1,2"], "allbut:1,2 in at most 4 heaps"),
+                                (["--rules", "nim", "--checkpoint", self.path("ck2")], "without --checkpoint"),
+                                (["--rules", "nim", "--kernel", "brute"], "--stream needs")]:
+            code, out, err = run("solve", *extra, "--heaps", "4", "--max-heap", "20", "--stream",
+                                 "-o", self.path("x.h5"))
+            self.assert_error(code, err, 2, fragment)
+            self.assertFalse(os.path.exists(self.path("x.h5")))
+
     def test_too_big_for_memory_exits_1(self):
         """A universe too large exits 1 however large: for this machine's memory, or for any's.
         The memory is checked before the solve's order of blocks is built: 5 heaps of 10000 have
@@ -280,6 +320,12 @@ class FullDisk(Workdir):
             self.assert_error(code, err, 1, "No space left on device")
             self.assertEqual(err.count("\n"), 1, err)
             self.assertEqual(os.listdir(self.disk), [])
+        # A streamed solve's run files fill the disk: the same clear error, nothing left.
+        code, out, err = run("solve", "--rules", "nim", "--heaps", "4", "--max-heap", "90", "--stream", "-o",
+                             os.path.join(self.disk, "t.h5"))
+        self.assert_error(code, err, 1, "No space left on device")
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertEqual(os.listdir(self.disk), [])
         # A checkpoint on a full disk: the same clear error, and no table.
         code, out, err = run("solve", "--rules", "nim", "--heaps", "4", "--max-heap", "60", "--checkpoint",
                              os.path.join(self.disk, "ck"), "--checkpoint-every", "0", "-o", self.path("t.h5"))

@@ -198,6 +198,13 @@ def test_solve_keywords_are_the_requests_options(tmp_path):
         nimtb.solve("nim", tmp_path / "n.h5", heaps=3, max_heap=4, max_total=5)
     with pytest.raises(nimtb.InputError, match="no universe to solve"):
         nimtb.solve("nim", tmp_path / "n.h5")
+    # stream=True: the positions go to disk as solved, the table is the same.
+    with nimtb.solve("nim", tmp_path / "s.h5", heaps=4, max_heap=12, misere=True, stream=True) as s, \
+            nimtb.solve("nim", tmp_path / "i.h5", heaps=4, max_heap=12, misere=True) as i:
+        for position in ([], [1], [2, 3], [5, 7, 12], [1, 1, 12, 12]):
+            assert s.query_json(position) == i.query_json(position)
+    with pytest.raises(nimtb.InputError, match="stream=True needs"):
+        nimtb.solve("allbut:1,2", tmp_path / "a.h5", heaps=4, max_heap=12, stream=True)
     with pytest.raises(MemoryError, match="a box holds at most 64 heaps"):
         nimtb.solve("nim", tmp_path / "n.h5", heaps=65, max_heap=2)
 
