@@ -39,10 +39,10 @@ LineCheck::LineCheck(const Universe& u, Convention convention, bool remoteness)
       remoteness_(remoteness),
       words_(words_for(u)) {
     const uint64_t n = line_count(u);
-    values_.assign(n * words_, 0);
+    values_ = LargeBuffer(n * words_ * sizeof(uint64_t));
     if (remoteness_) {
-        max_r_.assign(n, 0);
-        min_p_r_.assign(n, NONE);
+        max_r_ = LargeBuffer(n * sizeof(uint16_t));
+        neg_min_p_r_ = LargeBuffer(n * sizeof(uint16_t));
     }
 }
 
@@ -65,15 +65,18 @@ void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uin
     }
 
     // 2. What the children say: the union of the prefixes of the lines.
+    uint64_t* values = static_cast<uint64_t*>(values_.data());
+    uint16_t* max_rs = static_cast<uint16_t*>(max_r_.data());
+    uint16_t* neg_min_p_rs = static_cast<uint16_t*>(neg_min_p_r_.data());
     uint64_t seen[8] = {};
     uint32_t max_r = 0, min_p_r = NONE;
     bool any_child = false;
     for (unsigned i = 0; i < count; ++i) {
-        const uint64_t* v = &values_[line[i] * words_];
+        const uint64_t* v = &values[line[i] * words_];
         for (unsigned w = 0; w < words_; ++w) seen[w] |= v[w];
         if (remoteness_) {
-            max_r = std::max<uint32_t>(max_r, max_r_[line[i]]);
-            min_p_r = std::min<uint32_t>(min_p_r, min_p_r_[line[i]]);
+            max_r = std::max<uint32_t>(max_r, max_rs[line[i]]);
+            min_p_r = std::min<uint32_t>(min_p_r, NONE - neg_min_p_rs[line[i]]);
         }
     }
     for (unsigned r = 0; r < k; ++r) any_child |= a[r] > 0;
@@ -90,11 +93,12 @@ void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uin
     // 3. The position joins its lines, with what the table says of it.
     for (unsigned i = 0; i < count; ++i) {
         if (value < 64 * words_)
-            values_[line[i] * words_ + value / 64] |= uint64_t{1} << (value % 64);
+            values[line[i] * words_ + value / 64] |= uint64_t{1} << (value % 64);
         if (remoteness_) {
             const uint16_t r = static_cast<uint16_t>(std::min<uint32_t>(remoteness, NONE - 1));
-            max_r_[line[i]] = std::max(max_r_[line[i]], r);
-            if (value == 0) min_p_r_[line[i]] = std::min(min_p_r_[line[i]], r);
+            max_rs[line[i]] = std::max(max_rs[line[i]], r);
+            if (value == 0)
+                neg_min_p_rs[line[i]] = std::max<uint16_t>(neg_min_p_rs[line[i]], NONE - r);
         }
     }
 }

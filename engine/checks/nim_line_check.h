@@ -20,11 +20,12 @@
 //
 // Lines are the multisets of K - 1 heaps of at most H: C(H + K - 1, K - 1)
 // of them, 8 bytes of value set (a word for each 64 values) and 4 of
-// remoteness each; for K = 7, H = 63, 1.4 GB.
+// remoteness each; for K = 7, H = 63, 1.4 GB, for K = 8 14.4 GB, in huge
+// pages (LargeBuffer): the look-ups roam over all of it.
 
 #include <cstdint>
-#include <vector>
 
+#include "engine/base/memory.h"
 #include "engine/game/rules.h"
 #include "engine/game/universe.h"
 
@@ -52,8 +53,10 @@ class LineCheck {
     Universe lines_;  // the box of K - 1 heaps: its ranks index the lines
     bool normal_, remoteness_;
     unsigned words_;  // 64-bit words of value set per line
-    std::vector<uint64_t> values_;
-    std::vector<uint16_t> max_r_, min_p_r_;
+    LargeBuffer values_;
+    // Per line: the largest remoteness, and NONE minus the smallest
+    // remoteness of a P-position (0, as the buffer starts: none yet).
+    LargeBuffer max_r_, neg_min_p_r_;
 };
 
 }  // namespace nimtb::engine

@@ -1,6 +1,7 @@
 #include "engine/checks/verify.h"
 
 #include <fmt/format.h>
+#include <oneapi/tbb/parallel_invoke.h>
 
 #include <algorithm>
 #include <bit>
@@ -138,11 +139,30 @@ void count(std::vector<uint64_t>& counts, uint32_t i) {
     ++counts[i];
 }
 
-// Verifies ranks [first, last) into `report` (counts, histograms, checks).
-// With `lines`, the consistency check is the line check's (it needs every
-// rank from 0, in order); else each position's children are looked up.
+// The consistency check of ranks [first, last) by Nim's lines (it needs
+// every rank from 0, in order), their entries in `values` and `remoteness`.
+void check_lines(const Universe& u, LineCheck& lines, uint64_t first, uint64_t last,
+                 const std::vector<uint32_t>& values, const std::vector<uint32_t>& remoteness,
+                 Check& consistency) {
+    const unsigned k = u.max_heaps();
+    Heaps heaps = u.unrank(first);
+    for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
+        const uint32_t v = values[rank - first];
+        const uint32_t r = remoteness.empty() ? 0 : remoteness[rank - first];
+        uint32_t want_v = 0, want_r = 0;
+        lines.next(heaps.data(), v, r, want_v, want_r);
+        const bool consistent = v == want_v && (remoteness.empty() || r == want_r);
+        record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
+               v != want_v ? want_v : want_r, v != want_v ? Quantity::value : Quantity::remoteness);
+    }
+}
+
+// Verifies ranks [first, last), their entries in `values` and `remoteness`,
+// into `report` (counts, histograms, checks); the consistency check by
+// looking each position's children up, unless `lines` checks it apart.
 void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64_t last,
-                  VerifyReport& report, LineCheck* lines) {
+                  const std::vector<uint32_t>& values, const std::vector<uint32_t>& remoteness,
+                  VerifyReport& report, bool lines) {
     const Universe& u = ctx.u;
     const unsigned k = u.max_heaps();
     const bool normal = ctx.normal;
@@ -163,8 +183,6 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     const std::vector<uint32_t>& single = ctx.single;
     const std::vector<uint32_t>& normal_single = ctx.normal_single;
     std::vector<uint64_t> value_counts, remoteness_counts;
-    std::vector<uint32_t> values, remoteness;
-    table.read(first, last - first, values, remoteness);
     for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
         const uint32_t v = values[rank - first];
         count(value_counts, v);
@@ -172,12 +190,10 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
         const uint32_t r = rem ? remoteness[rank - first] : 0;
         if (rem) count(remoteness_counts, r);
 
-        // 1. Consistency with the definitions: from the lines, or from the
-        // stored children.
-        uint32_t want_v = 0, want_r = 0;
-        if (lines) {
-            lines->next(heaps.data(), v, r, want_v, want_r);
-        } else {
+        // 1. Consistency with the definitions, from the stored children
+        // (unless check_lines does it).
+        if (!lines) {
+            uint32_t want_v = 0, want_r = 0;
             gen.child_ranks(heaps, children);
             seen.assign(children.size() + 2, 0);
             uint32_t max_all = 0, min_p = UINT32_MAX;
@@ -194,10 +210,11 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
             while (seen[mex]) ++mex;
             want_v = children.empty() ? (normal ? 0 : 1) : mex;
             want_r = children.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
+            const bool consistent = v == want_v && (!rem || r == want_r);
+            record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
+                   v != want_v ? want_v : want_r,
+                   v != want_v ? Quantity::value : Quantity::remoteness);
         }
-        const bool consistent = v == want_v && (!rem || r == want_r);
-        record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
-               v != want_v ? want_v : want_r, v != want_v ? Quantity::value : Quantity::remoteness);
 
         // 2-7. The theorems and the finding.
         uint32_t x = 0, xs = 0;
@@ -241,6 +258,17 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     for (uint32_t i = 0; i < remoteness_counts.size(); ++i) {
         if (remoteness_counts[i]) report.remoteness_histogram[i] += remoteness_counts[i];
     }
+}
+
+// A report with the checks of `whole` and nothing counted: a part's.
+VerifyReport empty_part(const VerifyReport& whole) {
+    VerifyReport part;
+    part.checks = whole.checks;
+    for (Check& c : part.checks) {
+        c.tested = c.held = 0;
+        c.counterexamples.clear();  // those merged so far are the report's
+    }
+    return part;
 }
 
 // Adds a slice's report to the whole one.
@@ -345,12 +373,27 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     if (lines || !table.thread_safe()) {
         // One pass in rank order: a streaming source reads its chunks in
         // sequence, a slice of at most 2^24 positions at a time (a power of
-        // two, so that slices end where chunks do).
+        // two, so that slices end where chunks do). The line check of a
+        // slice runs beside its other checks, on two threads.
         const uint64_t step = std::bit_floor(
             std::min<uint64_t>(std::max<uint64_t>(u.size() / 100, 1 << 16), uint64_t{1} << 24));
+        std::vector<uint32_t> values, remoteness;
         for (uint64_t first = 0; first < u.size(); first += step) {
             const uint64_t last = std::min(u.size(), first + step);
-            verify_range(ctx, table, first, last, report, lines ? &*lines : nullptr);
+            table.read(first, last - first, values, remoteness);
+            if (lines) {
+                VerifyReport by_lines = empty_part(report), rest = empty_part(report);
+                tbb::parallel_invoke(
+                    [&] {
+                        check_lines(u, *lines, first, last, values, remoteness,
+                                    by_lines.check(CheckId::consistency));
+                    },
+                    [&] { verify_range(ctx, table, first, last, values, remoteness, rest, true); });
+                merge(report, by_lines);
+                merge(report, rest);
+            } else {
+                verify_range(ctx, table, first, last, values, remoteness, report, false);
+            }
             if (progress) progress(last, u.size());
         }
         return report;
@@ -365,12 +408,11 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
         std::vector<VerifyReport> parts(e - b);
         sync_parallel_for(b, e, [&](uint64_t s) {
             VerifyReport& part = parts[s - b];
-            part.checks = report.checks;
-            for (Check& c : part.checks) {
-                c.tested = c.held = 0;
-                c.counterexamples.clear();  // those merged so far are the report's
-            }
-            verify_range(ctx, table, s * slice, std::min(u.size(), (s + 1) * slice), part, nullptr);
+            part = empty_part(report);
+            const uint64_t first = s * slice, last = std::min(u.size(), (s + 1) * slice);
+            std::vector<uint32_t> values, remoteness;
+            table.read(first, last - first, values, remoteness);
+            verify_range(ctx, table, first, last, values, remoteness, part, false);
         });
         for (const VerifyReport& part : parts) merge(report, part);
         if (progress) progress(std::min(u.size(), e * slice), u.size());
