@@ -55,7 +55,7 @@ uint64_t RunFile::memory(unsigned bits, unsigned threads) {
     // The partial block, and per slot of a batch its compressed bytes (LZ4's
     // bound is a little over the raw size).
     const uint64_t block_bytes = BLOCK * (bits / 8);
-    return block_bytes + BATCH_PER_THREAD * std::max(1u, threads) * (block_bytes + block_bytes / 8);
+    return block_bytes + (BATCH_PER_THREAD + 2) * std::max(1u, threads) * (block_bytes + block_bytes / 8);
 }
 
 void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {

@@ -44,8 +44,9 @@ class RunFile {
     // run file must outlive what it returns.
     Entries entries() const;
 
-    // Bytes the run holds in memory while it is appended to: the partial
-    // block and a batch of compressed blocks per thread.
+    // Bytes the run holds in memory: while it is appended to, the partial
+    // block and a batch of compressed blocks per thread; while it is read
+    // back, a block and its compressed bytes per thread.
     static uint64_t memory(unsigned bits, unsigned threads);
 
   private:

@@ -74,6 +74,10 @@ struct TableContents {
 TableStorage write_table(const std::string& path, const TableContents& contents,
                          const WriteOptions& options);
 
+// Bytes write_table holds at most beside the entries it reads, with
+// `threads` compressing: a batch of chunks, raw and compressed.
+uint64_t write_memory(unsigned threads);
+
 // Throws TableError if a table could not be written to `path` with `options`:
 // it exists (and overwrite is off) or its folder is missing. write_table
 // checks this first; a caller may check before a long solve.

@@ -25,9 +25,11 @@ class RunFiles : public engine::RankSink {
   public:
     RunFiles(std::string table, unsigned threads) : table_(std::move(table)), threads_(threads) {}
 
+    // The run files' buffers, and the table writer's that reads them back.
     uint64_t memory(unsigned value_bits, unsigned remoteness_bits) const override {
         return io::RunFile::memory(value_bits, threads_) +
-               (remoteness_bits ? io::RunFile::memory(remoteness_bits, threads_) : 0);
+               (remoteness_bits ? io::RunFile::memory(remoteness_bits, threads_) : 0) +
+               io::write_memory(threads_);
     }
 
     void take(uint64_t, uint64_t count, const engine::QuantityArray& value,

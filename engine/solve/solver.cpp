@@ -62,17 +62,22 @@ unsigned bits_for(uint64_t bound, const char* what) {
                         "smaller ones");
 }
 
+// The longest game: in a box each move takes a token; under a total a move
+// takes a token or splits a heap, and there are at most N heaps.
+uint64_t longest_game(const Universe& u) {
+    return u.is_box() ? uint64_t{u.max_heaps()} * u.max_heap_size() : 2 * uint64_t{u.max_total()};
+}
+
 // The widths a solve starts with. Remoteness is at most the length of the
 // longest game, each move taking at least one token, so K*H bounds it; a
 // value is a mex, at most the number of children. Both bounds are loose (Nim
 // misere with 5 heaps of 63 has values below 64 and remoteness up to 252), so
 // both start at 8 bits unless a single heap alone has 256 moves, and the solve
-// widens an array in place when a level meets a larger number.
+// widens an array in place when a level meets a larger number (the memory
+// planned counts remoteness at the width its bound may need: plan_memory).
 ArrayWidths widths(const Rule& rule, const Universe& u, const SolveOptions& options) {
-    const uint64_t h = u.max_heap_size(), k = u.max_heaps();
-    // The longest game: in a box each move takes a token; under a total a
-    // move takes a token or splits a heap, and there are at most N heaps.
-    const uint64_t longest = u.is_box() ? k * h : 2 * uint64_t{u.max_total()};
+    const uint64_t h = u.max_heap_size();
+    const uint64_t longest = longest_game(u);
     if (options.method == SolveMethod::sprague_grundy) {
         // Single-heap values are at most H (a heap has at most H moves); the
         // XOR of values below 2^b stays below 2^b.
@@ -272,11 +277,15 @@ void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
     s.max_remoteness = total.max_remoteness;
 }
 
-// Bytes the plan needs: the arrays at their starting widths (every position,
-// or a streamed solve's window), the line store and a streamed solve's sink.
+// Bytes the plan needs: the arrays (every position, or a streamed solve's
+// window) at their starting widths, remoteness at the width the longest game
+// may need (widened in place, the peak is the wider array alone), the line
+// store and a streamed solve's sink. A value array widened past 8 bits (a
+// value of 256 or more, which needs as many moves) needs its 8 bits more.
 uint64_t plan_memory(const Universe& u, const SolvePlan& plan, const SolveOptions& o) {
     const ArrayWidths& w = plan.widths;
-    uint64_t bytes = (plan.streamed ? plan.window : u.size()) * ((w.value_bits + w.remoteness_bits) / 8);
+    const unsigned rem_bits = w.remoteness_bits && longest_game(u) > 0xff ? 16 : w.remoteness_bits;
+    uint64_t bytes = (plan.streamed ? plan.window : u.size()) * ((w.value_bits + rem_bits) / 8);
     if (plan.kernel == Kernel::lines) bytes += LineStore::bytes(u, w);
     if (plan.streamed) bytes += o.sink->memory(w.value_bits, w.remoteness_bits);
     return bytes;
@@ -331,10 +340,12 @@ void choose_kernel(const Rule& rule, const Universe& u, const SolveOptions& o, S
     if (lines.widths.remoteness_bits) lines.widths.remoteness_bits = line_remoteness_bits(u);
     plan_streaming(u, o, lines);
     // Automatic: where the store would not fit in memory but the arrays
-    // alone would, brute force still solves the universe.
+    // alone would, brute force still solves the universe (where neither
+    // fits, the refusal gives the line kernel's figure, the smaller).
     if (o.kernel == Kernel::automatic) {
         const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
-        if (limit != 0 && plan_memory(u, lines, o) > limit) return;
+        if (limit != 0 && plan_memory(u, lines, o) > limit && plan_memory(u, plan, o) <= limit)
+            return;
     }
     plan = std::move(lines);
 }

@@ -22,6 +22,17 @@ def run(*args, stdin=None, cwd=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def run_measured(*args):
+    """run(), and the peak resident memory of the process in MiB."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen([NIMTB, *args], stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), usage.ru_maxrss / 1024
+
+
 def stored(path):
     """A table as stored: its attributes but the generator, and each dataset's attributes and
     chunks as written (tools/table_digest.sh's digest, unhashed)."""
@@ -225,9 +236,14 @@ class Solve(Workdir):
         memory writes (a checkpoint keeps the arrays in memory); --stream where the kernel
         cannot stream is refused before any work."""
         args = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "50"]
-        code, out, err = run("solve", *args, "-o", self.path("s.h5"), "--stats", self.path("s.json"))
+        code, out, err, peak_mib = run_measured("solve", *args, "-o", self.path("s.h5"),
+                                                "--stats", self.path("s.json"))
         self.assertEqual(code, 0, err)
         self.assertIn("solve: 32468436 positions by the line kernel, streamed to disk as solved: ", err)
+        # The memory said is the most the solve holds, beside the program's own (its code and
+        # libraries: about 20 MiB).
+        said = float(re.search(r"solved: ([0-9.]+) MiB of memory", err).group(1))
+        self.assertLess(peak_mib, said + 24, (peak_mib, said))
         self.assertIn("children summarised along lines, streamed to disk as solved", out)
         with open(self.path("s.json")) as f:
             self.assertTrue(json.load(f)["streamed"])
