@@ -1,6 +1,7 @@
 #include "engine/checks/verify.h"
 
 #include <fmt/format.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_invoke.h>
 
 #include <algorithm>
@@ -142,27 +143,27 @@ void count(std::vector<uint64_t>& counts, uint32_t i) {
 // The consistency check of ranks [first, last) by Nim's lines (it needs
 // every rank from 0, in order), their entries in `values` and `remoteness`.
 void check_lines(const Universe& u, LineCheck& lines, uint64_t first, uint64_t last,
-                 const std::vector<uint32_t>& values, const std::vector<uint32_t>& remoteness,
-                 Check& consistency) {
+                 const uint32_t* values, const uint32_t* remoteness, Check& consistency) {
     const unsigned k = u.max_heaps();
     Heaps heaps = u.unrank(first);
     for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
         const uint32_t v = values[rank - first];
-        const uint32_t r = remoteness.empty() ? 0 : remoteness[rank - first];
+        const uint32_t r = remoteness ? remoteness[rank - first] : 0;
         uint32_t want_v = 0, want_r = 0;
         lines.next(heaps.data(), v, r, want_v, want_r);
-        const bool consistent = v == want_v && (remoteness.empty() || r == want_r);
+        const bool consistent = v == want_v && (!remoteness || r == want_r);
         record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
                v != want_v ? want_v : want_r, v != want_v ? Quantity::value : Quantity::remoteness);
     }
 }
 
-// Verifies ranks [first, last), their entries in `values` and `remoteness`,
-// into `report` (counts, histograms, checks); the consistency check by
-// looking each position's children up, unless `lines` checks it apart.
+// Verifies ranks [first, last), their entries from `values` and `remoteness`
+// (null without), into `report` (counts, histograms, checks); the
+// consistency check by looking each position's children up, unless `lines`
+// checks it apart.
 void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64_t last,
-                  const std::vector<uint32_t>& values, const std::vector<uint32_t>& remoteness,
-                  VerifyReport& report, bool lines) {
+                  const uint32_t* values, const uint32_t* remoteness, VerifyReport& report,
+                  bool lines) {
     const Universe& u = ctx.u;
     const unsigned k = u.max_heaps();
     const bool normal = ctx.normal;
@@ -260,6 +261,11 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     }
 }
 
+// The remoteness entries of a slice, null when the table has none.
+const uint32_t* rem(const std::vector<uint32_t>& remoteness) {
+    return remoteness.empty() ? nullptr : remoteness.data();
+}
+
 // A report with the checks of `whole` and nothing counted: a part's.
 VerifyReport empty_part(const VerifyReport& whole) {
     VerifyReport part;
@@ -283,6 +289,70 @@ void merge(VerifyReport& into, const VerifyReport& part) {
         c.held += p.held;
         for (const Counterexample& ex : p.counterexamples) keep_smallest(c.counterexamples, ex);
     }
+}
+
+// Positions a group of the grouped order holds at most here: the group is
+// read whole, 8 bytes a position.
+constexpr uint64_t GROUP_LIMIT = uint64_t{1} << 24;
+
+// Nim's line check on every thread: the ranks in the grouped solve order
+// (solve_order.h: groups contiguous in rank and in rank order; within a
+// group, levels whose blocks touch disjoint lines, since two positions of
+// a level on one line share a block — the fact the solver's line kernel
+// rests on, and which its tests check against every child the rules give).
+// Each group is read whole; its levels' blocks are line-checked in
+// parallel, then its positions' other checks run in parallel slices.
+void verify_grouped(const Context& ctx, TableSource& table, LineCheck& lines, VerifyReport& report,
+                    const std::function<void(uint64_t, uint64_t)>& progress) {
+    const Universe& u = ctx.u;
+    const unsigned k = u.max_heaps();
+    const uint64_t h = u.max_heap_size();
+    unsigned p = 1;
+    while (p + 1 < k && binomial(h + k - p, k - p) > GROUP_LIMIT) ++p;
+    const SolveOrder order = make_order(u, std::min(p + 2, k - 1), p);
+    const VerifyReport blank = empty_part(report);
+    tbb::enumerable_thread_specific<Check> consistency(blank.check(CheckId::consistency));
+    std::vector<uint32_t> values, remoteness;
+    for (size_t g = 0; g < order.groups.size(); ++g) {
+        const Group& group = order.groups[g];
+        const size_t end = g + 1 < order.groups.size() ? order.groups[g + 1].first_level
+                                                       : order.levels();
+        table.read(group.first, group.count, values, remoteness);
+        const uint32_t* v = values.data();
+        for (size_t level = group.first_level; level < end; ++level) {
+            sync_parallel_for_with(
+                tbb::blocked_range<size_t>(order.level_start[level], order.level_start[level + 1], 1),
+                [&](const tbb::blocked_range<size_t>& r) {
+                    for (size_t b = r.begin(); b != r.end(); ++b) {
+                        const Block& block = order.blocks[b];
+                        const uint64_t at = block.first - group.first;
+                        check_lines(u, lines, block.first, block.first + block.count, v + at,
+                                    remoteness.empty() ? nullptr : remoteness.data() + at,
+                                    consistency.local());
+                    }
+                },
+                tbb::simple_partitioner());
+        }
+        // The other checks, in slices merged in order.
+        const uint64_t slice = std::max<uint64_t>(group.count / 16, 1 << 14);
+        const uint64_t slices = (group.count + slice - 1) / slice;
+        std::vector<VerifyReport> parts(slices, blank);
+        sync_parallel_for(uint64_t{0}, slices, [&](uint64_t s) {
+            const uint64_t at = s * slice, n = std::min(group.count - at, slice);
+            verify_range(ctx, table, group.first + at, group.first + at + n, v + at,
+                         remoteness.empty() ? nullptr : remoteness.data() + at, parts[s], true);
+        });
+        for (const VerifyReport& part : parts) merge(report, part);
+        if (progress) progress(group.first + group.count, u.size());
+    }
+    VerifyReport by_lines = blank;
+    for (const Check& c : consistency) {
+        Check& into = by_lines.check(CheckId::consistency);
+        into.tested += c.tested;
+        into.held += c.held;
+        for (const Counterexample& ex : c.counterexamples) keep_smallest(into.counterexamples, ex);
+    }
+    merge(report, by_lines);
 }
 
 }  // namespace
@@ -370,6 +440,10 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
         (available == 0 || LineCheck::bytes(u, table.has_remoteness()) <= available / 4 * 3)) {
         lines.emplace(u, convention, table.has_remoteness());
     }
+    if (lines && u.max_heaps() >= 3) {
+        verify_grouped(ctx, table, *lines, report, progress);
+        return report;
+    }
     if (lines || !table.thread_safe()) {
         // One pass in rank order: a streaming source reads its chunks in
         // sequence, a slice of at most 2^24 positions at a time (a power of
@@ -385,14 +459,18 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
                 VerifyReport by_lines = empty_part(report), rest = empty_part(report);
                 tbb::parallel_invoke(
                     [&] {
-                        check_lines(u, *lines, first, last, values, remoteness,
+                        check_lines(u, *lines, first, last, values.data(), rem(remoteness),
                                     by_lines.check(CheckId::consistency));
                     },
-                    [&] { verify_range(ctx, table, first, last, values, remoteness, rest, true); });
+                    [&] {
+                        verify_range(ctx, table, first, last, values.data(), rem(remoteness), rest,
+                                     true);
+                    });
                 merge(report, by_lines);
                 merge(report, rest);
             } else {
-                verify_range(ctx, table, first, last, values, remoteness, report, false);
+                verify_range(ctx, table, first, last, values.data(), rem(remoteness), report,
+                             false);
             }
             if (progress) progress(last, u.size());
         }
@@ -412,7 +490,7 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
             const uint64_t first = s * slice, last = std::min(u.size(), (s + 1) * slice);
             std::vector<uint32_t> values, remoteness;
             table.read(first, last - first, values, remoteness);
-            verify_range(ctx, table, first, last, values, remoteness, part, false);
+            verify_range(ctx, table, first, last, values.data(), rem(remoteness), part, false);
         });
         for (const VerifyReport& part : parts) merge(report, part);
         if (progress) progress(std::min(u.size(), e * slice), u.size());
