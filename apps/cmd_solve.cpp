@@ -113,9 +113,8 @@ int cmd_solve(const std::vector<std::string>& args) {
         "write the positions to disk as they are solved, holding only the line kernel's "
         "aggregates and a window in memory: nim in a box of 3 heaps or more, without "
         "--checkpoint (automatic from 16 M positions, or where the arrays would not fit)")(
-        "compression,c",
-                                                 po::value<std::string>()->default_value("zstd"),
-                                                 "zstd, deflate, lz4 or none")(
+        "compression,c", po::value<std::string>()->default_value("zstd"),
+        "zstd, deflate, lz4 or none")(
         "compression-level", po::value<int64_t>(),
         ranged("with zstd or deflate: the level (default: zstd 4, deflate 6)", COMPRESSION_LEVEL)
             .c_str())(

@@ -55,7 +55,8 @@ uint64_t RunFile::memory(unsigned bits, unsigned threads) {
     // The partial block, and per slot of a batch its compressed bytes (LZ4's
     // bound is a little over the raw size).
     const uint64_t block_bytes = BLOCK * (bits / 8);
-    return block_bytes + (BATCH_PER_THREAD + 2) * std::max(1u, threads) * (block_bytes + block_bytes / 8);
+    return block_bytes +
+           (BATCH_PER_THREAD + 2) * std::max(1u, threads) * (block_bytes + block_bytes / 8);
 }
 
 void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
@@ -78,8 +79,8 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
                 const ssize_t n = ::pwrite(fd_, p.data() + done, p.size() - done,
                                            static_cast<off_t>(end_ + done));
                 if (n <= 0) {
-                    throw TableError(what_ + ": cannot spill the solved positions to disk: " +
-                                     error_text());
+                    throw TableError(
+                        what_ + ": cannot spill the solved positions to disk: " + error_text());
                 }
                 done += static_cast<uint64_t>(n);
             }
@@ -128,9 +129,10 @@ void RunFile::read(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* 
         const uint64_t begin = offset_[block], bytes = offset_[block + 1] - begin;
         packet.resize(bytes);
         for (uint64_t done = 0; done < bytes;) {
-            const ssize_t n = ::pread(fd_, packet.data() + done, bytes - done,
-                                      static_cast<off_t>(begin + done));
-            if (n <= 0) throw TableError(what_ + ": cannot read the run file back: " + error_text());
+            const ssize_t n =
+                ::pread(fd_, packet.data() + done, bytes - done, static_cast<off_t>(begin + done));
+            if (n <= 0)
+                throw TableError(what_ + ": cannot read the run file back: " + error_text());
             done += static_cast<uint64_t>(n);
         }
         const std::string why = decompress_bytes(Compression::lz4, packet, raw);

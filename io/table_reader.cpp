@@ -327,7 +327,8 @@ void TableReader::read_range(uint64_t first, uint64_t count, std::vector<uint32_
             const uint64_t index = rank / chunk, from = rank - index * chunk;
             d.read_chunk(index, decoded);
             const uint64_t n = std::min<uint64_t>(decoded.size() - from, first + count - rank);
-            std::copy_n(decoded.begin() + static_cast<ptrdiff_t>(from), n, out.begin() + static_cast<ptrdiff_t>(rank - first));
+            std::copy_n(decoded.begin() + static_cast<ptrdiff_t>(from), n,
+                        out.begin() + static_cast<ptrdiff_t>(rank - first));
             rank += n;
         }
     };

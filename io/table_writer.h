@@ -38,11 +38,12 @@ struct Entries {
 
     // The entries of `a`, which must outlive them.
     static Entries of(const engine::QuantityArray& a) {
-        return {a.size(), a.bits(), [&a](uint64_t first, uint64_t count, unsigned file_bits,
-                                         uint8_t* out) {
+        return {a.size(), a.bits(),
+                [&a](uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out) {
                     // x86 and the HDF5 file type are both little-endian.
                     if (a.bits() == file_bits) {
-                        std::memcpy(out, static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8),
+                        std::memcpy(out,
+                                    static_cast<const uint8_t*>(a.raw()) + first * (a.bits() / 8),
                                     count * (a.bits() / 8));
                     } else {  // narrowing: every value was checked to fit
                         const uint16_t* src = a.data<uint16_t>() + first;

@@ -95,7 +95,8 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
         };
         so.levels = checkpoint.get();
     }
-    RunFiles runs(request.output, so.threads ? so.threads : std::max(1u, std::thread::hardware_concurrency()));
+    RunFiles runs(request.output,
+                  so.threads ? so.threads : std::max(1u, std::thread::hardware_concurrency()));
     so.sink = &runs;
     // A solve of seconds or more says first how it will run.
     so.planned = [&](const engine::SolvePlan& plan) {
@@ -112,8 +113,8 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
     const auto t1 = std::chrono::steady_clock::now();
     const engine::Solution& s = report.figures;
     // The storage lines as `info` prints them, from what the writer wrote.
-    report.storage = storage_lines(io::write_table(
-        request.output, s.streamed ? runs.contents(s) : table_contents(s), wo));
+    report.storage = storage_lines(
+        io::write_table(request.output, s.streamed ? runs.contents(s) : table_contents(s), wo));
     if (checkpoint) checkpoint->remove();
     report.figures.value = {};
     report.figures.remoteness = {};

@@ -228,7 +228,8 @@ TEST(Solver, GroupedOrderSolvesChildrenFirst) {
                     const nimtb::engine::SolveOrder order = nimtb::engine::make_order(u, j, p);
                     std::vector<size_t> level_of(u.size(), SIZE_MAX), block_of(u.size());
                     for (size_t l = 0; l < order.levels(); ++l) {
-                        ASSERT_LT(order.level_start[l], order.level_start[l + 1]) << "no empty level";
+                        ASSERT_LT(order.level_start[l], order.level_start[l + 1])
+                            << "no empty level";
                         for (size_t b = order.level_start[l]; b < order.level_start[l + 1]; ++b) {
                             for (uint64_t x = 0; x < order.blocks[b].count; ++x) {
                                 level_of[order.blocks[b].first + x] = l;
@@ -310,10 +311,12 @@ TEST(Solver, StreamedSolveHandsOverTheArraysOfASolveInMemory) {
 TEST(Solver, StreamsWhereTheArraysDoNotFitAndRefusesWhereItCannot) {
     MemorySink sink;
     SolveOptions o{.convention = Convention::misere, .sink = &sink};
-    const nimtb::engine::SolvePlan memory = nimtb::engine::plan_solve(Rule::nim(), Universe(6, 40), o);
+    const nimtb::engine::SolvePlan memory =
+        nimtb::engine::plan_solve(Rule::nim(), Universe(6, 40), o);
     EXPECT_FALSE(memory.streamed);
     o.memory_limit = memory.memory - 1;
-    const nimtb::engine::SolvePlan streamed = nimtb::engine::plan_solve(Rule::nim(), Universe(6, 40), o);
+    const nimtb::engine::SolvePlan streamed =
+        nimtb::engine::plan_solve(Rule::nim(), Universe(6, 40), o);
     EXPECT_TRUE(streamed.streamed);
     EXPECT_LT(streamed.memory, memory.memory);
     EXPECT_EQ(streamed.order.groups.front().first, 0u);

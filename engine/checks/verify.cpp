@@ -315,13 +315,14 @@ void verify_grouped(const Context& ctx, TableSource& table, LineCheck& lines, Ve
     std::vector<uint32_t> values, remoteness;
     for (size_t g = 0; g < order.groups.size(); ++g) {
         const Group& group = order.groups[g];
-        const size_t end = g + 1 < order.groups.size() ? order.groups[g + 1].first_level
-                                                       : order.levels();
+        const size_t end =
+            g + 1 < order.groups.size() ? order.groups[g + 1].first_level : order.levels();
         table.read(group.first, group.count, values, remoteness);
         const uint32_t* v = values.data();
         for (size_t level = group.first_level; level < end; ++level) {
             sync_parallel_for_with(
-                tbb::blocked_range<size_t>(order.level_start[level], order.level_start[level + 1], 1),
+                tbb::blocked_range<size_t>(order.level_start[level], order.level_start[level + 1],
+                                           1),
                 [&](const tbb::blocked_range<size_t>& r) {
                     for (size_t b = r.begin(); b != r.end(); ++b) {
                         const Block& block = order.blocks[b];

@@ -62,7 +62,8 @@ SolveOrder make_order(const Universe& u, unsigned j, unsigned prefix) {
     std::vector<uint32_t> b(j, 0), group_top;
     // Top heaps in colex order: blocks in rank order, each group's together.
     do {
-        if (prefix > 0 && !std::equal(b.end() - prefix, b.end(), group_top.begin(), group_top.end())) {
+        if (prefix > 0 &&
+            !std::equal(b.end() - prefix, b.end(), group_top.begin(), group_top.end())) {
             if (!group_top.empty()) append_levels(by_level, false, order);
             group_top.assign(b.end() - prefix, b.end());
             order.groups.push_back({order.level_start.size(), 0, 0});

@@ -383,7 +383,8 @@ void solve_streamed(const Universe& u, const SolvePlan& plan, Solution& s, const
     const unsigned rem_bits = s.remoteness.empty() ? 0 : s.remoteness.bits();
     with_widths(s.value.bits(), rem_bits, [&]<bool REM, class V, class R>() {
         with_line_kernel(line_words(u), false, [&]<unsigned W, bool LAG>() {
-            if constexpr (!LAG) run_streamed<W, false, REM, V, R>(u, plan.lines, store, plan.order, s, o);
+            if constexpr (!LAG)
+                run_streamed<W, false, REM, V, R>(u, plan.lines, store, plan.order, s, o);
         });
     });
     s.value = {};
@@ -503,8 +504,9 @@ SolvePlan plan_without_order(const Rule& rule, const Universe& u, const SolveOpt
         throw InputError(
             mention(Option::stream) +
             " needs a solve by one process whose line kernel reads no solved position back "
-            "(nim) in a box of 3 heaps or more, without " + mention(Option::checkpoint) + "; " +
-            rule.canonical() + " in " + u.describe() + " is solved in memory");
+            "(nim) in a box of 3 heaps or more, without " +
+            mention(Option::checkpoint) + "; " + rule.canonical() + " in " + u.describe() +
+            " is solved in memory");
     }
     plan.memory = plan_memory(u, plan, options);
     if (options.method == SolveMethod::brute && !plan.streamed) {

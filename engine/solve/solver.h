@@ -83,7 +83,7 @@ struct SolvePlan {
     bool streamed = false;
     unsigned group_heaps = 0;
     uint64_t window = 0;
-    SolveOrder order;     // blocks by level (brute method)
+    SolveOrder order;  // blocks by level (brute method)
     // Bytes of the arrays at their starting widths (a streamed solve's:
     // the window's), the line store, and a streamed solve's sink.
     uint64_t memory = 0;
