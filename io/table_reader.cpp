@@ -68,6 +68,13 @@ struct TableReader::Datasets {
     Handle file;
     std::unique_ptr<DatasetReader> value;
     std::unique_ptr<DatasetReader> remoteness;
+    // read_range's last chunk of each dataset, decoded: consecutive ranges
+    // (verify's groups, many far smaller than a chunk) decode each once.
+    struct Decoded {
+        uint64_t index = UINT64_MAX;
+        std::vector<uint16_t> entries;
+    };
+    Decoded last[2];
 };
 
 TableReader::TableReader(const std::string& path) : data_(std::make_unique<Datasets>()) {
@@ -320,21 +327,25 @@ void TableReader::for_each_chunk(const std::function<void(uint64_t, std::span<co
 void TableReader::read_range(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
                              std::vector<uint32_t>& remoteness) {
     const uint64_t chunk = data_->value->chunk();
-    std::vector<uint16_t> decoded;
-    auto read = [&](DatasetReader& d, std::vector<uint32_t>& out) {
+    auto read = [&](DatasetReader& d, Datasets::Decoded& last, std::vector<uint32_t>& out) {
         out.resize(count);
         for (uint64_t rank = first; rank < first + count;) {
             const uint64_t index = rank / chunk, from = rank - index * chunk;
-            d.read_chunk(index, decoded);
+            if (last.index != index) {
+                last.index = UINT64_MAX;  // until the chunk is whole
+                d.read_chunk(index, last.entries);
+                last.index = index;
+            }
+            const std::vector<uint16_t>& decoded = last.entries;
             const uint64_t n = std::min<uint64_t>(decoded.size() - from, first + count - rank);
             std::copy_n(decoded.begin() + static_cast<ptrdiff_t>(from), n,
                         out.begin() + static_cast<ptrdiff_t>(rank - first));
             rank += n;
         }
     };
-    read(*data_->value, values);
+    read(*data_->value, data_->last[0], values);
     if (data_->remoteness) {
-        read(*data_->remoteness, remoteness);
+        read(*data_->remoteness, data_->last[1], remoteness);
     } else {
         remoteness.clear();
     }

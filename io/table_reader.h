@@ -78,8 +78,8 @@ class TableReader {
 
     // Entries [first, first + count) into `values` and `remoteness`
     // (remoteness left empty when the table has none), the chunks they touch
-    // decoded whole and not kept: a pass in rank order over a table larger
-    // than memory (verify).
+    // decoded whole, the last of each dataset kept for the next call: a
+    // pass in rank order over a table larger than memory (verify).
     void read_range(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
                     std::vector<uint32_t>& remoteness);
     // The whole table in memory, in arrays of the file's widths (remoteness

@@ -304,6 +304,11 @@ void plan_streaming(const Universe& u, const SolveOptions& o, SolvePlan& plan) {
     const unsigned k = u.max_heaps();
     const uint64_t h = u.max_heap_size();
     if (!o.sink || o.levels || plan.lines.lag > 0 || !u.is_box() || k < 3) return;
+    // A streamed solve cannot hand a level to brute force: it streams only
+    // where the bitset holds every value Nim's can take, below the power of
+    // two above H (a XOR of heaps; misere values too). Were one larger, the
+    // solve would stop with an error, never a wrong table.
+    if (uint64_t{line_words(u)} * 64 < std::bit_ceil(h + 1)) return;
     const uint64_t limit = o.memory_limit ? o.memory_limit : available_memory();
     if (!o.stream && u.size() < STREAM_FROM && (limit == 0 || plan_memory(u, plan, o) <= limit))
         return;
