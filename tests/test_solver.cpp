@@ -322,6 +322,23 @@ TEST(Solver, StreamsWhereTheArraysDoNotFitAndRefusesWhereItCannot) {
     EXPECT_EQ(streamed.order.groups.front().first, 0u);
     EXPECT_EQ(streamed.order.groups.back().first + streamed.order.groups.back().count,
               Universe(6, 40).size());
+    // A checkpoint keeps the arrays in memory: refused, with the way out.
+    struct NoLevels : nimtb::engine::LevelStore {
+        size_t restore(const std::string&, const nimtb::engine::SolveOrder&, Solution&) override {
+            return 0;
+        }
+        void save(const nimtb::engine::SolveOrder&, size_t, const Solution&) override {}
+    } levels;
+    o.levels = &levels;
+    o.memory_limit = streamed.memory + 1;
+    try {
+        nimtb::engine::solve(Rule::nim(), Universe(6, 40), o);
+        FAIL() << "accepted";
+    } catch (const nimtb::ResourceError& e) {
+        EXPECT_NE(std::string(e.what()).find("it streams to disk in"), std::string::npos)
+            << e.what();
+    }
+    o.levels = nullptr;
     o.memory_limit = 0;
     o.stream = true;
     EXPECT_THROW(nimtb::engine::plan_solve(Rule::parse("allbut:1,2"), Universe(4, 20), o),

@@ -584,9 +584,20 @@ Solution solve(const Rule& rule, const Universe& u, const SolveOptions& options)
     const uint64_t needed = plan.memory;
     const uint64_t limit = options.memory_limit ? options.memory_limit : available_memory();
     if (limit != 0 && needed > limit) {
+        // A checkpoint keeps the arrays in memory; without one, it may stream.
+        std::string instead = "choose fewer heaps or smaller ones";
+        if (options.levels) {
+            SolveOptions unsaved = options;
+            unsaved.levels = nullptr;
+            const SolvePlan streamed = plan_without_order(rule, u, unsaved);
+            if (streamed.streamed && streamed.memory <= limit) {
+                instead = "without " + mention(Option::checkpoint) + " it streams to disk in " +
+                          format_bytes(streamed.memory);
+            }
+        }
         throw ResourceError("solving " + std::to_string(u.size()) + " positions needs " +
                             format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
-                            " is available; choose fewer heaps or smaller ones");
+                            " is available; " + instead);
     }
     add_order(u, plan);
     if (options.planned) options.planned(plan);
