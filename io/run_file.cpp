@@ -20,7 +20,7 @@ namespace {
 
 // Blocks compressed at once per thread: enough to keep both cores busy
 // between the writes, few enough that memory stays small.
-constexpr uint64_t BATCH_PER_THREAD = 4;
+constexpr uint64_t BLOCKS_IN_FLIGHT = 4;
 
 std::string error_text() {
     return std::strerror(errno);
@@ -56,14 +56,14 @@ uint64_t RunFile::memory(unsigned bits, unsigned threads) {
     // bound is a little over the raw size).
     const uint64_t block_bytes = BLOCK * (bits / 8);
     return block_bytes +
-           (BATCH_PER_THREAD + 2) * std::max(1u, threads) * (block_bytes + block_bytes / 8);
+           (BLOCKS_IN_FLIGHT + 2) * std::max(1u, threads) * (block_bytes + block_bytes / 8);
 }
 
 void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
     const unsigned width = bits_ / 8;
     const uint64_t block_bytes = BLOCK * width;
     const uint64_t batch =
-        BATCH_PER_THREAD * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency());
+        BLOCKS_IN_FLIGHT * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency());
     std::vector<std::vector<uint8_t>> packets(std::min(batch, blocks));
     std::vector<char> failed(packets.size());
     for (uint64_t first = 0; first < blocks; first += batch) {

@@ -66,7 +66,7 @@ Transform pick_transform(const Entries& a, unsigned file_bits, uint64_t chunk) {
 // H5Dwrite_chunk.
 // Returns the bytes of the chunks written.
 // Chunks in flight per compressing thread.
-constexpr uint64_t BATCH_PER_THREAD = 4;
+constexpr uint64_t CHUNKS_IN_FLIGHT = 4;
 
 uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layout,
                       Transform transform, const WriteOptions& o, const std::string& what) {
@@ -74,7 +74,7 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
     const uint64_t chunks = (n + chunk - 1) / chunk;
     const unsigned file_bits = layout.file_bits;
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
-    const uint64_t batch = BATCH_PER_THREAD * static_cast<uint64_t>(arena.max_concurrency());
+    const uint64_t batch = CHUNKS_IN_FLIGHT * static_cast<uint64_t>(arena.max_concurrency());
     std::vector<std::vector<uint8_t>> raws(batch), packets(batch);
     std::vector<std::string> failed(batch);
     uint64_t stored = 0;
@@ -139,7 +139,7 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
 uint64_t write_memory(unsigned threads) {
     // A 16-bit chunk, raw, and compressed (at most a little more).
     const uint64_t chunk = std::max(CHUNK_ELEMENTS, CHUNK_ELEMENTS_V2) * 2;
-    return BATCH_PER_THREAD * std::max(1u, threads) * (chunk + chunk + chunk / 8);
+    return CHUNKS_IN_FLIGHT * std::max(1u, threads) * (chunk + chunk + chunk / 8);
 }
 
 void check_output(const std::string& path, const WriteOptions& o) {

@@ -221,8 +221,9 @@ TEST(Solver, GroupedOrderSolvesChildrenFirst) {
     const std::pair<unsigned, uint32_t> boxes[] = {{3, 9}, {4, 7}, {5, 5}};
     for (const char* rule : {"nim", "subtract:1,3,4", "allbut:2"}) {
         const Rule r = Rule::parse(rule);
-        for (auto [k, h] : boxes) {
-            const Universe u(k, h);
+        for (const auto& box : boxes) {
+            const unsigned k = box.first;  // not a structured binding: the lambda below uses it
+            const Universe u(k, box.second);
             for (unsigned j = 2; j <= k; ++j) {
                 for (unsigned p = 1; p < j; ++p) {
                     const nimtb::engine::SolveOrder order = nimtb::engine::make_order(u, j, p);
