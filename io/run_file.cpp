@@ -52,8 +52,9 @@ RunFile::~RunFile() {
 }
 
 uint64_t RunFile::memory(unsigned bits, unsigned threads) {
-    // The partial block, and per slot of a batch its compressed bytes (LZ4's
-    // bound is a little over the raw size).
+    // The partial block; per thread, a batch of compressed blocks in flight
+    // (LZ4's bound is a little over the raw size), and on reading back a
+    // block and its compressed bytes.
     const uint64_t block_bytes = BLOCK * (bits / 8);
     return block_bytes +
            (BLOCKS_IN_FLIGHT + 2) * std::max(1u, threads) * (block_bytes + block_bytes / 8);

@@ -44,7 +44,10 @@ class LineCheck {
     // The position of the next rank (sorted ascending, K heaps with zeros),
     // its stored value and remoteness: sets want_value / want_remoteness to
     // what the definitions make of its children, then adds it to its lines.
-    // Positions must come in rank order, every one of them.
+    // Positions must come every one of them, each after the points below it
+    // on its lines: in rank order, or by the grouped solve order, where the
+    // blocks of one level, which share no line, may run on several threads
+    // at once (verify.cpp).
     void next(const uint32_t* sorted, uint32_t value, uint32_t remoteness, uint32_t& want_value,
               uint32_t& want_remoteness);
 

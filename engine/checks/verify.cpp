@@ -140,8 +140,10 @@ void count(std::vector<uint64_t>& counts, uint32_t i) {
     ++counts[i];
 }
 
-// The consistency check of ranks [first, last) by Nim's lines (it needs
-// every rank from 0, in order), their entries in `values` and `remoteness`.
+// The consistency check of ranks [first, last) by Nim's lines, their
+// entries in `values` and `remoteness` (null without); the ranks come as
+// LineCheck::next needs them (in rank order, or a block of the grouped
+// order: verify_grouped).
 void check_lines(const Universe& u, LineCheck& lines, uint64_t first, uint64_t last,
                  const uint32_t* values, const uint32_t* remoteness, Check& consistency) {
     const unsigned k = u.max_heaps();
