@@ -9,14 +9,17 @@
 // keeps, for every line, what its prefix holds so far (the set of values,
 // the largest remoteness, the smallest remoteness of a P-position) and
 // walks the table once in rank order, in which every line is walked from
-// y = 0 upwards. A position's children are the union of the prefixes of its
+// y = 0 upwards (or, on several threads, in the grouped solve order, which
+// walks each line upwards too: verify.cpp). A position's children are the union of the prefixes of its
 // lines (one per distinct heap size), so its expected value is the mex of
 // the union of their value sets, its expected remoteness 1 + the largest or
 // the smallest of theirs; then it joins its lines. A few reads a position.
 //
 // This is verify's own code, written from the definitions: it shares no code
 // with the solver's line kernel (which sums lines a different way, to a
-// different end), so a mistake in one is not repeated in the other.
+// different end), so a mistake in one is not repeated in the other. The
+// two share the grouped order (solve_order.h), whose test checks every
+// child the rules give against it.
 //
 // Lines are the multisets of K - 1 heaps of at most H: C(H + K - 1, K - 1)
 // of them, 8 bytes of value set (a word for each 64 values) and 4 of
