@@ -267,10 +267,7 @@ void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
                 mention(Option::kernel_brute) + " and memory for every position");
         }
         o.sink->take(group.first, group.count, s.value, s.remoteness);
-        const ArraySummary part = summarise(s.value, s.remoteness, group.count);
-        total.p_positions += part.p_positions;
-        total.max_value = std::max(total.max_value, part.max_value);
-        total.max_remoteness = std::max(total.max_remoteness, part.max_remoteness);
+        total.add(summarise(s.value, s.remoteness, group.count));
     }
     s.p_positions = total.p_positions;
     s.max_value = total.max_value;
@@ -569,11 +566,7 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
         }
     });
     ArraySummary total;
-    for (const ArraySummary& part : slices) {
-        total.p_positions += part.p_positions;
-        total.max_value = std::max(total.max_value, part.max_value);
-        total.max_remoteness = std::max(total.max_remoteness, part.max_remoteness);
-    }
+    for (const ArraySummary& part : slices) total.add(part);
     return total;
 }
 

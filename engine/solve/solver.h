@@ -7,6 +7,7 @@
 // The Sprague-Grundy method is theorem-based: normal play only, values only,
 // each position's value the XOR of its single heaps' brute-force values.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -113,6 +114,12 @@ struct ArraySummary {
     uint64_t p_positions = 0;
     uint32_t max_value = 0;
     uint32_t max_remoteness = 0;
+    // Counts `part` in: the summary of both.
+    void add(const ArraySummary& part) {
+        p_positions += part.p_positions;
+        max_value = std::max(max_value, part.max_value);
+        max_remoteness = std::max(max_remoteness, part.max_remoteness);
+    }
 };
 // Entries [0, count) of each; count UINT64_MAX: all of them.
 ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness,
