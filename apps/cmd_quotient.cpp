@@ -4,6 +4,7 @@
 
 #include "apps/cli.h"
 #include "engine/quotients/quotient.h"
+#include "engine/quotients/structure.h"
 #include "service/quotients.h"
 #include "service/request/progress_bar.h"
 
@@ -48,6 +49,43 @@ heaps: a predictor, not the quotient Q_N, for where Q_N is too large to
 compute (or infinite). It goes without --until-proven, --time-limit and -o.
 )";
 
+// Words of elements, the first `most` of them, then how many in all.
+std::string words_text(const engine::MisereQuotient& q, const std::vector<uint32_t>& elements,
+                       size_t most = 6) {
+    std::string text;
+    for (size_t i = 0; i < std::min(most, elements.size()); ++i) {
+        text += fmt::format("{}{}", i ? ", " : "", engine::word_text(q, q.words[elements[i]]));
+    }
+    if (elements.size() > most) text += fmt::format(" ... ({} in all)", elements.size());
+    return text.empty() ? "-" : text;
+}
+
+// --analyze: the lines structure_json's figures make, with elements by their words.
+std::string structure_text(const engine::MisereQuotient& q) {
+    const engine::QuotientStructure s = engine::quotient_structure(q.monoid);
+    std::string out = fmt::format(
+        "structure    {} idempotent{}, {} classes of mutual divisibility; the kernel, {} "
+        "element{}, is the subgroup of {}\n",
+        s.idempotents.size(), s.idempotents.size() == 1 ? "" : "s", s.divisibility_classes,
+        s.kernel.size(), s.kernel.size() == 1 ? "" : "s",
+        engine::word_text(q, q.words[s.kernel_identity]));
+    out += fmt::format("  {:<14} {:>8} {:>9}  {:<20} {}\n", "idempotent", "subgroup", "component",
+                       "lower covers", "P in subgroup");
+    for (const engine::IdempotentPart& part : s.idempotents) {
+        out += fmt::format("  {:<14} {:>8} {:>9}  {:<20} {}\n",
+                           engine::word_text(q, q.words[part.idempotent]), part.subgroup.size(),
+                           part.component.size(), words_text(q, part.lower_covers),
+                           words_text(q, part.p_in_subgroup));
+    }
+    if (s.tame) {
+        out += fmt::format("tame         yes: T_{}, the quotient of misère Nim with heaps below {}\n",
+                           *s.tame, uint64_t{1} << *s.tame);
+    } else {
+        out += "tame         no (isomorphic to no T_n, misère Nim's quotients)\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 int cmd_quotient(const std::vector<std::string>& args) {
@@ -74,12 +112,15 @@ int cmd_quotient(const std::vector<std::string>& args) {
         ranged("check the largest heap only against positions with at most this many copies of "
                "it (a predictor for those positions, not a quotient)",
                MAX_COPIES)
-            .c_str())("json", "print JSON")(
+            .c_str())("analyze",
+                      "also say what the quotient is made of: its idempotents, maximal subgroups, "
+                      "Archimedean components and kernel, and whether it is tame")(
+        "json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
                                     "[--time-limit S | --max-copies J] [--max-order N] "
-                                    "[-o FILE] [--json]",
+                                    "[-o FILE] [--analyze] [--json]",
                                     QUOTIENT_EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
@@ -109,8 +150,9 @@ int cmd_quotient(const std::vector<std::string>& args) {
     service::ProgressBar bar("quotient", service::stderr_is_terminal() || vm->count("progress"));
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
     bar.finish();
+    const bool analyze = vm->count("analyze") > 0;
     if (vm->count("json")) {
-        std::cout << service::quotient_json(request.rule, q).dump() << "\n";
+        std::cout << service::quotient_json(request.rule, q, analyze).dump() << "\n";
         return EXIT_OK;
     }
     const engine::BipartiteMonoid& m = q.monoid;
@@ -182,6 +224,7 @@ int cmd_quotient(const std::vector<std::string>& args) {
     } else if (request.until_proven && q.stopped.empty()) {
         out += fmt::format("proven       not proven up to heap {}\n", m.max_heap());
     }
+    if (analyze) out += structure_text(q);
     std::cout << out;
     return EXIT_OK;
 }

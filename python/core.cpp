@@ -20,6 +20,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -392,6 +393,21 @@ py::object quotient(const std::string& rules, uint32_t max_heap, bool until_prov
     return to_python(service::quotient_json(r.rule, q));
 }
 
+// Quotient.structure(): the monoid rebuilt from the table and P-portion
+// the Python object holds (checked to be in range: a hand-made one may not be).
+py::object quotient_structure(const py::array_t<uint32_t, py::array::c_style>& table,
+                              const py::array_t<bool, py::array::c_style>& p) {
+    engine::BipartiteMonoid m;
+    m.order = static_cast<uint32_t>(p.size());
+    if (m.order == 0 || table.ndim() != 2 || table.shape(0) != m.order || table.shape(1) != m.order)
+        throw InputError("a quotient's table must be order x order, its P-portion order long");
+    m.table.assign(table.data(), table.data() + table.size());
+    m.p.assign(p.data(), p.data() + p.size());
+    if (std::any_of(m.table.begin(), m.table.end(), [&](uint32_t x) { return x >= m.order; }))
+        throw InputError("a quotient's table names an element past its order");
+    return to_python(service::structure_json(m));
+}
+
 py::dict read_sequence(const std::filesystem::path& path) {
     const io::SequenceFile f = io::read_sequence(path.string());
     return sequence_dict(f.rule, f.algorithm, f.values, f.period);
@@ -466,4 +482,5 @@ PYBIND11_MODULE(_core, m) {
     m.def("read_sequence", &read_sequence, py::arg("path"));
     m.def("quotient", &quotient, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
           py::arg("time_limit"), py::arg("max_order"), py::arg("max_copies"), py::arg("progress"));
+    m.def("quotient_structure", &quotient_structure, py::arg("table"), py::arg("p"));
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "engine/base/errors.h"
+#include "engine/quotients/structure.h"
 #include "io/output_path.h"
 #include "service/views.h"
 
@@ -236,7 +237,25 @@ nlohmann::json proof_json(const engine::MisereQuotient& q) {
 
 }  // namespace
 
-nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q) {
+nlohmann::json structure_json(const engine::BipartiteMonoid& m) {
+    const engine::QuotientStructure s = engine::quotient_structure(m);
+    nlohmann::json idempotents = nlohmann::json::array();
+    for (const engine::IdempotentPart& part : s.idempotents) {
+        idempotents.push_back({{"element", part.idempotent},
+                               {"subgroup", part.subgroup},
+                               {"component", part.component},
+                               {"lower_covers", part.lower_covers},
+                               {"p_in_subgroup", part.p_in_subgroup}});
+    }
+    return {{"idempotents", idempotents},
+            {"kernel_identity", s.kernel_identity},
+            {"kernel", s.kernel},
+            {"divisibility_classes", s.divisibility_classes},
+            {"tame", s.tame ? nlohmann::json(*s.tame) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q,
+                             bool analyze) {
     const engine::BipartiteMonoid& m = q.monoid;
     nlohmann::json j;
     j["rules"] = rule.canonical();
@@ -283,6 +302,7 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     }
     j["proof"] = proof_json(q);
     j["max_copies"] = q.max_copies ? nlohmann::json(*q.max_copies) : nlohmann::json(nullptr);
+    if (analyze) j["structure"] = structure_json(m);
     return j;
 }
 

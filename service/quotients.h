@@ -45,7 +45,16 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& request, const Ho
 // not), phi of every heap, the multiplication table, the proof that it is
 // the whole game's quotient (or null), and the cap on copies of the
 // largest heap (null: none; set, the monoid is a predictor, not Q_N).
-nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q);
+// With `analyze`, also "structure": structure_json of its monoid.
+nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q,
+                             bool analyze = false);
+
+// `quotient --analyze`: what the monoid is made of (engine/quotients/
+// structure.h), elements by their index: each idempotent with its maximal
+// subgroup, Archimedean component, lower covers and the subgroup's
+// elements in P; the kernel and its identity; the number of classes of
+// mutual divisibility; and tame (n of T_n, or null).
+nlohmann::json structure_json(const engine::BipartiteMonoid& m);
 
 // A quotient file (`nimtb quotient --output`), believed only after checking:
 // its shape (every number in range), that its table is a commutative monoid

@@ -22,15 +22,16 @@ from . import _core
 from ._common import PathLike as PathLike, Position as Position, PositionLike as PositionLike
 from ._common import Progress as Progress
 from ._errors import InputError, NotInTableError, TableError
-from ._quotients import Quotient, QuotientFrontier, quotient
+from ._quotients import IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, quotient
 from ._sequences import Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
 from ._tables import Answer, Check, Move, Table, Touch, Verification, solve
 
 __version__: str = _core.__version__
 
 __all__ = [
-    "Answer", "Check", "InputError", "Move", "NotInTableError", "Period", "PositionLike",
-    "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier", "Sequence", "Table",
+    "Answer", "Check", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
+    "PositionLike", "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier",
+    "QuotientStructure", "Sequence", "Table",
     "TableError", "Touch", "Verification", "__version__", "quotient", "read_sequence", "sequence",
     "solve",
 ]

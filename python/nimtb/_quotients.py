@@ -35,6 +35,38 @@ class QuotientFrontier:
     at_least: int
 
 @dataclass(frozen=True)
+class IdempotentPart:
+    """One idempotent e of a quotient (e * e = e) and what belongs to it:
+    ``subgroup``, the largest group inside the quotient with identity e;
+    ``component``, its Archimedean component (the elements some power of
+    which is e); ``lower_covers``, the idempotents just below e (f < e when
+    f * e = f); ``p_in_subgroup``, the subgroup's elements in the P-portion.
+    Elements are written as words in the generators (``Quotient.words``)."""
+
+    idempotent: str
+    subgroup: tuple[str, ...]
+    component: tuple[str, ...]
+    lower_covers: tuple[str, ...]
+    p_in_subgroup: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QuotientStructure:
+    """What a misère quotient is made of (``nimtb quotient --analyze``;
+    docs/QUOTIENTS.md gives each definition): its idempotents, each with its
+    part; the ``kernel`` (the smallest ideal, a group) and its identity;
+    ``divisibility_classes``, the number of classes of elements that divide
+    each other; ``tame``, n when the quotient is T_n (misère Nim's quotient
+    with heaps below 2^n, P onto P), else None."""
+
+    idempotents: tuple[IdempotentPart, ...]
+    kernel_identity: str
+    kernel: tuple[str, ...]
+    divisibility_classes: int
+    tame: Optional[int]
+
+
+@dataclass(frozen=True)
 class Quotient:
     """The misère quotient Q_N of a one-heap rule (``nimtb quotient``): a
     finite commutative monoid whose elements are the classes of positions
@@ -91,6 +123,22 @@ class Quotient:
                              f"heap{'' if self.max_copies == 1 else 's'} of {self.max_heap}, "
                              "and this one has more")
         return "P" if self.p[self.element(heaps)] else "N"
+
+    def structure(self) -> QuotientStructure:
+        """What the quotient is made of, computed from ``table`` and ``p``."""
+        j = _core.quotient_structure(np.ascontiguousarray(self.table, dtype=np.uint32),
+                                     np.ascontiguousarray(self.p, dtype=np.bool_))
+
+        def words(elements: list[int]) -> tuple[str, ...]:
+            return tuple(self.words[x] for x in elements)
+
+        return QuotientStructure(
+            idempotents=tuple(IdempotentPart(
+                idempotent=self.words[part["element"]], subgroup=words(part["subgroup"]),
+                component=words(part["component"]), lower_covers=words(part["lower_covers"]),
+                p_in_subgroup=words(part["p_in_subgroup"])) for part in j["idempotents"]),
+            kernel_identity=self.words[j["kernel_identity"]], kernel=words(j["kernel"]),
+            divisibility_classes=j["divisibility_classes"], tame=j["tame"])
 
     @classmethod
     def _of(cls, j: dict[str, Any]) -> Quotient:

@@ -919,6 +919,46 @@ class Families(Workdir):
         code, out, err = run("quotient", "--rules", "nim")
         self.assert_error(code, err, 2, "give --max-heap N or --until-proven")
 
+    def test_quotient_analyze(self):
+        """--analyze: the idempotents, maximal subgroups, Archimedean components, lower covers, the
+        kernel and tameness, each found again here from the printed multiplication table."""
+        code, out, err = run("quotient", "--rules", "octal:0.77", "--max-heap", "4", "--analyze")
+        self.assertEqual(code, 0, err)
+        self.assertIn("tame         yes: T_2, the quotient of misère Nim with heaps below 4\n", out)
+        self.assertRegex(out, r"structure    2 idempotents, 2 classes of mutual divisibility; the "
+                              r"kernel, 4 elements, is the subgroup of b\^2")
+        code, out, err = run("quotient", "--rules", "octal:0.77", "--max-heap", "5", "--analyze")
+        self.assertIn("tame         no", out)
+        code, out, err = run("quotient", "--rules", "octal:0.07", "--max-heap", "30", "--analyze",
+                             "--json")
+        self.assertEqual(code, 0, err)
+        q = json.loads(out)
+        s, table, n = q["structure"], q["table"], q["order"]
+        ideal = [frozenset(table[x]) for x in range(n)]  # x Q, a row of the table
+
+        def power(x, k):
+            y = 0
+            for _ in range(k):
+                y = table[y][x]
+            return y
+
+        idempotents = [x for x in range(n) if table[x][x] == x]
+        self.assertEqual([part["element"] for part in s["idempotents"]], idempotents)
+        for part in s["idempotents"]:
+            e = part["element"]
+            # Some power of x is e (the powers of x reach their cycle within n steps).
+            self.assertEqual(part["component"], [x for x in range(n)
+                                                 if any(power(x, k) == e for k in range(1, n + 1))])
+            self.assertEqual(part["subgroup"], [x for x in range(n) if ideal[x] == ideal[e]])
+            self.assertEqual(part["p_in_subgroup"],
+                             [x for x in part["subgroup"] if q["elements"][x]["p"]])
+            below = [f for f in idempotents if f != e and table[f][e] == f]
+            self.assertEqual(part["lower_covers"], [f for f in below if not any(
+                g in below and g != f and table[f][g] == f for g in below)])
+        self.assertEqual(s["kernel"], sorted(frozenset.intersection(*ideal)))
+        self.assertEqual(s["divisibility_classes"], len(set(ideal)))
+        self.assertEqual((n, len(idempotents), s["tame"]), (360, 9, None))
+
     def test_quotient_with_a_cap_on_the_largest_heap(self):
         """--max-copies J: for heap N, a predictor of the positions with at most J heaps of N, said
         to be no quotient, and right on every such position of a solved misère table."""

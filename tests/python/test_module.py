@@ -680,6 +680,20 @@ def test_quotient_as_python_expects_it(tmp_path):
     assert w.element([10**12]) == w.element([22])
     with pytest.raises(nimtb.InputError, match="no periodicity theorem"):
         nimtb.quotient("grundy", 50, until_proven=True)
+    # What it is made of: Kayles is tame to heap 4 (T_2), then wild; the
+    # proven quotient's kernel is what every principal ideal holds.
+    assert nimtb.quotient("octal:0.77", 4).structure().tame == 2
+    assert nimtb.quotient("nim", 7).structure().tame == 3
+    kayles = nimtb.quotient("octal:0.77", 300, until_proven=True)
+    s = kayles.structure()
+    assert s.tame is None and kayles.order == 40
+    common = set.intersection(*(set(row) for row in kayles.table.tolist()))
+    assert set(s.kernel) == {kayles.words[x] for x in common}
+    assert s.kernel_identity in s.kernel
+    assert [part.idempotent for part in s.idempotents] == [
+        kayles.words[x] for x in range(40) if kayles.table[x, x] == x]
+    assert all(part.idempotent in part.subgroup and set(part.subgroup) <= set(part.component)
+               for part in s.idempotents)
 
     # As far as a time and a bound on candidates allow: 0.35's heap 6 needs a
     # candidate past 32 elements; the frontier says how far it got.
