@@ -20,6 +20,8 @@ constexpr const char* QUOTIENT_EXAMPLES = R"(examples:
   nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800
   nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800 --max-order 32768
   nimtb quotient --rules octal:0.07 --max-heap 34 --max-copies 2 --max-order 32768 --json
+  nimtb quotient --rules octal:0.54 --max-heap 60 -o q60.json
+  nimtb quotient --resume q60.json --max-heap 100 -o q100.json   # the same as one run to 100
 
 The misère quotient Q_N of a rule whose moves touch one heap: positions whose
 heaps have at most N tokens are indistinguishable when adding any such
@@ -40,6 +42,11 @@ largest quotient computed, every order heap by heap, why it stopped, and how
 far the heap it stopped in got (its last candidate predicts every position
 of fewer tokens than its least failure). --max-order lets candidates grow
 past 8192 elements, to 32768 (a 4 GiB table), where memory allows.
+
+--resume FILE goes on from a file that --output wrote (checked whole as it
+is read): Q_{h+1} depends on Q_h alone, so the quotient, its orders and the
+candidates counted are the ones a single run gives. A --time-limit run's
+file holds the largest quotient it computed: resume it for the next heaps.
 
 --max-copies J checks the last heap, N, only against positions with at most J
 copies of heap N (no move makes a heap of N tokens, so they are closed under
@@ -99,6 +106,9 @@ int cmd_quotient(const std::vector<std::string>& args) {
         "output,o", po::value<std::string>(),
         "also write the quotient to this JSON file (docs/FORMAT.md)")(
         "force,f", "overwrite --output if it exists")(
+        "resume", po::value<std::string>(),
+        "go on from a quotient file written by --output (the same rule; --rules may be left "
+        "out): the result is the one a run from heap 1 gives")(
         "time-limit", po::value<int64_t>(),
         ranged("stop after this many seconds (or where a candidate grows past the limits) and "
                "report the largest quotient computed",
@@ -118,19 +128,25 @@ int cmd_quotient(const std::vector<std::string>& args) {
         "json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
-                                    "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[--time-limit S | --max-copies J] [--max-order N] "
-                                    "[-o FILE] [--analyze] [--json]",
+                                    "(--rules RULE | --resume FILE) (--max-heap N | --until-proven "
+                                    "[--limit N]) [--time-limit S | --max-copies J] "
+                                    "[--max-order N] [-o FILE] [--analyze] [--json]",
                                     QUOTIENT_EXAMPLES);
     if (!vm) return EXIT_OK;
-    if (!vm->count("rules")) throw UsageError("missing --rules");
+    if (!vm->count("rules") && !vm->count("resume")) throw UsageError("missing --rules");
     service::QuotientRequest request;
     request.until_proven = vm->count("until-proven") > 0;
     if (request.until_proven == (vm->count("max-heap") > 0))
         throw UsageError("give --max-heap N or --until-proven, not both or neither");
     if (vm->count("limit") && !request.until_proven)
         throw UsageError("--limit goes with --until-proven");
-    request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
+    if (vm->count("resume")) {
+        request.resume = (*vm)["resume"].as<std::string>();
+        request.rule = vm->count("rules") ? engine::Rule::parse((*vm)["rules"].as<std::string>())
+                                          : service::quotient_file_rule(request.resume);
+    } else {
+        request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
+    }
     const char* bound = request.until_proven ? "limit" : "max-heap";
     request.max_heap =
         vm->count(bound)

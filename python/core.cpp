@@ -380,8 +380,9 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
 
 py::object quotient(const std::string& rules, uint32_t max_heap, bool until_proven,
                     uint32_t time_limit, uint32_t max_order, std::optional<uint32_t> max_copies,
-                    const py::object& progress) {
+                    const std::optional<std::filesystem::path>& resume, const py::object& progress) {
     service::QuotientRequest r;
+    if (resume) r.resume = resume->string();
     r.rule = engine::Rule::parse(rules);
     r.max_heap = max_heap;
     r.until_proven = until_proven;
@@ -481,6 +482,7 @@ PYBIND11_MODULE(_core, m) {
           py::arg("overwrite"), py::arg("progress"));
     m.def("read_sequence", &read_sequence, py::arg("path"));
     m.def("quotient", &quotient, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
-          py::arg("time_limit"), py::arg("max_order"), py::arg("max_copies"), py::arg("progress"));
+          py::arg("time_limit"), py::arg("max_order"), py::arg("max_copies"), py::arg("resume"),
+          py::arg("progress"));
     m.def("quotient_structure", &quotient_structure, py::arg("table"), py::arg("p"));
 }

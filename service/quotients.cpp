@@ -73,7 +73,11 @@ std::vector<uint32_t> numbers(const std::string& path, const nlohmann::json& a, 
 
 }  // namespace
 
-StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
+namespace {
+
+// A quotient file's JSON and the rule it names: a misère quotient of a
+// one-heap rule, or TableError.
+std::pair<nlohmann::json, engine::Rule> open_quotient_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TableError("cannot read " + path);
     nlohmann::json j;
@@ -89,14 +93,25 @@ StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
         j["convention"].get<std::string>() != "misere") {
         throw TableError(path + " is not a quotient file: no misère 'rules'");
     }
-    StoredQuotient out;
+    engine::Rule rule = engine::Rule::nim();
     try {
-        out.rule = engine::Rule::parse(j["rules"].get<std::string>());
+        rule = engine::Rule::parse(j["rules"].get<std::string>());
     } catch (const InputError& e) {
         throw TableError(fmt::format("{} is not a quotient file: {}", path, e.what()));
     }
-    if (!out.rule.one_heap())
+    if (!rule.one_heap())
         throw TableError(path + " is not a quotient file: its rule moves on several heaps");
+    return {std::move(j), std::move(rule)};
+}
+
+}  // namespace
+
+engine::Rule quotient_file_rule(const std::string& path) { return open_quotient_file(path).second; }
+
+StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
+    auto [j, rule] = open_quotient_file(path);
+    StoredQuotient out;
+    out.rule = rule;
     engine::BipartiteMonoid& m = out.quotient.monoid;
     const uint32_t max_heap = number(path, j, "max_heap", engine::MAX_QUOTIENT_HEAP);
     m.order = number(path, j, "order", engine::MAX_QUOTIENT_ORDER);
@@ -169,6 +184,16 @@ StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
             "{} is damaged: it says the position {} is a misère {}-position, and it is not", path,
             engine::format_heaps(failure->position), failure->predicted_p ? "P" : "N"));
     }
+    // Its record of Q_h's orders, h = 0 .. max_heap, found again from its
+    // table (each the submonoid of heaps up to h, reduced), and the count of
+    // candidates refuted on the way, carried on by a run that resumes it.
+    out.quotient.orders =
+        numbers(path, j.value("orders", nlohmann::json()), "orders", size_t{max_heap} + 1,
+                uint64_t{engine::MAX_QUOTIENT_ORDER} + 1);
+    if (out.quotient.orders != engine::quotient_orders(m)) {
+        throw TableError(path + " is damaged: its orders are not those of its quotients");
+    }
+    out.quotient.candidates = number(path, j, "candidates_refuted", UINT32_MAX);
     out.quotient.proof = engine::prove_quotient(out.rule, m);
     const bool claims = j.contains("proof") && !j["proof"].is_null();
     if (claims && !out.quotient.proof) {
@@ -202,7 +227,21 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
             "octal code or a subtraction game; give --max-heap instead",
             r.rule.canonical()));
     }
+    std::optional<StoredQuotient> resumed;
+    if (!r.resume.empty()) {
+        resumed = read_quotient(r.resume, hooks);
+        if (resumed->rule.canonical() != r.rule.canonical()) {
+            throw InputError(fmt::format("{} is a quotient of {}, not {}", r.resume,
+                                         resumed->rule.canonical(), r.rule.canonical()));
+        }
+        if (resumed->quotient.monoid.max_heap() > r.max_heap) {
+            throw InputError(fmt::format(
+                "{} holds Q_{} already; resuming it goes to a larger heap, not {}", r.resume,
+                resumed->quotient.monoid.max_heap(), r.max_heap));
+        }
+    }
     engine::QuotientOptions options;
+    options.resume = resumed ? &resumed->quotient : nullptr;
     options.cancel = hooks.cancel;
     options.until_proven = r.until_proven;
     options.max_order = r.max_order;

@@ -30,6 +30,10 @@ struct QuotientRequest {
     // engine::QuotientOptions::max_copies: the last heap checked only
     // against positions with at most this many copies of it (no output).
     std::optional<uint32_t> max_copies;
+    // A quotient file (--output) to go on from: its Q_h, read and checked
+    // by read_quotient, for the same rule. The result is the one a run from
+    // heap 1 gives, bit for bit.
+    std::string resume;
 };
 
 // The largest heap `quotient --until-proven` tries unless told.
@@ -68,6 +72,10 @@ struct StoredQuotient {
     engine::MisereQuotient quotient;
 };
 StoredQuotient read_quotient(const std::string& path, const Hooks& hooks);
+
+// The rule a quotient file names, read without the checks above (they run
+// when the file is resumed): what `quotient --resume FILE` computes for.
+engine::Rule quotient_file_rule(const std::string& path);
 
 // `nimtb info` of a quotient file read by read_quotient: the rule, the
 // heap bound, the order, the generators, the size of the P-portion and the

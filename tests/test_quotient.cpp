@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "engine/game/moves.h"
 #include "engine/quotients/misere_play.h"
@@ -428,6 +429,42 @@ TEST(Quotient, ACapGoesWithoutADeadlineOrAProofAndIsAtLeastOne) {
     options.until_proven = false;
     options.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
     EXPECT_THROW(misere_quotient(rule, 10, options), InputError);
+}
+
+// Q_{h+1} depends on Q_h alone: a run resumed from Q_h is a run from heap 1.
+void expect_same(const MisereQuotient& a, const MisereQuotient& b) {
+    EXPECT_EQ(a.monoid.table, b.monoid.table);
+    EXPECT_EQ(a.monoid.p, b.monoid.p);
+    EXPECT_EQ(a.monoid.phi, b.monoid.phi);
+    EXPECT_EQ(a.monoid.name, b.monoid.name);
+    EXPECT_EQ(a.orders, b.orders);
+    EXPECT_EQ(a.candidates, b.candidates);
+    EXPECT_EQ(bool(a.proof), bool(b.proof));
+    EXPECT_EQ(a.generators, b.generators);
+    EXPECT_EQ(a.words, b.words);
+}
+
+TEST(Quotient, AResumedRunIsARunFromHeapOne) {
+    for (const auto& [rule, from, to] :
+         {std::tuple{"octal:0.07", 14u, 26u}, {"octal:0.54", 30u, 50u}, {"subtract:1,3,4", 5u, 30u}}) {
+        SCOPED_TRACE(rule);
+        const MisereQuotient start = misere_quotient(Rule::parse(rule), from);
+        QuotientOptions resume;
+        resume.resume = &start;
+        expect_same(misere_quotient(Rule::parse(rule), to, resume),
+                    misere_quotient(Rule::parse(rule), to));
+        EXPECT_EQ(quotient_orders(start.monoid), start.orders);
+    }
+    // Until proven: Kayles from Q_100 stops at heap 167 as a run from heap 1 does.
+    const Rule kayles = Rule::parse("octal:0.77");
+    QuotientOptions until;
+    until.until_proven = true;
+    const MisereQuotient start = misere_quotient(kayles, 100);
+    QuotientOptions resume = until;
+    resume.resume = &start;
+    expect_same(misere_quotient(kayles, 300, resume), misere_quotient(kayles, 300, until));
+    // A quotient of heaps past the bound, or a predictor, is refused.
+    EXPECT_THROW(misere_quotient(kayles, 50, resume), InputError);
 }
 
 TEST(Quotient, RulesOnSeveralHeapsAreRefused) {

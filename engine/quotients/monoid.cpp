@@ -115,7 +115,11 @@ BipartiteMonoid monoid_of(const HeapAutomaton& a, const std::vector<uint32_t>& b
     return m;
 }
 
-BipartiteMonoid submonoid(const BipartiteMonoid& m, uint32_t max_heap) {
+namespace {
+
+// `m` acting on its elements: one letter for each heap up to max_heap whose
+// phi is not the identity, P accepted.
+HeapAutomaton automaton_of(const BipartiteMonoid& m, uint32_t max_heap) {
     HeapAutomaton a;
     a.states = m.order;
     for (uint32_t h = 1; h <= max_heap; ++h) {
@@ -128,9 +132,25 @@ BipartiteMonoid submonoid(const BipartiteMonoid& m, uint32_t max_heap) {
         }
     }
     a.accept = m.p;
+    return a;
+}
+
+}  // namespace
+
+BipartiteMonoid submonoid(const BipartiteMonoid& m, uint32_t max_heap) {
+    const HeapAutomaton a = automaton_of(m, max_heap);
     std::vector<uint32_t> block(m.order);
     for (uint32_t x = 0; x < m.order; ++x) block[x] = x;
     return monoid_of(a, block, m.order, max_heap);
+}
+
+std::vector<uint32_t> quotient_orders(const BipartiteMonoid& m) {
+    std::vector<uint32_t> orders{1};
+    std::vector<uint32_t> block;
+    for (uint32_t h = 1; h <= m.max_heap(); ++h) {
+        orders.push_back(minimize(automaton_of(submonoid(m, h), h), block));
+    }
+    return orders;
 }
 
 }  // namespace nimtb::engine

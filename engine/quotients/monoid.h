@@ -99,4 +99,10 @@ BipartiteMonoid monoid_of(const HeapAutomaton& a, const std::vector<uint32_t>& b
 // larger monoid made them.
 BipartiteMonoid submonoid(const BipartiteMonoid& m, uint32_t max_heap);
 
+// |Q_h| for h = 0 .. m.max_heap(), where `m` predicts every position of
+// heaps up to its max_heap: Q_h is the submonoid phi(1..h) generates,
+// reduced (two elements one when no position of heaps up to h tells them
+// apart).
+std::vector<uint32_t> quotient_orders(const BipartiteMonoid& m);
+
 }  // namespace nimtb::engine

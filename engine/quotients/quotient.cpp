@@ -177,16 +177,35 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
             "quotient: a cap on the copies of the largest heap must be at least 1, and goes "
             "without a deadline or a proof for every heap size");
     }
+    if (options.resume && (options.resume->monoid.max_heap() > max_heap ||
+                           options.resume->max_copies || options.max_copies)) {
+        throw InputError(fmt::format(
+            "quotient: a quotient resumed must be one of heaps up to at most {}, and no predictor",
+            max_heap));
+    }
     const std::vector<std::vector<Heaps>> moves = heap_moves(rule, max_heap);
     MisereQuotient result;
     result.orders.push_back(1);
     result.max_copies = options.max_copies;
     BipartiteMonoid q;
+    if (options.resume) {
+        q = options.resume->monoid;
+        result.orders = options.resume->orders;
+        result.candidates = options.resume->candidates;
+    }
+    const bool proven_already = options.until_proven && prove_quotient(rule, q);
     const Limits stop{options.cancel, options.deadline, options.max_order};
     Limits last = stop;
     if (options.max_copies) last.capped_heap = max_heap, last.max_copies = *options.max_copies;
     QuotientFrontier frontier;
-    for (uint32_t n = 1; n <= max_heap; ++n) {
+    // Stopped in heap n: its refuted candidates are the frontier's, not
+    // Q_{n-1}'s (so that a run resumed from Q_{n-1} counts them once).
+    auto keep_frontier = [&](uint32_t n) {
+        if (frontier.heap != n) return;
+        result.candidates -= frontier.candidates;
+        if (frontier.candidates) result.frontier = frontier;
+    };
+    for (uint32_t n = q.max_heap() + 1; n <= max_heap && !proven_already; ++n) {
         try {
             stop.check();
             if (moves[n].empty()) {
@@ -197,12 +216,12 @@ MisereQuotient misere_quotient(const Rule& rule, uint32_t max_heap,
             }
         } catch (const TimeUp&) {
             result.stopped = fmt::format("the time ran out while computing Q_{}", n);
-            if (frontier.heap == n && frontier.candidates) result.frontier = frontier;
+            keep_frontier(n);
             break;
         } catch (const ResourceError& e) {
             if (options.deadline) {
                 result.stopped = e.what();
-                if (frontier.heap == n && frontier.candidates) result.frontier = frontier;
+                keep_frontier(n);
                 break;
             }
             throw ResourceError(fmt::format("{}; Q_{} is the largest computed", e.what(), n - 1));

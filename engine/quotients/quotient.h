@@ -103,7 +103,7 @@ struct MisereQuotient {
     std::vector<uint32_t> generators;         // heaps whose phi is not a product of earlier ones
     std::vector<QuotientRelation> relations;  // with the generators, a presentation
     std::vector<Heaps> words;                 // each element's smallest word in the generators
-    uint32_t candidates = 0;                  // candidates refuted on the way (steps 2 and 3)
+    uint32_t candidates = 0;  // candidates refuted for Q_1 .. Q_N (steps 2 and 3)
     std::string stopped;  // with QuotientOptions::deadline: why it stopped short of max_heap
     // With `stopped`: the heap it stopped in, once a candidate for it was refuted.
     std::optional<QuotientFrontier> frontier;
@@ -142,6 +142,11 @@ struct QuotientOptions {
     // smaller heaps. It is a predictor, not Q_max_heap (they are not closed
     // under sums); Q_h for smaller heaps are the quotients as before.
     std::optional<uint32_t> max_copies;
+    // When set, the computation goes on from this quotient, Q_h of the same
+    // rule (h <= max_heap; its orders and candidates refuted carried over)
+    // instead of from Q_0. Q_{h+1} depends on Q_h alone (its elements'
+    // numbering included), so the result is the one a run from Q_0 gives.
+    const MisereQuotient* resume = nullptr;
 };
 
 // Q_max_heap of a rule whose moves touch one heap. Throws InputError for

@@ -161,7 +161,7 @@ class Quotient:
 
 def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
              time_limit: Optional[int] = None, max_order: int = 8192,
-             max_copies: Optional[int] = None,
+             max_copies: Optional[int] = None, resume: Optional[PathLike] = None,
              progress: Optional[Progress] = None) -> Quotient:
     """The misère quotient of the positions whose heaps have at most
     ``max_heap`` tokens, as ``nimtb quotient`` computes it; with
@@ -175,7 +175,10 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     1000; without ``until_proven`` and ``time_limit``) the last heap is
     checked only against positions with at most that many heaps of
     ``max_heap``: the monoid returned predicts exactly those (``outcome``
-    refuses others) and is no quotient. Ctrl-C (or an exception
+    refuses others) and is no quotient. ``resume`` goes on from a quotient
+    file of the same rule (``nimtb quotient --output``, checked as it is
+    read; TableError if it is damaged): the result is the one a run from
+    heap 1 gives. Ctrl-C (or an exception
     raised by ``progress``) stops it. Raises InputError (a rule whose moves
     touch several heaps, a bound outside 1 .. 100000, ``until_proven`` for
     a rule no theorem applies to) and, without ``time_limit``, MemoryError
@@ -193,4 +196,5 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     if copies is not None and (until_proven or seconds is not None):
         raise InputError("max_copies goes without until_proven and time_limit")
     return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven,
-                                       seconds or 0, order, copies, progress))
+                                       seconds or 0, order, copies,
+                                       None if resume is None else _path(resume, "resume"), progress))

@@ -919,6 +919,53 @@ class Families(Workdir):
         code, out, err = run("quotient", "--rules", "nim")
         self.assert_error(code, err, 2, "give --max-heap N or --until-proven")
 
+    def test_quotient_resume(self):
+        """--resume FILE goes on from a file --output wrote: the file written is byte for byte the
+        one a single run writes, for three games (one until proven) and after a --time-limit run;
+        a damaged record of orders, another rule, a smaller bound are refused."""
+        with tempfile.TemporaryDirectory() as d:
+            def path(name):
+                return os.path.join(d, name)
+
+            for rules, first, then, bound in (("octal:0.07", ["--max-heap", "16"], ["--max-heap", "26"], None),
+                                              ("octal:0.54", ["--max-heap", "30"], ["--max-heap", "52"], None),
+                                              ("octal:0.77", ["--max-heap", "100"], ["--until-proven"], "300")):
+                name = rules.replace(":", "_")
+                limit = ["--limit", bound] if bound else []
+                code, _, err = run("quotient", "--rules", rules, *first, "-o", path(name + "-first.json"))
+                self.assertEqual(code, 0, err)
+                code, _, err = run("quotient", "--resume", path(name + "-first.json"), *then, *limit,
+                                   "-o", path(name + "-resumed.json"))
+                self.assertEqual(code, 0, err)
+                code, _, err = run("quotient", "--rules", rules, *then, *limit, "-o", path(name + "-whole.json"))
+                self.assertEqual(code, 0, err)
+                with open(path(name + "-resumed.json"), "rb") as a, open(path(name + "-whole.json"), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), rules)
+            # A run stopped by its time limit, resumed for the next heaps.
+            code, out, err = run("quotient", "--rules", "octal:0.54", "--max-heap", "300", "--time-limit", "1",
+                                 "-o", path("stopped.json"), "--json")
+            self.assertEqual(code, 0, err)
+            reached = json.loads(out)["max_heap"]
+            self.assertLess(reached, 300)
+            code, out, err = run("quotient", "--resume", path("stopped.json"), "--max-heap", str(reached + 1),
+                                 "--json")
+            self.assertEqual(code, 0, err)
+            code, whole, err = run("quotient", "--rules", "octal:0.54", "--max-heap", str(reached + 1), "--json")
+            self.assertEqual(json.loads(out), json.loads(whole))
+            # Refusals.
+            code, _, err = run("quotient", "--resume", path("stopped.json"), "--rules", "octal:0.77",
+                               "--max-heap", "50")
+            self.assert_error(code, err, 2, "is a quotient of octal:0.54, not octal:0.77")
+            code, _, err = run("quotient", "--resume", path("octal_0.54-whole.json"), "--max-heap", "40")
+            self.assert_error(code, err, 2, "holds Q_52 already")
+            with open(path("octal_0.54-first.json")) as f:
+                q = json.load(f)
+            q["orders"][10] += 2
+            with open(path("damaged.json"), "w") as f:
+                json.dump(q, f)
+            code, _, err = run("quotient", "--resume", path("damaged.json"), "--max-heap", "40")
+            self.assert_error(code, err, 1, "its orders are not those of its quotients")
+
     def test_quotient_analyze(self):
         """--analyze: the idempotents, maximal subgroups, Archimedean components, lower covers, the
         kernel and tameness, each found again here from the printed multiplication table."""

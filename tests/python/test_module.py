@@ -680,6 +680,14 @@ def test_quotient_as_python_expects_it(tmp_path):
     assert w.element([10**12]) == w.element([22])
     with pytest.raises(nimtb.InputError, match="no periodicity theorem"):
         nimtb.quotient("grundy", 50, until_proven=True)
+    # Resumed from a file the command wrote: the run from heap 1's quotient.
+    path = tmp_path / "q20.json"
+    subprocess.run([NIMTB, "quotient", "--rules", "octal:0.07", "--max-heap", "20", "-o", str(path)],
+                   check=True, capture_output=True)
+    resumed, whole = nimtb.quotient("octal:0.07", 26, resume=path), nimtb.quotient("octal:0.07", 26)
+    assert resumed.orders == whole.orders and (resumed.table == whole.table).all()
+    with pytest.raises(nimtb.InputError, match="is a quotient of octal:0.07"):
+        nimtb.quotient("octal:0.77", 26, resume=path)
     # What it is made of: Kayles is tame to heap 4 (T_2), then wild; the
     # proven quotient's kernel is what every principal ideal holds.
     assert nimtb.quotient("octal:0.77", 4).structure().tame == 2
