@@ -1,6 +1,8 @@
 #include <fmt/core.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
 #include "engine/quotients/quotient.h"
@@ -22,6 +24,7 @@ constexpr const char* QUOTIENT_EXAMPLES = R"(examples:
   nimtb quotient --rules octal:0.07 --max-heap 34 --max-copies 2 --max-order 32768 --json
   nimtb quotient --rules octal:0.54 --max-heap 60 -o q60.json
   nimtb quotient --resume q60.json --max-heap 100 -o q100.json   # the same as one run to 100
+  nimtb quotient --rules octal:0.137 --compare octal:0.07 --max-heap 30   # Dawson's Chess and Kayles
 
 The misère quotient Q_N of a rule whose moves touch one heap: positions whose
 heaps have at most N tokens are indistinguishable when adding any such
@@ -47,6 +50,13 @@ past 8192 elements, to 32768 (a 4 GiB table), where memory allows.
 is read): Q_{h+1} depends on Q_h alone, so the quotient, its orders and the
 candidates counted are the ones a single run gives. A --time-limit run's
 file holds the largest quotient it computed: resume it for the next heaps.
+
+--analyze says what the quotient is made of (idempotents, maximal
+subgroups, Archimedean components, the kernel, whether it is tame) and the
+rule's standard form: the shortest code that is the same game, heaps
+shifted (docs/QUOTIENTS.md). --compare RULE puts another rule's quotient
+beside it: one game or two by their standard forms, and whether the
+quotients agree up to the bound.
 
 --max-copies J checks the last heap, N, only against positions with at most J
 copies of heap N (no move makes a heap of N tokens, so they are closed under
@@ -93,6 +103,46 @@ std::string structure_text(const engine::MisereQuotient& q) {
     return out;
 }
 
+// "heap n of octal:0.137 is heap n + 2 of octal:0.4 (through octal:0.07)".
+std::string standard_form_text(const engine::Rule& rule) {
+    const nlohmann::json f = service::standard_form_json(rule);
+    if (f["steps"].empty()) {
+        return fmt::format("standard form {}: no shorter code is the same game", rule.canonical());
+    }
+    std::string through;
+    for (size_t i = 0; i + 1 < f["steps"].size(); ++i)
+        through += fmt::format("{}{}", i ? ", " : " (through ", f["steps"][i].get<std::string>());
+    if (!through.empty()) through += ")";
+    return fmt::format("standard form {}: heap n of {} is heap n + {} of {}{}",
+                       f["rules"].get<std::string>(), rule.canonical(), f["shift"].get<int>(),
+                       f["rules"].get<std::string>(), through);
+}
+
+// compare_quotients' JSON as two lines.
+std::string comparison_text(const nlohmann::json& c) {
+    const std::string a = c["rules"][0], b = c["rules"][1];
+    const int64_t shift = c["shift"];
+    const auto n = c["max_heap"].get<uint32_t>();
+    std::string out;
+    if (c["same_game"]) {
+        out = fmt::format("one game      both have the standard form {}; heap n of {} is heap n {} {} of {}\n",
+                          c["standard_forms"][0]["rules"].get<std::string>(), shift >= 0 ? a : b,
+                          "+", std::abs(shift), shift >= 0 ? b : a);
+    } else {
+        out = fmt::format("two games     standard forms {} and {}; compared heap for heap\n",
+                          c["standard_forms"][0]["rules"].get<std::string>(),
+                          c["standard_forms"][1]["rules"].get<std::string>());
+    }
+    const uint32_t na = shift >= 0 ? n : n + static_cast<uint32_t>(-shift);
+    const uint32_t nb = shift >= 0 ? n + static_cast<uint32_t>(shift) : n;
+    out += fmt::format("quotients     Q_{} of {} ({} elements) and Q_{} of {} ({} elements) {}",
+                       na, a, c["orders"][0].back().get<uint32_t>(), nb, b,
+                       c["orders"][1].back().get<uint32_t>(),
+                       c["agree"] ? "are one quotient: phi for phi, product for product, P for P"
+                                  : "differ");
+    return out;
+}
+
 }  // namespace
 
 int cmd_quotient(const std::vector<std::string>& args) {
@@ -106,6 +156,10 @@ int cmd_quotient(const std::vector<std::string>& args) {
         "output,o", po::value<std::string>(),
         "also write the quotient to this JSON file (docs/FORMAT.md)")(
         "force,f", "overwrite --output if it exists")(
+        "compare", po::value<std::string>(),
+        "compare with another rule's quotient: whether the two are one game by their standard "
+        "forms (and with which shift of heaps), and whether their quotients agree up to the "
+        "heap bound")(
         "resume", po::value<std::string>(),
         "go on from a quotient file written by --output (the same rule; --rules may be left "
         "out): the result is the one a run from heap 1 gives")(
@@ -164,6 +218,13 @@ int cmd_quotient(const std::vector<std::string>& args) {
         request.max_copies = static_cast<uint32_t>(number(*vm, "max-copies", MAX_COPIES));
     }
     service::ProgressBar bar("quotient", service::stderr_is_terminal() || vm->count("progress"));
+    if (vm->count("compare")) {
+        const nlohmann::json c = service::compare_quotients(
+            request, engine::Rule::parse((*vm)["compare"].as<std::string>()), command_hooks(&bar));
+        bar.finish();
+        std::cout << (vm->count("json") ? c.dump() : comparison_text(c)) << "\n";
+        return EXIT_OK;
+    }
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
     bar.finish();
     const bool analyze = vm->count("analyze") > 0;
@@ -240,7 +301,7 @@ int cmd_quotient(const std::vector<std::string>& args) {
     } else if (request.until_proven && q.stopped.empty()) {
         out += fmt::format("proven       not proven up to heap {}\n", m.max_heap());
     }
-    if (analyze) out += structure_text(q);
+    if (analyze) out += structure_text(q) + standard_form_text(request.rule) + "\n";
     std::cout << out;
     return EXIT_OK;
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "engine/base/errors.h"
+#include "engine/game/standard_form.h"
 #include "engine/quotients/structure.h"
 #include "io/output_path.h"
 #include "service/views.h"
@@ -276,6 +277,42 @@ nlohmann::json proof_json(const engine::MisereQuotient& q) {
 
 }  // namespace
 
+nlohmann::json standard_form_json(const engine::Rule& rule) {
+    const engine::StandardForm form = engine::standard_form(rule);
+    nlohmann::json steps = nlohmann::json::array();
+    for (const engine::Rule& step : form.steps) steps.push_back(step.canonical());
+    return {{"rules", form.rule.canonical()}, {"shift", form.shift}, {"steps", steps}};
+}
+
+nlohmann::json compare_quotients(const QuotientRequest& r, const engine::Rule& other,
+                                 const Hooks& hooks) {
+    if (r.until_proven || !r.output.empty() || r.max_copies || !r.resume.empty()) {
+        throw InputError(
+            "comparing two rules' quotients goes with a heap bound alone: no proof, output file, "
+            "cap or resumed file");
+    }
+    const engine::StandardForm a = engine::standard_form(r.rule), b = engine::standard_form(other);
+    const bool same_game = a.rule == b.rule;
+    // Heap n of the first is heap n + shift of the second.
+    const int64_t shift = same_game ? int64_t{a.shift} - int64_t{b.shift} : 0;
+    QuotientRequest first = r, second = r;
+    second.rule = other;
+    (shift >= 0 ? second : first).max_heap = r.max_heap + static_cast<uint32_t>(std::abs(shift));
+    const engine::MisereQuotient qa = compute_quotient(first, hooks);
+    const engine::MisereQuotient qb = compute_quotient(second, hooks);
+    const bool agree = shift >= 0 ? engine::same_quotient(qa.monoid, qb.monoid,
+                                                          static_cast<uint32_t>(shift))
+                                  : engine::same_quotient(qb.monoid, qa.monoid,
+                                                          static_cast<uint32_t>(-shift));
+    return {{"rules", {r.rule.canonical(), other.canonical()}},
+            {"standard_forms", {standard_form_json(r.rule), standard_form_json(other)}},
+            {"same_game", same_game},
+            {"shift", shift},
+            {"max_heap", r.max_heap},
+            {"orders", {qa.orders, qb.orders}},
+            {"agree", agree}};
+}
+
 nlohmann::json structure_json(const engine::BipartiteMonoid& m) {
     const engine::QuotientStructure s = engine::quotient_structure(m);
     nlohmann::json idempotents = nlohmann::json::array();
@@ -341,7 +378,10 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     }
     j["proof"] = proof_json(q);
     j["max_copies"] = q.max_copies ? nlohmann::json(*q.max_copies) : nlohmann::json(nullptr);
-    if (analyze) j["structure"] = structure_json(m);
+    if (analyze) {
+        j["structure"] = structure_json(m);
+        j["standard_form"] = standard_form_json(rule);
+    }
     return j;
 }
 

@@ -83,4 +83,29 @@ std::string word_text(const MisereQuotient& q, const Heaps& word) {
     return out.empty() ? "1" : out;
 }
 
+bool same_quotient(const BipartiteMonoid& q, const BipartiteMonoid& r, uint32_t shift) {
+    if (r.max_heap() != q.max_heap() + shift || r.order != q.order) return false;
+    for (uint32_t h = 1; h <= shift; ++h) {
+        if (r.phi[h] != 0) return false;
+    }
+    std::vector<uint32_t> f(q.order);
+    std::vector<bool> hit(r.order, false);
+    for (uint32_t x = 0; x < q.order; ++x) {
+        Heaps shifted = q.name[x];
+        for (uint32_t& h : shifted) h += shift;
+        f[x] = r.image(shifted);
+        if (hit[f[x]] || q.p[x] != r.p[f[x]]) return false;
+        hit[f[x]] = true;
+    }
+    for (uint32_t h = 1; h <= q.max_heap(); ++h) {
+        if (f[q.phi[h]] != r.phi[h + shift]) return false;
+    }
+    for (uint32_t x = 0; x < q.order; ++x) {
+        for (uint32_t y = 0; y < q.order; ++y) {
+            if (f[q.mul(x, y)] != r.mul(f[x], f[y])) return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace nimtb::engine

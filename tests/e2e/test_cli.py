@@ -1005,6 +1005,31 @@ class Families(Workdir):
         self.assertEqual(s["kernel"], sorted(frozenset.intersection(*ideal)))
         self.assertEqual(s["divisibility_classes"], len(set(ideal)))
         self.assertEqual((n, len(idempotents), s["tame"]), (360, 9, None))
+        self.assertEqual(q["standard_form"], {"rules": "octal:0.4", "shift": 1, "steps": ["octal:0.4"]})
+
+    def test_quotient_compare(self):
+        """--compare: Dawson's Chess and Dawson's Kayles are one game a heap apart, and their
+        quotients agree (compared with the shift); Kayles and Dawson's Kayles are two."""
+        code, out, err = run("quotient", "--rules", "octal:0.137", "--compare", "octal:0.07",
+                             "--max-heap", "24", "--json")
+        self.assertEqual(code, 0, err)
+        c = json.loads(out)
+        self.assertEqual((c["same_game"], c["shift"], c["agree"]), (True, 1, True))
+        self.assertEqual(c["orders"][0][1:], c["orders"][1][2:])  # Q_h of one is Q_{h+1} of the other
+        code, out, err = run("quotient", "--rules", "octal:0.07", "--compare", "octal:0.137",
+                             "--max-heap", "24")
+        self.assertEqual(code, 0, err)
+        self.assertIn("heap n of octal:0.137 is heap n + 1 of octal:0.07", out)
+        self.assertIn("are one quotient", out)
+        code, out, err = run("quotient", "--rules", "octal:0.77", "--compare", "octal:0.07",
+                             "--max-heap", "12", "--json")
+        c = json.loads(out)
+        self.assertEqual((c["same_game"], c["shift"], c["agree"]), (False, 0, False))
+        code, out, err = run("quotient", "--rules", "octal:0.137", "--max-heap", "12", "--analyze")
+        self.assertIn("standard form octal:0.4: heap n of octal:0.137 is heap n + 2 of octal:0.4 "
+                      "(through octal:0.07)", out)
+        code, _, err = run("quotient", "--rules", "octal:0.77", "--compare", "octal:0.07", "--until-proven")
+        self.assert_error(code, err, 2, "goes with a heap bound alone")
 
     def test_quotient_with_a_cap_on_the_largest_heap(self):
         """--max-copies J: for heap N, a predictor of the positions with at most J heaps of N, said
