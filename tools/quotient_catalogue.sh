@@ -3,7 +3,9 @@
 # the point (d0.d1d2, d0 = 0 or 4): the order of Q_N at N = 20, 40 and 60,
 # or of the largest quotient nimtb computed where it stopped (at most
 # SECONDS a code, `--time-limit`: the JSON says why it stopped), with the
-# time; and whether the quotient is proven for every heap size
+# time; what the largest is made of (`--analyze`: tame or not, its maximal
+# subgroups) and the code's standard form; and whether the quotient is
+# proven for every heap size
 # (`--until-proven --limit PROVE_LIMIT`, at most a minute a code). Two codes
 # at a time, one per core. Writes docs/quotient_catalogue.csv and
 # docs/QUOTIENT_CATALOGUE.md.
@@ -23,7 +25,7 @@ one() {
     local code="$1" start
     start=$(date +%s%N)
     "$NIMTB" quotient --rules "octal:$code" --until-proven --limit "$MAX" \
-        --time-limit "$SECONDS_A_CODE" --json >"$work/$code.json" 2>"$work/$code.err" || true
+        --time-limit "$SECONDS_A_CODE" --analyze --json >"$work/$code.json" 2>"$work/$code.err" || true
     echo "$(( ($(date +%s%N) - start) / 1000000 ))" >"$work/$code.ms"
     if grep -q '"proof":{' "$work/$code.json"; then
         cp "$work/$code.json" "$work/$code.proof"
@@ -64,6 +66,13 @@ for name in sorted(f[:-3] for f in os.listdir(work) if f.endswith(".ms")):
     for n in marks:
         row[f"order_{n}"] = orders[n] if n <= reached else ""
     row["order_reached"] = orders[reached]
+    structure = j.get("structure")
+    row["tame"] = "" if not structure else (
+        "no" if structure["tame"] is None else f"T_{structure['tame']}")
+    row["subgroups"] = len(structure["idempotents"]) if structure else ""
+    form = j.get("standard_form")
+    row["standard_form"] = (f"{form['rules'].removeprefix('octal:')} +{form['shift']}"
+                            if form and form["steps"] else "")
     # How far the next heap got: a proven lower bound on its quotient.
     f = j.get("frontier") if reached < top else None
     row["next_at_least"] = f["at_least"] if f else ""
@@ -100,20 +109,25 @@ lines = [
     "a lower bound on that heap's quotient, proven from the positions the last candidate",
     "predicts right (the frontier of docs/QUOTIENTS.md). \"Proven\" is `nimtb quotient --until-proven",
     f"--limit {prove}` (at most a minute a code): the heap where phi's period proves the quotient",
-    "for every heap size (docs/QUOTIENTS.md), its order and the period.",
+    "for every heap size (docs/QUOTIENTS.md), its order and the period. \"Tame\" and \"subgroups\"",
+    "describe the largest quotient computed (`--analyze`: T_n when it is misère Nim's quotient",
+    "T_n, and its number of maximal subgroups, one per idempotent); \"standard form\" is the",
+    "shortest code that is the same game, with the heaps it is shifted by (docs/QUOTIENTS.md).",
     "",
     f"{done} of {len(rows)} codes reached heap {top}; "
     f"{sum(r['proven'].startswith('heap') for r in rows)} are proven for every heap size. "
     "The same figures: docs/quotient_catalogue.csv.",
     "",
     "| code | " + " | ".join(f"|Q_{n}|" for n in marks) +
-    " | reached | stopped because | next heap at least | time (s) | proven |",
-    "|---|" + "---|" * len(marks) + "---|---|---|---|---|",
+    " | reached | stopped because | next heap at least | time (s) | tame | subgroups |"
+    " standard form | proven |",
+    "|---|" + "---|" * len(marks) + "---|---|---|---|---|---|---|---|",
 ]
 for r in rows:
     lines.append(f"| {r['code']} | " + " | ".join(str(r[f'order_{n}']) for n in marks) +
                  f" | heap {r['reached']} (order {r['order_reached']}) | {r['stopped']} |"
-                 f" {r['next_at_least']} | {r['ms'] / 1000:.2f} | {r['proven']} |")
+                 f" {r['next_at_least']} | {r['ms'] / 1000:.2f} | {r['tame']} | {r['subgroups']} |"
+                 f" {r['standard_form']} | {r['proven']} |")
 open("docs/QUOTIENT_CATALOGUE.md", "w").write("\n".join(lines) + "\n")
 print(f"{done} of {len(rows)} codes reached heap {top}")
 PY

@@ -62,11 +62,34 @@ export async function sequence(event) {
   }
 }
 
+// `quotient --analyze`: a sentence, and a table of the idempotents.
+function structure(q) {
+  const s = q.structure, form = q.standard_form;
+  const word = (x) => q.elements[x].word;
+  const words = (xs) => xs.map(word).join(", ") || "–";
+  const tame = s.tame === null ? "wild (no T_n)"
+    : `tame: T_${s.tame}, misère Nim's quotient with heaps below ${2 ** s.tame}`;
+  const standard = form.steps.length === 0 ? "no shorter code is the same game"
+    : `standard form ${form.rules}: heap n here is heap n + ${form.shift} there`;
+  $("mq-structure").textContent = `${tame}; ${s.idempotents.length} idempotents, ` +
+    `${s.divisibility_classes} classes of mutual divisibility; the kernel, ` +
+    `${s.kernel.length} elements, is the subgroup of ${word(s.kernel_identity)}; ${standard}`;
+  const head = el("tr", {}, ...["idempotent", "subgroup", "component", "lower covers",
+    "P in subgroup"].map((h) => el("th", { scope: "col" }, h)));
+  $("mq-idempotents").replaceChildren(el("caption", {}, "Idempotents"), head,
+    ...s.idempotents.map((part) => el("tr", { dataset: { element: part.element } },
+      el("td", {}, word(part.element)), el("td", {}, String(part.subgroup.length)),
+      el("td", {}, String(part.component.length)), el("td", {}, words(part.lower_covers)),
+      el("td", {}, words(part.p_in_subgroup)))));
+}
+
 export async function quotient(event) {
   if (event) event.preventDefault();
   const params = { rules: $("mq-rules").value.trim(), max_heap: $("mq-max").value };
   $("mq-summary").textContent = "computing…";
   $("mq-presentation").textContent = "";
+  $("mq-structure").textContent = "";
+  $("mq-idempotents").replaceChildren();
   $("mq-table").replaceChildren();
   $("mq-phi").replaceChildren();
   try {
@@ -78,6 +101,7 @@ export async function quotient(event) {
     $("mq-presentation").textContent = "generators " +
       q.generators.map((g) => `${g.name} = heap ${g.heap}`).join(", ") + "; relations " +
       (q.relations.map((r) => `${r.left} = ${r.right}`).join(", ") || "none");
+    structure(q);
     quotientTable($("mq-table"), q);
     phiPlot($("mq-phi"), q);
   } catch (e) {

@@ -60,7 +60,7 @@ void add_research_routes(http::Server& http, ServerState& state) {
             try {
                 return json::parse(state.run(req,
                                              {"quotient", "--rules", rule.canonical(), "--max-heap",
-                                              std::to_string(n), "--json"},
+                                              std::to_string(n), "--analyze", "--json"},
                                              MAX_PAGE_QUOTIENT_TIME, late));
             } catch (const HttpError& e) {
                 if (e.status == 503) throw HttpError(422, late);  // as the page has always said

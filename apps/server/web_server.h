@@ -28,7 +28,7 @@
 //   GET  /api/dump?table=T                      the table as `nimtb dump --csv` writes it
 //   GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])
 //                                               sequence --json
-//   GET  /api/quotient?rules=R&max_heap=N       quotient --json
+//   GET  /api/quotient?rules=R&max_heap=N       quotient --analyze --json
 // Changes (POST, Content-Type application/json):
 //   POST /api/find  {"rules","convention","position"|"layout"}
 //                                               as GET, solving the table now if small

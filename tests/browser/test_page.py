@@ -1209,9 +1209,17 @@ class Views(Page):
             self.by_id("mq-max").send_keys(heap)
             self.by_id("mq-compute").click()
             self.wait_for(lambda d: d.find_element(By.ID, "mq-summary").text.startswith(rules))
-            code, out, err = run("quotient", "--rules", rules, "--max-heap", heap, "--json")
+            code, out, err = run("quotient", "--rules", rules, "--max-heap", heap, "--analyze", "--json")
             self.assertEqual(code, 0, err)
             want = json.loads(out)
+            # What it is made of, as --analyze says: one row per idempotent.
+            rows = self.driver.execute_script(
+                "return [...document.querySelectorAll('#mq-idempotents tr[data-element]')].map(r => "
+                "[Number(r.dataset.element), ...[...r.cells].map(c => c.textContent)])")
+            self.assertEqual([r[0] for r in rows], [p["element"] for p in want["structure"]["idempotents"]])
+            for row, part in zip(rows, want["structure"]["idempotents"]):
+                self.assertEqual(row[2:4], [str(len(part["subgroup"])), str(len(part["component"]))])
+            self.assertIn("tame: T_3" if rules == "nim" else "wild", self.text("mq-structure"))
             cells = self.driver.execute_script(
                 "return [...document.querySelectorAll('#mq-table rect')].map(r => "
                 "[Number(r.dataset.x), Number(r.dataset.y), Number(r.dataset.v), r.classList.contains('in-p')])")
