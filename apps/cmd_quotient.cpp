@@ -95,8 +95,9 @@ std::string structure_text(const engine::MisereQuotient& q) {
                            words_text(q, part.p_in_subgroup));
     }
     if (s.tame) {
-        out += fmt::format("tame         yes: T_{}, the quotient of misère Nim with heaps below {}\n",
-                           *s.tame, uint64_t{1} << *s.tame);
+        out +=
+            fmt::format("tame         yes: T_{}, the quotient of misère Nim with heaps below {}\n",
+                        *s.tame, uint64_t{1} << *s.tame);
     } else {
         out += "tame         no (isomorphic to no T_n, misère Nim's quotients)\n";
     }
@@ -125,9 +126,10 @@ std::string comparison_text(const nlohmann::json& c) {
     const auto n = c["max_heap"].get<uint32_t>();
     std::string out;
     if (c["same_game"]) {
-        out = fmt::format("one game      both have the standard form {}; heap n of {} is heap n {} {} of {}\n",
-                          c["standard_forms"][0]["rules"].get<std::string>(), shift >= 0 ? a : b,
-                          "+", std::abs(shift), shift >= 0 ? b : a);
+        out = fmt::format(
+            "one game      both have the standard form {}; heap n of {} is heap n + {} of {}\n",
+            c["standard_forms"][0]["rules"].get<std::string>(), shift >= 0 ? a : b, std::abs(shift),
+            shift >= 0 ? b : a);
     } else {
         out = fmt::format("two games     standard forms {} and {}; compared heap for heap\n",
                           c["standard_forms"][0]["rules"].get<std::string>(),
@@ -135,11 +137,10 @@ std::string comparison_text(const nlohmann::json& c) {
     }
     const uint32_t na = shift >= 0 ? n : n + static_cast<uint32_t>(-shift);
     const uint32_t nb = shift >= 0 ? n + static_cast<uint32_t>(shift) : n;
-    out += fmt::format("quotients     Q_{} of {} ({} elements) and Q_{} of {} ({} elements) {}",
-                       na, a, c["orders"][0].back().get<uint32_t>(), nb, b,
-                       c["orders"][1].back().get<uint32_t>(),
-                       c["agree"] ? "are one quotient: phi for phi, product for product, P for P"
-                                  : "differ");
+    out += fmt::format(
+        "quotients     Q_{} of {} ({} elements) and Q_{} of {} ({} elements) {}", na, a,
+        c["orders"][0].back().get<uint32_t>(), nb, b, c["orders"][1].back().get<uint32_t>(),
+        c["agree"] ? "are one quotient: phi for phi, product for product, P for P" : "differ");
     return out;
 }
 
@@ -179,8 +180,8 @@ int cmd_quotient(const std::vector<std::string>& args) {
             .c_str())("analyze",
                       "also say what the quotient is made of: its idempotents, maximal subgroups, "
                       "Archimedean components and kernel, and whether it is tame")(
-        "json", "print JSON")(
-        "progress", "draw the progress bar even when stderr is not a terminal");
+        "json", "print JSON")("progress",
+                              "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "(--rules RULE | --resume FILE) (--max-heap N | --until-proven "
                                     "[--limit N]) [--time-limit S | --max-copies J] "

@@ -35,12 +35,12 @@
 #include "engine/solve/solver.h"
 #include "io/probe.h"
 #include "io/sequence_file.h"
+#include "service/dump.h"
 #include "service/quotients.h"
 #include "service/request/words.h"
 #include "service/sequences.h"
 #include "service/solve.h"
 #include "service/verify.h"
-#include "service/dump.h"
 #include "service/views.h"
 
 namespace py = pybind11;
@@ -380,7 +380,8 @@ py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bo
 
 py::object quotient(const std::string& rules, uint32_t max_heap, bool until_proven,
                     uint32_t time_limit, uint32_t max_order, std::optional<uint32_t> max_copies,
-                    const std::optional<std::filesystem::path>& resume, const py::object& progress) {
+                    const std::optional<std::filesystem::path>& resume,
+                    const py::object& progress) {
     service::QuotientRequest r;
     if (resume) r.resume = resume->string();
     r.rule = engine::Rule::parse(rules);

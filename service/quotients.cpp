@@ -107,7 +107,9 @@ std::pair<nlohmann::json, engine::Rule> open_quotient_file(const std::string& pa
 
 }  // namespace
 
-engine::Rule quotient_file_rule(const std::string& path) { return open_quotient_file(path).second; }
+engine::Rule quotient_file_rule(const std::string& path) {
+    return open_quotient_file(path).second;
+}
 
 StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
     auto [j, rule] = open_quotient_file(path);
@@ -188,9 +190,8 @@ StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
     // Its record of Q_h's orders, h = 0 .. max_heap, found again from its
     // table (each the submonoid of heaps up to h, reduced), and the count of
     // candidates refuted on the way, carried on by a run that resumes it.
-    out.quotient.orders =
-        numbers(path, j.value("orders", nlohmann::json()), "orders", size_t{max_heap} + 1,
-                uint64_t{engine::MAX_QUOTIENT_ORDER} + 1);
+    out.quotient.orders = numbers(path, j.value("orders", nlohmann::json()), "orders",
+                                  size_t{max_heap} + 1, uint64_t{engine::MAX_QUOTIENT_ORDER} + 1);
     if (out.quotient.orders != engine::quotient_orders(m)) {
         throw TableError(path + " is damaged: its orders are not those of its quotients");
     }
@@ -236,9 +237,9 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
                                          resumed->rule.canonical(), r.rule.canonical()));
         }
         if (resumed->quotient.monoid.max_heap() > r.max_heap) {
-            throw InputError(fmt::format(
-                "{} holds Q_{} already; resuming it goes to a larger heap, not {}", r.resume,
-                resumed->quotient.monoid.max_heap(), r.max_heap));
+            throw InputError(
+                fmt::format("{} holds Q_{} already; resuming it goes to a larger heap, not {}",
+                            r.resume, resumed->quotient.monoid.max_heap(), r.max_heap));
         }
     }
     engine::QuotientOptions options;
@@ -300,10 +301,9 @@ nlohmann::json compare_quotients(const QuotientRequest& r, const engine::Rule& o
     (shift >= 0 ? second : first).max_heap = r.max_heap + static_cast<uint32_t>(std::abs(shift));
     const engine::MisereQuotient qa = compute_quotient(first, hooks);
     const engine::MisereQuotient qb = compute_quotient(second, hooks);
-    const bool agree = shift >= 0 ? engine::same_quotient(qa.monoid, qb.monoid,
-                                                          static_cast<uint32_t>(shift))
-                                  : engine::same_quotient(qb.monoid, qa.monoid,
-                                                          static_cast<uint32_t>(-shift));
+    const bool agree =
+        shift >= 0 ? engine::same_quotient(qa.monoid, qb.monoid, static_cast<uint32_t>(shift))
+                   : engine::same_quotient(qb.monoid, qa.monoid, static_cast<uint32_t>(-shift));
     return {{"rules", {r.rule.canonical(), other.canonical()}},
             {"standard_forms", {standard_form_json(r.rule), standard_form_json(other)}},
             {"same_game", same_game},

@@ -103,7 +103,7 @@ struct MisereQuotient {
     std::vector<uint32_t> generators;         // heaps whose phi is not a product of earlier ones
     std::vector<QuotientRelation> relations;  // with the generators, a presentation
     std::vector<Heaps> words;                 // each element's smallest word in the generators
-    uint32_t candidates = 0;  // candidates refuted for Q_1 .. Q_N (steps 2 and 3)
+    uint32_t candidates = 0;                  // candidates refuted for Q_1 .. Q_N (steps 2 and 3)
     std::string stopped;  // with QuotientOptions::deadline: why it stopped short of max_heap
     // With `stopped`: the heap it stopped in, once a candidate for it was refuted.
     std::optional<QuotientFrontier> frontier;
