@@ -323,7 +323,8 @@ class Api(ServeCase):
             self.assertEqual(seq, self.cli_json("sequence", *args, "--rules", params["rules"], "--json"))
         s, q, _ = self.get("/api/quotient", rules="octal:0.77", max_heap="20")
         self.assertEqual(s, 200, q)
-        self.assertEqual(q, self.cli_json("quotient", "--rules", "octal:0.77", "--max-heap", "20", "--json"))
+        self.assertEqual(q, self.cli_json("quotient", "--rules", "octal:0.77", "--max-heap", "20", "--analyze",
+                                          "--json"))
         _, h, _ = self.get("/api/hint", table=t, position="3 4 5")
         self.assertIn("3 ^ 4 ^ 5 = 2", h["text"])
         _, m, _ = self.get("/api/move", table=t, position="3 4 5", level="perfect")
