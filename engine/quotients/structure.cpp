@@ -5,15 +5,16 @@
 #include <unordered_set>
 
 #include "engine/quotients/monoid.h"
+#include "engine/quotients/steps.h"
 
 namespace nimtb::engine {
 
 namespace {
 
 // x^omega for every x: the powers of x, followed until one repeats, end in
-// a cycle; the one idempotent of the cycle is x^omega. `seen_at` remembers
-// at which step of which element's walk a power was met, so each walk costs
-// its own length.
+// a cycle; the one idempotent of the cycle is x^omega. `walk_of` remembers
+// which element's walk last met each power, so each walk costs its own
+// length.
 std::vector<uint32_t> idempotent_powers(const BipartiteMonoid& m) {
     std::vector<uint32_t> omega(m.order);
     std::vector<uint32_t> walk_of(m.order, UINT32_MAX);
@@ -35,16 +36,11 @@ std::vector<uint32_t> idempotent_powers(const BipartiteMonoid& m) {
 
 // The number of distinct principal ideals x Q, each held as a bit set.
 uint32_t count_principal_ideals(const BipartiteMonoid& m) {
-    const size_t words = (size_t{m.order} + 63) / 64;
-    std::unordered_set<std::vector<uint64_t>, VectorHash> ideals;
-    std::vector<uint64_t> ideal(words);
+    std::unordered_set<quotient_steps::Bits, VectorHash> ideals;
     for (uint32_t x = 0; x < m.order; ++x) {
-        std::fill(ideal.begin(), ideal.end(), 0);
-        for (uint32_t y = 0; y < m.order; ++y) {
-            const uint32_t xy = m.mul(x, y);
-            ideal[xy / 64] |= uint64_t{1} << (xy % 64);
-        }
-        ideals.insert(ideal);
+        quotient_steps::Bits ideal(quotient_steps::words(m), 0);
+        for (uint32_t y = 0; y < m.order; ++y) quotient_steps::set_bit(ideal, m.mul(x, y));
+        ideals.insert(std::move(ideal));
     }
     return static_cast<uint32_t>(ideals.size());
 }
