@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "engine/game/standard_form.h"
 #include "engine/quotients/quotient.h"
 #include "engine/quotients/structure.h"
 #include "service/quotients.h"
@@ -106,17 +107,16 @@ std::string structure_text(const engine::MisereQuotient& q) {
 
 // "heap n of octal:0.137 is heap n + 2 of octal:0.4 (through octal:0.07)".
 std::string standard_form_text(const engine::Rule& rule) {
-    const nlohmann::json f = service::standard_form_json(rule);
-    if (f["steps"].empty()) {
+    const engine::StandardForm f = engine::standard_form(rule);
+    if (f.steps.empty()) {
         return fmt::format("standard form {}: no shorter code is the same game", rule.canonical());
     }
     std::string through;
-    for (size_t i = 0; i + 1 < f["steps"].size(); ++i)
-        through += fmt::format("{}{}", i ? ", " : " (through ", f["steps"][i].get<std::string>());
+    for (size_t i = 0; i + 1 < f.steps.size(); ++i)
+        through += fmt::format("{}{}", i ? ", " : " (through ", f.steps[i].canonical());
     if (!through.empty()) through += ")";
-    return fmt::format("standard form {}: heap n of {} is heap n + {} of {}{}",
-                       f["rules"].get<std::string>(), rule.canonical(), f["shift"].get<int>(),
-                       f["rules"].get<std::string>(), through);
+    return fmt::format("standard form {}: heap n of {} is heap n + {} of {}{}", f.rule.canonical(),
+                       rule.canonical(), f.shift, f.rule.canonical(), through);
 }
 
 // compare_quotients' JSON as two lines.
