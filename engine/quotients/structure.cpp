@@ -4,12 +4,16 @@
 #include <bit>
 #include <unordered_set>
 
+#include "engine/base/errors.h"
 #include "engine/quotients/monoid.h"
 #include "engine/quotients/steps.h"
 
 namespace nimtb::engine {
 
 namespace {
+
+constexpr const char* NOT_A_MONOID =
+    "a quotient's structure needs a commutative monoid, and this table is not one";
 
 // x^omega for every x: the powers of x, followed until one repeats, end in
 // a cycle; the one idempotent of the cycle is x^omega. `walk_of` remembers
@@ -29,7 +33,10 @@ std::vector<uint32_t> idempotent_powers(const BipartiteMonoid& m) {
         }
         // y is the first power met twice: the cycle runs from it to the end.
         const auto cycle = std::find(powers.begin(), powers.end(), y);
-        omega[x] = *std::find_if(cycle, powers.end(), [&](uint32_t c) { return m.mul(c, c) == c; });
+        const auto e =
+            std::find_if(cycle, powers.end(), [&](uint32_t c) { return m.mul(c, c) == c; });
+        if (e == powers.end()) throw InputError(NOT_A_MONOID);  // a cycle of powers is a group
+        omega[x] = *e;
     }
     return omega;
 }
@@ -110,6 +117,8 @@ QuotientStructure quotient_structure(const BipartiteMonoid& m) {
             if (!covered) f.lower_covers.push_back(e.idempotent);
         }
     }
+    if (m.mul(s.kernel_identity, s.kernel_identity) != s.kernel_identity)
+        throw InputError(NOT_A_MONOID);  // a product of commuting idempotents is one
     s.kernel = part_of(s.kernel_identity).subgroup;
     s.divisibility_classes = count_principal_ideals(m);
     s.tame = tame_index(m, s);

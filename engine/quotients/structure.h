@@ -46,6 +46,9 @@ struct QuotientStructure {
 };
 
 // The structure of `m` (its order, table and P-portion; phi is not read).
+// Throws InputError where the table shows it is no commutative monoid (a
+// cycle of powers without an idempotent, idempotents whose product is not
+// one); other damage is not looked for.
 // Time: a pass over each element's powers, and the order^2 products of the
 // principal ideals; memory: order^2 bits.
 QuotientStructure quotient_structure(const BipartiteMonoid& m);

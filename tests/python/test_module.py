@@ -5,6 +5,7 @@ package laid out in the build (PYTHONPATH=build/python, python.module) and
 against the package pip installed in a new venv (python.package). NIMTB
 names the binary.
 """
+import dataclasses
 import json
 import os
 import pathlib
@@ -702,6 +703,10 @@ def test_quotient_as_python_expects_it(tmp_path):
         kayles.words[x] for x in range(40) if kayles.table[x, x] == x]
     assert all(part.idempotent in part.subgroup and set(part.subgroup) <= set(part.component)
                for part in s.idempotents)
+    # A quotient made by hand whose table is no monoid: an error, not a crash.
+    bogus = dataclasses.replace(nimtb.quotient("nim", 1), table=np.array([[1, 0], [0, 0]], dtype=np.uint32))
+    with pytest.raises(nimtb.InputError, match="no commutative monoid|is not one"):
+        bogus.structure()
 
     # As far as a time and a bound on candidates allow: 0.35's heap 6 needs a
     # candidate past 32 elements; the frontier says how far it got.
