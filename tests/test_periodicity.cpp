@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <vector>
 
 #include "engine/checks/verify.h"
@@ -152,4 +154,45 @@ TEST(Periodicity, ArithmeticPeriodsAreObservations) {
     EXPECT_EQ(p.basis, Basis::observation);
     EXPECT_GT(p.saltus, 0u);
     EXPECT_NE(p.explanation.find("not proven"), std::string::npos);
+}
+
+// The observed pattern is the definition's: the smallest period, then the
+// smallest preperiod, shown over three periods and eight heaps, holding
+// from the preperiod to the table's end. Checked against that definition
+// scanned pair by pair, on sequences with a planted pattern, a broken one,
+// and noise (grundy's rule takes the observation path).
+TEST(Periodicity, ObservedPatternIsTheDefinitions) {
+    const Rule grundy = Rule::parse("grundy");
+    uint64_t state = 12345;
+    auto next = [&state](uint32_t bound) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<uint32_t>((state >> 33) % bound);
+    };
+    for (int trial = 0; trial < 400; ++trial) {
+        const uint32_t n = 8 + next(120), p = 1 + next(12), n0 = next(n), s = next(3);
+        std::vector<uint32_t> g(n);
+        for (uint32_t h = 0; h < n; ++h) g[h] = h < n0 + p ? next(6) : g[h - p] + s;
+        if (trial % 3 == 0) g[next(n)] += 1 + next(2);  // a break anywhere
+        // The definition, scanned directly.
+        std::optional<std::array<uint32_t, 3>> want;
+        for (uint32_t q = 1; !want && std::max(3 * q, 8u) <= n; ++q) {
+            for (uint32_t m = 0; !want && m + std::max(3 * q, 8u) <= n; ++m) {
+                if (g[m + q] < g[m]) continue;
+                const uint32_t d = g[m + q] - g[m];
+                bool holds = true;
+                for (uint32_t h = m; holds && h + q < n; ++h) holds = g[h + q] == g[h] + d;
+                if (holds) want = std::array<uint32_t, 3>{m, q, d};
+            }
+        }
+        const Periodicity got = nimtb::engine::find_period(grundy, Convention::normal, g);
+        SCOPED_TRACE(trial);
+        if (!want) {
+            EXPECT_EQ(got.basis, Basis::none);
+            continue;
+        }
+        EXPECT_EQ(got.basis, Basis::observation);
+        EXPECT_EQ(got.preperiod, (*want)[0]);
+        EXPECT_EQ(got.period, (*want)[1]);
+        EXPECT_EQ(got.saltus, (*want)[2]);
+    }
 }

@@ -44,15 +44,23 @@ struct Candidate {
 // counts only where the table shows it over three whole periods and at least
 // eight heaps: two equal values at the table's end are no period.
 // `arithmetic`: s may be positive; otherwise s = 0.
+//
+// A pattern that holds from n0 to the end holds from any later heap, so for
+// each p the smallest preperiod is one past the last heap where the table
+// breaks it, found walking back from the end (and s is the last pair's
+// difference): linear in the pattern's length for each p, not quadratic.
 std::optional<Candidate> observed(std::span<const uint32_t> g, bool arithmetic) {
     const uint64_t n = g.size();  // heaps 0 .. n-1
     auto shown = [](uint64_t p) { return std::max<uint64_t>(3 * p, 8); };
     for (uint32_t p = 1; shown(p) <= n; ++p) {
-        for (uint32_t n0 = 0; n0 + shown(p) <= n; ++n0) {
-            if (g[n0 + p] < g[n0]) continue;
-            const uint32_t s = arithmetic ? g[n0 + p] - g[n0] : 0;
-            if (shifts(g, p, s, n0, n - p)) return Candidate{n0, p, s};
-        }
+        const uint64_t last = n - p - 1;  // the last pair is (last, last + p)
+        if (g[last + p] < g[last]) continue;
+        const uint32_t s = arithmetic ? g[last + p] - g[last] : 0;
+        // The pattern must hold over heaps [n0, n - p), n0 + shown(p) <= n.
+        const uint64_t latest = n - shown(p);
+        uint64_t n0 = last + 1;
+        while (n0 > 0 && uint64_t{g[n0 - 1 + p]} == uint64_t{g[n0 - 1]} + s) --n0;
+        if (n0 <= latest) return Candidate{static_cast<uint32_t>(n0), p, s};
     }
     return std::nullopt;
 }
