@@ -313,34 +313,51 @@ class Table {
 };
 
 // A one-heap rule's game for heaps of any size, from its proven period:
-// computed until proven (rules), or read from a sequence file.
+// computed until proven (rules), or read from a sequence file. A rule no
+// theorem gives a period for has its values computed as queries need them:
+// at first none past FIRST_HEAPS, then at least twice as many each time a
+// query goes beyond them, up to `limit` heaps.
 class ProvenGame {
   public:
     ProvenGame(const std::optional<std::string>& rules,
                const std::optional<std::filesystem::path>& sequence, uint64_t limit,
-               const py::object& progress)
-        : proven_(make(rules, sequence, limit, progress)) {}
-    py::object query(const py::object& position) const {
-        return to_python(service::proven_answer_json(proven_, big_heaps_of(position)));
-    }
-    py::object period() const { return to_python(service::period_json(proven_.period)); }
-    std::string rules() const { return proven_.game.rule().canonical(); }
-    uint64_t known_up_to() const { return proven_.game.known_up_to(); }
-
-  private:
-    static service::ProvenGame make(const std::optional<std::string>& rules,
-                                    const std::optional<std::filesystem::path>& sequence,
-                                    uint64_t limit, const py::object& progress) {
+               py::object progress)
+        : limit_(limit), progress_(std::move(progress)) {
         if (!rules && !sequence)
             throw InputError("give rules, or a sequence file made by sequence(path=...)");
-        std::optional<engine::Rule> rule;
-        if (rules) rule = engine::Rule::parse(*rules);
-        if (sequence) return service::proven_game(sequence->string(), rule);
-        return interruptible(
-            [&](const service::Hooks& hooks) { return service::proven_game(*rule, limit, hooks); },
-            progress);
+        if (rules) rule_ = engine::Rule::parse(*rules);
+        if (sequence) {
+            proven_ = service::proven_game(sequence->string(), rule_);
+            rule_.reset();  // the file's values are all there is
+        } else {
+            compute(std::min(limit_, FIRST_HEAPS));
+        }
     }
-    service::ProvenGame proven_;
+    py::object query(const py::object& position) {
+        const std::vector<uint64_t> heaps = big_heaps_of(position);
+        const uint64_t known = proven_->game.known_up_to();
+        const uint64_t largest = heaps.empty() ? 0 : *std::max_element(heaps.begin(), heaps.end());
+        if (rule_ && known < limit_ && largest > known && largest <= limit_)
+            compute(std::min(limit_, std::max(largest, 2 * known)));
+        return to_python(service::proven_answer_json(*proven_, heaps));
+    }
+    py::object period() const { return to_python(service::period_json(proven_->period)); }
+    std::string rules() const { return proven_->game.rule().canonical(); }
+    uint64_t known_up_to() const { return proven_->game.known_up_to(); }
+
+  private:
+    static constexpr uint64_t FIRST_HEAPS = 1024;
+    void compute(uint64_t needed) {
+        proven_ = interruptible(
+            [&](const service::Hooks& hooks) {
+                return service::proven_game(*rule_, limit_, hooks, needed);
+            },
+            progress_);
+    }
+    std::optional<engine::Rule> rule_;  // unset for a sequence file
+    uint64_t limit_;
+    py::object progress_;
+    std::optional<service::ProvenGame> proven_;
 };
 
 // The request is the keywords as JSON (nimtb.solve builds it): read by the

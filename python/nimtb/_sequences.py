@@ -117,12 +117,14 @@ class ProvenGame:
     any size (up to 2**63 tokens) where the values are a formula (nim,
     lasker) or have a proven period (subtraction games and octal codes,
     computed here until one is proven, up to ``limit`` heaps); otherwise
-    heaps up to ``known_up_to``: the values computed (``limit`` heaps of a
-    rule no theorem gives a period for) or stored in the sequence file.
+    heaps up to ``known_up_to``: the values stored in the sequence file, or,
+    for a rule no theorem gives a period for (grundy, for one),
+    the values computed so far. Those are computed as queries need them, up
+    to ``limit`` heaps: a query past them computes at least twice as many.
 
     Raises InputError for a rule whose moves touch several heaps, TableError
     for a sequence file that cannot be read; ``query`` raises InputError for
-    a heap beyond what is known.
+    a heap beyond what is known (beyond ``limit`` heaps, or the file's).
     """
 
     def __init__(self, rules: Optional[str] = None, *, sequence: Optional[PathLike] = None,

@@ -376,6 +376,18 @@ def test_heaps_of_any_size_from_a_proven_period(tmp_path):
     assert grundy.query([500, 7]).value == int(g[500]) ^ int(g[7])
     with pytest.raises(nimtb.InputError, match="heap 1001 is beyond the values known of grundy"):
         grundy.query([1001])
+    # Without a theorem, values are computed as queries need them (at first
+    # 1024 heaps, then at least twice as many), up to the limit.
+    lazy = nimtb.ProvenGame("grundy", limit=10000)
+    assert lazy.known_up_to == 1024
+    assert lazy.query([3000, 7]).value == nimtb.ProvenGame("grundy", limit=3000).query([3000, 7]).value
+    assert lazy.known_up_to == 3000
+    g = nimtb.sequence("grundy", 6000).values
+    assert lazy.query([3500]).value == int(g[3500]) and lazy.known_up_to == 6000
+    assert lazy.query([10000]).value == nimtb.sequence("grundy", 10000).values[10000]
+    assert lazy.known_up_to == 10000
+    with pytest.raises(nimtb.InputError, match="heap 10001 is beyond the values known of grundy"):
+        lazy.query([10001])
     with pytest.raises(nimtb.InputError, match="not the sequence file's"):
         nimtb.ProvenGame("octal:0.77", sequence=s)
     with pytest.raises(nimtb.InputError, match="more than"):
