@@ -11,6 +11,7 @@
 #include "service/quotients.h"
 #include "service/request/words.h"
 #include "service/sequences.h"
+#include "service/tables.h"
 #include "service/views.h"
 
 namespace nimtb::apps {
@@ -44,8 +45,11 @@ elements is in the P-portion. Heaps of any size are answered where the
 quotient is proven for every heap size (octal codes and subtraction games,
 computed until proven, up to --limit heaps, 1000); otherwise heaps up to
 the quotient computed (the position's largest heap, or --limit with '-').
---quotient FILE answers from a quotient file instead, checked exactly
-before it is believed.
+A position the quotient does not answer (within 2 s when a table of at
+most 5,000,000 positions holds it) is answered from such a table of
+tables/, solved there now if need be; stderr says so. --quotient FILE
+answers from a quotient file instead, checked exactly before it is
+believed.
 )";
 
 constexpr uint64_t DEFAULT_LIMIT = uint64_t{1} << 22;
@@ -164,6 +168,64 @@ void answer_misere(const engine::Rule& rule, const engine::MisereQuotient& q,
     std::cout << out;
 }
 
+// The heaps of `position` as a table's (each of at most 2^32 - 1 tokens),
+// and whether a table that holds them is small enough to solve on the spot.
+std::optional<engine::Heaps> table_heaps(const std::vector<uint64_t>& heaps) {
+    engine::Heaps out;
+    for (uint64_t h : heaps) {
+        if (h > UINT32_MAX) return std::nullopt;
+        out.push_back(static_cast<uint32_t>(h));
+    }
+    return out;
+}
+bool solvable_on_the_spot(const engine::Rule& rule, const engine::Heaps& heaps) {
+    try {
+        return service::smallest_universe(rule, heaps).size() <= service::SOLVE_ON_THE_SPOT;
+    } catch (const ResourceError&) {  // past what a table holds
+        return false;
+    }
+}
+
+// Seconds the misère quotient is given for a position a table can answer.
+constexpr uint32_t QUICK_QUOTIENT_SECONDS = 2;
+
+// One misère position of a rule: from its quotient; where the quotient
+// cannot answer it (not within QUICK_QUOTIENT_SECONDS when a table could),
+// from a table of tables/ that holds it or one solved now, else an error
+// that names both what stopped the quotient and the solve that would answer.
+int answer_misere_position(const engine::Rule& rule, const std::string& position, uint64_t needed,
+                           uint32_t limit, bool json) {
+    const std::vector<uint64_t> heaps = engine::parse_big_heaps(position);
+    const std::optional<engine::Heaps> small = table_heaps(heaps);
+    const bool quick = small && solvable_on_the_spot(rule, *small);
+    std::string why;
+    try {
+        const engine::MisereQuotient q = service::answering_quotient(
+            rule, needed, limit, command_hooks(), quick ? QUICK_QUOTIENT_SECONDS : 0);
+        answer_misere(rule, q, position, json);
+        return EXIT_OK;
+    } catch (const InputError& e) {
+        if (!small) throw;
+        why = e.what();
+    } catch (const ResourceError& e) {
+        if (!small) throw;
+        why = e.what();
+    }
+    std::string table;
+    try {
+        table = service::find_or_solve_table("tables", rule, engine::Convention::misere, *small,
+                                             command_hooks());
+    } catch (const TableError& e) {
+        throw InputError(fmt::format("{}; {}", why, e.what()));
+    } catch (const ResourceError&) {  // past what a table holds
+        throw InputError(why);
+    }
+    fmt::print(stderr, "nimtb: {}; answering from {}\n", why, table);
+    io::Prober prober(table);
+    answer(prober, *small, json, false);
+    return EXIT_OK;
+}
+
 // `position`, or with "-" every line of stdin in order: a bad line is
 // reported on stderr and skipped, and the exit code says so; with --json its
 // place in the output is an object {"line", "error"}, so that the answers line
@@ -279,11 +341,14 @@ int cmd_query(const std::vector<std::string>& args) {
             const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
             const uint32_t limit = vm->count("limit") ? quotient_heaps(number(*vm, "limit", LIMIT))
                                                       : service::DEFAULT_QUOTIENT_LIMIT;
-            const engine::MisereQuotient q =
-                service::answering_quotient(rule, needed, limit, command_hooks());
-            return answer_each(position, json, [&](const std::string& text) {
-                answer_misere(rule, q, text, json);
-            });
+            if (position == "-") {
+                const engine::MisereQuotient q =
+                    service::answering_quotient(rule, needed, limit, command_hooks());
+                return answer_each(position, json, [&](const std::string& text) {
+                    answer_misere(rule, q, text, json);
+                });
+            }
+            return answer_misere_position(rule, position, needed, limit, json);
         }
         const service::ProvenGame proven = proven_game(*vm, needed);
         return answer_each(position, json, [&](const std::string& text) {

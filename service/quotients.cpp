@@ -400,9 +400,10 @@ nlohmann::json quotient_info_json(const std::string& path, const StoredQuotient&
 }
 
 engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t needed, uint32_t limit,
-                                          const Hooks& hooks) {
+                                          const Hooks& hooks, uint32_t time_limit) {
     QuotientRequest r;
     r.rule = rule;
+    r.time_limit = time_limit;
     r.until_proven = engine::quotient_provable(rule);
     r.max_heap = needed == 0 || needed > limit ? limit : static_cast<uint32_t>(needed);
     if (needed > limit && !r.until_proven) {
@@ -412,6 +413,12 @@ engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t nee
             needed, rule.canonical(), limit));
     }
     engine::MisereQuotient q = compute_quotient(r, hooks);
+    if (needed > q.monoid.max_heap() && !q.proof && !q.stopped.empty()) {
+        throw InputError(fmt::format(
+            "the misère quotient of {} did not reach heap {} within {} s ({}; Q_{} is the "
+            "largest computed)",
+            rule.canonical(), needed, time_limit, q.stopped, q.monoid.max_heap()));
+    }
     if (needed > q.monoid.max_heap() && !q.proof) {
         throw InputError(
             fmt::format("a heap of {} is beyond what the misère quotient of {} answers: it is not "

@@ -104,9 +104,10 @@ nlohmann::json quotient_info_json(const std::string& path, const StoredQuotient&
 // code or a subtraction game, computed until proven (up to heap `needed` or
 // `limit`, whichever is smaller, `limit` when needed is 0 or larger); for
 // other rules, Q_needed (Q_limit when needed is 0). Throws InputError when
-// heap `needed` is beyond what the quotient can answer.
+// heap `needed` is beyond what the quotient can answer, within `time_limit`
+// seconds when that is set (ResourceError past a candidate's limits without).
 engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t needed, uint32_t limit,
-                                          const Hooks& hooks);
+                                          const Hooks& hooks, uint32_t time_limit = 0);
 
 // `nimtb query --misere --json`: the outcome, the position's element, a
 // winning move, and what the answer rests on.

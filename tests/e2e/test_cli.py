@@ -1069,6 +1069,30 @@ class Families(Workdir):
             self.assert_error(code, err, 2, "--max-copies goes without --until-proven, --time-limit and -o")
         self.assertFalse(os.path.exists(self.path("capped.json")))
 
+    def test_misere_query_past_the_quotient_answers_from_a_table(self):
+        """Where the misère quotient does not answer a position (0.07's candidates for heap 34
+        outgrow the default order), `query --misere --rules` answers it from a table solved on the
+        spot into tables/, the answer of `solve` and `query TABLE`; a position no table can hold is
+        refused with what stopped the quotient, and one too large to solve now names the solve."""
+        code, out, err = run("query", "--misere", "--rules", "octal:0.07", "40 3", "--json",
+                             cwd=self.dir)
+        self.assertEqual(code, 0, err)
+        self.assertIn("answering from tables/octal-0.07-misere-n43.h5", err)
+        self.assertIn("did not reach heap 40", err)
+        table = self.solve("--rules", "octal:0.07", "--misere", "--max-total", "43")
+        code, want, err2 = run("query", table, "40 3", "--json")
+        self.assertEqual(code, 0, err2)
+        self.assertEqual(json.loads(out), json.loads(want))
+        self.assertTrue(json.loads(out)["to_move_wins"])
+        code, out, err = run("query", "--misere", "--rules", "octal:0.07", "--limit", "20", "200 3",
+                             cwd=self.dir)
+        self.assert_error(code, err, 2, "a heap of 200 is beyond what the misère quotient of "
+                                        "octal:0.07 answers")
+        code, out, err = run("query", "--misere", "--rules", "octal:0.07", "--limit", "20", "100 3",
+                             cwd=self.dir)
+        self.assert_error(code, err, 2, "make one with: nimtb solve --rules octal:0.07 --misere "
+                                        "--max-total 103")
+
     def test_quotient_until_proven_answers_heaps_of_any_size(self):
         """A quotient proven for every heap size answers `query --misere` for a heap of 10^9; its
         answers match a misère table beyond the heaps the proof needed, and each winning move leads
