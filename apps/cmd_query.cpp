@@ -1,12 +1,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "io/sequence_file.h"
 #include "engine/sequences/big_heaps.h"
 #include "service/quotients.h"
 #include "service/request/words.h"
@@ -168,6 +170,32 @@ void answer_misere(const engine::Rule& rule, const engine::MisereQuotient& q,
     std::cout << out;
 }
 
+// The table to answer from; a sequence or quotient file given in its place
+// is refused with the option that reads it.
+io::Prober open_table(const std::string& path) {
+    try {
+        return io::Prober(path);
+    } catch (const TableError& e) {
+        std::string hint;
+        try {
+            (void)io::read_sequence(path);
+            hint = fmt::format("it is a sequence file: nimtb query --sequence {} POSITION", path);
+        } catch (const std::exception&) {
+        }
+        if (hint.empty()) {
+            try {
+                (void)service::read_quotient(path, {});
+                hint = fmt::format(
+                    "it is a misère quotient file: nimtb query --misere --quotient {} POSITION",
+                    path);
+            } catch (const std::exception&) {
+            }
+        }
+        if (hint.empty()) throw;
+        throw TableError(fmt::format("{}; {}", e.what(), hint));
+    }
+}
+
 // The heaps of `position` as a table's (each of at most 2^32 - 1 tokens),
 // and whether a table that holds them is small enough to solve on the spot.
 std::optional<engine::Heaps> table_heaps(const std::vector<uint64_t>& heaps) {
@@ -283,6 +311,18 @@ int cmd_query(const std::vector<std::string>& args) {
             .c_str());
     po::positional_options_description pos;
     pos.add("words", -1);
+    // A position with a negative heap ("-1 2") is a position, not an option:
+    // refused as the position parser refuses it, not as an unknown option.
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const bool value_of_option =
+            i > 0 && (args[i - 1] == "--rules" || args[i - 1] == "-r" ||
+                      args[i - 1] == "--sequence" || args[i - 1] == "--quotient" ||
+                      args[i - 1] == "--limit");
+        if (a.size() > 1 && a[0] == '-' && std::isdigit(static_cast<unsigned char>(a[1])) &&
+            !value_of_option)
+            (void)engine::parse_big_heaps(a);  // throws: a heap is negative
+    }
     const auto vm =
         parse_arguments("query", args, opts, pos,
                         "(TABLE | --rules RULE | --sequence FILE | --misere (--rules RULE | "
@@ -304,6 +344,23 @@ int cmd_query(const std::vector<std::string>& args) {
         words.erase(words.begin());
     }
     if (!periodic && table.empty()) throw UsageError("missing TABLE");
+    std::error_code missing;
+    if (!periodic && !std::filesystem::exists(table, missing)) {
+        // query "3 4 5" or query 3 4 5: the table forgotten, not a file missing.
+        std::string all = table;
+        for (const std::string& w : words) all += " " + w;
+        bool position_like = true;
+        try {
+            (void)engine::parse_big_heaps(all);
+        } catch (const InputError&) {
+            position_like = false;
+        }
+        if (position_like)
+            throw UsageError(fmt::format(
+                "missing TABLE: '{}' is a position; give a table first (nimtb query TABLE "
+                "\"{}\"), or --rules RULE to answer from the rule's values",
+                all, all));
+    }
     std::error_code ec;  // a word too long for a file name is not one
     if (periodic && !words.empty() && std::filesystem::is_regular_file(words.front(), ec))
         throw UsageError("give a TABLE or --rules/--sequence/--quotient, not both");
@@ -358,7 +415,7 @@ int cmd_query(const std::vector<std::string>& args) {
     if (vm->count("misere"))
         throw UsageError("--misere goes with --rules; a TABLE knows its own convention");
     if (vm->count("limit")) throw UsageError("--limit goes with --rules");
-    io::Prober prober(table);
+    io::Prober prober = open_table(table);
     return answer_each(position, json, [&](const std::string& text) {
         answer(prober, engine::parse_heaps(text), json, line);
     });

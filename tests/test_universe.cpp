@@ -111,7 +111,13 @@ TEST(Positions, RefusalsNameTheOffendingHeap) {
     expect_position_refused(u, "3 -4 5", "heap 2 ('-4') is negative");
     expect_position_refused(u, "3 x 5", "heap 2 ('x') is not a number");
     expect_position_refused(u, "3 4.5", "heap 2 ('4.5') is not a number");
-    expect_position_refused(u, "1 2 3 4", "heap 4 is non-empty heap number 4");
+    expect_position_refused(u, "1 2 3 4", "the position has 4 non-empty heaps");
+    expect_position_refused(u, "3,,4", "heap 2 is empty between commas");
+    expect_position_refused(u, ",3 4", "heap 1 is empty between commas");
+    expect_position_refused(u, "3,4,", "heap 3 is empty between commas");
+    EXPECT_EQ(u.normalise(nimtb::engine::parse_heaps(" 3 , 4,5 ")), (Heaps{3, 4, 5}));
+    const Universe n(nimtb::engine::Bounds::total(12));
+    expect_position_refused(n, "6 6 1", "the heaps hold 13 tokens in all");
     expect_position_refused(u, "1 2 3 4", "at most 3 heaps of at most 7 tokens");
     expect_position_refused(u, "3 8", "heap 2 has 8 tokens");
     expect_position_refused(u, "99999999999", "too large");

@@ -24,14 +24,28 @@ uint64_t binomial(uint64_t n, uint64_t k) {
 std::vector<uint64_t> parse_heap_sizes(std::string_view text, uint64_t max,
                                        std::string_view max_text) {
     std::vector<uint64_t> heaps;
-    auto is_sep = [](char c) {
-        return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r';
+    auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    auto is_sep = [&](char c) { return is_space(c) || c == ','; };
+    // At most one comma between two heaps, and none before the first or
+    // after the last: "3,,4" has an empty heap, not two.
+    bool comma = false;
+    auto empty_heap = [&] {
+        return InputError("heap " + std::to_string(heaps.size() + 1) +
+                          " is empty between commas: write heap sizes separated by spaces or "
+                          "commas, as in '3 4 5' or '3,4,5'");
     };
     for (size_t i = 0; i < text.size();) {
-        if (is_sep(text[i])) {
+        if (is_space(text[i])) {
             ++i;
             continue;
         }
+        if (text[i] == ',') {
+            if (comma || heaps.empty()) throw empty_heap();
+            comma = true;
+            ++i;
+            continue;
+        }
+        comma = false;
         size_t j = i;
         while (j < text.size() && !is_sep(text[j])) ++j;
         const std::string_view word = text.substr(i, j - i);
@@ -56,6 +70,7 @@ std::vector<uint64_t> parse_heap_sizes(std::string_view text, uint64_t max,
         heaps.push_back(value);
         i = j;
     }
+    if (comma) throw empty_heap();
     return heaps;
 }
 
@@ -225,15 +240,14 @@ Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
         }
         sorted.push_back(heaps[i]);
         total += heaps[i];
-        if (total_ && total > total_) {
-            throw NotInTable("the heaps hold " + std::to_string(total) +
-                             " tokens or more, more than this table's limit: " + describe());
-        }
-        if (sorted.size() > k_) {
-            throw NotInTable("heap " + std::to_string(i + 1) + " is non-empty heap number " +
-                             std::to_string(sorted.size()) +
-                             ", more than this table's limit: " + describe());
-        }
+    }
+    if (total_ && total > total_) {
+        throw NotInTable("the heaps hold " + std::to_string(total) +
+                         " tokens in all, more than this table's limit: " + describe());
+    }
+    if (sorted.size() > k_) {
+        throw NotInTable("the position has " + std::to_string(sorted.size()) +
+                         " non-empty heaps, more than this table's limit: " + describe());
     }
     sorted.resize(k_, 0);
     std::sort(sorted.begin(), sorted.end());

@@ -538,6 +538,28 @@ class Query(Workdir):
             self.assert_error(code, err, 2, fragment)
             self.assertEqual(out, "")
 
+    def test_messages_say_what_was_meant(self):
+        """A negative heap, a forgotten table, a doubled comma, a sequence or quotient file given as
+        a table: each refused with what is wrong and what to write instead."""
+        for words, code_, fragment in [
+                ([self.t, "-1 2"], 2, "heap 1 ('-1') is negative"),
+                ([self.t, "-1", "2"], 2, "heap 1 ('-1') is negative"),
+                (["3 4 5"], 2, "missing TABLE: '3 4 5' is a position; give a table first"),
+                (["3", "4", "5"], 2, "missing TABLE: '3 4 5' is a position"),
+                ([self.t, "3,,4"], 2, "heap 2 is empty between commas"),
+                ([self.t, "1 2 3 4"], 2, "the position has 4 non-empty heaps")]:
+            code, out, err = run("query", *words, cwd=self.dir)
+            self.assert_error(code, err, code_, fragment)
+        code, out, err = run("quotient", "--rules", "octal:0.77", "--max-heap", "8", "-o", self.path("q.json"))
+        self.assertEqual(code, 0, err)
+        code, out, err = run("sequence", "--rules", "grundy", "--max-heap", "50", "-o", self.path("g.h5"))
+        self.assertEqual(code, 0, err)
+        code, out, err = run("query", self.path("q.json"), "3 4")
+        self.assert_error(code, err, 1, f"it is a misère quotient file: nimtb query --misere --quotient "
+                                        f"{self.path('q.json')} POSITION")
+        code, out, err = run("query", self.path("g.h5"), "3 4")
+        self.assert_error(code, err, 1, f"it is a sequence file: nimtb query --sequence {self.path('g.h5')}")
+
     def test_missing_foreign_and_damaged_files(self):
         code, out, err = run("query", self.path("none.h5"), "1")
         self.assert_error(code, err, 1, "no such file")

@@ -215,7 +215,7 @@ class Api(ServeCase):
              "nimtb solve --rules nim --heaps 5 --max-heap 900"),
             ("/api/find", {"rules": "nim", "convention": "normal", "layout": "spiral"}, 400, "unknown layout"),
             ("/api/plane", {"table": "kayles-n12.h5", "others": "x"}, 400, "not a number"),
-            ("/api/plane", {"table": "kayles-n12.h5", "others": "7 6"}, 400, "13 tokens or more"),
+            ("/api/plane", {"table": "kayles-n12.h5", "others": "7 6"}, 400, "13 tokens in all"),
             ("/api/plane", {"table": t, "others": "1 2"}, 400, "fixes at most 1 others"),
             ("/api/plane", {"table": t, "others": "16"}, 400, "more than this table's limit"),
             ("/api/plane", {"others": "1"}, 400, "missing parameter 'table'"),

@@ -426,7 +426,7 @@ def test_a_missing_position_is_a_key_error(tables):
         t["3 9"]
     with pytest.raises(nimtb.NotInTableError, match="heap 2 has 9 tokens"):
         t.query([3, 9])
-    with pytest.raises(nimtb.NotInTableError, match="non-empty heap number 4"):
+    with pytest.raises(nimtb.NotInTableError, match="the position has 4 non-empty heaps"):
         t.query("1 1 1 1")
     assert t.get("3 9") is None and t.get("3 9", default=-1) == -1
     assert t.get("3 4 5") == t.query("3 4 5") == t["3 4 5"]
