@@ -34,6 +34,11 @@ std::vector<std::vector<uint32_t>> one_heap_results(const engine::Rule& rule, ui
             if (!unequal || a != total - a) out.push_back({a, total - a});
         }
     };
+    auto thirds = [&](uint32_t total) {  // three non-empty heaps, in every order
+        for (uint32_t a = 1; a < total; ++a) {
+            for (uint32_t b = 1; a + b < total; ++b) out.push_back({a, b, total - a - b});
+        }
+    };
     switch (rule.kind()) {
         case RuleKind::nim:
         case RuleKind::subtract:
@@ -49,15 +54,20 @@ std::vector<std::vector<uint32_t>> one_heap_results(const engine::Rule& rule, ui
             take_any();
             splits(h, false);
             break;
-        case RuleKind::octal: {
-            const auto& d = rule.octal_digits();
+        case RuleKind::octal:
+        case RuleKind::hexadecimal: {
+            // Digit k: bit 2^j allows taking k and leaving j non-empty heaps
+            // (j = 0 .. 3), every way of writing the rest as j parts.
+            const auto& d = rule.code_digits();
             if (d[0] & 4) splits(h, false);
+            if (d[0] & 8) thirds(h);
             for (uint32_t k = 1; k < d.size(); ++k) {
                 if (k > h) break;
                 const uint32_t rest = h - k;
                 if ((d[k] & 1) && rest == 0) out.push_back({});
                 if ((d[k] & 2) && rest >= 1) out.push_back({rest});
                 if ((d[k] & 4) && rest >= 2) splits(rest, false);
+                if ((d[k] & 8) && rest >= 3) thirds(rest);
             }
             break;
         }

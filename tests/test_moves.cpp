@@ -64,7 +64,8 @@ TEST(Moves, SeveralHeapFamiliesMatchReference) {
 
 TEST(Moves, TakeAndBreakFamiliesMatchReference) {
     for (const char* rule : {"octal:0.77", "octal:0.07", "octal:0.137", "octal:4.7", "octal:0.4",
-                             "octal:0.6", "octal:0.71", "octal:0.1", "grundy", "lasker"}) {
+                             "octal:0.6", "octal:0.71", "octal:0.1", "grundy", "lasker", "hex:0.F",
+                             "hex:0.8", "hex:8.0", "hex:C.9A", "hex:0.0F"}) {
         expect_moves_match_reference(rule, Universe::total_bounded(13));
     }
     // Octal codes that never split fit a box.

@@ -139,6 +139,8 @@ TEST(Quotient, PredictsEveryPositionAndIsReduced) {
     expect_exact("grundy", 9, 3, 22);
     expect_exact("lasker", 6, 3, 16);
     expect_exact("octal:4.7", 8, 3, 20);
+    expect_exact("hex:0.F", 10, 3, 24);
+    expect_exact("hex:0.8", 11, 3, 26);
     expect_exact("octal:0.71", 10, 3, 26, 4);  // heap 8: seven candidates refuted
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "engine/game/rule_families.h"
 #include "engine/game/rules.h"
 #include "engine/solve/solver.h"
 
@@ -68,8 +69,9 @@ void expect_refused(const char* text, const char* fragment) {
 }
 
 TEST(Rules, RefusesUnknownKind) {
-    expect_refused("kayles", "unknown rule 'kayles'");
-    expect_refused("kayles", "octal:CODE");
+    expect_refused("bowling", "unknown rule 'bowling'");
+    expect_refused("bowling", "octal:CODE");
+    expect_refused("bowling", "a game's name such as kayles");
     expect_refused("", "empty rule");
 }
 
@@ -179,4 +181,39 @@ TEST(Rules, NamesAndAliases) {
               "unknown method 'x': expected brute or sprague-grundy");
     EXPECT_EQ(message(nimtb::engine::parse_kernel, "fast"),
               "unknown kernel 'fast': expected auto, brute or lines");
+}
+
+// Conway's hexadecimal codes: digits to F, bit 8 leaving three heaps; a code
+// without a digit of 8 or more is the octal game it writes.
+TEST(Rules, HexadecimalCodes) {
+    const Rule f = Rule::parse("hex:0.f");
+    EXPECT_EQ(f.kind(), RuleKind::hexadecimal);
+    EXPECT_EQ(f.canonical(), "hex:0.F");
+    EXPECT_EQ(Rule::parse("hexadecimal:0.F0"), f);
+    EXPECT_EQ(f.code_digits(), (std::vector<uint8_t>{0, 15}));
+    EXPECT_EQ(f.max_parts(), 3u);
+    EXPECT_TRUE(f.adds_heaps() && f.one_heap() && !f.keeps_total());
+    EXPECT_TRUE(Rule::parse("hex:8.1").keeps_total());
+    EXPECT_EQ(Rule::parse("hex:C.01").canonical(), "hex:C.01");
+    EXPECT_EQ(Rule::parse("hex:0.77").canonical(), "octal:0.77");
+    EXPECT_EQ(Rule::parse("hex:0.33").canonical(), "subtract:1,2");
+    EXPECT_EQ(Rule::parse("octal:0.77").max_parts(), 2u);
+    EXPECT_EQ(Rule::parse("nim").max_parts(), 1u);
+    for (const char* bad : {"hex:0.G", "hex:1.8", "hex:08.8", "hex:0", "hex:0.0", "hex", "octal:0.8"})
+        EXPECT_THROW(Rule::parse(bad), InputError) << bad;
+}
+
+// Games by name parse as their codes, however they are written.
+TEST(Rules, GamesByName) {
+    EXPECT_EQ(Rule::parse("kayles").canonical(), "octal:0.77");
+    EXPECT_EQ(Rule::parse("Dawson's Kayles").canonical(), "octal:0.07");
+    EXPECT_EQ(Rule::parse("dawsons_chess").canonical(), "octal:0.137");
+    EXPECT_EQ(Rule::parse("TREBLECROSS").canonical(), "octal:0.007");
+    EXPECT_EQ(Rule::parse("grundys-game"), Rule::parse("grundy"));
+    for (const nimtb::engine::GameName& g : nimtb::engine::game_names()) {
+        EXPECT_EQ(Rule::parse(g.name).canonical(), g.rule) << g.name;
+        EXPECT_EQ(Rule::parse(g.title).canonical(), g.rule) << g.title;
+    }
+    EXPECT_THROW(Rule::parse("kayles:2"), InputError);
+    EXPECT_THROW(Rule::parse("kayle"), InputError);
 }

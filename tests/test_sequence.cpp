@@ -10,6 +10,7 @@
 #include "engine/sequences/big_heaps.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/reference_values.h"
+#include "reference.h"
 #include "engine/sequences/runs.h"
 #include "engine/sequences/sequence.h"
 #include "solve_universe.h"
@@ -162,6 +163,24 @@ TEST(LongSequence, PlainMethodMatchesTheReference) {
           "subtract:7", "allbut:2,5", "allbut:1-3,7", "allbut:1", "subtract:1-40,100"}) {
         const std::vector<uint32_t> want = grundy_sequence(Rule::parse(rule), 1500);
         const std::vector<uint16_t> got = long_values(rule, 1500, SequenceMethod::automatic);
+        ASSERT_EQ(std::vector<uint32_t>(got.begin(), got.end()), want) << rule;
+    }
+    // Hexadecimal codes against the values from the moves of the rules'
+    // definition (tests/reference.h): the mex of the XOR of each move's parts.
+    for (const char* rule : {"hex:0.F", "hex:0.8", "hex:8.0", "hex:C.9A", "hex:0.0F"}) {
+        std::vector<uint32_t> want;
+        for (uint32_t n = 0; n <= 120; ++n) {
+            std::vector<bool> seen(256, false);
+            for (const auto& child : nimtb::test::reference_children(Rule::parse(rule), {n})) {
+                uint32_t x = 0;
+                for (uint32_t part : child) x ^= want[part];
+                seen[x] = true;
+            }
+            uint32_t mex = 0;
+            while (seen[mex]) ++mex;
+            want.push_back(mex);
+        }
+        const std::vector<uint16_t> got = long_values(rule, 120, SequenceMethod::automatic);
         ASSERT_EQ(std::vector<uint32_t>(got.begin(), got.end()), want) << rule;
     }
 }

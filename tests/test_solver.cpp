@@ -71,7 +71,8 @@ TEST(Solver, EveryFamilyMatchesReference) {
         expect_matches_reference("octal:0.12", Universe(3, 9), threads);
         for (const char* rule :
              {"octal:0.77", "octal:0.07", "octal:0.137", "octal:4.7", "octal:0.6", "octal:0.71",
-              "grundy", "lasker", "nim", "subtract:1,3,4", "wythoff", "moore:2"}) {
+              "grundy", "lasker", "nim", "subtract:1,3,4", "wythoff", "moore:2", "hex:0.F",
+              "hex:8.0", "hex:C.9A"}) {
             expect_matches_reference(rule, Universe::total_bounded(16), threads);
         }
         expect_matches_reference("subtract:1-3", Universe::total_bounded(18, 3), threads);

@@ -55,7 +55,7 @@ std::vector<uint8_t> digits_of_text(const std::string& code) {  // "0.137"
 }
 
 std::string code_text(const Rule& rule) {  // "0.07" of octal:0.07 or of subtract:...
-    std::vector<uint8_t> d = rule.octal_digits();
+    std::vector<uint8_t> d = rule.code_digits();
     if (rule.kind() == RuleKind::subtract) {
         d.assign(rule.ranges().back().last + 1, 0);
         for (uint32_t k : rule.amounts_up_to(rule.ranges().back().last)) d[k] = 3;

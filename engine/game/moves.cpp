@@ -16,18 +16,32 @@ std::string and_list(const std::vector<std::string>& items) {
 
 }  // namespace
 
+std::string move_phrase(uint64_t heap, std::vector<uint64_t> leaves) {
+    std::erase(leaves, 0);
+    std::sort(leaves.begin(), leaves.end());
+    uint64_t taken = heap;
+    std::vector<std::string> parts;
+    for (uint64_t l : leaves) {
+        taken -= l;
+        parts.push_back(std::to_string(l));
+    }
+    if (taken == 0) return "split " + std::to_string(heap) + " into " + and_list(parts);
+    std::string out = "take " + std::to_string(taken) + " from the " + std::to_string(heap);
+    if (parts.size() >= 2) out += ", leaving " + and_list(parts);
+    return out;
+}
+
 std::string describe_move(std::span<const uint32_t> before, std::span<const uint32_t> after) {
     std::vector<size_t> changed;
     for (size_t i = 0; i < before.size(); ++i) {
         if (after[i] != before[i]) changed.push_back(i);
     }
     auto n = [](uint32_t x) { return std::to_string(x); };
-    if (after.size() == before.size() + 1 && changed.size() == 1) {
-        const uint32_t h = before[changed[0]];
-        const uint32_t x = std::min(after[changed[0]], after.back());
-        const uint32_t y = std::max(after[changed[0]], after.back());
-        if (x + y == h) return "split " + n(h) + " into " + n(x) + " and " + n(y);
-        return "take " + n(h - x - y) + " from the " + n(h) + ", leaving " + n(x) + " and " + n(y);
+    if (after.size() > before.size() && changed.size() == 1) {  // a split: parts appended
+        std::vector<uint64_t> leaves{after[changed[0]]};
+        leaves.insert(leaves.end(), after.begin() + static_cast<ptrdiff_t>(before.size()),
+                      after.end());
+        return move_phrase(before[changed[0]], std::move(leaves));
     }
     if (changed.empty()) return "pass";
     std::vector<std::string> from, each;

@@ -128,6 +128,12 @@ std::optional<LineShape> line_shape(const Rule& rule, const Universe& u);
 template <class Visit>
 void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& visit);
 
+// A move of one heap in words, the one wording every answer uses (tables,
+// quotients, proven periods): "take 2 from the 5", "take 5 from the 5",
+// "split 7 into 3 and 4", "take 1 from the 7, leaving 2 and 4", "take 1 from
+// the 9, leaving 2, 3 and 3": what is left, non-empty, in ascending order.
+std::string move_phrase(uint64_t heap, std::vector<uint64_t> leaves);
+
 // A move in words, from the position before and after it (as for_each_child
 // writes them), naming heaps by their sizes as a person sees them: "take 2
 // from the 5", "split 7 into 3 and 4", "take 1 from the 7, leaving 2 and 4",
@@ -153,6 +159,22 @@ void take_from(const Rule& rule, Heaps& child, size_t i, uint32_t h, Visit& visi
         if (!rule.allows(s)) continue;
         child[i] = h - s;
         visit(static_cast<const Heaps&>(child));
+    }
+    child[i] = h;
+}
+
+// Visits child[i] = x and new heaps y, left - x - y for 1 <= x <= y <= left - x - y.
+template <class Visit>
+void split_in_three(Heaps& child, size_t i, uint32_t left, uint32_t h, Visit& visit) {
+    for (uint32_t x = 1; 3 * x <= left; ++x) {
+        for (uint32_t y = x; x + 2 * y <= left; ++y) {
+            child[i] = x;
+            child.push_back(y);
+            child.push_back(left - x - y);
+            visit(static_cast<const Heaps&>(child));
+            child.pop_back();
+            child.pop_back();
+        }
     }
     child[i] = h;
 }
@@ -192,7 +214,7 @@ void moore(Heaps& child, std::span<const uint32_t> heaps, size_t from, unsigned 
 template <class Visit>
 void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& visit) {
     Heaps child(heaps.begin(), heaps.end());
-    child.reserve(heaps.size() + 1);
+    child.reserve(heaps.size() + 2);
     auto first_of_its_size = [&](size_t i) {
         for (size_t j = 0; j < i; ++j) {
             if (heaps[j] == heaps[i]) return false;
@@ -221,9 +243,11 @@ void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& v
             case RuleKind::grundy:
                 detail::split(child, i, h, h, true, visit);
                 break;
-            case RuleKind::octal: {
-                const std::vector<uint8_t>& d = rule.octal_digits();
+            case RuleKind::octal:
+            case RuleKind::hexadecimal: {
+                const std::vector<uint8_t>& d = rule.code_digits();
                 if (d[0] & 4) detail::split(child, i, h, h, false, visit);
+                if (d[0] & 8) detail::split_in_three(child, i, h, h, visit);
                 for (uint32_t k = 1; k < d.size() && k <= h; ++k) {
                     const uint32_t left = h - k;
                     if (left == 0 && (d[k] & 1)) {
@@ -237,6 +261,7 @@ void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& v
                         child[i] = h;
                     }
                     if (left >= 2 && (d[k] & 4)) detail::split(child, i, left, h, false, visit);
+                    if (left >= 3 && (d[k] & 8)) detail::split_in_three(child, i, left, h, visit);
                 }
                 break;
             }

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <cctype>
+
 namespace nimtb::engine {
 
 namespace {
@@ -14,6 +16,9 @@ constexpr RuleFamily FAMILIES[] = {
      "follows a Guy-Smith octal code d0.d1d2... (0.77 Kayles, 0.07 Dawson's Kayles, 0.137 "
      "Dawson's Chess): digit k allows taking k tokens leaving no heap (1), one heap (2) or two "
      "heaps (4); a leading 4 splits a heap without taking"},
+    {RuleKind::hexadecimal, "hex:CODE",
+     "follows one of Conway's hexadecimal codes d0.d1d2... (digits 0 to F): as an octal code, "
+     "and bit 8 allows leaving three heaps; a leading 8 splits a heap in three"},
     {RuleKind::grundy, "grundy", "splits one heap into two heaps of different sizes"},
     {RuleKind::lasker, "lasker",
      "takes any number of tokens from one heap, or splits a heap in two"},
@@ -36,7 +41,42 @@ constexpr NamedRule NAMED[] = {
     {"moore:2", "Moore's Nim, 2 heaps at a time"},
 };
 
+// Winning Ways (Berlekamp, Conway and Guy), chapter 4, tabulates the codes
+// of the named take-and-break games.
+constexpr GameName GAME_NAMES[] = {
+    {"kayles", "octal:0.77", "Kayles", "Dudeney (1908); Winning Ways ch. 4"},
+    {"dawsons-kayles", "octal:0.07", "Dawson's Kayles", "Winning Ways ch. 4"},
+    {"dawsons-chess", "octal:0.137", "Dawson's Chess",
+     "Dawson (1934); Guy and Smith (1956); Winning Ways ch. 4"},
+    {"treblecross", "octal:0.007", "Treblecross", "Winning Ways ch. 4"},
+    {"guiles", "octal:0.15", "Guiles", "Winning Ways ch. 4"},
+    {"officers", "octal:0.6", "Officers", "Winning Ways ch. 4"},
+    {"double-kayles", "octal:0.7777", "Double Kayles", "Winning Ways ch. 4"},
+    {"daisies", "octal:4.7", "Daisies",
+     "Plambeck, Theoretical Computer Science 96 (1992): She Loves Me, She Loves Me Not"},
+    {"grundys-game", "grundy", "Grundy's game", "Grundy (1939); Winning Ways ch. 4"},
+    {"laskers-nim", "lasker", "Lasker's Nim", "Lasker (1931)"},
+    {"wythoffs-game", "wythoff", "Wythoff's game", "Wythoff (1907)"},
+};
+
 }  // namespace
+
+std::span<const GameName> game_names() {
+    return GAME_NAMES;
+}
+
+std::optional<std::string_view> rule_of_name(std::string_view text) {
+    std::string key;
+    for (char c : text) {
+        if (c == '\'') continue;
+        if (c == ' ' || c == '_') c = '-';
+        key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (const GameName& g : GAME_NAMES) {
+        if (key == g.name) return std::string_view(g.rule);
+    }
+    return std::nullopt;
+}
 
 std::span<const RuleFamily> rule_families() {
     return FAMILIES;
@@ -82,6 +122,10 @@ std::string move_sentence(const Rule& rule) {
             return "A move follows the octal code " + list +
                    ": digit k says whether k tokens may be taken from a heap leaving nothing (1), "
                    "one heap (2) or two heaps (4).";
+        case RuleKind::hexadecimal:
+            return "A move follows the hexadecimal code " + list +
+                   ": digit k says whether k tokens may be taken from a heap leaving nothing (1), "
+                   "one heap (2), two heaps (4) or three heaps (8).";
         case RuleKind::moore:
             return "A move takes tokens from 1 to " + std::to_string(rule.moore_k()) + " heaps.";
         default:

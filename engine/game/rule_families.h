@@ -3,8 +3,10 @@
 // command (`nimtb --help`, `nimtb solve --help`), play's "help" and the
 // page's list of rules all read these. A new family adds its row here.
 
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "engine/game/rules.h"
 
@@ -25,6 +27,20 @@ struct NamedRule {
     const char* name;
 };
 std::span<const NamedRule> named_rules();
+
+// A game known by name, parsed as its rule ("kayles" is octal:0.77), with
+// where its code is given.
+struct GameName {
+    const char* name;    // as written: lower case, words joined by '-'
+    const char* rule;    // its canonical text
+    const char* title;   // as people write it: "Dawson's Kayles"
+    const char* source;  // where the code comes from
+};
+std::span<const GameName> game_names();
+// The rule text of a game's name, written in any case, with spaces or '_'
+// for '-' and without apostrophes ("Dawson's Kayles", "dawsons_kayles");
+// nullopt when no game has it.
+std::optional<std::string_view> rule_of_name(std::string_view text);
 
 // The families as the help lists them, one per line, each line starting
 // with `indent`: "subtract:LIST  a move takes an amount in LIST (1,3,4 or 1-3,7) from one heap".

@@ -4,13 +4,15 @@
 #include <charconv>
 
 #include "engine/base/names.h"
+#include "engine/game/rule_families.h"
 
 namespace nimtb::engine {
 namespace {
 
 constexpr const char* RULE_FORMS =
     "expected nim, subtract:LIST, allbut:LIST (LIST is numbers and ranges such as 1,3,4 or "
-    "1-3,7), octal:CODE (such as octal:0.77), grundy, lasker, wythoff or moore:K";
+    "1-3,7), octal:CODE (such as octal:0.77), hex:CODE (such as hex:0.F), grundy, lasker, "
+    "wythoff, moore:K, or a game's name such as kayles";
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -125,7 +127,16 @@ Rule Rule::parse(std::string_view text) {
         if (colon == std::string_view::npos) {
             throw InputError("rule 'octal' needs a code after a colon, as in octal:0.77 (Kayles)");
         }
-        return parse_octal(trim(list));
+        return parse_code(trim(list), false);
+    }
+    if (kind == "hex" || kind == "hexadecimal") {
+        if (colon == std::string_view::npos) {
+            throw InputError("rule '" + kind + "' needs a code after a colon, as in hex:0.F");
+        }
+        return parse_code(trim(list), true);
+    }
+    if (colon == std::string_view::npos) {
+        if (const std::optional<std::string_view> code = rule_of_name(t)) return parse(*code);
     }
     if (kind == "moore") {
         if (colon == std::string_view::npos) {
@@ -167,11 +178,24 @@ Rule Rule::parse(std::string_view text) {
     throw InputError("unknown rule " + quoted(t) + ": " + RULE_FORMS);
 }
 
-Rule Rule::parse_octal(std::string_view code) {
+Rule Rule::parse_code(std::string_view code, bool hexadecimal) {
     auto fail = [&](const std::string& why) {
-        throw InputError("bad octal code " + quoted(code) + ": " + why +
-                         "; write d0.d1d2... with octal digits, d0 being 0 or 4, as in octal:0.77 "
-                         "(Kayles) or octal:4.7");
+        throw InputError(hexadecimal
+                             ? "bad hexadecimal code " + quoted(code) + ": " + why +
+                                   "; write d0.d1d2... with digits 0 to F, d0 being 0, 4, 8 or "
+                                   "C, as in hex:0.F or hex:8.1"
+                             : "bad octal code " + quoted(code) + ": " + why +
+                                   "; write d0.d1d2... with octal digits, d0 being 0 or 4, as in "
+                                   "octal:0.77 (Kayles) or octal:4.7");
+    };
+    auto digit = [&](char ch) -> uint8_t {
+        if (ch >= '0' && ch <= '7') return static_cast<uint8_t>(ch - '0');
+        if (hexadecimal && ch >= '8' && ch <= '9') return static_cast<uint8_t>(ch - '0');
+        if (hexadecimal && ch >= 'a' && ch <= 'f') return static_cast<uint8_t>(ch - 'a' + 10);
+        if (hexadecimal && ch >= 'A' && ch <= 'F') return static_cast<uint8_t>(ch - 'A' + 10);
+        fail(std::string("'") + ch + "' is not " + (hexadecimal ? "a hexadecimal" : "an octal") +
+             " digit");
+        return 0;
     };
     const size_t point = code.find('.');
     if (point == std::string_view::npos) fail("the point is missing");
@@ -179,17 +203,21 @@ Rule Rule::parse_octal(std::string_view code) {
     if (whole.size() > 1) fail("only one digit may stand before the point");
     std::vector<uint8_t> digits{0};
     if (!whole.empty()) {
-        if (whole[0] != '0' && whole[0] != '4') fail("the digit before the point must be 0 or 4");
-        digits[0] = static_cast<uint8_t>(whole[0] - '0');
+        digits[0] = digit(whole[0]);
+        if (digits[0] & 3)
+            fail(hexadecimal ? "the digit before the point must be 0, 4, 8 or C"
+                             : "the digit before the point must be 0 or 4");
     }
-    for (char ch : fraction) {
-        if (ch < '0' || ch > '7') fail(std::string("'") + ch + "' is not an octal digit");
-        digits.push_back(static_cast<uint8_t>(ch - '0'));
-    }
+    for (char ch : fraction) digits.push_back(digit(ch));
     while (digits.size() > 1 && digits.back() == 0) digits.pop_back();
     if (digits.size() > MAX_OCTAL_DIGITS + 1)
         fail("more than " + std::to_string(MAX_OCTAL_DIGITS) + " digits");
     if (digits.size() == 1 && digits[0] == 0) fail("it allows no move");
+    if (std::any_of(digits.begin(), digits.end(), [](uint8_t d) { return d & 8; })) {
+        Rule r(RuleKind::hexadecimal, {});
+        r.digits_ = std::move(digits);
+        return r;
+    }
     // A plain subtraction game: no split, every removal allowed from any heap
     // of at least k (bits 1 and 2 together) or not at all.
     const bool subtraction =
@@ -222,14 +250,21 @@ bool Rule::adds_heaps() const {
             return true;
         case RuleKind::octal:
             return std::any_of(digits_.begin(), digits_.end(), [](uint8_t d) { return d & 4; });
+        case RuleKind::hexadecimal:
+            return true;  // a digit of 8 or more leaves three heaps
         default:
             return false;
     }
 }
 
+unsigned Rule::max_parts() const {
+    if (kind_ == RuleKind::hexadecimal) return 3;
+    return adds_heaps() ? 2 : 1;
+}
+
 bool Rule::keeps_total() const {
     return kind_ == RuleKind::grundy || kind_ == RuleKind::lasker ||
-           (kind_ == RuleKind::octal && (digits_[0] & 4));
+           ((kind_ == RuleKind::octal || kind_ == RuleKind::hexadecimal) && (digits_[0] & 12));
 }
 
 std::string Rule::canonical() const {
@@ -244,9 +279,13 @@ std::string Rule::canonical() const {
             return "wythoff";
         case RuleKind::moore:
             return "moore:" + std::to_string(moore_k_);
-        case RuleKind::octal: {
-            std::string out = "octal:" + std::to_string(digits_[0]) + ".";
-            for (size_t k = 1; k < digits_.size(); ++k) out += static_cast<char>('0' + digits_[k]);
+        case RuleKind::octal:
+        case RuleKind::hexadecimal: {
+            constexpr char DIGITS[] = "0123456789ABCDEF";
+            std::string out = kind_ == RuleKind::octal ? "octal:" : "hex:";
+            out += DIGITS[digits_[0]];
+            out += '.';
+            for (size_t k = 1; k < digits_.size(); ++k) out += DIGITS[digits_[k]];
             return out;
         }
         case RuleKind::subtract:

@@ -9,6 +9,8 @@
 //     `d0.d1d2...` allows removing k tokens from one heap when bit 1: the heap
 //     is exactly k; bit 2: one non-empty heap is left; bit 4: two non-empty
 //     heaps are left; a leading 4 splits a heap in two without removing);
+//     `hex:CODE` (Conway's hexadecimal codes: digits 0 to F, bit 8 leaving
+//     three non-empty heaps; a leading 8 splits a heap in three);
 //     `grundy` (split a heap into two unequal non-empty heaps); `lasker` (take
 //     any positive amount from one heap, or split a heap into two non-empty
 //     heaps).
@@ -21,7 +23,12 @@
 // `subtract:1-3`). `allbut:` with an empty list is `nim`, `moore:1` is `nim`,
 // and an octal code that is a plain subtraction game (no leading 4, every
 // digit 0 or 3) is its `subtract:` text (`octal:0.33` -> `subtract:1,2`).
-// Octal codes drop trailing zeros (`octal:0.770` -> `octal:0.77`).
+// Octal codes drop trailing zeros (`octal:0.770` -> `octal:0.77`), and a
+// hexadecimal code without a digit of 8 or more is its octal code
+// (`hex:0.77` -> `octal:0.77`).
+//
+// Games by name: `kayles`, `dawsons-kayles`, ... (rule_families.h, written
+// with any case, spaces or apostrophes) parse as their codes.
 
 #include <cstdint>
 #include <string>
@@ -32,7 +39,7 @@
 
 namespace nimtb::engine {
 
-enum class RuleKind { nim, subtract, allbut, octal, grundy, lasker, wythoff, moore };
+enum class RuleKind { nim, subtract, allbut, octal, hexadecimal, grundy, lasker, wythoff, moore };
 
 enum class Convention { normal, misere };
 
@@ -71,13 +78,17 @@ class Rule {
     //   one_heap:    every move touches one heap (Sprague-Grundy holds)
     //   adds_heaps:  some move leaves more non-empty heaps than before (a split)
     //   keeps_total: some move leaves the total number of tokens unchanged
+    //   max_parts:   the most heaps a move of one heap leaves in its place
+    //                (1 for take rules, 2 for splits, 3 for hexadecimal codes)
     bool take_family() const;
     bool one_heap() const;
     bool adds_heaps() const;
     bool keeps_total() const;
+    unsigned max_parts() const;
 
-    // octal: digits d0, d1, ..., dt (d0 is 0 or 4, dt is not 0).
-    const std::vector<uint8_t>& octal_digits() const { return digits_; }
+    // octal and hexadecimal: digits d0, d1, ..., dt (dt is not 0). d0 is 0
+    // or 4 (octal), 0, 4, 8 or 12 (hexadecimal, which has a digit of 8 or more).
+    const std::vector<uint8_t>& code_digits() const { return digits_; }
     // moore: k >= 2.
     unsigned moore_k() const { return moore_k_; }
 
@@ -93,7 +104,7 @@ class Rule {
   private:
     Rule(RuleKind kind, std::vector<AmountRange> ranges)
         : kind_(kind), ranges_(std::move(ranges)) {}
-    static Rule parse_octal(std::string_view code);
+    static Rule parse_code(std::string_view code, bool hexadecimal);
     bool listed(uint32_t amount) const;
 
     RuleKind kind_;

@@ -15,8 +15,8 @@ using Digits = std::vector<uint8_t>;  // d_0, d_1, ...: d_0 always 0 here
 // subtraction games (amount k: digit 3); nullopt for other rules.
 std::optional<Digits> digits_of(const Rule& rule) {
     if (rule.kind() == RuleKind::octal) {
-        if (rule.octal_digits().empty() || rule.octal_digits()[0] != 0) return std::nullopt;
-        return rule.octal_digits();
+        if (rule.code_digits().empty() || rule.code_digits()[0] != 0) return std::nullopt;
+        return rule.code_digits();
     }
     if (rule.kind() != RuleKind::subtract) return std::nullopt;
     const uint32_t largest = rule.ranges().back().last;

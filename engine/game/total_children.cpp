@@ -7,7 +7,8 @@
 namespace nimtb::engine {
 
 bool TotalChildren::fits(const Rule& rule, const Universe& u) {
-    return rule.one_heap() && !u.is_box() && (u.max_heaps() >= u.max_total() || !rule.adds_heaps());
+    return rule.one_heap() && rule.max_parts() <= 2 && !u.is_box() &&
+           (u.max_heaps() >= u.max_total() || !rule.adds_heaps());
 }
 
 TotalChildren::TotalChildren(const Rule& rule, const Universe& u)

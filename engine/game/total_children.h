@@ -47,8 +47,9 @@ namespace nimtb::engine {
 class TotalChildren {
   public:
     // True when this generator serves `rule` in `u`: moves touch one heap
-    // and the universe bounds the total (with a heap limit, moves that
-    // split do not fit: check_closed refuses them).
+    // and leave at most two in its place, and the universe bounds the total
+    // (with a heap limit, moves that split do not fit: check_closed refuses
+    // them).
     static bool fits(const Rule& rule, const Universe& u);
 
     // Builds the tables shared by every copy; a copy has its own prefix

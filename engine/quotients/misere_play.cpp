@@ -11,19 +11,13 @@ namespace nimtb::engine {
 namespace {
 
 MisereMove make_move(uint64_t heap, std::vector<uint64_t> leaves) {
-    std::sort(leaves.begin(), leaves.end(), std::greater<>());
+    std::sort(leaves.begin(), leaves.end());
     MisereMove m;
     m.heap = heap;
     m.taken = heap;
     for (uint64_t l : leaves) m.taken -= l;
+    m.phrase = move_phrase(heap, leaves);
     m.leaves = std::move(leaves);
-    if (m.taken == 0) {
-        m.phrase = fmt::format("split {} into {} and {}", heap, m.leaves[0], m.leaves[1]);
-    } else {
-        m.phrase = fmt::format("take {} from the {}", m.taken, heap);
-        if (m.leaves.size() == 2)
-            m.phrase += fmt::format(", leaving {} and {}", m.leaves[0], m.leaves[1]);
-    }
     return m;
 }
 
@@ -56,7 +50,7 @@ bool any_option(const Rule& rule, const MisereQuotient& q, uint64_t h, Visit&& v
         }
         return false;
     }
-    const std::vector<uint8_t>& digits = rule.octal_digits();
+    const std::vector<uint8_t>& digits = rule.code_digits();
     const uint64_t reach = uint64_t{q.proof->preperiod} + q.proof->period;
     for (uint64_t k = 0; k < digits.size() && k <= h; ++k) {
         const uint8_t d = digits[k];

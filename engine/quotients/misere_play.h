@@ -24,7 +24,7 @@ struct MisereMove {
     size_t index = 0;  // which heap of the position
     uint64_t heap = 0;
     uint64_t taken = 0;
-    std::vector<uint64_t> leaves;  // largest first
+    std::vector<uint64_t> leaves;  // smallest first
     std::string phrase;            // "take 1 from the 1000000000, leaving 5 and 999999994"
 };
 

@@ -29,7 +29,7 @@ std::optional<Window> window_of(const Rule& rule) {
                                   s, s)};
     }
     if (rule.kind() == RuleKind::octal) {
-        const uint64_t t = rule.octal_digits().size() - 1;
+        const uint64_t t = rule.code_digits().size() - 1;
         return Window{2, 1, t, 1,
                       fmt::format("a move takes at most {} token{} and a split (a, b) of heap "
                                   "h + p is the split (a, b - p) of heap h",

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <limits>
 
+#include "engine/game/moves.h"
 #include "engine/game/universe.h"
 #include "engine/sequences/sequence.h"
 
@@ -150,11 +151,9 @@ std::optional<OneHeapGame::Move> OneHeapGame::move_to(uint64_t h, uint64_t targe
         Move m;
         m.heap = h;
         m.taken = taken;
+        std::sort(leaves.begin(), leaves.end());
+        m.phrase = move_phrase(h, leaves);
         m.leaves = std::move(leaves);
-        m.phrase =
-            taken ? fmt::format("take {} from the {}", taken, h) : fmt::format("split the {}", h);
-        if (m.leaves.size() == 2)
-            m.phrase += fmt::format(", leaving {} and {}", m.leaves[0], m.leaves[1]);
         return m;
     };
     auto take_to = [&](uint64_t x) {
@@ -206,7 +205,27 @@ std::optional<OneHeapGame::Move> OneHeapGame::move_to(uint64_t h, uint64_t targe
         }
         return std::nullopt;
     }
-    const SplitMoves moves = *split_moves(rule_);
+    const std::optional<SplitMoves> splits = split_moves(rule_);
+    if (!splits) {
+        // Every other one-heap rule (hexadecimal codes) has no period, so h
+        // is within the values: its moves one by one.
+        std::optional<Move> found;
+        const uint32_t heap[] = {static_cast<uint32_t>(h)};
+        for_each_child(rule_, heap, [&](const Heaps& child) {
+            if (found) return;
+            std::vector<uint64_t> leaves;
+            uint64_t v = 0, left = 0;
+            for (uint32_t part : child) {
+                if (part == 0) continue;
+                leaves.push_back(part);
+                v ^= value(part);
+                left += part;
+            }
+            if (v == target) found = move(h - left, std::move(leaves));
+        });
+        return found;
+    }
+    const SplitMoves& moves = *splits;
     for (const SplitMoves::Digit& d : moves.digits) {
         if ((d.bits & 1) && h == d.k && target == 0) return move(d.k, {});
         if ((d.bits & 2) && h > d.k && value(h - d.k) == target) return move(d.k, {h - d.k});

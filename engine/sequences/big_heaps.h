@@ -45,7 +45,8 @@ class OneHeapGame {
     uint64_t value(std::span<const uint64_t> heaps) const;  // the XOR of the heaps' values
 
     // A move on one heap: that heap (its index among `heaps`), how many tokens
-    // it takes, and the heaps it leaves in its place (none, one or two).
+    // it takes, and the heaps it leaves in its place (none to three,
+    // smallest first).
     struct Move {
         size_t index = 0;
         uint64_t heap = 0;

@@ -114,7 +114,7 @@ std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention)
     }
     if (rule.kind() == RuleKind::octal && convention == Convention::normal) {
         // The octal periodicity theorem: the window n0 .. 2 n0 + p + t - 1.
-        const uint64_t t = rule.octal_digits().size() - 1;
+        const uint64_t t = rule.code_digits().size() - 1;
         return ProofWindow{2,
                            1,
                            t,

@@ -108,7 +108,7 @@ std::optional<SplitMoves> split_moves(const Rule& rule) {
         return s;
     }
     if (rule.kind() != RuleKind::octal) return std::nullopt;
-    const std::vector<uint8_t>& d = rule.octal_digits();
+    const std::vector<uint8_t>& d = rule.code_digits();
     for (uint32_t k = 0; k < d.size(); ++k) {
         if (d[k]) s.digits.push_back({k, d[k]});
     }
