@@ -132,7 +132,7 @@ void answer_from_period(const service::ProvenGame& proven, const std::string& te
     out += fmt::format("to move     {}\n", value ? "wins (N-position)" : "loses (P-position)");
     out += fmt::format("value       {} (the XOR of the heaps' values)\n", value);
     if (j.contains("winning_move"))
-        out += fmt::format("winning     {}\n", j["winning_move"]["phrase"].get<std::string>());
+        out += fmt::format("winning     {}\n", j["winning_move"]["move"].get<std::string>());
     const engine::Periodicity& p = proven.period;
     const std::string basis =
         p.basis == engine::Basis::theorem ? p.explanation
@@ -161,7 +161,7 @@ void answer_misere(const engine::Rule& rule, const engine::MisereQuotient& q,
     out += fmt::format("element     {} ({} the P-portion)\n", j["element"].get<std::string>(),
                        wins ? "not in" : "in");
     if (j.contains("winning_move"))
-        out += fmt::format("winning     {}\n", j["winning_move"]["phrase"].get<std::string>());
+        out += fmt::format("winning     {}\n", j["winning_move"]["move"].get<std::string>());
     out += fmt::format(
         "from        the misère quotient of {}, order {}: {}\n", rule.canonical(), q.monoid.order,
         q.proof ? fmt::format("proven for every heap size (phi has period {} from heap {})",

@@ -59,11 +59,14 @@ ProbeResult Prober::probe_unordered(const engine::Heaps& heaps, bool phrases) {
         for (size_t i = heaps.size(); i < m.result.size(); ++i) {
             if (m.result[i] && !p.touches.empty()) p.touches.back().leaves.push_back(m.result[i]);
         }
-        // A move that lowers one heap is also told as (heap, amount).
-        if (m.result.size() == heaps.size() && p.touches.size() == 1) {
-            p.heap = p.touches.front().heap;
-            p.heap_size = heaps[p.heap - 1];
-            p.amount = heaps[p.heap - 1] - m.result[p.heap - 1];
+        for (Touch& t : p.touches) std::sort(t.leaves.begin(), t.leaves.end());
+        // A move of one heap is also told as (heap, amount).
+        if (p.touches.size() == 1) {
+            const Touch& t = p.touches.front();
+            p.heap = t.heap;
+            p.heap_size = t.size;
+            p.amount = t.size;
+            for (uint32_t l : t.leaves) p.amount -= l;
         }
         p.result = std::move(m.result);
         p.child_rank = m.child_rank;

@@ -25,8 +25,9 @@ struct ProbedMove {
     // The heaps the move changed, in order: worked out here, once, for every
     // front end (the JSON views, Python).
     std::vector<Touch> touches;
-    // For a move that lowers one heap: that heap (1-based, in the order the
-    // position was given), its size and the amount taken; else all 0.
+    // For a move of one heap (a take, or a split of it): that heap (1-based,
+    // in the order the position was given), its size and the amount taken
+    // (0 for a split that takes none); all 0 for a move of several heaps.
     unsigned heap = 0;
     uint32_t heap_size = 0;
     uint32_t amount = 0;

@@ -24,12 +24,17 @@ nlohmann::json heaps_json(const engine::Heaps& h) {
 }
 
 nlohmann::json move_json(const io::ProbedMove& m) {
+    // One shape for a move everywhere (heap_move_json too; docs/MOVES.md):
     // "heap" is the 1-based place in the position as given (the "position"
-    // array, empty heaps included); the phrase names the heap by its size.
+    // array, empty heaps included), "leaves" what is left of it, ascending;
+    // both null, with "heap_size" and "take", for a move of several heaps.
+    // The phrase names the heap by its size.
+    const nlohmann::json none = nullptr;
     nlohmann::json j = {{"move", m.phrase},
-                        {"heap", m.heap},
-                        {"heap_size", m.heap_size},
-                        {"take", m.amount},
+                        {"heap", m.heap ? nlohmann::json(m.heap) : none},
+                        {"heap_size", m.heap ? nlohmann::json(m.heap_size) : none},
+                        {"take", m.heap ? nlohmann::json(m.amount) : none},
+                        {"leaves", m.heap ? nlohmann::json(m.touches.front().leaves) : none},
                         {"result", heaps_json(m.result)},
                         {"value", m.value},
                         {"wins", m.winning()}};

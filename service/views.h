@@ -16,23 +16,25 @@ namespace nimtb::service {
 nlohmann::json heaps_json(const engine::Heaps& heaps);
 
 // One move as query's "moves" list it (heaps in the order the position
-// was given). Besides the phrase and the one-heap
-// fields ("heap", 1-based, "heap_size", "take": 0 for a move of several
-// heaps or a split), "touches" gives every move's structure: each heap it
+// was given), in the one shape every answer gives a move (docs/MOVES.md):
+// "move" (the phrase), "heap" (1-based), "heap_size", "take" and "leaves"
+// (what is left of that heap, ascending), the last four null for a move of
+// several heaps; then "touches", every move's structure: each heap it
 // changes ("heap", 1-based, and its "size") and the non-empty heaps it
-// leaves in its place ("leaves": [] when emptied, two parts for a split).
+// leaves in its place ("leaves": [] when emptied, two or three parts for a
+// split); and "result", "value", "remoteness", "wins".
 nlohmann::json move_json(const io::ProbedMove& move);
 
 // A move on one heap of a position of big heaps (normal play from values,
-// misère play from a quotient): its heap (1-based), size, amount taken, the
-// heaps left and the phrase.
+// misère play from a quotient), in the same shape: "move", "heap"
+// (1-based), "heap_size", "take", "leaves".
 template <class Move>
 nlohmann::json heap_move_json(const Move& m) {
-    return {{"heap", m.index + 1},
+    return {{"move", m.phrase},
+            {"heap", m.index + 1},
             {"heap_size", m.heap},
-            {"amount", m.taken},
-            {"leaves", m.leaves},
-            {"phrase", m.phrase}};
+            {"take", m.taken},
+            {"leaves", m.leaves}};
 }
 
 // One position: rank, outcome, value, remoteness, every move best first, and

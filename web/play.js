@@ -151,9 +151,16 @@ export async function learnFromGame(winner) {
   await api("/api/learn", {}, { table: game.table, won: winner === learner, draws: game.draws });
 }
 
+// A take from one heap that leaves it whole or empty (not a split, not a
+// move of several heaps): what a click on a token makes. Moves carry the
+// fields of docs/MOVES.md: heap counted from 1, null for several heaps.
+export function plainTake(m) {
+  return m.heap !== null && m.leaves.length <= 1;
+}
+
 // A move as the board shows it: heaps numbered from 1 in board order.
 export function moveText(m) {
-  return m.heap ? `take ${m.take} from heap ${m.heap} (the ${m.heap_size})` : m.move;
+  return plainTake(m) ? `take ${m.take} from heap ${m.heap} (the ${m.heap_size})` : m.move;
 }
 
 // Makes `move`: first the answer for the position it leaves, then the move.
@@ -231,7 +238,7 @@ export function drawHeaps() {
   buttons.replaceChildren();
   if (game.state !== "game-over" && game.probe) {
     for (const m of game.probe.moves) {
-      if (m.heap) continue;
+      if (plainTake(m)) continue;
       buttons.append(el("button", { type: "button", class: "move", onclick: guard(() => humanMove(m)) }, m.move));
     }
   }
@@ -245,10 +252,10 @@ function changedParts(first, changed) {
 }
 
 export async function takeTokens(heap, amount) {
-  const m = game.probe && game.probe.moves.find((x) => x.heap === heap && x.take === amount);
+  const m = game.probe && game.probe.moves.find((x) => plainTake(x) && x.heap === heap && x.take === amount);
   if (game.state !== "human-turn") throw new Error(game.state === "game-over" ? "the game is over: press New game" : "it is not your move");
   if (!m) {
-    const allowed = game.probe.moves.filter((x) => x.heap === heap).map((x) => x.take).sort((a, b) => a - b);
+    const allowed = game.probe.moves.filter((x) => plainTake(x) && x.heap === heap).map((x) => x.take).sort((a, b) => a - b);
     throw new Error(`the rule does not allow taking ${amount} from heap ${heap}` +
       (allowed.length ? `; you may take ${allowed.join(", ")}` : "; no move is left in it"));
   }

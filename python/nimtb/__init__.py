@@ -23,13 +23,13 @@ from ._common import PathLike as PathLike, Position as Position, PositionLike as
 from ._common import Progress as Progress
 from ._errors import InputError, NotInTableError, TableError
 from ._quotients import IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, quotient
-from ._sequences import Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
+from ._sequences import HeapMove, Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
 from ._tables import Answer, Check, Move, Table, Touch, Verification, solve
 
 __version__: str = _core.__version__
 
 __all__ = [
-    "Answer", "Check", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
+    "Answer", "Check", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
     "PositionLike", "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier",
     "QuotientStructure", "Sequence", "Table",
     "TableError", "Touch", "Verification", "__version__", "quotient", "read_sequence", "sequence",

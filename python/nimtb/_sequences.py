@@ -94,22 +94,38 @@ def read_sequence(path: PathLike) -> Sequence:
     return Sequence._of(_core.read_sequence(_path(path)))
 
 @dataclass(frozen=True)
+class HeapMove:
+    """A move of one heap, with the names every answer of nimtb gives a move
+    (a table's ``Move``, the command's and the server's JSON): ``move`` in
+    words, ``heap`` counted from 1 (``position[heap - 1]`` is its size),
+    ``heap_size``, ``take`` (the tokens taken) and ``leaves`` (what is left
+    of that heap, ascending)."""
+
+    move: str
+    heap: int
+    heap_size: int
+    take: int
+    leaves: tuple[int, ...]
+
+    @classmethod
+    def _of(cls, j: dict[str, Any]) -> HeapMove:
+        return cls(move=j["move"], heap=j["heap"], heap_size=j["heap_size"], take=j["take"],
+                   leaves=tuple(j["leaves"]))
+
+@dataclass(frozen=True)
 class ProvenAnswer:
     """A position's answer from a one-heap rule's values: its value (the XOR
     of its heaps' values), its outcome, and a winning move when there is one
-    (as (heap, take, leaves): the 0-based heap, the tokens taken, the heaps
-    left in its place). ``basis`` says what it rests on: "formula" (nim,
-    lasker), "period" (a proven period) or "values" (the values computed)."""
+    (None for a P-position). ``basis`` says what it rests on: "formula"
+    (nim, lasker), "period" (a proven period) or "values" (the values
+    computed)."""
 
     basis: str
     position: Position
     outcome: str
     to_move_wins: bool
     value: int
-    winning_move: Optional[str]
-    heap: Optional[int]
-    take: Optional[int]
-    leaves: Optional[tuple[int, ...]]
+    winning_move: Optional[HeapMove]
 
 class ProvenGame:
     """A game whose moves touch one heap, answered from its single-heap
@@ -158,8 +174,7 @@ class ProvenGame:
         return ProvenAnswer(
             basis=j["basis"], position=tuple(j["heaps"]), outcome=_outcome(j["to_move_wins"]),
             to_move_wins=j["to_move_wins"], value=j["value"],
-            winning_move=m["phrase"] if m else None, heap=m["heap"] - 1 if m else None,
-            take=m["amount"] if m else None, leaves=tuple(m["leaves"]) if m else None)
+            winning_move=HeapMove._of(m) if m else None)
 
     def query_json(self, position: PositionLike) -> dict[str, Any]:
         """What ``nimtb query --rules R POSITION --json`` prints, as a dict."""

@@ -20,9 +20,10 @@ from ._sequences import Period, Sequence
 
 @dataclass(frozen=True)
 class Touch:
-    """One heap a move changes: its place in the position (0-based), its size,
-    and the non-empty heaps it leaves in its place (() when emptied, two for a
-    split)."""
+    """One heap a move changes: its number in the position (counted from 1,
+    as every answer of nimtb counts heaps: ``position[heap - 1]``), its size,
+    and the non-empty heaps it leaves in its place, ascending (() when
+    emptied, two or three for a split)."""
 
     heap: int
     size: int
@@ -30,20 +31,25 @@ class Touch:
 
 @dataclass(frozen=True)
 class Move:
-    """One move from a position.
+    """One move from a position, with the fields and names of the command's
+    and the server's JSON (docs/MOVES.md).
 
-    ``heap`` (0-based) and ``take`` are those of a move that takes from one
-    heap and leaves at most one; ``None`` for splits and moves on several
-    heaps, whose structure ``touches`` gives (as it does for every move).
-    ``result`` is the position after the move, in the order of the position
-    given (a split's second part appended). ``wins`` is true when the move
-    leaves the opponent a P-position; ``value`` and ``remoteness`` are those
-    of the position it leaves (``remoteness`` ``None`` when the table stores
-    none)."""
+    ``move`` is the move in words. A move of one heap (a take or a split)
+    has ``heap`` (counted from 1: ``position[heap - 1]`` is its size),
+    ``heap_size``, ``take`` (tokens taken; 0 for a split that takes none)
+    and ``leaves`` (what is left of that heap, ascending); all four are
+    ``None`` for a move of several heaps, whose structure ``touches`` gives
+    (as it does for every move). ``result`` is the position after the move,
+    in the order of the position given (a split's parts appended). ``wins``
+    is true when the move leaves the opponent a P-position; ``value`` and
+    ``remoteness`` are those of the position it leaves (``remoteness``
+    ``None`` when the table stores none)."""
 
-    text: str
+    move: str
     heap: Optional[int]
+    heap_size: Optional[int]
     take: Optional[int]
+    leaves: Optional[tuple[int, ...]]
     touches: tuple[Touch, ...]
     result: Position
     wins: bool
@@ -52,10 +58,9 @@ class Move:
 
     @classmethod
     def _of(cls, j: dict[str, Any]) -> Move:
-        touches = tuple(Touch(t["heap"] - 1, t["size"], tuple(t["leaves"])) for t in j["touches"])
-        one_heap = j["heap"] > 0
-        return cls(text=j["move"], heap=j["heap"] - 1 if one_heap else None,
-                   take=j["take"] if one_heap else None, touches=touches,
+        touches = tuple(Touch(t["heap"], t["size"], tuple(t["leaves"])) for t in j["touches"])
+        return cls(move=j["move"], heap=j["heap"], heap_size=j["heap_size"], take=j["take"],
+                   leaves=None if j["leaves"] is None else tuple(j["leaves"]), touches=touches,
                    result=tuple(j["result"]), wins=j["wins"], value=j["value"],
                    remoteness=j["remoteness"])
 

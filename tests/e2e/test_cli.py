@@ -1153,7 +1153,7 @@ class Families(Workdir):
                 rest = list(p)
                 rest.remove(move["heap_size"])
                 after = tuple(sorted(rest + move["leaves"], reverse=True))
-                self.assertEqual(value[after], 0, f"{p}: {move['phrase']}")
+                self.assertEqual(value[after], 0, f"{p}: {move['move']}")
         self.assertGreater(len(asked), 4000)
 
         code, out, err = run("query", "--misere", "--rules", "octal:0.75", "1000000000 7 13")
@@ -1169,7 +1169,7 @@ class Families(Workdir):
         code, out, err = run("query", "--misere", "--rules", "octal:0.75",
                              " ".join(map(str, heaps)), "--json")
         self.assertEqual(code, 0, err)
-        self.assertFalse(json.loads(out)["to_move_wins"], move["phrase"])
+        self.assertFalse(json.loads(out)["to_move_wins"], move["move"])
         code, out, err = run("query", "--misere", "--rules", "grundy", "5000")
         self.assert_error(code, err, 2, "never proven for every heap size")
 
@@ -1318,7 +1318,7 @@ class Sequences(Workdir):
             heaps = [1000000000000, 7, 13]
             self.assertEqual(heaps[m["heap"] - 1], m["heap_size"])
             after = heaps[:m["heap"] - 1] + m["leaves"] + heaps[m["heap"]:]
-            self.assertEqual(sum(after), sum(heaps) - m["amount"])
+            self.assertEqual(sum(after), sum(heaps) - m["take"])
             code, out, err = run("query", *source, " ".join(map(str, after)), "--json")
             self.assertFalse(json.loads(out)["to_move_wins"], after)  # the move wins: a P-position
 
@@ -1464,7 +1464,7 @@ class Sequences(Workdir):
         q = json.loads(out)
         self.assertEqual((q["value"], q["period"]["period"], q["period"]["preperiod"]), (1, 2000000000, 0))
         m = q["winning_move"]
-        self.assertEqual((m["heap"], m["amount"], m["leaves"]), (1, 1000000000, [500000000]))
+        self.assertEqual((m["heap"], m["take"], m["leaves"]), (1, 1000000000, [500000000]))
         code, out, err = run("query", "--rules", "subtract:1000000000", "500000000 7", "--json")
         self.assertEqual(json.loads(out)["value"], 0)  # where the move leads: a P-position
 

@@ -158,6 +158,15 @@ class Api(ServeCase):
                     if not p:
                         expected["position"] = []  # "0" on the command line, "" here: the empty position
                     self.assertEqual(body, expected, (table, p))
+                    # One shape for a move (docs/MOVES.md): a move of one heap, a split
+                    # included, names its heap counted from 1 and what it leaves, ascending.
+                    position = [int(h) for h in p.replace(",", " ").split()]
+                    for m in body["moves"]:
+                        self.assertEqual(position[m["heap"] - 1], m["heap_size"], m)
+                        self.assertEqual(m["leaves"], sorted(m["leaves"]), m)
+                        self.assertEqual(m["heap_size"] - m["take"], sum(m["leaves"]), m)
+                        self.assertEqual(m["touches"], [{"heap": m["heap"], "size": m["heap_size"],
+                                                         "leaves": m["leaves"]}], m)
             status, info, _ = self.get("/api/info", table=table)
             expected = self.cli_json("info", path, "--json")
             expected["path"] = table  # the server names a table, never its folder

@@ -68,11 +68,14 @@ def test_queries_answer_as_the_command(tables):
                 want["rank"], want["value"], want["remoteness"], want["to_move_wins"])
             assert a.outcome == ("N" if want["to_move_wins"] else "P")
             assert a.position == tuple(want["position"])
-            assert [m.text for m in a.moves] == [m["move"] for m in want["moves"]]
-            assert [m.text for m in opened.line(heaps)] == [m["move"] for m in want["line"]]
+            assert [m.move for m in a.moves] == [m["move"] for m in want["moves"]]
+            assert [m.move for m in opened.line(heaps)] == [m["move"] for m in want["line"]]
             for m, j in zip(a.moves, want["moves"]):
                 assert m.result == tuple(j["result"]) and m.wins == j["wins"]
-                assert [(t.heap + 1, t.size, list(t.leaves)) for t in m.touches] == [
+                # The command's names and numbering, field by field.
+                assert (m.heap, m.heap_size, m.take) == (j["heap"], j["heap_size"], j["take"])
+                assert m.leaves == (None if j["leaves"] is None else tuple(j["leaves"]))
+                assert [(t.heap, t.size, list(t.leaves)) for t in m.touches] == [
                     (t["heap"], t["size"], t["leaves"]) for t in j["touches"]]
 
 
@@ -329,19 +332,23 @@ def test_moves_say_their_structure(tmp_path):
     moves = {m["move"]: m for m in kayles.query_json([3, 5])["moves"]}
     assert moves["take 1 from the 3, leaving 1 and 1"]["touches"] == [{"heap": 1, "size": 3, "leaves": [1, 1]}]
     assert moves["take 2 from the 5"]["touches"] == [{"heap": 2, "size": 5, "leaves": [3]}]
-    # As typed objects: 0-based heaps, None where a field does not apply.
-    moves = {m.text: m for m in kayles.query([3, 5]).moves}
+    assert (moves["take 1 from the 3, leaving 1 and 1"]["heap"],
+            moves["take 1 from the 3, leaving 1 and 1"]["leaves"]) == (1, [1, 1])
+    # As typed objects: the same names, heaps counted from 1, None where a
+    # field does not apply (a move of several heaps).
+    moves = {m.move: m for m in kayles.query([3, 5]).moves}
     split = moves["take 1 from the 3, leaving 1 and 1"]
-    assert (split.heap, split.take, split.touches) == (None, None, (nimtb.Touch(0, 3, (1, 1)),))
+    assert (split.heap, split.heap_size, split.take, split.leaves, split.touches) == (
+        1, 3, 1, (1, 1), (nimtb.Touch(1, 3, (1, 1)),))
     plain = moves["take 2 from the 5"]
-    assert (plain.heap, plain.take, plain.touches) == (1, 2, (nimtb.Touch(1, 5, (3,)),))
+    assert (plain.heap, plain.take, plain.leaves, plain.touches) == (2, 2, (3,), (nimtb.Touch(2, 5, (3,)),))
     moore = nimtb.solve("moore:2", tmp_path / "m.h5", heaps=3, max_heap=7)
     moves = {m["move"]: m for m in moore.query_json([5, 6])["moves"]}
     assert moves["take 5 from the 5 and 6 from the 6"]["touches"] == [
         {"heap": 1, "size": 5, "leaves": []}, {"heap": 2, "size": 6, "leaves": []}]
-    both = {m.text: m for m in moore.query([5, 6]).moves}["take 5 from the 5 and 6 from the 6"]
-    assert (both.heap, both.take) == (None, None)
-    assert both.touches == (nimtb.Touch(0, 5, ()), nimtb.Touch(1, 6, ()))
+    both = {m.move: m for m in moore.query([5, 6]).moves}["take 5 from the 5 and 6 from the 6"]
+    assert (both.heap, both.heap_size, both.take, both.leaves) == (None, None, None, None)
+    assert both.touches == (nimtb.Touch(1, 5, ()), nimtb.Touch(2, 6, ()))
     # Along the perfect line, each move's heaps are those of the position before it.
     for m in kayles.line([3, 5]):
         assert all(t.size > sum(t.leaves) for t in m.touches)
@@ -357,8 +364,9 @@ def test_heaps_of_any_size_from_a_proven_period(tmp_path):
     a = game.query([10**12, 7, 13])
     assert (a.value, a.to_move_wins, a.outcome) == (want["value"], want["to_move_wins"], "N")
     m = want["winning_move"]
-    assert (a.winning_move, a.heap, a.take, a.leaves) == (m["phrase"], m["heap"] - 1, m["amount"],
-                                                          tuple(m["leaves"]))
+    assert a.winning_move == nimtb.HeapMove(m["move"], m["heap"], m["heap_size"], m["take"],
+                                            tuple(m["leaves"]))
+    assert a.winning_move.heap == 1 and a.winning_move.leaves == (5, 999999999993)
     assert game.period.period == 149459 and game.period.proven and "149459" in repr(game)
     s = tmp_path / "s.h5"
     nimtb.sequence("octal:0.16", until_proven=True, path=s)
