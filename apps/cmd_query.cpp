@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
@@ -24,6 +25,7 @@ constexpr const char* QUERY_EXAMPLES = R"(examples:
   nimtb query tables/nim-normal-k3-h15.h5 3,4,5 --json
   nimtb query tables/nim-normal-k3-h15.h5 "3 4 5" --line
   printf '1 2 3\n3 4 5\n' | nimtb query tables/nim-normal-k3-h15.h5 -
+  nimtb query --tables tables --rules kayles "7 9 12"       # the smallest table of the folder holding it
   nimtb query --rules octal:0.16 "1000000000000 7 12"       # from a proven period
   nimtb query --rules nim "1000000000000 7 12"              # from a formula
   nimtb query --rules grundy "5000 7 12"                    # from values computed now
@@ -288,6 +290,40 @@ int answer_each(const std::string& position, bool json,
     return status;
 }
 
+// query --tables DIR --rules R [--misere] POSITION|-: each position from the
+// smallest table of the game in DIR that holds it (service::Tablebase).
+int answer_from_folder(const po::variables_map& vm, bool json, bool line) {
+    if (!vm.count("rules"))
+        throw UsageError("--tables needs --rules: the game whose tables to answer from");
+    if (vm.count("sequence") || vm.count("quotient") || vm.count("limit"))
+        throw UsageError("--tables answers from tables: give it without --sequence, --quotient "
+                         "and --limit");
+    const engine::Rule rule = engine::Rule::parse(vm["rules"].as<std::string>());
+    const engine::Convention c =
+        vm.count("misere") ? engine::Convention::misere : engine::Convention::normal;
+    const service::Tablebase folder(vm["tables"].as<std::string>());
+    std::vector<std::string> words =
+        vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (words.empty()) throw UsageError("missing POSITION");
+    std::string position;
+    for (const std::string& w : words) position += (position.empty() ? "" : " ") + w;
+    std::map<std::string, io::Prober> open;
+    return answer_each(position, json, [&](const std::string& text) {
+        const engine::Heaps heaps = engine::parse_heaps(text);
+        const service::FolderTable& t = folder.table_for(rule, c, heaps);
+        auto it = open.find(t.path);
+        if (it == open.end()) it = open.emplace(t.path, io::Prober(t.path)).first;
+        if (json) {
+            nlohmann::json j = service::query_json(it->second, heaps, line);
+            j["table"] = t.path;
+            std::cout << j.dump() << "\n";
+            return;
+        }
+        answer(it->second, heaps, false, line);
+        fmt::print("from        {}\n", t.path);
+    });
+}
+
 }  // namespace
 
 int cmd_query(const std::vector<std::string>& args) {
@@ -304,6 +340,9 @@ int cmd_query(const std::vector<std::string>& args) {
         "misere", "misère play, from a misère quotient: the rule's (--rules) or a file's")(
         "quotient", po::value<std::string>(),
         "with --misere: answer from a quotient file (nimtb quotient --output)")(
+        "tables", po::value<std::string>(),
+        "with --rules (and --misere): answer each position from the smallest table of that "
+        "game in this folder that holds it")(
         "limit", po::value<int64_t>(),
         ranged("with --rules: compute heaps up to this one at most (default 4194304; with "
                "--misere 1000, and quotients go to 100000)",
@@ -318,18 +357,20 @@ int cmd_query(const std::vector<std::string>& args) {
         const bool value_of_option =
             i > 0 && (args[i - 1] == "--rules" || args[i - 1] == "-r" ||
                       args[i - 1] == "--sequence" || args[i - 1] == "--quotient" ||
-                      args[i - 1] == "--limit");
+                      args[i - 1] == "--limit" || args[i - 1] == "--tables");
         if (a.size() > 1 && a[0] == '-' && std::isdigit(static_cast<unsigned char>(a[1])) &&
             !value_of_option)
             (void)engine::parse_big_heaps(a);  // throws: a heap is negative
     }
     const auto vm =
         parse_arguments("query", args, opts, pos,
-                        "(TABLE | --rules RULE | --sequence FILE | --misere (--rules RULE | "
-                        "--quotient FILE)) POSITION|- [--json] [--line]",
+                        "(TABLE | --rules RULE [--tables DIR] | --sequence FILE | --misere "
+                        "(--rules RULE [--tables DIR] | --quotient FILE)) POSITION|- [--json] "
+                        "[--line]",
                         QUERY_EXAMPLES);
     if (!vm) return EXIT_OK;
     const bool json = vm->count("json") > 0, line = vm->count("line") > 0;
+    if (vm->count("tables")) return answer_from_folder(*vm, json, line);
     const bool periodic = vm->count("rules") || vm->count("sequence") || vm->count("quotient");
     if (vm->count("quotient") && !vm->count("misere"))
         throw UsageError("--quotient goes with --misere");

@@ -40,6 +40,7 @@
 #include "service/request/words.h"
 #include "service/sequences.h"
 #include "service/solve.h"
+#include "service/tables.h"
 #include "service/verify.h"
 #include "service/views.h"
 
@@ -312,6 +313,34 @@ class Table {
     std::optional<io::Prober> prober_;
 };
 
+// A folder of tables: the service's Tablebase, one definition of which
+// table answers a position (the command's query --tables).
+class Tablebase {
+  public:
+    explicit Tablebase(const std::filesystem::path& dir) : folder_(dir.string()) {}
+    py::list tables() const {
+        py::list out;
+        for (const service::FolderTable& t : folder_.tables()) {
+            py::dict d;
+            d["path"] = t.path;
+            d["rules"] = t.rule.canonical();
+            d["convention"] = engine::to_string(t.convention);
+            d["universe"] = t.universe.describe();
+            d["positions"] = t.positions;
+            out.append(d);
+        }
+        return out;
+    }
+    std::vector<std::string> skipped() const { return folder_.skipped(); }
+    std::string table_for(const std::string& rules, bool misere, const py::object& position) const {
+        const engine::Convention c = misere ? engine::Convention::misere : engine::Convention::normal;
+        return folder_.table_for(engine::Rule::parse(rules), c, heaps_of(position)).path;
+    }
+
+  private:
+    service::Tablebase folder_;
+};
+
 // A one-heap rule's game for heaps of any size, from its proven period:
 // computed until proven (rules), or read from a sequence file. A rule no
 // theorem gives a period for has its values computed as queries need them:
@@ -467,6 +496,12 @@ PYBIND11_MODULE(_core, m) {
         }
     });
 
+    py::class_<Tablebase>(m, "Tablebase")
+        .def(py::init<const std::filesystem::path&>(), py::arg("dir"))
+        .def("tables", &Tablebase::tables)
+        .def("skipped", &Tablebase::skipped)
+        .def("table_for", &Tablebase::table_for, py::arg("rules"), py::arg("misere"),
+             py::arg("position"));
     py::class_<Table>(m, "Table")
         .def(py::init<const std::filesystem::path&>(), py::arg("path"))
         .def_property_readonly("path", &Table::path)

@@ -40,17 +40,13 @@ std::string storage_lines(const io::TableStorage& storage) {
         engine::format_bytes(storage.file_bytes));
 }
 
-namespace {
-
-// The smallest table in `dir` of the rule and convention that `fits`, or "".
-template <class Fits>
-std::string find_table(const std::string& dir, const engine::Rule& rule, engine::Convention c,
-                       Fits fits) {
+Tablebase::Tablebase(const std::string& dir, bool must_exist) : dir_(dir) {
     namespace fs = std::filesystem;
-    std::string best;
-    uint64_t best_size = UINT64_MAX;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return best;
+    if (!fs::is_directory(dir, ec)) {
+        if (!must_exist) return;
+        throw TableError(dir + (fs::exists(dir, ec) ? ": not a folder" : ": no such folder"));
+    }
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (e.path().extension() == ".h5") files.push_back(e.path());
@@ -59,18 +55,68 @@ std::string find_table(const std::string& dir, const engine::Rule& rule, engine:
     for (const auto& f : files) {
         try {
             io::TableReader t(f.string());
-            const auto& i = t.info();
-            if (i.rules == rule.canonical() && i.convention == c && i.positions < best_size &&
-                fits(t.universe())) {
-                best = f.string();
-                best_size = i.positions;
-            }
-        } catch (const std::exception&) {
-            // Not a usable table: look further.
+            const io::TableInfo& i = t.info();
+            tables_.push_back({f.string(), t.rule(), i.convention, t.universe(), i.positions});
+        } catch (const std::exception& e) {
+            skipped_.push_back(e.what());  // not a usable table: look further
         }
+    }
+}
+
+namespace {
+
+bool holds(const engine::Universe& u, std::span<const uint32_t> heaps) {
+    try {
+        (void)u.normalise(heaps);  // throws unless the universe holds the heaps
+        return true;
+    } catch (const nimtb::InputError&) {
+        return false;
+    }
+}
+
+}  // namespace
+
+const FolderTable* Tablebase::find(const engine::Rule& rule, engine::Convention c,
+                                   std::span<const uint32_t> heaps) const {
+    const FolderTable* best = nullptr;
+    for (const FolderTable& t : tables_) {
+        if (t.rule == rule && t.convention == c && (!best || t.positions < best->positions) &&
+            holds(t.universe, heaps))
+            best = &t;
     }
     return best;
 }
+
+const FolderTable& Tablebase::table_for(const engine::Rule& rule, engine::Convention c,
+                                        std::span<const uint32_t> heaps) const {
+    if (const FolderTable* t = find(rule, c, heaps)) return *t;
+    const engine::Heaps start(heaps.begin(), heaps.end());
+    std::string solve;
+    try {
+        solve = fmt::format("; make one with: nimtb solve --rules {}{} {}", rule.canonical(),
+                            c == engine::Convention::misere ? " --misere" : "",
+                            universe_options(smallest_universe(rule, start)));
+    } catch (const std::exception&) {  // beyond what a table holds
+    }
+    std::vector<std::string> ours;
+    namespace fs = std::filesystem;
+    for (const FolderTable& t : tables_) {
+        if (t.rule == rule && t.convention == c)
+            ours.push_back(fmt::format("{} holds {}", fs::path(t.path).filename().string(),
+                                       t.universe.describe()));
+    }
+    const std::string game = rule.canonical() + " " + engine::to_string(c);
+    if (ours.empty()) {
+        throw NotInTable(fmt::format("no table in {} is of {} ({} table{} of other games){}", dir_,
+                                     game, tables_.size(), tables_.size() == 1 ? "" : "s", solve));
+    }
+    std::string list;
+    for (const std::string& o : ours) list += (list.empty() ? "" : "; ") + o;
+    throw NotInTable(fmt::format("no table of {} in {} holds {}: {}{}", game, dir_,
+                                 engine::format_heaps(heaps), list, solve));
+}
+
+namespace {
 
 // Solves `u` into `dir` when it is small, or names the solve to run.
 std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::Convention c,
@@ -100,15 +146,9 @@ std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::
 std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
                                 engine::Convention c, const engine::Heaps& start,
                                 const Hooks& hooks) {
-    const std::string found = find_table(dir, rule, c, [&](const engine::Universe& u) {
-        try {
-            u.normalise(start);  // throws unless the table holds the start
-            return true;
-        } catch (const nimtb::InputError&) {
-            return false;
-        }
-    });
-    return found.empty() ? solve_now(dir, rule, c, smallest_universe(rule, start), hooks) : found;
+    const Tablebase folder(dir, false);
+    if (const FolderTable* t = folder.find(rule, c, start)) return t->path;
+    return solve_now(dir, rule, c, smallest_universe(rule, start), hooks);
 }
 
 std::string universe_options(const engine::Universe& u) {

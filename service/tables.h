@@ -4,7 +4,9 @@
 // (`play`; `serve` keeps a catalog of its own, apps/server/catalog.h), and
 // the storage lines `solve` and `info` print.
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "engine/game/rules.h"
 #include "engine/game/universe.h"
@@ -24,6 +26,37 @@ std::string default_table_path(const engine::Rule& rule, engine::Convention c,
 // minutes where a position has thousands of moves (Wythoff's game to 3000
 // 3000); the server bounds the time as well (--job-time).
 inline constexpr uint64_t SOLVE_ON_THE_SPOT = 5'000'000;
+
+// A folder of tables, a tablebase: each table's game and universe, read
+// once (files ending .h5, in name order; those that are not tables are
+// skipped, and say why). A position is answered from the smallest table of
+// its rule and convention that holds it.
+struct FolderTable {
+    std::string path;
+    engine::Rule rule;
+    engine::Convention convention;
+    engine::Universe universe;
+    uint64_t positions = 0;
+};
+class Tablebase {
+  public:
+    // TableError when `dir` is no folder, unless !must_exist (then empty).
+    explicit Tablebase(const std::string& dir, bool must_exist = true);
+    const std::vector<FolderTable>& tables() const { return tables_; }
+    const std::vector<std::string>& skipped() const { return skipped_; }
+    // The smallest table of the game that holds `heaps`, or nullptr.
+    const FolderTable* find(const engine::Rule& rule, engine::Convention c,
+                            std::span<const uint32_t> heaps) const;
+    // The same, or NotInTable saying what the folder holds of the game (or
+    // that it holds none of it) and the solve that would hold the position.
+    const FolderTable& table_for(const engine::Rule& rule, engine::Convention c,
+                                 std::span<const uint32_t> heaps) const;
+
+  private:
+    std::string dir_;
+    std::vector<FolderTable> tables_;
+    std::vector<std::string> skipped_;
+};
 
 // The table for a game without a table named: the smallest one in `dir`
 // whose universe holds `start`, or one solved now into `dir` when it is

@@ -24,15 +24,16 @@ from ._common import Progress as Progress
 from ._errors import InputError, NotInTableError, TableError
 from ._quotients import IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, quotient
 from ._sequences import HeapMove, Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
-from ._tables import Answer, Check, Move, Table, Touch, Verification, solve
+from ._tables import (Answer, Check, FolderTable, Move, Table, Tablebase, Touch, Verification,
+                      open_tablebase, solve)
 
 __version__: str = _core.__version__
 
 __all__ = [
-    "Answer", "Check", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
+    "Answer", "Check", "FolderTable", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
     "PositionLike", "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier",
-    "QuotientStructure", "Sequence", "Table",
-    "TableError", "Touch", "Verification", "__version__", "quotient", "read_sequence", "sequence",
+    "QuotientStructure", "Sequence", "Table", "Tablebase",
+    "TableError", "Touch", "Verification", "__version__", "open_tablebase", "quotient", "read_sequence", "sequence",
     "solve",
 ]
 

@@ -354,6 +354,76 @@ class Table:
         total)`` is called now and then."""
         return Verification._of(self._t.verify(progress))
 
+@dataclass(frozen=True)
+class FolderTable:
+    """A table of a tablebase folder: its path, game and universe."""
+
+    path: str
+    rules: str
+    convention: str
+    universe: str
+    positions: int
+
+class Tablebase:
+    """A folder of tables (``open_tablebase``), as ``chess.syzygy`` opens
+    one: each position is answered from the smallest table of its game (the
+    rule and the convention asked for) that holds it, as ``nimtb query
+    --tables DIR --rules R`` answers. Files that are not tables are skipped
+    (``skipped`` says why). Tables are opened as they are needed and kept
+    open until ``close()`` (or the end of a ``with`` block).
+
+    ``query`` and ``table_for`` raise NotInTableError naming what the folder
+    holds of the game (or that it holds none) and the solve that would hold
+    the position; the constructor raises TableError for a folder that is not
+    there.
+    """
+
+    def __init__(self, directory: PathLike) -> None:
+        self._core = _core.Tablebase(_path(directory))
+        self._open: dict[str, Table] = {}
+
+    @property
+    def tables(self) -> tuple[FolderTable, ...]:
+        """Every table of the folder, in name order."""
+        return tuple(FolderTable(**t) for t in self._core.tables())
+
+    @property
+    def skipped(self) -> tuple[str, ...]:
+        """Why each file ending .h5 that is not a usable table was skipped."""
+        return tuple(self._core.skipped())
+
+    def table_for(self, position: PositionLike, rules: str, *, misere: bool = False) -> Table:
+        """The smallest table of the game that holds ``position``, opened."""
+        path = self._core.table_for(rules, misere, _heaps(position))
+        if path not in self._open:
+            self._open[path] = Table(path)
+        return self._open[path]
+
+    def query(self, position: PositionLike, rules: str, *, misere: bool = False,
+              line: bool = False) -> Answer:
+        """The answer at ``position`` of the game (``rules``, normal play
+        unless ``misere``), from the smallest table that holds it."""
+        return self.table_for(position, rules, misere=misere).query(position, line=line)
+
+    def close(self) -> None:
+        for t in self._open.values():
+            t.close()
+        self._open.clear()
+
+    def __enter__(self) -> Tablebase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<nimtb.Tablebase of {len(self.tables)} tables>"
+
+def open_tablebase(directory: PathLike) -> Tablebase:
+    """The tables of a folder, answering each position from the smallest
+    table of its game that holds it (see ``Tablebase``)."""
+    return Tablebase(directory)
+
 def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
           max_heap: Optional[int] = None, max_total: Optional[int] = None,
           misere: bool = False, overwrite: bool = False, method: str = "brute",

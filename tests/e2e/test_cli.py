@@ -538,6 +538,46 @@ class Query(Workdir):
             self.assert_error(code, err, 2, fragment)
             self.assertEqual(out, "")
 
+    def test_a_folder_of_tables_answers_each_position_from_the_smallest_that_holds_it(self):
+        """query --tables DIR --rules R [--misere]: of a folder of mixed tables (and a file that
+        is no table), each position is answered by the smallest table of its game that holds it,
+        as `query TABLE` answers; a position none holds is refused, naming the tables of the game
+        and the solve that would hold it."""
+        tb = self.path("tb")
+        os.makedirs(tb)
+        for name, args in [("k12.h5", ["--rules", "kayles", "--max-total", "12"]),
+                           ("k20.h5", ["--rules", "octal:0.77", "--max-total", "20"]),
+                           ("km16.h5", ["--rules", "kayles", "--misere", "--max-total", "16"]),
+                           ("nim.h5", ["--rules", "nim", "--heaps", "3", "--max-heap", "7"])]:
+            self.solve(*args, name=os.path.join("tb", name))
+        with open(os.path.join(tb, "junk.h5"), "w") as f:
+            f.write("not a table")
+        for words, table in [(["--rules", "kayles", "5 6"], "k12.h5"),
+                             (["--rules", "kayles", "12 3"], "k20.h5"),
+                             (["--rules", "kayles", "--misere", "5 6"], "km16.h5"),
+                             (["--rules", "nim", "7 7 7"], "nim.h5")]:
+            code, out, err = run("query", "--tables", tb, *words, "--json")
+            self.assertEqual(code, 0, err)
+            got = json.loads(out)
+            self.assertEqual(got.pop("table"), os.path.join(tb, table))
+            code, want, err = run("query", os.path.join(tb, table), words[-1], "--json")
+            self.assertEqual(got, json.loads(want), words)
+        code, out, err = run("query", "--tables", tb, "--rules", "kayles", "-",
+                             stdin="3 4\n12 12\n1 1\n")
+        self.assertEqual(code, 2)
+        self.assertEqual([l for l in out.splitlines() if l.startswith("from")],
+                         [f"from        {tb}/k12.h5"] * 2)
+        self.assertIn(f"line 2: no table of octal:0.77 normal in {tb} holds 12 12: k12.h5 holds at "
+                      "most 12 tokens in all; k20.h5 holds at most 20 tokens in all; make one with: "
+                      "nimtb solve --rules octal:0.77 --max-total 24", err)
+        code, out, err = run("query", "--tables", tb, "--rules", "dawsons-kayles", "5 6")
+        self.assert_error(code, err, 2, f"no table in {tb} is of octal:0.07 normal (4 tables of "
+                                        "other games); make one with")
+        code, out, err = run("query", "--tables", self.path("none"), "--rules", "kayles", "5 6")
+        self.assert_error(code, err, 1, "no such folder")
+        code, out, err = run("query", "--tables", tb, "5 6")
+        self.assert_error(code, err, 2, "--tables needs --rules")
+
     def test_messages_say_what_was_meant(self):
         """A negative heap, a forgotten table, a doubled comma, a sequence or quotient file given as
         a table: each refused with what is wrong and what to write instead."""

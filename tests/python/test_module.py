@@ -325,6 +325,34 @@ def test_the_module_is_the_installed_package():
     assert nimtb.__file__.startswith(os.environ["NIMTB_INSTALLED"])
 
 
+def test_a_tablebase_folder_answers_as_query_tables_does(tmp_path):
+    """open_tablebase(DIR): each position from the smallest table of its game that holds it,
+    the answer of that Table; a position no table holds is a NotInTableError saying so."""
+    nimtb.solve("kayles", tmp_path / "k12.h5", max_total=12)
+    nimtb.solve("octal:0.77", tmp_path / "k20.h5", max_total=20)
+    nimtb.solve("kayles", tmp_path / "km.h5", max_total=16, misere=True)
+    (tmp_path / "junk.h5").write_text("no table")
+    with nimtb.open_tablebase(tmp_path) as tb:
+        assert [(t.path, t.rules, t.convention) for t in tb.tables] == [
+            (str(tmp_path / "k12.h5"), "octal:0.77", "normal"),
+            (str(tmp_path / "k20.h5"), "octal:0.77", "normal"),
+            (str(tmp_path / "km.h5"), "octal:0.77", "misere")]
+        assert len(tb.skipped) == 1 and "junk.h5" in tb.skipped[0]
+        assert tb.table_for([5, 6], "kayles").path == str(tmp_path / "k12.h5")
+        assert tb.table_for("12 3", "Kayles").path == str(tmp_path / "k20.h5")
+        assert tb.query([5, 6], "kayles", misere=True) == nimtb.Table(tmp_path / "km.h5").query([5, 6])
+        code, out, err = cli("query", "--tables", str(tmp_path), "--rules", "kayles", "12 3", "--json")
+        want = json.loads(out)
+        assert want.pop("table") == str(tmp_path / "k20.h5")
+        assert tb.table_for("12 3", "kayles").query_json("12 3") == want
+        with pytest.raises(nimtb.NotInTableError, match="no table of octal:0.77 normal in .* holds 15 6"):
+            tb.query([15, 6], "kayles")
+        with pytest.raises(nimtb.NotInTableError, match="is of octal:0.07 normal"):
+            tb.query([5, 6], "dawsons-kayles")
+    with pytest.raises(nimtb.TableError, match="no such folder"):
+        nimtb.open_tablebase(tmp_path / "none")
+
+
 def test_moves_say_their_structure(tmp_path):
     """Every move says which heaps it touched and what it left: splits and
     moves on several heaps included, not only in the English phrase."""
