@@ -71,6 +71,17 @@ int quotient_info(const std::string& path, bool json) {
     return EXIT_OK;
 }
 
+// The stored method in solve's words. The kernel is not stored: every
+// kernel writes the same table, bit for bit.
+std::string method_words(const std::string& method) {
+    if (method.empty()) return "not recorded";
+    if (method == "brute")
+        return "brute force from the rules (the kernel is not stored: each writes the same "
+               "table)";
+    if (method == "sprague-grundy") return "sprague-grundy (the XOR of the heaps' values)";
+    return method;
+}
+
 }  // namespace
 
 int cmd_info(const std::vector<std::string>& args) {
@@ -124,7 +135,7 @@ int cmd_info(const std::vector<std::string>& args) {
         i.positions, i.value_bits,
         i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits)
                           : std::string(", no remoteness"),
-        i.method.empty() ? "not recorded" : i.method, io::to_string(i.compression),
+        method_words(i.method), io::to_string(i.compression),
         i.chunk_elements,
         fmt::format("value {}", io::to_string(i.value_transform)) +
             (i.remoteness_bits

@@ -105,7 +105,7 @@ void write_sequence(const std::string& path, const SequenceFile& s, bool overwri
 SequenceFile read_sequence(const std::string& path) {
     init_hdf5();
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) throw TableError(path + ": no such file");
+    if (!std::filesystem::exists(path, ec)) throw NoSuchFile(path + ": no such file");
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         throw TableError(path + ": not an HDF5 file, so not a nimtb sequence");

@@ -82,7 +82,7 @@ TableReader::TableReader(const std::string& path) : data_(std::make_unique<Datas
     namespace fs = std::filesystem;
     info_.path = path;
     std::error_code ec;
-    if (!fs::exists(path, ec)) throw TableError(path + ": no such file");
+    if (!fs::exists(path, ec)) throw NoSuchFile(path + ": no such file");
     if (fs::is_directory(path, ec)) throw TableError(path + ": is a folder, not a table");
     info_.file_bytes = fs::file_size(path, ec);
     if (H5Fis_hdf5(path.c_str()) <= 0) {

@@ -480,6 +480,7 @@ PYBIND11_MODULE(_core, m) {
     static PyObject* input_error = py::object(errors.attr("InputError")).release().ptr();
     static PyObject* not_in_table = py::object(errors.attr("NotInTableError")).release().ptr();
     static PyObject* table_error = py::object(errors.attr("TableError")).release().ptr();
+    static PyObject* not_found = py::object(errors.attr("TableNotFoundError")).release().ptr();
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
@@ -487,6 +488,8 @@ PYBIND11_MODULE(_core, m) {
             PyErr_SetString(not_in_table, python_words(e.what()).c_str());
         } catch (const InputError& e) {
             PyErr_SetString(input_error, python_words(e.what()).c_str());
+        } catch (const NoSuchFile& e) {
+            PyErr_SetString(not_found, python_words(e.what()).c_str());
         } catch (const TableError& e) {
             PyErr_SetString(table_error, python_words(e.what()).c_str());
         } catch (const ResourceError& e) {

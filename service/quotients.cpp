@@ -79,6 +79,8 @@ namespace {
 // A quotient file's JSON and the rule it names: a misère quotient of a
 // one-heap rule, or TableError.
 std::pair<nlohmann::json, engine::Rule> open_quotient_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw NoSuchFile(path + ": no such file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TableError("cannot read " + path);
     nlohmann::json j;

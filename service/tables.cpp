@@ -45,7 +45,8 @@ Tablebase::Tablebase(const std::string& dir, bool must_exist) : dir_(dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
         if (!must_exist) return;
-        throw TableError(dir + (fs::exists(dir, ec) ? ": not a folder" : ": no such folder"));
+        if (fs::exists(dir, ec)) throw TableError(dir + ": not a folder");
+        throw NoSuchFile(dir + ": no such folder");
     }
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(dir, ec)) {

@@ -73,7 +73,8 @@ nlohmann::json verify_json(const engine::VerifyReport& r, const io::TableInfo& i
         nlohmann::json cj = {{"name", c.name},       {"description", c.description},
                              {"applies", c.applies}, {"basis", engine::to_string(c.basis)},
                              {"tested", c.tested},   {"held", c.held},
-                             {"passed", c.passed()}};
+                             // null for a check that does not apply: it passed nothing.
+                             {"passed", c.applies ? nlohmann::json(c.passed()) : nullptr}};
         cj["counterexamples"] = nlohmann::json::array();
         for (const auto& e : c.counterexamples) {
             cj["counterexamples"].push_back({{"position", e.heaps},

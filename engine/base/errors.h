@@ -51,6 +51,12 @@ class TableError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A file or folder that is not there (Python: a FileNotFoundError too).
+class NoSuchFile : public TableError {
+  public:
+    using TableError::TableError;
+};
+
 // The options a message may ask a user to change, whatever the front end.
 enum class Option {
     output,            // where a table goes (the command's -o FILE)

@@ -21,7 +21,7 @@ from typing import Any
 from . import _core
 from ._common import PathLike as PathLike, Position as Position, PositionLike as PositionLike
 from ._common import Progress as Progress
-from ._errors import InputError, NotInTableError, TableError
+from ._errors import InputError, NotInTableError, TableError, TableNotFoundError
 from ._quotients import IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, quotient
 from ._sequences import HeapMove, Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
 from ._tables import (Answer, Check, FolderTable, Move, Table, Tablebase, Touch, Verification,
@@ -33,7 +33,7 @@ __all__ = [
     "Answer", "Check", "FolderTable", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
     "PositionLike", "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier",
     "QuotientStructure", "Sequence", "Table", "Tablebase",
-    "TableError", "Touch", "Verification", "__version__", "open_tablebase", "quotient", "read_sequence", "sequence",
+    "TableError", "TableNotFoundError", "Touch", "Verification", "__version__", "open_tablebase", "quotient", "read_sequence", "sequence",
     "solve",
 ]
 

@@ -1,7 +1,7 @@
 """The exceptions of nimtb, raised by its C++ half (nimtb._core) and by the
 Python half alike. Each carries one line a user can act on."""
 
-__all__ = ["InputError", "NotInTableError", "TableError"]
+__all__ = ["InputError", "NotInTableError", "TableError", "TableNotFoundError"]
 
 
 class InputError(ValueError):
@@ -21,3 +21,8 @@ class NotInTableError(InputError, KeyError):
 class TableError(OSError):
     """A file that cannot be read or written: missing, damaged, foreign, in
     the way, closed."""
+
+
+class TableNotFoundError(TableError, FileNotFoundError):
+    """A table, sequence file or tablebase folder that is not there: a
+    TableError, and the FileNotFoundError Python raises for a missing file."""

@@ -107,8 +107,9 @@ class Answer:
 class Check:
     """One check of ``Table.verify``: whether it applies, what it rests on
     ("definition", "theorem", "observation"), on how many positions it was
-    tested and held, and the smallest counterexamples as (position, stored,
-    expected)."""
+    tested and held, whether it passed (``None`` when it does not apply to
+    the table's game), and the smallest counterexamples as (position,
+    stored, expected)."""
 
     name: str
     description: str
@@ -116,7 +117,7 @@ class Check:
     basis: str
     tested: int
     held: int
-    passed: bool
+    passed: Optional[bool]
     counterexamples: tuple[tuple[Position, int, int], ...]
 
 @dataclass(frozen=True)

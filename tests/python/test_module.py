@@ -176,6 +176,18 @@ def test_errors_carry_the_commands_messages(tables, tmp_path):
     with pytest.raises(nimtb.TableError) as e:
         nimtb.Table(str(tmp_path / "none.h5"))
     assert "no such file" in str(e.value) and isinstance(e.value, OSError)
+    # A file that is not there is the FileNotFoundError Python raises for one.
+    for missing in (lambda: nimtb.Table(tmp_path / "none.h5"),
+                    lambda: nimtb.read_sequence(tmp_path / "none.h5"),
+                    lambda: nimtb.open_tablebase(tmp_path / "nothing"),
+                    lambda: nimtb.ProvenGame(sequence=tmp_path / "none.h5")):
+        with pytest.raises(FileNotFoundError) as e:
+            missing()
+        assert isinstance(e.value, nimtb.TableNotFoundError) and isinstance(e.value, nimtb.TableError)
+    (tmp_path / "junk.h5").write_text("junk")
+    with pytest.raises(nimtb.TableError) as e:
+        nimtb.Table(tmp_path / "junk.h5")
+    assert not isinstance(e.value, FileNotFoundError)
     with pytest.raises(nimtb.InputError, match="unknown rule"):
         nimtb.solve("chess", str(tmp_path / "c.h5"), heaps=2, max_heap=3)
     with pytest.raises(nimtb.InputError, match="splits heaps"):
@@ -534,6 +546,8 @@ def test_verify_is_the_commands(tables):
             (c["name"], c["applies"], c["tested"], c["held"]) for c in want["checks"]]
         assert list(got.single_heaps) == want["single_heaps"]["values"]
         assert got.check("consistency").passed
+        # A check that does not apply passed nothing: None, not True.
+        assert all((c.passed is None) == (not c.applies) for c in got.checks)
         assert calls and calls[-1][0] == calls[-1][1] == got.positions
 
 
