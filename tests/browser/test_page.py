@@ -771,27 +771,92 @@ class Views(Page):
         self.press("+")
         self.assertGreater(self.driver.execute_script("return ex.view.view.scale"), scale)
 
-    def test_no_serious_accessibility_violation_on_any_view(self):
-        """axe-core (from the npm registry, tests/browser/package.json) on every view with
-        its content shown: no violation of serious or critical impact."""
+    def northcott_to_the_end(self):
+        """Plays the Northcott game under way to its end, a move toward O at a time."""
+        for _ in range(120):
+            self.wait_for(lambda d: self.text("nc-state") in ("human-turn", "game-over"))
+            if self.text("nc-state") == "game-over":
+                return
+            made = len(self.driver.find_elements(By.CSS_SELECTOR, "#nc-history li"))
+            self.driver.execute_script("""
+                const rows = window.nimtb.nc.rows;
+                let row = null, col = null;
+                for (let i = 0; i < rows.length && row === null; ++i) {
+                  const r = rows[i];
+                  if (Math.abs(r.x - r.o) > 1) [row, col] = [i + 1, r.x + Math.sign(r.o - r.x)];
+                }
+                for (let i = 0; i < rows.length && row === null; ++i) {
+                  const r = rows[i], away = r.x - Math.sign(r.o - r.x);
+                  if (away >= 1 && away <= 12) [row, col] = [i + 1, away];
+                }
+                document.querySelector(`[data-row="${row}"][data-col="${col}"] button`).click();""")
+            self.wait_for(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#nc-history li")) > made
+                          or self.text("nc-state") == "game-over")
+        self.fail("the Northcott game did not end")
+
+    def axe_serious(self, axe):
+        """axe-core's violations of serious or critical impact on the page as it is."""
+        self.driver.execute_script(axe)
+        violations = self.driver.execute_async_script(
+            "const done = arguments[0]; axe.run(document, {resultTypes: ['violations']}).then(r => done("
+            "r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))")
+        for v in violations:
+            print(f"axe: {v['impact']} {v['id']} {v['nodes']}", file=sys.stderr)
+        return [v for v in violations if v["impact"] in ("serious", "critical")]
+
+    def test_no_serious_accessibility_violation_in_any_state(self):
+        """axe-core (from the npm registry, tests/browser/package.json) in every state the page
+        reaches, at both widths: first load with an empty board, a refused rule, mid-game and
+        game over in both games, every view with its content shown, and after switching views
+        within one page. No violation of serious or critical impact."""
         self.assertTrue(os.path.exists(AXE), "axe-core is missing: run tools/setup.sh test (npm ci in tests/browser)")
         with open(AXE) as f:
             axe = f.read()
+
+        def refused_rule():
+            self.open("play")
+            self.by_id("play-rules").clear()
+            self.by_id("play-rules").send_keys("bowling")
+            self.by_id("play-new").click()
+            self.wait_for(lambda d: not self.by_id("error").get_attribute("hidden"))
+
+        def play_over():
+            self.open("play")
+            Select(self.by_id("play-layout")).select_by_value("hand")
+            self.by_id("play-heaps").send_keys("1")
+            self.by_id("play-new").click()
+            self.state("play", ("human-turn",))
+            self.driver.find_element(By.CSS_SELECTOR, "#play-board button.token").click()
+            self.state("play", ("game-over",))
+
+        def northcott_over():
+            self.open("northcott")
+            Select(self.by_id("nc-rows")).select_by_value("2")
+            self.by_id("nc-new").click()
+            self.northcott_to_the_end()
+
+        def switched(view):
+            def go():
+                self.driver.execute_script("location.hash = arguments[0]", "#" + view)
+                self.wait_for(lambda d: self.by_id(view).get_attribute("hidden") is None)
+            return go
+
+        states = [("first load", lambda: self.open("play")), ("refused rule", refused_rule),
+                  ("play mid-game", lambda: self.show_everything("play")), ("play over", play_over),
+                  ("northcott mid-game", lambda: self.show_everything("northcott")),
+                  ("northcott over", northcott_over),
+                  ("explore", lambda: self.show_everything("explore")),
+                  ("research", lambda: self.show_everything("research"))]
+        states += [(f"then {v}", switched(v)) for v in ("research", "northcott", "explore", "play")]
         found = {}
         for width, height in ((1400, 1000), (390, 844)):
             self.driver.set_window_size(width, height)
             try:
-                for view in ("play", "northcott", "explore", "research"):
-                    self.show_everything(view)
-                    self.driver.execute_script(axe)
-                    violations = self.driver.execute_async_script(
-                        "const done = arguments[0]; axe.run(document, {resultTypes: ['violations']}).then(r => done("
-                        "r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))")
-                    bad = [v for v in violations if v["impact"] in ("serious", "critical")]
+                for name, reach in states:
+                    reach()
+                    bad = self.axe_serious(axe)
                     if bad:
-                        found[(view, width)] = bad
-                    for v in violations:
-                        print(f"axe {view} {width}px: {v['impact']} {v['id']} {v['nodes']}", file=sys.stderr)
+                        found[(name, width)] = bad
             finally:
                 self.driver.set_window_size(1400, 1000)
         self.assertEqual(found, {})
