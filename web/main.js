@@ -2,7 +2,7 @@
 // API (the same JSON as `nimtb query --json`, `info --json`, `dump --count
 // --json`), one module per view; this one wires them to the page.
 import { $, guard, loadRules, loadTables, showView } from "./common.js";
-import { game, hint, newGame, retry, showSetupChoices, undo } from "./play.js";
+import { boardKeys, game, hint, newGame, retry, showSetupChoices, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
 import { clearAnswer, describeCell, drawPictures, ex, explore, fitPosition, queryCell } from "./explore.js";
 import { quotient, re, research, sequence } from "./research.js";
@@ -13,6 +13,7 @@ export function wire() {
   for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => showView(b.dataset.view));
   $("play-setup").addEventListener("submit", guard(newGame));
   $("play-undo").addEventListener("click", guard(undo));
+  $("play-board").addEventListener("keydown", boardKeys);
   $("play-hint").addEventListener("click", guard(hint));
   $("play-retry").addEventListener("click", guard(retry));
   $("play-opponent").addEventListener("change", showSetupChoices);

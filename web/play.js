@@ -193,6 +193,34 @@ function changedRows() {
   return rows;
 }
 
+// The board by keyboard: Left and Right choose one token more or fewer to
+// take from the focused heap, Up and Down go to the heap above or below
+// (taking as many, or all of a smaller heap), Home and End to the first and
+// last heap; Enter or Space takes (the token is a button).
+export function boardKeys(e) {
+  const from = e.target;
+  if (!from.classList || !from.classList.contains("token") || from.disabled) return;
+  const rows = [...$("play-board").querySelectorAll(".heap")]
+    .map((r) => [...r.querySelectorAll("button.token:not(:disabled)")]).filter((r) => r.length);
+  const r = rows.findIndex((row) => row.includes(from));
+  if (r < 0) return;
+  // A row's tokens take all, ..., 2, 1 from left to right.
+  const c = rows[r].indexOf(from), take = Number(from.dataset.take);
+  const at = (row, col) => rows[row][Math.max(0, Math.min(col, rows[row].length - 1))];
+  const taking = (row) => at(row, rows[row].length - take);  // the same amount, or all of a smaller heap
+  const to = {
+    ArrowLeft: () => at(r, c - 1), ArrowRight: () => at(r, c + 1),
+    ArrowUp: () => taking(Math.max(0, r - 1)), ArrowDown: () => taking(Math.min(rows.length - 1, r + 1)),
+    Home: () => taking(0), End: () => taking(rows.length - 1),
+  }[e.key];
+  if (!to) return;
+  e.preventDefault();
+  const next = to();
+  from.tabIndex = -1;
+  next.tabIndex = 0;
+  next.focus();
+}
+
 export function drawHeaps() {
   const board = $("play-board");
   // Keyboard focus stays on the board across the redraw: on a token of the
@@ -227,10 +255,13 @@ export function drawHeaps() {
     if (mark && mark.part === 0) row.append(el("span", { class: "moved-by" }, `← ${who}: ${game.history.at(-1).text}`));
     board.append(row);
   });
+  // One token is in the Tab order (a roving tabindex): Tab passes the
+  // board in one step, and the arrow keys move within it (boardKeys).
+  const tokens = [...board.querySelectorAll("button.token:not(:disabled)")];
+  const current = (keep !== null && board.querySelector(`button.token[data-heap="${keep}"]:not(:disabled)`)) || tokens[0];
+  for (const t of tokens) t.tabIndex = t === current ? 0 : -1;
   if (keep !== null) {
-    const token = board.querySelector(`button.token[data-heap="${keep}"]:not(:disabled)`) ||
-      board.querySelector("button.token:not(:disabled)");
-    if (token) token.focus();
+    if (current) current.focus();
     else $("play-new").focus();
   }
   // Moves a click on a token cannot make (splits, several heaps at once) get buttons.
@@ -252,10 +283,16 @@ function changedParts(first, changed) {
 }
 
 export async function takeTokens(heap, amount) {
-  const m = game.probe && game.probe.moves.find((x) => plainTake(x) && x.heap === heap && x.take === amount);
   if (game.state !== "human-turn") throw new Error(game.state === "game-over" ? "the game is over: press New game" : "it is not your move");
+  // A table lists the moves of the first of equal heaps only: a move of
+  // another heap of that size is its twin's, made on this heap.
+  const size = game.heaps[heap - 1];
+  const same = (x) => plainTake(x) && x.heap_size === size;
+  const twin = game.probe.moves.find((x) => same(x) && x.take === amount && x.heap === heap) ||
+    game.probe.moves.find((x) => same(x) && x.take === amount);
+  const m = twin && { ...twin, heap, touches: twin.touches.map((t) => ({ ...t, heap })) };
   if (!m) {
-    const allowed = game.probe.moves.filter((x) => plainTake(x) && x.heap === heap).map((x) => x.take).sort((a, b) => a - b);
+    const allowed = game.probe.moves.filter(same).map((x) => x.take).sort((a, b) => a - b);
     throw new Error(`the rule does not allow taking ${amount} from heap ${heap}` +
       (allowed.length ? `; you may take ${allowed.join(", ")}` : "; no move is left in it"));
   }

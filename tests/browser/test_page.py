@@ -491,6 +491,46 @@ class Games(Page):
         self.no_error()
         self.assertTrue(self.history_length() >= 2)
 
+    def test_nim_by_the_arrow_keys(self):
+        """The board is one stop of the Tab order; the arrows choose the heap and the amount
+        (Left takes one more, Up and Down keep the amount), Enter takes: a whole game so. The
+        game passes 0 4 4, where a token of heap 3 is taken though the table lists the moves of
+        heap 2 alone (the first of equal heaps): the page makes its twin there."""
+        self.open("play")
+        self.driver.execute_script("document.activeElement.blur()")
+        self.tab_to("e.id === 'play-new'")
+        self.press(Keys.ENTER)
+        self.state("play", ("human-turn",))
+        self.press(Keys.TAB)
+        label = lambda: self.driver.execute_script("return document.activeElement.getAttribute('aria-label')")
+        self.assertEqual(label(), "take 3 from heap 1")  # the classic 3 4 5: the first token
+        self.press(Keys.ARROW_RIGHT)
+        self.assertEqual(label(), "take 2 from heap 1")
+        self.press(Keys.ARROW_DOWN)
+        self.assertEqual(label(), "take 2 from heap 2")
+        self.press(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+        self.assertEqual(label(), "take 4 from heap 2")
+        self.press(Keys.END)
+        self.assertEqual(label(), "take 4 from heap 3")
+        self.press(Keys.ARROW_UP, Keys.ARROW_UP)
+        self.assertEqual(label(), "take 3 from heap 1")  # all of a smaller heap
+        self.press(Keys.TAB)  # one Tab leaves the board
+        self.assertFalse(self.driver.execute_script(
+            "return document.getElementById('play-board').contains(document.activeElement)"))
+        ActionChains(self.driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        self.assertEqual(label(), "take 3 from heap 1")  # and Shift+Tab comes back to it
+        for _ in range(20):
+            made = self.history_length()
+            self.press(Keys.END, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
+            self.assertRegex(label(), r"^take 1 from heap \d+$")  # 1 from the last heap
+            self.press(Keys.ENTER)
+            self.wait_for(lambda d: self.history_length() > made)
+            self.settled(self.history_length() if self.text("play-state") == "game-over" else made + 2)
+            if self.text("play-state") == "game-over":
+                break
+        self.assertEqual(self.text("play-state"), "game-over")
+        self.no_error()
+
     def test_northcott_with_the_keyboard_alone(self):
         self.open("northcott")
         Select(self.by_id("nc-rows")).select_by_value("2")
