@@ -129,29 +129,64 @@ export function sequencePlot(svg, seq) {
 }
 
 // An element's colour: hues spread over the elements, the identity white.
-function elementColour(x, order) {
+export function elementColour(x, order) {
   if (x === 0) return "#ffffff";
   return `hsl(${Math.round((360 * x) / order)}, 65%, ${x % 2 ? 55 : 40}%)`;
 }
 
-// The multiplication table of a quotient as a grid of cells, each cell the
-// product's colour (data-x, data-y, data-v), P-portion products outlined.
-export function quotientTable(svg, q) {
-  const n = q.order, size = 420, cell = size / n;
+// The multiplication table of a quotient: row x, column y, the product's
+// colour, P-portion products outlined, the elements' words along the axes
+// (as many as fit; every one when the cells are wide enough). The cells are
+// one image drawn on a canvas, k pixels a cell (Q_33 of Dawson's Kayles,
+// 638 elements, is 407,044 cells: as SVG rectangles the page took seconds),
+// kept on the svg as `cells` ({canvas, k, margin}) to be read back; the
+// cell under the pointer is told in `readout`.
+export function quotientTable(svg, q, readout) {
+  const n = q.order, margin = 44, size = 420, cell = size / n;
   svg.replaceChildren();
-  svg.setAttribute("viewBox", `0 0 ${size} ${size}`);
-  const g = svgEl("g", { class: "cells" });
+  svg.setAttribute("viewBox", `0 0 ${margin + size} ${margin + size}`);
+  const k = Math.max(1, Math.min(12, Math.floor(1024 / n)));  // canvas pixels a cell
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = n * k;
+  const ctx = canvas.getContext("2d");
+  const colours = Array.from({ length: n }, (_, v) => elementColour(v, n));
   for (let x = 0; x < n; x++) {
+    const row = q.table[x];
     for (let y = 0; y < n; y++) {
-      const v = q.table[x][y];
-      g.append(svgEl("rect", {
-        x: y * cell, y: x * cell, width: cell, height: cell, fill: elementColour(v, n),
-        class: q.elements[v].p ? "in-p" : "", "data-x": x, "data-y": y, "data-v": v,
-      }, svgEl("title", {}, `${q.elements[x].word} · ${q.elements[y].word} = ${q.elements[v].word}` +
-        (q.elements[v].p ? " (P-portion)" : ""))));
+      ctx.fillStyle = colours[row[y]];
+      ctx.fillRect(y * k, x * k, k, k);
     }
   }
-  svg.append(g);
+  if (k >= 4) {  // the P-portion outlined where a cell has room for it
+    ctx.strokeStyle = "#111";
+    ctx.lineWidth = 1;
+    for (let x = 0; x < n; x++) {
+      for (let y = 0; y < n; y++) if (q.elements[q.table[x][y]].p) ctx.strokeRect(y * k + 0.5, x * k + 0.5, k - 1, k - 1);
+    }
+  }
+  svg.cells = { canvas, k, margin, size };
+  svg.append(svgEl("image", {
+    x: margin, y: margin, width: size, height: size, href: canvas.toDataURL(), class: "cells",
+    "image-rendering": "pixelated", preserveAspectRatio: "none",
+  }));
+  // The axes: every element's word where a label has room, else every step-th.
+  const step = Math.max(1, Math.ceil(11 / cell));
+  const axes = svgEl("g", { class: "axes table-axes" });
+  for (let e = 0; e < n; e += step) {
+    const at = margin + (e + 0.5) * cell, word = q.elements[e].word;
+    axes.append(svgEl("text", { x: margin - 3, y: at + 3, "text-anchor": "end" }, word),
+      svgEl("text", { x: at, y: margin - 4, "text-anchor": "start", transform: `rotate(-60 ${at} ${margin - 4})` }, word));
+  }
+  svg.append(axes);
+  const tell = (event) => {
+    const box = svg.getBoundingClientRect(), scale = (margin + size) / box.width;
+    const px = (event.clientX - box.left) * scale - margin, py = (event.clientY - box.top) * scale - margin;
+    if (px < 0 || py < 0 || px >= size || py >= size) return;
+    const x = Math.floor(py / cell), y = Math.floor(px / cell), v = q.table[x][y];
+    if (readout) readout.textContent = `${q.elements[x].word} · ${q.elements[y].word} = ${q.elements[v].word}` +
+      (q.elements[v].p ? " (in the P-portion)" : "");
+  };
+  svg.onmousemove = tell;
 }
 
 // phi(h) for every heap: the element's number, dark dots in the P-portion.

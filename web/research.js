@@ -91,6 +91,7 @@ export async function quotient(event) {
   $("mq-structure").textContent = "";
   $("mq-idempotents").replaceChildren();
   $("mq-table").replaceChildren();
+  $("mq-cell").textContent = "";
   $("mq-phi").replaceChildren();
   try {
     const q = await api("/api/quotient", params);
@@ -102,7 +103,7 @@ export async function quotient(event) {
       q.generators.map((g) => `${g.name} = heap ${g.heap}`).join(", ") + "; relations " +
       (q.relations.map((r) => `${r.left} = ${r.right}`).join(", ") || "none");
     structure(q);
-    quotientTable($("mq-table"), q);
+    quotientTable($("mq-table"), q, $("mq-cell"));
     phiPlot($("mq-phi"), q);
   } catch (e) {
     $("mq-summary").textContent = "";
