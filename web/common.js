@@ -80,13 +80,14 @@ export function el(tag, attrs = {}, ...children) {
 export const heapsText = (heaps) => heaps.filter((h) => h > 0).join(" ") || "(empty)";
 export const remotenessText = (r) => (r === null ? "not stored" : String(r));
 
-export function showView(name) {
+// `linked`: the address holds more than the view (a linked position), and stays.
+export function showView(name, linked = false) {
   showError(null);  // an error belongs to the view that caused it
   for (const s of document.querySelectorAll(".view")) s.hidden = s.id !== name;
   for (const b of document.querySelectorAll("nav button")) {
     b.classList.toggle("active", b.dataset.view === name);
   }
-  if (location.hash !== "#" + name) history.replaceState(null, "", "#" + name);
+  if (!linked && location.hash !== "#" + name) history.replaceState(null, "", "#" + name);
 }
 
 export let tables = [];

@@ -2,7 +2,7 @@
 // API (the same JSON as `nimtb query --json`, `info --json`, `dump --count
 // --json`), one module per view; this one wires them to the page.
 import { $, guard, loadRules, loadTables, showView } from "./common.js";
-import { boardKeys, game, hint, newGame, retry, showSetupChoices, undo } from "./play.js";
+import { boardKeys, game, hint, newGame, redo, retry, showSetupChoices, startFromLink, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
 import { clearAnswer, describeCell, drawPictures, ex, explore, fitPosition, queryCell } from "./explore.js";
 import { quotient, re, research, sequence } from "./research.js";
@@ -13,6 +13,7 @@ export function wire() {
   for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => showView(b.dataset.view));
   $("play-setup").addEventListener("submit", guard(newGame));
   $("play-undo").addEventListener("click", guard(undo));
+  $("play-redo").addEventListener("click", guard(redo));
   $("play-board").addEventListener("keydown", boardKeys);
   $("play-hint").addEventListener("click", guard(hint));
   $("play-retry").addEventListener("click", guard(retry));
@@ -46,9 +47,11 @@ export function wire() {
   $("sq-form").addEventListener("submit", guard(sequence));
   $("mq-form").addEventListener("submit", guard(quotient));
   wireDownloads();
+  // #view, or #play?rules=...&heaps=... (a linked position: play.js's linkHere).
   const fromHash = () => {
-    const view = location.hash.slice(1);
-    showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play");
+    const [view, query] = location.hash.slice(1).split("?");
+    showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play", query !== undefined);
+    if (view === "play" && query) guard(() => startFromLink(new URLSearchParams(query)))();
   };
   window.addEventListener("hashchange", fromHash);
   fromHash();

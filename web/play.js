@@ -11,6 +11,7 @@ export const game = {
   state: "setup", table: null, convention: "normal", heaps: [], toMove: 0,
   sides: [], level: "perfect", history: [], positions: [], probe: null, draws: [], serial: 0,
   last: null, pending: null,
+  undone: [],  // what Undo took back, latest last: each { history, positions } for Redo
 };
 
 export function setPlayState(state, text) {
@@ -18,11 +19,12 @@ export function setPlayState(state, text) {
   $("play-state").textContent = state;
   $("play-state").dataset.state = state;
   $("play-status").textContent = text;
-  // Undo and Hint work in a game, on a person's move.
+  // Undo, Redo and Hint work in a game, on a person's move.
   const personToMove = state === "human-turn";
   $("play-hint").disabled = !personToMove;
   $("play-undo").disabled = !personToMove ||
     !game.history.some((h) => game.sides[h.mover].human);
+  $("play-redo").disabled = !personToMove || game.undone.length === 0;
   $("play-retry").hidden = !game.pending;
   drawHeaps();  // tokens answer clicks only while the game goes on
 }
@@ -55,8 +57,8 @@ export async function newGame(event) {
     throw e;
   }
   Object.assign(game, {
-    convention: found.info.convention, heaps: found.start, toMove: 0,
-    level, history: [], positions: [], draws: [], last: null, pending: null,
+    rules: found.info.rules, convention: found.info.convention, heaps: found.start, toMove: 0,
+    level, history: [], positions: [], draws: [], last: null, pending: null, undone: [],
   });
   const person = { human: true, name: "you" };
   const computer = { human: false, name: `computer (${level})` };
@@ -70,7 +72,7 @@ export async function newGame(event) {
 }
 
 function clearGame() {
-  Object.assign(game, { table: null, heaps: [], history: [], positions: [], probe: null, last: null, pending: null });
+  Object.assign(game, { table: null, heaps: [], history: [], positions: [], probe: null, last: null, pending: null, undone: [] });
   $("play-table").textContent = "—";
   for (const id of ["play-outcome", "play-value", "play-remoteness"]) $(id).textContent = "—";
   $("play-hint-text").hidden = true;
@@ -93,12 +95,32 @@ export function boardAfter(heaps, move) {
   return out;
 }
 
+// The page's address names the game and the position on the board, so that
+// it can be linked to or bookmarked: #play?rules=octal:0.77&convention=normal&heaps=3,4,5
+// (startFromLink starts a game there).
+function linkHere() {
+  const params = new URLSearchParams({ rules: game.rules, convention: game.convention, heaps: game.heaps.join(",") });
+  history.replaceState(null, "", "#play?" + params);
+}
+
+// A game from a link made by linkHere: the form filled in, then New game.
+export async function startFromLink(params) {
+  if (!params.get("rules") || !params.get("heaps")) return;
+  $("play-rules").value = params.get("rules");
+  $("play-convention").value = params.get("convention") === "misere" ? "misere" : "normal";
+  $("play-layout").value = "hand";
+  $("play-heaps").hidden = false;
+  $("play-heaps").value = params.get("heaps").replaceAll(",", " ");
+  await newGame();
+}
+
 // The answer for the position reached: moves the state machine on.
 async function settle(probe) {
   const serial = game.serial;
   game.probe = probe;
   game.positions.push({ value: probe.value, remoteness: probe.remoteness, wins: probe.to_move_wins,
     mover: game.toMove });
+  linkHere();
   const p = game.probe;
   $("play-outcome").textContent = p.moves.length === 0 ? "no move is left"
     : p.to_move_wins ? "wins (N-position)" : "loses (P-position)";
@@ -169,6 +191,7 @@ export async function apply(move, draw) {
   const heaps = boardAfter(game.heaps, move);
   const probe = await probeOf(heaps);
   if (serial !== game.serial) return;
+  game.undone = [];  // a move of its own ends what Redo could bring back
   game.history.push({ heaps: game.heaps, mover: game.toMove, text: moveText(move), result: heaps });
   if (draw) game.draws.push(draw);
   game.last = { mover: game.toMove, touches: move.touches || [], before: game.heaps };
@@ -317,10 +340,31 @@ export async function undo() {
   do --cut; while (!game.sides[game.history[cut].mover].human);
   const back = game.history[cut];
   const probe = await probeOf(back.heaps);  // nothing changes unless the server answers
+  // For Redo: the moves taken back, and the positions between them (the
+  // one Undo returns to, and the one Redo returns to, settle() adds).
+  game.undone.push({ history: game.history.slice(cut), positions: game.positions.slice(cut + 1, -1) });
   game.history.length = cut;
   game.positions.length = cut;
   game.heaps = back.heaps;
   game.toMove = back.mover;
+  game.last = null;
+  game.pending = null;
+  game.serial += 1;
+  await settle(probe);
+}
+
+// Brings back the moves the last Undo took back, as they were made.
+export async function redo() {
+  if (game.state !== "human-turn") throw new Error("Redo is for a person's move");
+  if (!game.undone.length) throw new Error("nothing to redo");
+  const { history, positions } = game.undone.at(-1);
+  const last = history.at(-1);
+  const probe = await probeOf(last.result);  // nothing changes unless the server answers
+  game.undone.pop();
+  game.history.push(...history);
+  game.positions.push(...positions);
+  game.heaps = last.result;
+  game.toMove = 1 - last.mover;
   game.last = null;
   game.pending = null;
   game.serial += 1;

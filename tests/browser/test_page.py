@@ -491,6 +491,43 @@ class Games(Page):
         self.no_error()
         self.assertTrue(self.history_length() >= 2)
 
+    def test_undo_redo_and_a_linked_position(self):
+        """Redo brings back what Undo took back, as it was, until a move of one's own; the page's
+        address names the game and the position on the board, and opening it starts a game there."""
+        self.driver.get("about:blank")
+        self.driver.get(self.server.url + "#play?rules=kayles&convention=misere&heaps=5,6")
+        self.state("play", ("human-turn",))
+        self.assertEqual(self.board_heaps(), [5, 6])
+        self.assertIn("octal:0.77, misere", self.text("play-table"))
+        self.assertFalse(self.by_id("play-redo").is_enabled())
+        self.driver.find_element(By.CSS_SELECTOR, '#play-board .token[data-heap="1"][data-take="1"]').click()
+        self.settled(2)
+        after, history = self.board_heaps(), [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")]
+        chart = self.driver.execute_script("return window.nimtb.game.positions.length")
+        link = self.driver.current_url
+        self.assertIn("#play?rules=octal%3A0.77&convention=misere&heaps=" + "%2C".join(map(str, after)), link)
+        self.by_id("play-undo").click()
+        self.wait_for(lambda d: self.board_heaps() == [5, 6] and self.history_length() == 0)
+        self.assertTrue(self.by_id("play-redo").is_enabled())
+        self.by_id("play-redo").click()
+        self.wait_for(lambda d: self.history_length() == 2)
+        self.assertEqual(self.board_heaps(), after)
+        self.assertEqual([li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")], history)
+        self.assertEqual(self.driver.execute_script("return window.nimtb.game.positions.length"), chart)
+        self.assertFalse(self.by_id("play-redo").is_enabled())
+        # Undo, then a move of one's own: nothing left to redo.
+        self.by_id("play-undo").click()
+        self.wait_for(lambda d: self.history_length() == 0)
+        self.driver.find_element(By.CSS_SELECTOR, '#play-board .token[data-heap="2"][data-take="1"]').click()
+        self.settled(2)
+        self.assertFalse(self.by_id("play-redo").is_enabled())
+        # The link opens the position it named, in a page of its own.
+        self.driver.get("about:blank")
+        self.driver.get(link)
+        self.state("play", ("human-turn", "game-over"))
+        self.assertEqual(self.board_heaps(), after)
+        self.no_error()
+
     def test_nim_by_the_arrow_keys(self):
         """The board is one stop of the Tab order; the arrows choose the heap and the amount
         (Left takes one more, Up and Down keep the amount), Enter takes: a whole game so. The
