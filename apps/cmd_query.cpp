@@ -1,4 +1,5 @@
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -172,6 +173,15 @@ void answer_misere(const engine::Rule& rule, const engine::MisereQuotient& q,
     std::cout << out;
 }
 
+// The position the words make (query t.h5 3 4 5 is query t.h5 "3 4 5"),
+// or "-" alone to read positions from stdin.
+std::string position_of(const std::vector<std::string>& words) {
+    if (words.empty()) throw UsageError("missing POSITION");
+    if (words.size() > 1 && std::find(words.begin(), words.end(), "-") != words.end())
+        throw UsageError("'-' reads the positions from stdin: give it alone");
+    return fmt::format("{}", fmt::join(words, " "));
+}
+
 // The table to answer from; a sequence or quotient file given in its place
 // is refused with the option that reads it.
 io::Prober open_table(const std::string& path) {
@@ -302,11 +312,8 @@ int answer_from_folder(const po::variables_map& vm, bool json, bool line) {
     const engine::Convention c =
         vm.count("misere") ? engine::Convention::misere : engine::Convention::normal;
     const service::Tablebase folder(vm["tables"].as<std::string>());
-    std::vector<std::string> words =
-        vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    if (words.empty()) throw UsageError("missing POSITION");
-    std::string position;
-    for (const std::string& w : words) position += (position.empty() ? "" : " ") + w;
+    const std::string position = position_of(
+        vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{});
     std::map<std::string, io::Prober> open;
     return answer_each(position, json, [&](const std::string& text) {
         const engine::Heaps heaps = engine::parse_heaps(text);
@@ -388,8 +395,9 @@ int cmd_query(const std::vector<std::string>& args) {
     std::error_code missing;
     if (!periodic && !std::filesystem::exists(table, missing)) {
         // query "3 4 5" or query 3 4 5: the table forgotten, not a file missing.
-        std::string all = table;
-        for (const std::string& w : words) all += " " + w;
+        std::vector<std::string> both{table};
+        both.insert(both.end(), words.begin(), words.end());
+        const std::string all = fmt::format("{}", fmt::join(both, " "));
         bool position_like = true;
         try {
             (void)engine::parse_big_heaps(all);
@@ -405,11 +413,7 @@ int cmd_query(const std::vector<std::string>& args) {
     std::error_code ec;  // a word too long for a file name is not one
     if (periodic && !words.empty() && std::filesystem::is_regular_file(words.front(), ec))
         throw UsageError("give a TABLE or --rules/--sequence/--quotient, not both");
-    if (words.empty()) throw UsageError("missing POSITION");
-    if (words.size() > 1 && std::find(words.begin(), words.end(), "-") != words.end())
-        throw UsageError("'-' reads the positions from stdin: give it alone");
-    std::string position;
-    for (const std::string& w : words) position += (position.empty() ? "" : " ") + w;
+    const std::string position = position_of(words);
     if (periodic) {
         if (line) throw UsageError("--line needs a TABLE");
         // One position: the values it needs where no theorem gives them all.
