@@ -214,12 +214,7 @@ class Table {
         return to_python(service::query_json(prober(), heaps_of(position), line));
     }
     bool contains(const py::object& position) {
-        try {
-            prober().universe().normalise(heaps_of(position));
-            return true;
-        } catch (const NotInTable&) {
-            return false;
-        }
+        return prober().universe().holds(heaps_of(position));
     }
     py::tuple arrays() {
         engine::QuantityArray values, remoteness;

@@ -64,25 +64,12 @@ Tablebase::Tablebase(const std::string& dir, bool must_exist) : dir_(dir) {
     }
 }
 
-namespace {
-
-bool holds(const engine::Universe& u, std::span<const uint32_t> heaps) {
-    try {
-        (void)u.normalise(heaps);  // throws unless the universe holds the heaps
-        return true;
-    } catch (const nimtb::InputError&) {
-        return false;
-    }
-}
-
-}  // namespace
-
 const FolderTable* Tablebase::find(const engine::Rule& rule, engine::Convention c,
                                    std::span<const uint32_t> heaps) const {
     const FolderTable* best = nullptr;
     for (const FolderTable& t : tables_) {
         if (t.rule == rule && t.convention == c && (!best || t.positions < best->positions) &&
-            holds(t.universe, heaps))
+            t.universe.holds(heaps))
             best = &t;
     }
     return best;

@@ -118,6 +118,12 @@ TEST(Positions, RefusalsNameTheOffendingHeap) {
     EXPECT_EQ(u.normalise(nimtb::engine::parse_heaps(" 3 , 4,5 ")), (Heaps{3, 4, 5}));
     const Universe n(nimtb::engine::Bounds::total(12));
     expect_position_refused(n, "6 6 1", "the heaps hold 13 tokens in all");
+    // holds(): what normalise() accepts.
+    EXPECT_TRUE(u.holds(Heaps{0, 7, 3, 0, 1}));
+    EXPECT_FALSE(u.holds(Heaps{1, 2, 3, 4}));
+    EXPECT_FALSE(u.holds(Heaps{8}));
+    EXPECT_TRUE(n.holds(Heaps{6, 6}));
+    EXPECT_FALSE(n.holds(Heaps{6, 6, 1}));
     expect_position_refused(u, "1 2 3 4", "at most 3 heaps of at most 7 tokens");
     expect_position_refused(u, "3 8", "heap 2 has 8 tokens");
     expect_position_refused(u, "99999999999", "too large");

@@ -21,14 +21,8 @@ namespace {
 // The smallest table of the folder that holds `start`, or (solve) one solved now.
 std::shared_ptr<const Catalog::Table> find(ServerState& state, const engine::Rule& rule,
                                            engine::Convention c, const engine::Heaps& start) {
-    return state.catalog.smallest(rule.canonical(), c, [&](const engine::Universe& u) {
-        try {
-            u.normalise(start);  // throws unless the table holds the start
-            return true;
-        } catch (const nimtb::InputError&) {
-            return false;
-        }
-    });
+    return state.catalog.smallest(rule.canonical(), c,
+                                  [&](const engine::Universe& u) { return u.holds(start); });
 }
 
 std::string find_or_solve(ServerState& state, const http::Request& req, const engine::Rule& rule,

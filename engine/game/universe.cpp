@@ -254,6 +254,15 @@ Heaps Universe::normalise(std::span<const uint32_t> heaps) const {
     return sorted;
 }
 
+bool Universe::holds(std::span<const uint32_t> heaps) const {
+    try {
+        (void)normalise(heaps);
+        return true;
+    } catch (const NotInTable&) {
+        return false;
+    }
+}
+
 uint64_t Universe::rank(std::span<const uint32_t> sorted) const {
     if (!is_box()) {
         unsigned zeros = 0;

@@ -121,6 +121,8 @@ class Universe {
     // Checks heaps against the universe (at most K non-empty, each at most H)
     // and returns them sorted and padded; the message names the offending heap.
     Heaps normalise(std::span<const uint32_t> heaps) const;
+    // True when normalise() accepts the heaps: a position of the universe.
+    bool holds(std::span<const uint32_t> heaps) const;
 
     // Rank of sorted, padded heaps (as returned by normalise).
     uint64_t rank(std::span<const uint32_t> sorted) const;
