@@ -46,7 +46,7 @@ ProbeResult Prober::probe_unordered(const engine::Heaps& heaps, bool phrases) {
     for (engine::Move& m : moves_.moves(heaps)) {
         ProbedMove p;
         if (phrases) p.phrase = engine::describe_move(heaps, m.result);
-        // The result keeps the heaps' order, a split's second part appended:
+        // The result keeps the heaps' order, a split's other parts appended:
         // the heaps that differ are the ones the move touched, and the parts
         // beyond the position's length belong to the one heap a split touched
         // (a split lowers the heap it splits, so that heap is a touch).

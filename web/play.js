@@ -81,7 +81,7 @@ function clearGame() {
 }
 
 // The board after a move: each heap it touches replaced, in its place, by
-// what it leaves (a split's two parts side by side), so that heaps keep
+// what it leaves (a split's parts side by side), so that heaps keep
 // their rows; an emptied heap stays as an empty row.
 export function boardAfter(heaps, move) {
   if (!move.touches) return move.result;

@@ -24,7 +24,7 @@
 namespace nimtb::engine {
 
 // One move of a position: the heaps after it, in the order the position was
-// given (a split's second part appended), and the child's rank.
+// given (a split's other parts appended), and the child's rank.
 struct Move {
     Heaps result;
     uint64_t child_rank;
@@ -123,7 +123,7 @@ std::optional<LineShape> line_shape(const Rule& rule, const Universe& u);
 
 // Calls visit(child) for every move of `heaps` (any order, empty heaps
 // allowed) under `rule`. `child` is the position after the move in the same
-// order, a split's second part appended; it is valid during the call only.
+// order, a split's other parts appended; it is valid during the call only.
 // Among equal heaps, one-heap moves touch only the first.
 template <class Visit>
 void for_each_child(const Rule& rule, std::span<const uint32_t> heaps, Visit&& visit);
