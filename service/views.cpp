@@ -86,6 +86,15 @@ nlohmann::json info_json(const io::TableReader& table) {
         {"generator", i.generator},
         {"method", i.method},
     };
+    // What a move can do, for a front end that draws the board: touch one
+    // heap or several, leave up to max_parts heaps of the one it touches,
+    // and whether every move removes tokens (not so where a heap is split
+    // whole, as in Grundy's game). Where all three hold for two parts, a
+    // move knocks down a run of a row of pins, as in Kayles.
+    const engine::Rule& rule = table.rule();
+    j["move_shape"] = {{"one_heap", rule.one_heap()},
+                       {"max_parts", rule.max_parts()},
+                       {"removes_tokens", !rule.keeps_total()}};
     j["transforms"] = {{"value", io::to_string(i.value_transform)}};
     if (i.remoteness_bits) {
         j["quantities"]["remoteness"] = i.remoteness_bits;

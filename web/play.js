@@ -12,7 +12,14 @@ export const game = {
   sides: [], level: "perfect", history: [], positions: [], probe: null, draws: [], serial: 0,
   last: null, pending: null,
   undone: [],  // what Undo took back, latest last: each { history, positions } for Redo
+  pins: false,  // the heaps are rows of pins, a move knocks down a run of them (Kayles)
+  pick: null,   // in pin games, the pin chosen first: { heap, pin }, both from 1
 };
+
+// A rule whose every move takes a run of tokens from one heap and leaves
+// at most the two rows either side of it is played on rows of pins, as
+// Kayles is: its moves are exactly the runs (docs/MOVES.md).
+const playsOnPins = (shape) => shape.one_heap && shape.max_parts === 2 && shape.removes_tokens;
 
 export function setPlayState(state, text) {
   game.state = state;
@@ -59,6 +66,7 @@ export async function newGame(event) {
   Object.assign(game, {
     rules: found.info.rules, convention: found.info.convention, heaps: found.start, toMove: 0,
     level, history: [], positions: [], draws: [], last: null, pending: null, undone: [],
+    pins: playsOnPins(found.info.move_shape), pick: null,
   });
   const person = { human: true, name: "you" };
   const computer = { human: false, name: `computer (${level})` };
@@ -72,7 +80,8 @@ export async function newGame(event) {
 }
 
 function clearGame() {
-  Object.assign(game, { table: null, heaps: [], history: [], positions: [], probe: null, last: null, pending: null, undone: [] });
+  Object.assign(game, { table: null, heaps: [], history: [], positions: [], probe: null, last: null, pending: null,
+    undone: [], pick: null });
   $("play-table").textContent = "—";
   for (const id of ["play-outcome", "play-value", "play-remoteness"]) $(id).textContent = "—";
   $("play-hint-text").hidden = true;
@@ -118,6 +127,7 @@ export async function startFromLink(params) {
 async function settle(probe) {
   const serial = game.serial;
   game.probe = probe;
+  game.pick = null;
   game.positions.push({ value: probe.value, remoteness: probe.remoteness, wins: probe.to_move_wins,
     mover: game.toMove });
   linkHere();
@@ -137,7 +147,10 @@ async function settle(probe) {
     return;
   }
   if (side.human) {
-    setPlayState("human-turn", `${side.name === "you" ? "your" : side.name + "'s"} move: click a token to take it and every token right of it`);
+    const how = game.pins
+      ? "click a pin, then the last pin of the run to knock down (the same pin again to knock it down alone)"
+      : "click a token to take it and every token right of it";
+    setPlayState("human-turn", `${side.name === "you" ? "your" : side.name + "'s"} move: ${how}`);
   } else {
     setPlayState("computer-turn", `${side.name} is thinking`);
     setTimeout(() => { if (serial === game.serial) computerMove(); }, 500);
@@ -182,7 +195,47 @@ export function plainTake(m) {
 
 // A move as the board shows it: heaps numbered from 1 in board order.
 export function moveText(m) {
+  if (game.pins && m.run) {
+    const [a, b] = m.run;
+    const pins = a === b ? `pin ${a}` : `pins ${a}–${b}`;
+    const left = m.touches[0].leaves;
+    return `knock down ${pins} of heap ${m.heap} (the ${m.heap_size})` +
+      (left.length ? `, leaving ${left.join(" and ")}` : "");
+  }
   return plainTake(m) ? `take ${m.take} from heap ${m.heap} (the ${m.heap_size})` : m.move;
+}
+
+// The table's move that makes `wanted` (a take of one heap, given by its
+// size, amount and the sizes it leaves), on heap `heap` of the board: the
+// table lists the moves of the first of equal heaps only, so a move of
+// another heap of that size is its twin's, made on this heap.
+function twinMove(heap, take, leaves) {
+  const size = game.heaps[heap - 1];
+  const sorted = [...leaves].sort((a, b) => a - b).join(",");
+  const same = (x) => x.heap !== null && x.heap_size === size && x.take === take && x.leaves.join(",") === sorted;
+  const twin = game.probe.moves.find((x) => same(x) && x.heap === heap) || game.probe.moves.find(same);
+  return twin && { ...twin, heap, touches: [{ heap, size, leaves }] };
+}
+
+// The move that knocks down pins a..b of a heap (from 1, either order): the
+// rows left of and right of the run stay, in their places.
+function runMove(heap, a, b) {
+  if (a > b) [a, b] = [b, a];
+  const size = game.heaps[heap - 1];
+  const m = twinMove(heap, b - a + 1, [a - 1, size - b].filter((x) => x > 0));
+  return m && { ...m, run: [a, b] };
+}
+
+// The move a click on a token or a pin makes (for a pin, with the pin
+// chosen first), or null where the rule has none.
+function moveAt(button) {
+  const heap = Number(button.dataset.heap);
+  if (!game.pins) {
+    const size = game.heaps[heap - 1], take = Number(button.dataset.take);
+    return twinMove(heap, take, size > take ? [size - take] : []);
+  }
+  const pin = Number(button.dataset.pin);
+  return runMove(heap, game.pick && game.pick.heap === heap ? game.pick.pin : pin, pin);
 }
 
 // Makes `move`: first the answer for the position it leaves, then the move.
@@ -220,6 +273,7 @@ function changedRows() {
 // take from the focused heap, Up and Down go to the heap above or below
 // (taking as many, or all of a smaller heap), Home and End to the first and
 // last heap; Enter or Space takes (the token is a button).
+// In pin games, Escape lets go of the pin chosen first.
 export function boardKeys(e) {
   const from = e.target;
   if (!from.classList || !from.classList.contains("token") || from.disabled) return;
@@ -227,10 +281,16 @@ export function boardKeys(e) {
     .map((r) => [...r.querySelectorAll("button.token:not(:disabled)")]).filter((r) => r.length);
   const r = rows.findIndex((row) => row.includes(from));
   if (r < 0) return;
-  // A row's tokens take all, ..., 2, 1 from left to right.
+  // A row's tokens take all, ..., 2, 1 from left to right; pins keep their
+  // column from row to row.
   const c = rows[r].indexOf(from), take = Number(from.dataset.take);
   const at = (row, col) => rows[row][Math.max(0, Math.min(col, rows[row].length - 1))];
-  const taking = (row) => at(row, rows[row].length - take);  // the same amount, or all of a smaller heap
+  const taking = (row) => game.pins ? at(row, c) : at(row, rows[row].length - take);  // the same amount, or all of a smaller heap
+  if (e.key === "Escape" && game.pick) {
+    e.preventDefault();
+    choosePin(null);
+    return;
+  }
   const to = {
     ArrowLeft: () => at(r, c - 1), ArrowRight: () => at(r, c + 1),
     ArrowUp: () => taking(Math.max(0, r - 1)), ArrowDown: () => taking(Math.min(rows.length - 1, r + 1)),
@@ -246,28 +306,39 @@ export function boardKeys(e) {
 
 export function drawHeaps() {
   const board = $("play-board");
-  // Keyboard focus stays on the board across the redraw: on a token of the
-  // heap it was on, or of the first heap left.
+  // Keyboard focus stays on the board across the redraw: on the same token
+  // or pin where it is still there, else on the heap it was on, else on the
+  // first heap left.
   const focused = document.activeElement;
   const keep = focused && focused.classList && focused.classList.contains("token") && board.contains(focused)
-    ? Number(focused.dataset.heap) : null;
+    ? focused.dataset : null;
   board.replaceChildren();
   const changed = changedRows();
   const who = game.last ? game.sides[game.last.mover].name : "";
+  const over = game.state === "game-over" || !game.probe;
+  const colour = $("play-colour").checked && game.state === "human-turn";
   game.heaps.forEach((size, i) => {
     const mark = changed.get(i);
     const row = el("div", { class: "heap" + (mark ? " changed" : ""), dataset: { heap: i + 1, size } },
       el("span", { class: "heap-label" }, `heap ${i + 1}`));
-    const tokens = el("span", { class: "tokens" });
-    const over = game.state === "game-over";
+    const tokens = el("span", { class: "tokens" + (game.pins ? " pins" : "") });
     for (let t = 0; t < size; ++t) {
-      const take = size - t;
-      tokens.append(el("button", {
-        class: "token", type: "button", title: `take ${take} from heap ${i + 1}`,
-        "aria-label": `take ${take} from heap ${i + 1}`,
-        dataset: { heap: i + 1, take }, onclick: guard(() => takeTokens(i + 1, take)),
-        ...(over ? { disabled: "" } : {}),
-      }));
+      const data = game.pins ? { heap: i + 1, pin: t + 1 } : { heap: i + 1, take: size - t };
+      const label = game.pins ? `pin ${t + 1} of heap ${i + 1}` : `take ${size - t} from heap ${i + 1}`;
+      const button = el("button", { class: "token", type: "button", dataset: data,
+        ...(over ? { disabled: "" } : {}) });
+      button.addEventListener("click", guard(() => (game.pins ? choosePin(data) : takeTokens(data.heap, data.take))));
+      tokens.append(button);
+      const picked = Boolean(game.pick && game.pick.heap === data.heap);
+      if (game.pins) button.setAttribute("aria-pressed", String(picked && game.pick.pin === data.pin));
+      // Where a pin is chosen, the pins that end a run the rule allows.
+      const m = over || (game.pins && game.pick && !picked) ? null : moveAt(button);
+      if (game.pins && picked && m) button.classList.add("reach");
+      const says = colour && m ? (m.wins ? "wins" : "loses") : null;
+      if (says) button.classList.add(says);
+      const text = label + (says ? ` (${says === "wins" ? "a winning" : "a losing"} move)` : "");
+      button.title = text;
+      button.setAttribute("aria-label", text);
     }
     // What the last move took, faded, where it was.
     if (mark && mark.part === 0) {
@@ -281,19 +352,31 @@ export function drawHeaps() {
   // One token is in the Tab order (a roving tabindex): Tab passes the
   // board in one step, and the arrow keys move within it (boardKeys).
   const tokens = [...board.querySelectorAll("button.token:not(:disabled)")];
-  const current = (keep !== null && board.querySelector(`button.token[data-heap="${keep}"]:not(:disabled)`)) || tokens[0];
+  const at = (sel) => board.querySelector(`button.token${sel}:not(:disabled)`);
+  const current = (keep && (at(`[data-heap="${keep.heap}"]${keep.pin ? `[data-pin="${keep.pin}"]` : `[data-take="${keep.take}"]`}`) ||
+    at(`[data-heap="${keep.heap}"]`))) || tokens[0];
   for (const t of tokens) t.tabIndex = t === current ? 0 : -1;
-  if (keep !== null) {
+  if (keep) {
     if (current) current.focus();
     else $("play-new").focus();
   }
-  // Moves a click on a token cannot make (splits, several heaps at once) get buttons.
+  $("play-colour-key").hidden = !colour;
+  // Moves a click cannot make (splits of token games, several heaps at
+  // once) get buttons, in the board's order: the best move is not first.
   const buttons = $("play-move-buttons");
   buttons.replaceChildren();
-  if (game.state !== "game-over" && game.probe) {
-    for (const m of game.probe.moves) {
-      if (plainTake(m)) continue;
-      buttons.append(el("button", { type: "button", class: "move", onclick: guard(() => humanMove(m)) }, m.move));
+  if (!over && !game.pins) {
+    const order = (m) => [m.heap ?? Infinity, m.take ?? 0, ...(m.leaves || m.result)];
+    const before = (a, b) => {
+      const x = order(a), y = order(b);
+      for (let k = 0; k < Math.min(x.length, y.length); ++k) if (x[k] !== y[k]) return x[k] - y[k];
+      return x.length - y.length;
+    };
+    for (const m of game.probe.moves.filter((x) => !plainTake(x)).sort(before)) {
+      const says = colour ? (m.wins ? "wins" : "loses") : null;
+      buttons.append(el("button", { type: "button", class: "move" + (says ? " " + says : ""),
+        ...(says ? { "aria-label": `${m.move} (${says === "wins" ? "a winning" : "a losing"} move)` } : {}),
+        onclick: guard(() => humanMove(m)) }, m.move));
     }
   }
 }
@@ -305,19 +388,42 @@ function changedParts(first, changed) {
   return n;
 }
 
-export async function takeTokens(heap, amount) {
+function checkTurn() {
   if (game.state !== "human-turn") throw new Error(game.state === "game-over" ? "the game is over: press New game" : "it is not your move");
-  // A table lists the moves of the first of equal heaps only: a move of
-  // another heap of that size is its twin's, made on this heap.
-  const size = game.heaps[heap - 1];
-  const same = (x) => plainTake(x) && x.heap_size === size;
-  const twin = game.probe.moves.find((x) => same(x) && x.take === amount && x.heap === heap) ||
-    game.probe.moves.find((x) => same(x) && x.take === amount);
-  const m = twin && { ...twin, heap, touches: twin.touches.map((t) => ({ ...t, heap })) };
+}
+
+export async function takeTokens(heap, amount) {
+  checkTurn();
+  const m = twinMove(heap, amount, game.heaps[heap - 1] > amount ? [game.heaps[heap - 1] - amount] : []);
   if (!m) {
-    const allowed = game.probe.moves.filter(same).map((x) => x.take).sort((a, b) => a - b);
+    const size = game.heaps[heap - 1];
+    const allowed = game.probe.moves.filter((x) => plainTake(x) && x.heap_size === size).map((x) => x.take).sort((a, b) => a - b);
     throw new Error(`the rule does not allow taking ${amount} from heap ${heap}` +
       (allowed.length ? `; you may take ${allowed.join(", ")}` : "; no move is left in it"));
+  }
+  await humanMove(m);
+}
+
+// A pin game's click: the first pin of a run, then its last (the same pin
+// again for that pin alone). A pin of another heap starts again there;
+// null lets go.
+export async function choosePin(pin) {
+  checkTurn();
+  const first = game.pick;
+  if (!pin || !first || first.heap !== pin.heap) {
+    game.pick = pin && { heap: pin.heap, pin: pin.pin };
+    drawHeaps();
+    return;
+  }
+  game.pick = null;
+  const m = runMove(pin.heap, first.pin, pin.pin);
+  if (!m) {
+    drawHeaps();
+    const [a, b] = [first.pin, pin.pin].sort((x, y) => x - y);
+    const takes = [...new Set(game.probe.moves.filter((x) => x.heap !== null && x.heap_size === game.heaps[pin.heap - 1])
+      .map((x) => x.take))].sort((x, y) => x - y);
+    throw new Error(`the rule does not allow knocking down ${a === b ? `pin ${a}` : `pins ${a}–${b}`} of heap ${pin.heap}` +
+      (takes.length ? `; from this heap it knocks down runs of ${takes.join(", ")}, at the places it allows` : "; no move is left in it"));
   }
   await humanMove(m);
 }

@@ -240,9 +240,14 @@ class Page(unittest.TestCase):
             "const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]")
 
 
+KAYLES_MISERE = (["--rules", "kayles", "--misere", "--max-total", "16"], "kayles-misere-n16.h5")
+
+
 class Games(Page):
-    """Whole games of Nim and Northcott, by mouse and by keyboard, against the server's
+    """Whole games of Nim, Kayles and Northcott, by mouse and by keyboard, against the server's
     perfect computer: each computer move waits the page's pause, so these take time."""
+
+    TABLES = [NIM_K3_H15, KAYLES_MISERE]
 
     def game_state(self):
         return self.driver.execute_script(
@@ -277,6 +282,20 @@ class Games(Page):
 
     def click_token(self, heap, take):
         self.driver.find_element(By.CSS_SELECTOR, f'#play-board .token[data-heap="{heap}"][data-take="{take}"]').click()
+
+    def pin(self, heap, pin):
+        return self.driver.find_element(By.CSS_SELECTOR, f'#play-board .token[data-heap="{heap}"][data-pin="{pin}"]')
+
+    def knock(self, heap, first, last):
+        """Knocks down pins first..last of a heap in a pin game (Kayles): two clicks."""
+        self.pin(heap, first).click()
+        self.wait_for(lambda d: self.pin(heap, first).get_attribute("aria-pressed") == "true")
+        self.pin(heap, last).click()
+
+    def pins_marked(self, heap, mark):
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll(`#play-board .token[data-heap='${arguments[0]}'].${arguments[1]}`)]"
+            ".map(p => Number(p.dataset.pin))", heap, mark)
 
     def assert_game_is_the_moves_accepted(self, table):
         """The game the page holds is one chain of moves the server accepted: each move leaves
@@ -406,10 +425,10 @@ class Games(Page):
         self.assertFalse(self.by_id("play-first").is_displayed())
         self.new_game("octal:0.77", "misere", "7 4", opponent="human")
         self.assertEqual(self.board_heaps(), [7, 4])
-        self.driver.find_element(By.XPATH, "//button[@class='move'][text()='take 2 from the 7, leaving 2 and 3']").click()
+        self.knock(1, 3, 4)
         self.wait_for(lambda d: self.history_length() == 1)
         self.assertEqual(self.board_heaps(), [2, 3, 4])
-        self.click_token(3, 1)
+        self.knock(3, 4, 4)
         self.wait_for(lambda d: self.history_length() == 2)
         self.assertEqual(self.board_heaps(), [2, 3, 3])
         # Against the computer: its move is marked on the board, where it was made.
@@ -500,7 +519,7 @@ class Games(Page):
         self.assertEqual(self.board_heaps(), [5, 6])
         self.assertIn("octal:0.77, misere", self.text("play-table"))
         self.assertFalse(self.by_id("play-redo").is_enabled())
-        self.driver.find_element(By.CSS_SELECTOR, '#play-board .token[data-heap="1"][data-take="1"]').click()
+        self.knock(1, 5, 5)
         self.settled(2)
         after, history = self.board_heaps(), [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")]
         chart = self.driver.execute_script("return window.nimtb.game.positions.length")
@@ -518,7 +537,7 @@ class Games(Page):
         # Undo, then a move of one's own: nothing left to redo.
         self.by_id("play-undo").click()
         self.wait_for(lambda d: self.history_length() == 0)
-        self.driver.find_element(By.CSS_SELECTOR, '#play-board .token[data-heap="2"][data-take="1"]').click()
+        self.knock(2, 6, 6)
         self.settled(2)
         self.assertFalse(self.by_id("play-redo").is_enabled())
         # The link opens the position it named, in a page of its own.
@@ -567,6 +586,99 @@ class Games(Page):
                 break
         self.assertEqual(self.text("play-state"), "game-over")
         self.no_error()
+
+    def test_kayles_by_clicking_pins(self):
+        """Kayles is played as Kayles is: a click chooses a pin, a second click the last pin of
+        the run to knock down (the same pin for one); the pins that end a run the rule allows are
+        marked; no move is a text button, none is coloured unless asked."""
+        self.open("play")
+        table = os.path.join(self.tables, KAYLES_MISERE[1])
+        self.new_game("kayles", "misere", "6 7")
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#play-move-buttons button"), [])
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#play-board .wins, #play-board .loses"), [])
+        self.assertFalse(self.by_id("play-colour-key").is_displayed())
+        self.assertIn("click a pin", self.text("play-status"))
+        self.pin(2, 4).click()
+        self.wait_for(lambda d: self.pin(2, 4).get_attribute("aria-pressed") == "true")
+        self.assertEqual(self.pins_marked(2, "reach"), [3, 4, 5])  # Kayles knocks down one pin or two
+        self.assertEqual(self.pins_marked(1, "reach"), [])
+        self.screenshot("play-kayles-pin-chosen")
+        # A run the rule does not allow: refused, nothing changes.
+        self.pin(2, 7).click()
+        self.wait_for(lambda d: "does not allow knocking down pins 4–7 of heap 2" in self.text("error"))
+        self.assertEqual(self.history_length(), 0)
+        self.assertEqual(self.pins_marked(2, "reach"), [])
+        self.knock(2, 5, 4)  # either end first
+        self.settled(2)
+        g = self.game_state()
+        self.assertEqual(g["history"][0]["result"], [6, 3, 2])  # the rows either side of the run, in their places
+        self.assertEqual(g["history"][0]["text"], "knock down pins 4–5 of heap 2 (the 7), leaving 3 and 2")
+        for _ in range(20):
+            if self.text("play-state") == "game-over":
+                break
+            made = self.history_length()
+            heaps = self.board_heaps()
+            last = max(i for i, h in enumerate(heaps) if h) + 1
+            self.knock(last, heaps[last - 1], heaps[last - 1])  # its last pin
+            self.settled(made + 2)
+        self.assertEqual(self.text("play-state"), "game-over")
+        self.no_error()
+        self.assert_game_is_the_moves_accepted(table)
+        self.screenshot("play-kayles")
+
+    def test_kayles_by_the_keyboard_with_moves_coloured(self):
+        """A whole Kayles game by keyboard alone: the rule typed, the colouring switched on, and
+        each move chosen with the arrows and made with Enter (Enter on a pin chooses it, Enter
+        on it again knocks it down, Enter on another pin of its heap the run between; Escape
+        lets go). Coloured, each pin says what knocking it down alone does, as the table says."""
+        self.open("play")
+        table = os.path.join(self.tables, KAYLES_MISERE[1])
+        self.driver.execute_script("document.activeElement.blur()")
+        self.tab_to("e.id === 'play-rules'")
+        ActionChains(self.driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).send_keys("kayles").perform()
+        self.tab_to("e.id === 'play-convention'")
+        self.press("m")  # misère
+        self.tab_to("e.id === 'play-new'")
+        self.press(Keys.ENTER)
+        self.state("play", ("human-turn",))
+        self.assertEqual(self.board_heaps(), [3, 4, 5])
+        self.tab_to("e.id === 'play-colour'")
+        self.press(Keys.SPACE)
+        self.assertTrue(self.by_id("play-colour-key").is_displayed())
+        label = lambda: self.driver.execute_script("return document.activeElement.getAttribute('aria-label')")
+        self.tab_to("e.classList.contains('token')")
+        self.assertRegex(label(), r"^pin 1 of heap 1 \(a (winning|losing) move\)$")
+        # Every pin's colour is what the table says of knocking it down alone.
+        for heap, size in enumerate([3, 4, 5], 1):
+            for p in range(1, size + 1):
+                rest = [3, 4, 5]
+                rest[heap - 1:heap] = [x for x in (p - 1, size - p) if x]
+                lost = not query(table, " ".join(map(str, rest)))["to_move_wins"]
+                self.assertEqual(self.pin(heap, p).get_attribute("class").split()[-1], "wins" if lost else "loses",
+                                 (heap, p))
+        self.screenshot("play-kayles-coloured")
+        self.press(Keys.ARROW_DOWN, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
+        self.assertEqual(label().split(" (")[0], "pin 3 of heap 2")
+        self.press(Keys.ENTER)
+        self.wait_for(lambda d: self.pin(2, 3).get_attribute("aria-pressed") == "true")
+        self.assertEqual(label().split(" (")[0], "pin 3 of heap 2")  # focus stays on the pin chosen
+        self.press(Keys.ESCAPE)
+        self.wait_for(lambda d: self.pin(2, 3).get_attribute("aria-pressed") == "false")
+        self.press(Keys.ENTER, Keys.ARROW_LEFT)
+        self.assertEqual(label().split(" (")[0], "pin 2 of heap 2")
+        self.press(Keys.ENTER)  # knocks down pins 2-3 of heap 2
+        self.settled(2)
+        self.assertEqual(self.game_state()["history"][0]["result"], [3, 1, 1, 5])
+        for _ in range(20):
+            if self.text("play-state") == "game-over":
+                break
+            made = self.history_length()
+            self.press(Keys.HOME, Keys.ENTER, Keys.ENTER)  # a pin of the first heap, alone
+            self.wait_for(lambda d: self.history_length() > made)
+            self.settled(self.history_length() if self.text("play-state") == "game-over" else made + 2)
+        self.assertEqual(self.text("play-state"), "game-over")
+        self.no_error()
+        self.assert_game_is_the_moves_accepted(table)
 
     def test_northcott_with_the_keyboard_alone(self):
         self.open("northcott")
@@ -929,6 +1041,14 @@ class Views(Page):
             self.driver.find_element(By.CSS_SELECTOR, "#play-board button.token").click()
             self.state("play", ("game-over",))
 
+        def kayles_pin_chosen_moves_coloured():
+            self.driver.get("about:blank")
+            self.driver.get(self.server.url + "#play?rules=kayles&convention=normal&heaps=4,5")
+            self.state("play", ("human-turn",))
+            self.by_id("play-colour").click()
+            self.driver.find_element(By.CSS_SELECTOR, '#play-board .token[data-pin="2"]').click()
+            self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, '#play-board .token[aria-pressed="true"]'))
+
         def northcott_over():
             self.open("northcott")
             Select(self.by_id("nc-rows")).select_by_value("2")
@@ -943,6 +1063,7 @@ class Views(Page):
 
         states = [("first load", lambda: self.open("play")), ("refused rule", refused_rule),
                   ("play mid-game", lambda: self.show_everything("play")), ("play over", play_over),
+                  ("kayles, a pin chosen, moves coloured", kayles_pin_chosen_moves_coloured),
                   ("northcott mid-game", lambda: self.show_everything("northcott")),
                   ("northcott over", northcott_over),
                   ("explore", lambda: self.show_everything("explore")),

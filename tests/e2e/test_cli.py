@@ -855,6 +855,32 @@ class Families(Workdir):
         ("octal:0.12", ["--heaps", "3", "--max-heap", "8"], "3 4", "take", ["sprague-grundy"]),
     ]
 
+    def test_move_shape_says_what_a_move_can_do(self):
+        """info's move_shape (which the page reads to draw pins or tokens) agrees with the
+        moves the table lists: none of several heaps where one_heap, no more parts than
+        max_parts (and that many somewhere), no take of nothing where removes_tokens."""
+        for rule, universe, shape in [
+                ("kayles", ["--max-total", "10"], (True, 2, True)),
+                ("octal:0.07", ["--max-total", "10"], (True, 2, True)),
+                ("grundy", ["--max-total", "10"], (True, 2, False)),
+                ("hex:0.F", ["--max-total", "10"], (True, 3, True)),
+                ("subtract:1,3,4", ["--heaps", "3", "--max-heap", "9"], (True, 1, True)),
+                ("wythoff", ["--heaps", "2", "--max-heap", "9"], (False, 1, True))]:
+            with self.subTest(rule=rule):
+                t = self.solve("--rules", rule, *universe, name=rule.replace(":", "-") + ".h5")
+                code, out, err = run("info", t, "--json")
+                j = json.loads(out)["move_shape"]
+                self.assertEqual((j["one_heap"], j["max_parts"], j["removes_tokens"]), shape)
+                moves = []
+                for n in range(1, 9):
+                    code, out, err = run("query", t, f"{n} 1", "--json")
+                    self.assertEqual(code, 0, err)
+                    moves += json.loads(out)["moves"]
+                one = [m for m in moves if m["heap"] is not None]
+                self.assertEqual(len(one) == len(moves), shape[0])
+                self.assertEqual(max(len(m["leaves"]) for m in one), shape[1])
+                self.assertEqual(all(m["take"] > 0 for m in one), shape[2])
+
     def test_every_family_in_both_conventions(self):
         for rule, universe, position, phrase, theorems in self.CASES:
             for conv in ([], ["--misere"]):
