@@ -20,6 +20,7 @@ constexpr const char* QUOTIENT_EXAMPLES = R"(examples:
   nimtb quotient --rules octal:0.77 --max-heap 80     # Kayles
   nimtb quotient --rules nim --max-heap 7 --json      # Bouton's misère Nim: 10 elements
   nimtb quotient --rules octal:0.77 --until-proven    # Kayles, every heap size
+  nimtb quotient --rules kayles --until-proven --latex > kayles.tex   # for a paper
   nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800
   nimtb quotient --rules octal:0.07 --max-heap 100 --time-limit 1800 --max-order 32768
   nimtb quotient --rules octal:0.07 --max-heap 34 --max-copies 2 --max-order 32768 --json
@@ -180,12 +181,14 @@ int cmd_quotient(const std::vector<std::string>& args) {
             .c_str())("analyze",
                       "also say what the quotient is made of: its idempotents, maximal subgroups, "
                       "Archimedean components and kernel, and whether it is tame")(
+        "latex", "print the presentation as LaTeX (the quotient, its generators, the P-portion "
+                 "and phi), ready for a paper")(
         "json", "print JSON")("progress",
                               "draw the progress bar even when stderr is not a terminal");
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "(--rules RULE | --resume FILE) (--max-heap N | --until-proven "
                                     "[--limit N]) [--time-limit S | --max-copies J] "
-                                    "[--max-order N] [-o FILE] [--analyze] [--json]",
+                                    "[--max-order N] [-o FILE] [--analyze] [--json | --latex]",
                                     QUOTIENT_EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules") && !vm->count("resume")) throw UsageError("missing --rules");
@@ -218,6 +221,8 @@ int cmd_quotient(const std::vector<std::string>& args) {
             throw UsageError("--max-copies goes without --until-proven, --time-limit and -o");
         request.max_copies = static_cast<uint32_t>(number(*vm, "max-copies", MAX_COPIES));
     }
+    if (vm->count("latex") && (vm->count("json") || vm->count("analyze") || vm->count("compare")))
+        throw UsageError("--latex goes without --json, --analyze and --compare");
     service::ProgressBar bar("quotient", service::stderr_is_terminal() || vm->count("progress"));
     if (vm->count("compare")) {
         const nlohmann::json c = service::compare_quotients(
@@ -229,6 +234,10 @@ int cmd_quotient(const std::vector<std::string>& args) {
     const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
     bar.finish();
     const bool analyze = vm->count("analyze") > 0;
+    if (vm->count("latex")) {
+        std::cout << service::presentation_latex(request.rule, q);
+        return EXIT_OK;
+    }
     if (vm->count("json")) {
         std::cout << service::quotient_json(request.rule, q, analyze).dump() << "\n";
         return EXIT_OK;
@@ -247,35 +256,7 @@ int cmd_quotient(const std::vector<std::string>& args) {
         out += "orders       |Q_h| for h = 1, 2, ...:";
     }
     for (size_t h = 1; h < q.orders.size(); ++h) out += fmt::format(" {}", q.orders[h]);
-    out += "\ngenerators  ";
-    for (size_t g = 0; g < q.generators.size(); ++g) {
-        out += fmt::format(" {} = heap {}{}", engine::generator_name(g), q.generators[g],
-                           g + 1 < q.generators.size() ? "," : "");
-    }
-    out += "\nrelations   ";
-    for (size_t i = 0; i < q.relations.size(); ++i) {
-        out += fmt::format(" {} = {}{}", engine::word_text(q, q.relations[i].left),
-                           engine::word_text(q, q.relations[i].right),
-                           i + 1 < q.relations.size() ? "," : "");
-    }
-    size_t in_p = 0;
-    std::string p_list;
-    for (uint32_t x = 0; x < m.order; ++x) {
-        if (!m.p[x]) continue;
-        ++in_p;
-        if (in_p <= 40)
-            p_list += fmt::format("{}{}", in_p > 1 ? ", " : "", engine::word_text(q, q.words[x]));
-    }
-    out += fmt::format("\nP-portion    {} element{}: {}{}\n", in_p, in_p == 1 ? "" : "s", p_list,
-                       in_p > 40 ? ", ... (--json lists all)" : "");
-    out += "phi          heap: element\n";
-    for (uint32_t h = 1; h <= m.max_heap(); h += 6) {
-        out += " ";
-        for (uint32_t k = h; k <= std::min(m.max_heap(), h + 5); ++k) {
-            out += fmt::format(" {:>5}: {:<8}", k, engine::word_text(q, q.words[m.phi[k]]));
-        }
-        out += "\n";
-    }
+    out += "\n" + service::presentation_text(q, 40);
     out += fmt::format(
         "checked      predicts the misère outcome of every position with heaps of at most {}",
         m.max_heap());

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "engine/base/errors.h"
 #include "engine/game/standard_form.h"
@@ -278,7 +279,95 @@ nlohmann::json proof_json(const engine::MisereQuotient& q) {
             {"explanation", q.proof->explanation}};
 }
 
+// A word as LaTeX: "a b^3" is "ab^{3}", generator g27 is g_{27}.
+std::string latex_word(const std::string& word) {
+    std::string out, token;
+    std::istringstream in(word);
+    while (in >> token) {
+        const size_t caret = token.find('^');
+        std::string name = token.substr(0, caret);
+        if (name.size() > 1) name = fmt::format("{}_{{{}}}", name.substr(0, 1), name.substr(1));
+        out += name;
+        if (caret != std::string::npos) out += fmt::format("^{{{}}}", token.substr(caret + 1));
+    }
+    return out;
+}
+
 }  // namespace
+
+std::string presentation_text(const engine::MisereQuotient& q, size_t p_shown) {
+    const engine::BipartiteMonoid& m = q.monoid;
+    std::string out = "generators  ";
+    for (size_t g = 0; g < q.generators.size(); ++g) {
+        out += fmt::format(" {} = heap {}{}", engine::generator_name(g), q.generators[g],
+                           g + 1 < q.generators.size() ? "," : "");
+    }
+    out += "\nrelations   ";
+    for (size_t i = 0; i < q.relations.size(); ++i) {
+        out += fmt::format(" {} = {}{}", engine::word_text(q, q.relations[i].left),
+                           engine::word_text(q, q.relations[i].right),
+                           i + 1 < q.relations.size() ? "," : "");
+    }
+    size_t in_p = 0;
+    std::string p_list;
+    for (uint32_t x = 0; x < m.order; ++x) {
+        if (!m.p[x]) continue;
+        ++in_p;
+        if (in_p <= p_shown)
+            p_list += fmt::format("{}{}", in_p > 1 ? ", " : "", engine::word_text(q, q.words[x]));
+    }
+    out += fmt::format("\nP-portion    {} element{}: {}{}\n", in_p, in_p == 1 ? "" : "s", p_list,
+                       in_p > p_shown ? ", ... (--json lists all)" : "");
+    out += "phi          heap: element\n";
+    for (uint32_t h = 1; h <= m.max_heap(); h += 6) {
+        out += " ";
+        for (uint32_t k = h; k <= std::min(m.max_heap(), h + 5); ++k) {
+            out += fmt::format(" {:>5}: {:<8}", k, engine::word_text(q, q.words[m.phi[k]]));
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuotient& q) {
+    const engine::BipartiteMonoid& m = q.monoid;
+    const auto word = [&](const engine::Heaps& w) { return latex_word(engine::word_text(q, w)); };
+    std::string out = fmt::format("% The misère quotient Q_{} of {}: order {} (nimtb quotient)\n",
+                                  m.max_heap(), rule.canonical(), m.order);
+    if (q.proof) out += fmt::format("% {}\n", q.proof->explanation);
+    out += "\\[\n  \\mathcal{Q} = \\left\\langle\\, ";
+    for (size_t g = 0; g < q.generators.size(); ++g)
+        out += (g ? ", " : "") + latex_word(engine::generator_name(g));
+    if (q.generators.empty()) out += "\\ ";
+    out += " \\;\\middle|\\; ";
+    for (size_t i = 0; i < q.relations.size(); ++i) {
+        out += fmt::format("{}{} = {}", i ? ",\\; " : "", word(q.relations[i].left),
+                           word(q.relations[i].right));
+    }
+    out += " \\,\\right\\rangle\n\\]\n\\[\n  ";
+    for (size_t g = 0; g < q.generators.size(); ++g) {
+        out += fmt::format("{}{} = \\Phi({})", g ? ",\\; " : "", latex_word(engine::generator_name(g)),
+                           q.generators[g]);
+    }
+    out += q.generators.empty() ? "\\mathcal{P} = \\{\\, " : ", \\qquad \\mathcal{P} = \\{\\, ";
+    bool first = true;
+    for (uint32_t x = 0; x < m.order; ++x) {
+        if (!m.p[x]) continue;
+        out += (first ? "" : ",\\; ") + word(q.words[x]);
+        first = false;
+    }
+    out += " \\,\\}\n\\]\n";
+    // Phi as Winning Ways tabulates a sequence: ten heaps a row.
+    out += "\\[\n  \\begin{array}{r|*{10}{c}}\n    \\Phi(n) & +0 & +1 & +2 & +3 & +4 & +5 & +6 & +7 & +8 & +9 \\\\ \\hline\n";
+    for (uint32_t row = 0; row <= m.max_heap(); row += 10) {
+        out += fmt::format("    {}", row);
+        for (uint32_t h = row; h < row + 10; ++h)
+            out += h <= m.max_heap() ? " & " + word(q.words[m.phi[h]]) : " &";
+        out += " \\\\\n";
+    }
+    out += "  \\end{array}\n\\]\n";
+    return out;
+}
 
 nlohmann::json standard_form_json(const engine::Rule& rule) {
     const engine::StandardForm form = engine::standard_form(rule);
@@ -380,6 +469,7 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
     }
     j["proof"] = proof_json(q);
     j["max_copies"] = q.max_copies ? nlohmann::json(*q.max_copies) : nlohmann::json(nullptr);
+    j["presentation"] = {{"text", presentation_text(q)}, {"latex", presentation_latex(rule, q)}};
     if (analyze) {
         j["structure"] = structure_json(m);
         j["standard_form"] = standard_form_json(rule);

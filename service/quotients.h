@@ -48,10 +48,19 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& request, const Ho
 // the presentation, each element (its word, its smallest position, in P or
 // not), phi of every heap, the multiplication table, the proof that it is
 // the whole game's quotient (or null), and the cap on copies of the
-// largest heap (null: none; set, the monoid is a predictor, not Q_N).
-// With `analyze`, also "structure": structure_json of its monoid.
+// largest heap (null: none; set, the monoid is a predictor, not Q_N),
+// and "presentation": {"text", "latex"} (below). With `analyze`, also "structure": structure_json of its monoid.
 nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q,
                              bool analyze = false);
+
+// The presentation as the command prints it: generators (each a heap),
+// relations, the P-portion (its first p_shown elements named) and phi of
+// every heap, in the generators' words. quotient_json carries it whole,
+// with presentation_latex: the same as LaTeX (Q = <gens | relations>, the
+// generators as Phi of their heaps, P, and Phi ten heaps a row), ready for
+// a paper.
+std::string presentation_text(const engine::MisereQuotient& q, size_t p_shown = SIZE_MAX);
+std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuotient& q);
 
 // `quotient --analyze`: what the monoid is made of (engine/quotients/
 // structure.h), elements by their index: each idempotent with its maximal

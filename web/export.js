@@ -100,6 +100,12 @@ export function downloadButtons(after, what) {
   if (what.csv) {
     bar.append(button("CSV", async () => [`${name()}.csv`, new Blob([await what.csv()], { type: "text/csv" })]));
   }
+  if (what.text) {
+    bar.append(button("Text", () => [`${name()}.txt`, new Blob([what.text()], { type: "text/plain" })]), " ");
+  }
+  if (what.latex) {
+    bar.append(button("LaTeX", () => [`${name()}.tex`, new Blob([what.latex()], { type: "application/x-tex" })]));
+  }
   after.after(bar);
   return bar;
 }

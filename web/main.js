@@ -101,6 +101,16 @@ function wireDownloads() {
         q.table.flatMap((row, x) => row.map((v, y) => [q.elements[x].word, q.elements[y].word, q.elements[v].word, q.elements[v].p ? 1 : 0])));
     },
   });
+  // The presentation as the command prints it, and as LaTeX (`nimtb quotient --latex`).
+  downloadButtons($("mq-presentation"), {
+    id: "mq-presentation", title: "the presentation", name: () => `${quotientName()}-presentation`,
+    text: () => {
+      const q = need(re.quotient, "compute a quotient");
+      return `rules        ${q.rules} (misère play)\nheaps        at most ${q.max_heap} tokens\norder        ${q.order}\n` +
+        q.presentation.text;
+    },
+    latex: () => need(re.quotient, "compute a quotient").presentation.latex,
+  });
   downloadButtons($("mq-phi"), {
     id: "mq-phi", title: "phi", name: () => `${quotientName()}-phi`, svg: () => $("mq-phi"),
     csv: () => {

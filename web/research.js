@@ -83,6 +83,25 @@ function structure(q) {
       el("td", {}, words(part.p_in_subgroup)))));
 }
 
+// phi heap by heap in the generators' words, ten heaps a row as Winning
+// Ways tabulates a sequence; elements in the P-portion marked.
+function phiWords(q) {
+  const head = el("tr", {}, el("th", { scope: "col" }, "heap"),
+    ...[...Array(10).keys()].map((k) => el("th", { scope: "col" }, `+${k}`)));
+  const rows = [];
+  for (let row = 0; row <= q.max_heap; row += 10) {
+    const cells = [];
+    for (let h = row; h < row + 10 && h <= q.max_heap; ++h) {
+      const x = q.elements[q.phi[h]];
+      cells.push(el("td", { class: x.p ? "p" : "", title: `phi(${h}) = ${x.word}${x.p ? ", in the P-portion" : ""}` },
+        x.word, ...(x.p ? [el("span", { class: "visually-hidden" }, " (P)")] : [])));
+    }
+    rows.push(el("tr", {}, el("th", { scope: "row" }, String(row)), ...cells));
+  }
+  $("mq-phi-words").replaceChildren(
+    el("caption", {}, "phi(n) in the generators' words, heap n = row + column; in the P-portion: dark"), head, ...rows);
+}
+
 export async function quotient(event) {
   if (event) event.preventDefault();
   const params = { rules: $("mq-rules").value.trim(), max_heap: $("mq-max").value };
@@ -93,6 +112,7 @@ export async function quotient(event) {
   $("mq-table").replaceChildren();
   $("mq-cell").textContent = "";
   $("mq-phi").replaceChildren();
+  $("mq-phi-words").replaceChildren();
   try {
     const q = await api("/api/quotient", params);
     re.quotient = q;
@@ -105,6 +125,7 @@ export async function quotient(event) {
     structure(q);
     quotientTable($("mq-table"), q, $("mq-cell"));
     phiPlot($("mq-phi"), q);
+    phiWords(q);
   } catch (e) {
     $("mq-summary").textContent = "";
     throw e;

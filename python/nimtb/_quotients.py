@@ -82,7 +82,9 @@ class Quotient:
     whole game's and ``element`` takes heaps of any size. ``max_copies``,
     when not None, says the last heap was checked only against positions
     with at most that many heaps of ``max_heap``: a predictor for those
-    positions, not a quotient."""
+    positions, not a quotient. ``text`` is the presentation as ``nimtb
+    quotient`` prints it (generators, relations, P-portion, phi), ``latex``
+    the same as ``nimtb quotient --latex`` writes it, ready for a paper."""
 
     rules: str
     max_heap: int
@@ -95,6 +97,8 @@ class Quotient:
     p: npt.NDArray[np.bool_] = dataclasses.field(repr=False)
     phi: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
     table: npt.NDArray[np.uint32] = dataclasses.field(repr=False)
+    text: str = dataclasses.field(repr=False, default="")
+    latex: str = dataclasses.field(repr=False, default="")
     proof: Optional[tuple[int, int]] = None
     stopped: Optional[str] = None
     frontier: Optional[QuotientFrontier] = None
@@ -151,6 +155,7 @@ class Quotient:
             p=np.array([e["p"] for e in j["elements"]], dtype=np.bool_),
             phi=np.array(j["phi"], dtype=np.uint32),
             table=np.array(j["table"], dtype=np.uint32).reshape(j["order"], j["order"]),
+            text=j["presentation"]["text"], latex=j["presentation"]["latex"],
             proof=None if j["proof"] is None else (j["proof"]["preperiod"], j["proof"]["period"]),
             stopped=j["stopped"], max_copies=j["max_copies"],
             frontier=None if j["frontier"] is None else QuotientFrontier(

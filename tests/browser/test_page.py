@@ -1516,6 +1516,22 @@ class Views(Page):
             phi = self.driver.execute_script(
                 "return [...document.querySelectorAll('#mq-phi circle')].map(c => [Number(c.dataset.n), Number(c.dataset.x)])")
             self.assertEqual([x for n, x in sorted(phi)], want["phi"][1:])
+            # phi heap by heap in words, ten a row, the P-portion marked: the command's.
+            cells = self.driver.execute_script(
+                "return [...document.querySelectorAll('#mq-phi-words tr')].slice(1).flatMap(r =>"
+                " [...r.querySelectorAll('td')].map(c => [c.firstChild.textContent, c.classList.contains('p')]))")
+            self.assertEqual(cells, [[want["elements"][x]["word"], want["elements"][x]["p"]] for x in want["phi"]])
+            # The presentation downloads as the command's text and LaTeX.
+            stem = rules.replace(":", "_") + "-presentation"
+            text = self.downloaded("mq-presentation", "text", stem + ".txt").decode()
+            code, printed, err = run("quotient", "--rules", rules, "--max-heap", heap)
+            self.assertEqual(code, 0, err)
+            lines = text.splitlines()
+            self.assertIn("generators", text)
+            self.assertTrue(all(line in printed.splitlines() for line in lines), text)
+            code, latex, err = run("quotient", "--rules", rules, "--max-heap", heap, "--latex")
+            self.assertEqual(code, 0, err)
+            self.assertEqual(self.downloaded("mq-presentation", "latex", stem + ".tex").decode(), latex)
             self.assertIn(f"{want['order']} elements", self.text("mq-summary"))
             self.driver.execute_script("document.getElementById('mq-form').scrollIntoView()")
             self.screenshot("quotient-" + rules.replace(":", "-"))

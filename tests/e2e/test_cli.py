@@ -1095,6 +1095,41 @@ class Families(Workdir):
         self.assertEqual((n, len(idempotents), s["tame"]), (360, 9, None))
         self.assertEqual(q["standard_form"], {"rules": "octal:0.4", "shift": 1, "steps": ["octal:0.4"]})
 
+    def test_quotient_latex_is_the_presentation(self):
+        """--latex writes the presentation --json gives: read back from the LaTeX, the
+        generators with their heaps, every relation, the P-portion and phi of every heap are
+        the JSON's, words rewritten as LaTeX writes them (a b^3 is ab^{3}, g27 is g_{27})."""
+        def tex(word):
+            out = ""
+            for token in word.split():
+                name, _, power = token.partition("^")
+                out += (name[0] + "_{" + name[1:] + "}" if len(name) > 1 else name) + (f"^{{{power}}}" if power else "")
+            return out
+        for rules, heap in (("octal:0.07", "20"), ("kayles", "30"), ("nim", "7")):
+            with self.subTest(rules=rules):
+                code, out, err = run("quotient", "--rules", rules, "--max-heap", heap, "--json")
+                self.assertEqual(code, 0, err)
+                q = json.loads(out)
+                code, latex, err = run("quotient", "--rules", rules, "--max-heap", heap, "--latex")
+                self.assertEqual(code, 0, err)
+                self.assertEqual(latex, q["presentation"]["latex"])
+                self.assertEqual(latex.count("{"), latex.count("}"))
+                self.assertEqual(latex.count("\\["), latex.count("\\]"))
+                gens = re.search(r"\\left\\langle\\, (.*) \\;\\middle\|\\; (.*) \\,\\right\\rangle", latex)
+                self.assertEqual(gens.group(1).split(", "), [tex(g["name"]) for g in q["generators"]])
+                relations = [r for r in gens.group(2).split(",\\; ") if r]
+                self.assertEqual(relations, [f"{tex(r['left'])} = {tex(r['right'])}" for r in q["relations"]])
+                for g in q["generators"]:
+                    self.assertIn(f"{tex(g['name'])} = \\Phi({g['heap']})", latex)
+                p = re.search(r"\\mathcal\{P\} = \\\{\\, (.*) \\,\\\}", latex).group(1).split(",\\; ")
+                self.assertEqual(p, [tex(e["word"]) for e in q["elements"] if e["p"]])
+                rows = re.findall(r"^    (\d+) & (.*) \\\\$", latex, re.M)
+                phi = [w.strip() for _, row in rows for w in row.split("&")]
+                self.assertEqual(phi[:len(q["phi"])], [tex(q["elements"][x]["word"]) for x in q["phi"]])
+                self.assertEqual(phi[len(q["phi"]):], [""] * (len(phi) - len(q["phi"])))
+        code, out, err = run("quotient", "--rules", "kayles", "--max-heap", "9", "--latex", "--json")
+        self.assert_error(code, err, 2, "--latex goes without --json")
+
     def test_quotient_compare(self):
         """--compare: Dawson's Chess and Dawson's Kayles are one game a heap apart, and their
         quotients agree (compared with the shift); Kayles and Dawson's Kayles are two."""
