@@ -725,6 +725,9 @@ def test_quotient_as_python_expects_it(tmp_path):
         p = x == 1 if max(position) <= 1 else x == 0
         assert q.outcome(position) == ("P" if p else "N"), position
     assert q.outcome("3 2 1") == "P" and q.element([]) == 0
+    # The presentation, as the command prints it and writes it as LaTeX.
+    assert q.latex == cli("quotient", "--rules", "nim", "--max-heap", "7", "--latex")[1]
+    assert q.text in cli("quotient", "--rules", "nim", "--max-heap", "7")[1] and "generators" in q.text
     # Against a solved misère table of Kayles.
     k = nimtb.quotient("octal:0.77", 12)
     table = nimtb.solve("octal:0.77", tmp_path / "k.h5", max_total=12, misere=True)
