@@ -86,6 +86,7 @@ int cmd_dump(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
 int cmd_sequence(const std::vector<std::string>& args);
 int cmd_quotient(const std::vector<std::string>& args);
+int cmd_genus(const std::vector<std::string>& args);
 int cmd_play(const std::vector<std::string>& args);
 int cmd_serve(const std::vector<std::string>& args);
 

@@ -26,6 +26,7 @@ commands:
   play      play a game against the perfect computer (or a gentler one, or a person)
   sequence  single-heap values of a rule, to any length, with its proven period
   quotient  the misère quotient of a one-heap rule: misère play of every position, exactly
+  genus     Conway's genus of every heap of a one-heap rule, and where it is wild
   serve     the tables in a browser: play, Northcott's game, explore, count
 
   nimtb COMMAND --help   shows the options of a command, with examples.
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
         {"query", apps::cmd_query},       {"dump", apps::cmd_dump},
         {"verify", apps::cmd_verify},     {"play", apps::cmd_play},
         {"sequence", apps::cmd_sequence}, {"serve", apps::cmd_serve},
-        {"quotient", apps::cmd_quotient},
+        {"quotient", apps::cmd_quotient}, {"genus", apps::cmd_genus},
     };
     const auto it = commands.find(command);
     try {

@@ -369,6 +369,40 @@ std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuo
     return out;
 }
 
+engine::GenusTable compute_genus(const engine::Rule& rule, uint32_t max_heap, const Hooks& hooks) {
+    engine::GenusOptions options;
+    options.progress = hooks.progress;
+    options.cancel = hooks.cancel;
+    return engine::genus_of_heaps(rule, max_heap, options);
+}
+
+std::optional<uint32_t> first_wild_genus(const engine::GenusTable& t) {
+    for (uint32_t h = 0; h < t.heaps.size(); ++h)
+        if (!t.heaps[h].tame()) return h;
+    return std::nullopt;
+}
+
+nlohmann::json genus_json(const engine::Rule& rule, const engine::GenusTable& t) {
+    nlohmann::json heaps = nlohmann::json::array();
+    for (uint32_t h = 0; h < t.heaps.size(); ++h) {
+        const engine::Genus& g = t.heaps[h];
+        heaps.push_back({{"heap", h},
+                         {"normal", g.normal},
+                         {"superscript", g.superscript},
+                         {"genus", g.text()},
+                         {"tame", g.tame()}});
+    }
+    const std::optional<uint32_t> wild = first_wild_genus(t);
+    return {{"rules", rule.canonical()},
+            {"max_heap", t.heaps.size() - 1},
+            {"positions", t.positions},
+            {"sums", t.splits},
+            {"copies", t.copies},
+            {"alternates_from", t.alternates_from},
+            {"first_wild", wild ? nlohmann::json(*wild) : nlohmann::json(nullptr)},
+            {"heaps", heaps}};
+}
+
 nlohmann::json standard_form_json(const engine::Rule& rule) {
     const engine::StandardForm form = engine::standard_form(rule);
     nlohmann::json steps = nlohmann::json::array();

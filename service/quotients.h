@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/game/rules.h"
+#include "engine/quotients/genus.h"
 #include "engine/quotients/misere_play.h"
 #include "engine/quotients/quotient.h"
 #include "service/request/hooks.h"
@@ -61,6 +62,16 @@ nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuoti
 // a paper.
 std::string presentation_text(const engine::MisereQuotient& q, size_t p_shown = SIZE_MAX);
 std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuotient& q);
+
+// `nimtb genus`: the genus of heaps 0..max_heap (engine/quotients/genus.h),
+// progress and Ctrl-C through `hooks`; and its JSON: the rule, how far the
+// computation went (positions, copies of *2, where every superscript
+// alternates), each heap's genus (normal value, superscript, the symbol,
+// tame or not), and the first heap whose genus is not a nim position's.
+engine::GenusTable compute_genus(const engine::Rule& rule, uint32_t max_heap, const Hooks& hooks);
+nlohmann::json genus_json(const engine::Rule& rule, const engine::GenusTable& t);
+// The first heap whose genus is no nim position's (a wild heap), if any.
+std::optional<uint32_t> first_wild_genus(const engine::GenusTable& t);
 
 // `quotient --analyze`: what the monoid is made of (engine/quotients/
 // structure.h), elements by their index: each idempotent with its maximal

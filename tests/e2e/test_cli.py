@@ -1590,6 +1590,148 @@ class Sequences(Workdir):
                              "-o", self.path("g.h5")], b"sequence (")
 
 
+def octal_options(code, heap):
+    """The positions (tuples of non-empty heaps) one move of an octal code leaves of a heap:
+    digit k of the code says whether taking k tokens may leave no heap (1), one (2) or two
+    non-empty heaps (4). Written from the definition, apart from nimtb's move generator."""
+    digits = [int(d) for d in code.split(".")[1]]
+    out = set()
+    for k, d in enumerate(digits, 1):
+        if k > heap:
+            break
+        rest = heap - k
+        if d & 1 and rest == 0:
+            out.add(())
+        if d & 2 and rest > 0:
+            out.add((rest,))
+        if d & 4:
+            out.update((a, rest - a) for a in range(1, rest // 2 + 1) if rest - a > 0)
+    return out
+
+
+def subtraction_options(amounts, heap):
+    return {(heap - s,) if heap > s else () for s in amounts if s <= heap}
+
+
+def brute_genus(options, heap, copies):
+    """g and γ0..γ(copies) of a heap by the definition: Grundy values of the sums heap + n
+    nim-heaps of size 2, every move of every component tried (a *2 goes to *1 or 0, a *1 to
+    0); nothing assumed about sums."""
+    import functools
+
+    @functools.lru_cache(maxsize=None)
+    def value(heaps, twos, ones, misere):
+        seen = set()
+        for i, h in enumerate(heaps):
+            if i and heaps[i - 1] == h:
+                continue
+            for left in options(h):
+                rest = heaps[:i] + heaps[i + 1:] + tuple(x for x in left if x)
+                seen.add(value(tuple(sorted(rest)), twos, ones, misere))
+        if twos:
+            seen.add(value(heaps, twos - 1, ones + 1, misere))
+            seen.add(value(heaps, twos - 1, ones, misere))
+        if ones:
+            seen.add(value(heaps, twos, ones - 1, misere))
+        if not seen:
+            return 1 if misere else 0
+        m = 0
+        while m in seen:
+            m += 1
+        return m
+
+    start = (heap,) if heap else ()
+    return value(start, 0, 0, False), [value(start, n, 0, True) for n in range(copies + 1)]
+
+
+class Genus(unittest.TestCase):
+    """nimtb genus against the definition, a published table and the solver."""
+
+    def genus(self, rules, heap):
+        code, out, err = run("genus", "--rules", rules, "--max-heap", str(heap), "--json")
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    @staticmethod
+    def expand(superscript, length):
+        """The γ sequence a written superscript stands for: its last two values alternate."""
+        g = list(superscript)
+        while len(g) < length:
+            g.append(g[-2])
+        return g[:length]
+
+    def test_equal_to_a_brute_force_over_sums(self):
+        """Kayles, Dawson's Kayles, 0.312 and two subtraction games: each heap's g and γ0..γ6
+        are the Grundy values of the real sums with n nim-heaps of size 2, and each superscript
+        is the shortest whose tail alternates."""
+        games = [("octal:0.77", lambda h: octal_options("0.77", h), 14),
+                 ("octal:0.07", lambda h: octal_options("0.07", h), 16),
+                 ("octal:0.312", lambda h: octal_options("0.312", h), 16),
+                 ("subtract:1,3,4", lambda h: subtraction_options([1, 3, 4], h), 30),
+                 ("subtract:2,5,7", lambda h: subtraction_options([2, 5, 7], h), 30)]
+        for rules, options, top in games:
+            j = self.genus(rules, top)
+            for row in j["heaps"]:
+                with self.subTest(rules=rules, heap=row["heap"]):
+                    g, gammas = brute_genus(options, row["heap"], 6)
+                    self.assertEqual(row["normal"], g)
+                    self.assertEqual(self.expand(row["superscript"], 7), gammas)
+                    sup = row["superscript"]
+                    if len(sup) > 2:  # the shortest: its tail alternates from the last pair, not before
+                        self.assertNotEqual(sup[-1], sup[-3])
+                    self.assertEqual(row["genus"], f"{g}^{{{''.join(map(str, sup))}}}")
+
+    def test_plambecks_table_of_0_312(self):
+        """The single-heap genera Plambeck published for .312 (heaps 1 to 6), his 1^{03131}
+        written as the shortest superscript."""
+        j = self.genus("octal:0.312", 6)
+        self.assertEqual([r["genus"] for r in j["heaps"][1:]],
+                         ["1^{031}", "2^{20}", "0^{02}", "2^{1420}", "0^{02}", "1^{13}"])
+        self.assertEqual(j["first_wild"], 4)
+
+    def test_kayles_by_its_misere_table(self):
+        """In Kayles a heap of 2 is the game *2, so γn of heap h is the misère value the solver
+        stores for h 2 2 ... 2 (n twos)."""
+        d = tempfile.mkdtemp(prefix="nimtb-genus-")
+        try:
+            t = os.path.join(d, "k.h5")
+            code, out, err = run("solve", "--rules", "kayles", "--misere", "--max-total", "22", "-o", t, "--quiet")
+            self.assertEqual(code, 0, err)
+            j = self.genus("kayles", 16)
+            for row in j["heaps"]:
+                gammas = self.expand(row["superscript"], 4)
+                for n in range(4):
+                    position = " ".join([str(row["heap"])] + ["2"] * n)
+                    code, out, err = run("query", t, position, "--json")
+                    self.assertEqual(code, 0, err)
+                    self.assertEqual(json.loads(out)["value"], gammas[n], (row["heap"], n))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_tame_where_the_quotient_is(self):
+        """Kayles and Dawson's Kayles: the first heap whose genus is no nim position's is the
+        first whose quotient is no T_n (quotient --analyze): 5 and 10."""
+        for rules, wild in (("kayles", 5), ("dawsons-kayles", 10)):
+            self.assertEqual(self.genus(rules, 20)["first_wild"], wild)
+            for heap, tame in ((wild - 1, True), (wild, False)):
+                code, out, err = run("quotient", "--rules", rules, "--max-heap", str(heap), "--analyze", "--json")
+                self.assertEqual(code, 0, err)
+                self.assertEqual(json.loads(out)["structure"]["tame"] is not None, tame, (rules, heap))
+
+    def test_refusals(self):
+        code, out, err = run("genus", "--rules", "wythoff", "--max-heap", "5")
+        self.assertEqual(code, 2, err)
+        self.assertIn("touch several heaps", err)
+        code, out, err = run("genus", "--rules", "kayles", "--max-heap", "100")
+        self.assertEqual(code, 1, err)
+        self.assertIn("which reach heap 67", err)
+        code, out, err = run("genus", "--rules", "kayles")
+        self.assertEqual(code, 2, err)
+        self.assertIn("missing --max-heap", err)
+        code, out, err = run("genus", "--rules", "kayles", "--max-heap", "-1")
+        self.assertEqual(code, 2, err)
+
+
 class Help(unittest.TestCase):
     def test_help_and_exit_codes(self):
         code, out, err = run("--help")

@@ -1,0 +1,90 @@
+#pragma once
+// Conway's genus (On Numbers and Games, ch. 12; Winning Ways, ch. 13): the
+// classical description of a game in misère play. The genus of G is
+// g^{γ0 γ1 γ2 ...}: g its normal-play Grundy value and γn the misère Grundy
+// value of G plus n nim-heaps of size 2,
+//
+//   γn(G) = G⁻(G + *2 + ... + *2)   (n copies),
+//
+// where G⁻ is the mex of the options' G⁻, and 1 for a game with no move.
+// Each γ sequence ends alternating between two values; it is written up to
+// the first two values of its alternating tail: *0 is 0^{120} (1, 2, 0, 2,
+// 0, ...), *1 is 1^{031}, *2 is 2^{20}.
+//
+// Computed from the definition, with one lemma: G⁻(X + *1) = G⁻(X) xor 1
+// for every game X (induction on X: the options of X + *1 are X'+*1 and X).
+// So the options of P + n·*2 give, for every position P,
+//
+//   γn(P) = mex({γn(P') : P' an option of P} ∪ {γ(n-1)(P), γ(n-1)(P) xor 1})
+//
+// for n >= 1 (a *2 taken to 0 or to *1), over every position P the heaps
+// reach. Once γN = γ(N-2) at every one of those positions, γ(n+2) = γn for
+// every n >= N-2 (by induction on P, the recursion being the same): the
+// tails are proven to alternate, not assumed to.
+//
+// A rule whose moves leave at most one heap reaches single heaps only;
+// a rule that splits heaps reaches every position of at most max_heap
+// tokens in all, which bounds how far this goes (genus_positions).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/game/rules.h"
+
+namespace nimtb::engine {
+
+struct Genus {
+    uint32_t normal = 0;                // g: the normal-play Grundy value
+    std::vector<uint32_t> superscript;  // γ0 γ1 ... up to the first pair of the alternating tail
+
+    // "0^{120}", "4^{146}"; where a value has two digits, they are
+    // separated by commas: "12^{12,14}".
+    std::string text() const;
+    // The genus of a nim position: 0^{120} or 1^{031} (heaps of one token),
+    // 0^{02}, 1^{13} or g^{g, g xor 2} (some heap of two or more). A game
+    // whose genus is none of these is wild; one whose genus is one of them
+    // may still be wild (the quotient says: quotient --analyze).
+    bool tame() const;
+    bool operator==(const Genus&) const = default;
+};
+
+struct GenusOptions {
+    // (done, total) as the γ layers are computed, on the calling thread.
+    std::function<void(uint64_t, uint64_t)> progress;
+    // Set from any thread to stop: nimtb::Cancelled is thrown.
+    const std::atomic<bool>* cancel = nullptr;
+    // The most positions the computation may hold (each a few bytes and
+    // its moves); past it, ResourceError names the largest heap that fits.
+    uint64_t max_positions = 20'000'000;
+};
+
+// How many copies of *2 the computation tries before giving up: no game met
+// so far needs more than a handful.
+inline constexpr uint32_t MAX_GENUS_COPIES = 64;
+// The largest heap asked for (a rule that splits heaps stops far below, at
+// GenusOptions::max_positions).
+inline constexpr uint32_t MAX_GENUS_HEAP = 1'000'000;
+
+struct GenusTable {
+    std::vector<Genus> heaps;   // heap 0 .. max_heap
+    uint64_t positions = 0;     // the positions whose γ were computed
+    uint32_t copies = 0;        // γ0 .. γ(copies) computed at every one of them
+    uint32_t alternates_from = 0;  // γ(n+2) = γn at every position for n >= this
+    bool splits = false;        // the positions are sums (the rule splits heaps)
+};
+
+// The positions the genus of heaps 0..max_heap needs: max_heap + 1 for a
+// rule that leaves at most one heap, else every position of at most
+// max_heap tokens in all. Throws InputError for a rule whose moves touch
+// several heaps.
+uint64_t genus_positions(const Rule& rule, uint32_t max_heap);
+
+// The genus of every heap 0..max_heap. Throws InputError for a rule whose
+// moves touch several heaps, ResourceError past options.max_positions or
+// when the γ do not settle within MAX_GENUS_COPIES copies of *2.
+GenusTable genus_of_heaps(const Rule& rule, uint32_t max_heap, const GenusOptions& options = {});
+
+}  // namespace nimtb::engine
