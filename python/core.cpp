@@ -436,6 +436,14 @@ py::object quotient(const std::string& rules, uint32_t max_heap, bool until_prov
     return to_python(service::quotient_json(r.rule, q));
 }
 
+py::object genus(const std::string& rules, uint32_t max_heap, const py::object& progress) {
+    const engine::Rule rule = engine::Rule::parse(rules);
+    const engine::GenusTable t = interruptible(
+        [&](const service::Hooks& hooks) { return service::compute_genus(rule, max_heap, hooks); },
+        progress);
+    return to_python(service::genus_json(rule, t));
+}
+
 // Quotient.structure(): the monoid rebuilt from the table and P-portion
 // the Python object holds (checked to be in range: a hand-made one may not be).
 py::object quotient_structure(const py::array_t<uint32_t, py::array::c_style>& table,
@@ -536,4 +544,5 @@ PYBIND11_MODULE(_core, m) {
           py::arg("time_limit"), py::arg("max_order"), py::arg("max_copies"), py::arg("resume"),
           py::arg("progress"));
     m.def("quotient_structure", &quotient_structure, py::arg("table"), py::arg("p"));
+    m.def("genus", &genus, py::arg("rules"), py::arg("max_heap"), py::arg("progress"));
 }

@@ -22,7 +22,8 @@ from . import _core
 from ._common import PathLike as PathLike, Position as Position, PositionLike as PositionLike
 from ._common import Progress as Progress
 from ._errors import InputError, NotInTableError, TableError, TableNotFoundError
-from ._quotients import IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, quotient
+from ._quotients import (Genus, GenusTable, IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, genus,
+                         quotient)
 from ._sequences import HeapMove, Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
 from ._tables import (Answer, Check, FolderTable, Move, Table, Tablebase, Touch, Verification,
                       open_tablebase, solve)
@@ -30,10 +31,10 @@ from ._tables import (Answer, Check, FolderTable, Move, Table, Tablebase, Touch,
 __version__: str = _core.__version__
 
 __all__ = [
-    "Answer", "Check", "FolderTable", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
+    "Answer", "Check", "FolderTable", "Genus", "GenusTable", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
     "PositionLike", "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier",
     "QuotientStructure", "Sequence", "Table", "Tablebase",
-    "TableError", "TableNotFoundError", "Touch", "Verification", "__version__", "open_tablebase", "quotient", "read_sequence", "sequence",
+    "TableError", "TableNotFoundError", "Touch", "Verification", "__version__", "genus", "open_tablebase", "quotient", "read_sequence", "sequence",
     "solve",
 ]
 

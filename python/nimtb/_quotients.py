@@ -203,3 +203,58 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven,
                                        seconds or 0, order, copies,
                                        None if resume is None else _path(resume, "resume"), progress))
+
+
+@dataclass(frozen=True)
+class Genus:
+    """Conway's genus of one heap, g^{γ0γ1...} (``nimtb genus``;
+    docs/QUOTIENTS.md): ``normal`` is g, ``superscript`` γ0, γ1, ... up to
+    the first two values of its alternating tail, ``text`` the symbol
+    ("4^{146}"), ``tame`` whether it is the genus of a nim position."""
+
+    heap: int
+    normal: int
+    superscript: tuple[int, ...]
+    text: str
+    tame: bool
+
+    def gamma(self, n: int) -> int:
+        """γn: the misère Grundy value of the heap plus n nim-heaps of size 2."""
+        s = self.superscript
+        if n < len(s):
+            return s[n]
+        return s[len(s) - 2 + (n - len(s)) % 2]
+
+
+@dataclass(frozen=True)
+class GenusTable:
+    """The genus of every heap 0 .. ``max_heap`` of a rule: ``heaps[h]``;
+    ``first_wild`` the first heap whose genus is no nim position's (None:
+    every one is); ``positions`` the positions computed (sums of heaps for a
+    rule that splits them); the superscripts alternate from
+    ``alternates_from`` on at every one of them, proven."""
+
+    rules: str
+    max_heap: int
+    heaps: tuple[Genus, ...]
+    first_wild: Optional[int]
+    positions: int
+    alternates_from: int
+
+
+def genus(rules: str, max_heap: int, *, progress: Optional[Progress] = None) -> GenusTable:
+    """Conway's genus of every heap up to ``max_heap`` (0 .. 1000000), as
+    ``nimtb genus`` computes it: from the definition over every position the
+    heaps reach. Raises InputError for a rule whose moves touch several
+    heaps, MemoryError past 20 million positions (for a rule that splits
+    heaps: every position of at most ``max_heap`` tokens in all; the
+    message names the largest heap that fits). Ctrl-C stops it."""
+    bound = _whole(max_heap, "max_heap")
+    if not 0 <= bound <= 1_000_000:
+        raise InputError(f"max_heap must be 0 to 1000000, not {bound}")
+    j = _core.genus(rules, bound, progress)
+    return GenusTable(
+        rules=j["rules"], max_heap=j["max_heap"],
+        heaps=tuple(Genus(heap=h["heap"], normal=h["normal"], superscript=tuple(h["superscript"]),
+                          text=h["genus"], tame=h["tame"]) for h in j["heaps"]),
+        first_wild=j["first_wild"], positions=j["positions"], alternates_from=j["alternates_from"])

@@ -791,6 +791,21 @@ def test_quotient_as_python_expects_it(tmp_path):
     with pytest.raises(TypeError, match="time_limit is a whole number"):
         nimtb.quotient("nim", 5, time_limit=1.5)
 
+def test_genus_is_the_commands():
+    t = nimtb.genus("kayles", 20)
+    code, out, err = cli("genus", "--rules", "kayles", "--max-heap", "20", "--json")
+    assert code == 0, err
+    j = json.loads(out)
+    assert [h.text for h in t.heaps] == [h["genus"] for h in j["heaps"]]
+    assert t.first_wild == 5 and not t.heaps[5].tame and t.heaps[4].tame
+    g = t.heaps[5]  # 4^{146}: 1, 4, 6, 4, 6, ...
+    assert (g.normal, [g.gamma(n) for n in range(6)]) == (4, [1, 4, 6, 4, 6, 4])
+    with pytest.raises(nimtb.InputError, match="several heaps"):
+        nimtb.genus("wythoff", 5)
+    with pytest.raises(MemoryError, match="heap 67"):
+        nimtb.genus("kayles", 100)
+
+
 def test_quotient_with_a_cap_on_the_largest_heap(tmp_path):
     # 0.6 to heap 16, checked only against positions with at most one heap
     # of 16: a predictor, smaller than Q_16, right on every such position of
