@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace nimtb::engine {
 
@@ -38,12 +39,8 @@ LineCheck::LineCheck(const Universe& u, Convention convention, bool remoteness)
       normal_(convention == Convention::normal),
       remoteness_(remoteness),
       words_(words_for(u)) {
-    const uint64_t n = line_count(u);
-    values_ = LargeBuffer(n * words_ * sizeof(uint64_t));
-    if (remoteness_) {
-        max_r_ = LargeBuffer(n * sizeof(uint16_t));
-        neg_min_p_r_ = LargeBuffer(n * sizeof(uint16_t));
-    }
+    stride_ = 8 * words_ + (remoteness_ ? 4 : 0);
+    lines_store_ = LargeBuffer(line_count(u) * stride_);
 }
 
 void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uint32_t& want_value,
@@ -65,18 +62,27 @@ void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uin
     }
 
     // 2. What the children say: the union of the prefixes of the lines.
-    uint64_t* values = static_cast<uint64_t*>(values_.data());
-    uint16_t* max_rs = static_cast<uint16_t*>(max_r_.data());
-    uint16_t* neg_min_p_rs = static_cast<uint16_t*>(neg_min_p_r_.data());
+    // A line's record: its value set, then its largest remoteness and NONE
+    // minus its smallest P remoteness (unaligned: records are packed).
+    uint8_t* store = static_cast<uint8_t*>(lines_store_.data());
+    const auto load16 = [](const uint8_t* at) {
+        uint16_t x;
+        std::memcpy(&x, at, 2);
+        return x;
+    };
     uint64_t seen[8] = {};
     uint32_t max_r = 0, min_p_r = NONE;
     bool any_child = false;
     for (unsigned i = 0; i < count; ++i) {
-        const uint64_t* v = &values[line[i] * words_];
-        for (unsigned w = 0; w < words_; ++w) seen[w] |= v[w];
+        const uint8_t* rec = store + line[i] * stride_;
+        for (unsigned w = 0; w < words_; ++w) {
+            uint64_t v;
+            std::memcpy(&v, rec + 8 * w, 8);
+            seen[w] |= v;
+        }
         if (remoteness_) {
-            max_r = std::max<uint32_t>(max_r, max_rs[line[i]]);
-            min_p_r = std::min<uint32_t>(min_p_r, NONE - neg_min_p_rs[line[i]]);
+            max_r = std::max<uint32_t>(max_r, load16(rec + 8 * words_));
+            min_p_r = std::min<uint32_t>(min_p_r, NONE - load16(rec + 8 * words_ + 2));
         }
     }
     for (unsigned r = 0; r < k; ++r) any_child |= a[r] > 0;
@@ -91,14 +97,23 @@ void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uin
     }
 
     // 3. The position joins its lines, with what the table says of it.
+    const uint16_t r = static_cast<uint16_t>(std::min<uint32_t>(remoteness, NONE - 1));
     for (unsigned i = 0; i < count; ++i) {
-        if (value < 64 * words_)
-            values[line[i] * words_ + value / 64] |= uint64_t{1} << (value % 64);
+        uint8_t* rec = store + line[i] * stride_;
+        if (value < 64 * words_) {
+            uint8_t* word = rec + 8 * (value / 64);
+            uint64_t v;
+            std::memcpy(&v, word, 8);
+            v |= uint64_t{1} << (value % 64);
+            std::memcpy(word, &v, 8);
+        }
         if (remoteness_) {
-            const uint16_t r = static_cast<uint16_t>(std::min<uint32_t>(remoteness, NONE - 1));
-            max_rs[line[i]] = std::max(max_rs[line[i]], r);
-            if (value == 0)
-                neg_min_p_rs[line[i]] = std::max<uint16_t>(neg_min_p_rs[line[i]], NONE - r);
+            const uint16_t m = std::max(load16(rec + 8 * words_), r);
+            std::memcpy(rec + 8 * words_, &m, 2);
+            if (value == 0) {
+                const uint16_t n = std::max<uint16_t>(load16(rec + 8 * words_ + 2), NONE - r);
+                std::memcpy(rec + 8 * words_ + 2, &n, 2);
+            }
         }
     }
 }

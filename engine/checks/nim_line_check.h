@@ -23,7 +23,7 @@
 //
 // Lines are the multisets of K - 1 heaps of at most H: C(H + K - 1, K - 1)
 // of them, 8 bytes of value set (a word for each 64 values) and 4 of
-// remoteness each; for K = 7, H = 63, 1.4 GB, for K = 8 14.4 GB, in huge
+// remoteness each, packed in one record a line; for K = 7, H = 63, 1.4 GB, for K = 8 14.4 GB, in huge
 // pages (LargeBuffer): the look-ups roam over all of it.
 
 #include <cstdint>
@@ -59,10 +59,13 @@ class LineCheck {
     Universe lines_;  // the box of K - 1 heaps: its ranks index the lines
     bool normal_, remoteness_;
     unsigned words_;  // 64-bit words of value set per line
-    LargeBuffer values_;
-    // Per line: the largest remoteness, and NONE minus the smallest
-    // remoteness of a P-position (0, as the buffer starts: none yet).
-    LargeBuffer max_r_, neg_min_p_r_;
+    // Per line, one packed record of `stride_` bytes (a line's look-up
+    // touches one cache line or two, not one per field): the value set,
+    // then (with remoteness) the largest remoteness and NONE minus the
+    // smallest remoteness of a P-position (0, as the buffer starts: none
+    // yet), 16 bits each.
+    unsigned stride_ = 0;
+    LargeBuffer lines_store_;
 };
 
 }  // namespace nimtb::engine
