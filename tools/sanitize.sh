@@ -2,7 +2,9 @@
 # Builds nimtb with sanitizers and runs the tests under them.
 #
 #   tools/sanitize.sh address   AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer,
-#                               the suite but the few long tests named below (build-asan/)
+#                               the suite but the few long tests named below (build-asan/,
+#                               which also builds the libFuzzer harnesses for
+#                               FUZZ_BUILD=build-asan tools/fuzz.sh)
 #   tools/sanitize.sh thread    ThreadSanitizer on the parallel solver, verify and writer
 #                               tests (build-tsan/)
 #   tools/sanitize.sh           both
@@ -37,6 +39,7 @@ for kind in "${KINDS[@]}"; do
             -DCMAKE_BUILD_TYPE=RelWithDebInfo \
             -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1" -DCMAKE_UNITY_BUILD=ON \
             -DNIMTB_SANITIZE="$flags" -DNIMTB_BUILD_BENCHMARKS=OFF \
+            -DNIMTB_FUZZ_HARNESSES=$([[ $kind == address ]] && echo ON || echo OFF) \
             -DNIMTB_BUILD_MPI=$([[ $kind == address ]] && echo ON || echo OFF) >&2
     fi
     # TSan runs only the two unit-test programs below: the rest is not built.
