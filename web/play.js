@@ -205,10 +205,10 @@ export function moveText(m) {
   return plainTake(m) ? `take ${m.take} from heap ${m.heap} (the ${m.heap_size})` : m.move;
 }
 
-// The table's move that makes `wanted` (a take of one heap, given by its
-// size, amount and the sizes it leaves), on heap `heap` of the board: the
-// table lists the moves of the first of equal heaps only, so a move of
-// another heap of that size is its twin's, made on this heap.
+// The table's move that takes `take` tokens from heap `heap` of the board
+// and leaves `leaves` there (in board order, empty rows left out), or
+// undefined: the table lists the moves of the first of equal heaps only,
+// so a move of another heap of that size is its twin's, made on this heap.
 function twinMove(heap, take, leaves) {
   const size = game.heaps[heap - 1];
   const sorted = [...leaves].sort((a, b) => a - b).join(",");
@@ -272,8 +272,10 @@ function changedRows() {
 // The board by keyboard: Left and Right choose one token more or fewer to
 // take from the focused heap, Up and Down go to the heap above or below
 // (taking as many, or all of a smaller heap), Home and End to the first and
-// last heap; Enter or Space takes (the token is a button).
-// In pin games, Escape lets go of the pin chosen first.
+// last heap; Enter or Space takes (the token is a button). In pin games
+// Left and Right go to the next pin, Up and Down keep the column, Enter
+// chooses a pin and then knocks down the run to the pin it is pressed on,
+// and Escape lets go of the pin chosen.
 export function boardKeys(e) {
   const from = e.target;
   if (!from.classList || !from.classList.contains("token") || from.disabled) return;
