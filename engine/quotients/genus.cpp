@@ -44,9 +44,11 @@ Closure closure_of(const Rule& rule, uint32_t max_heap, const GenusOptions& opti
     };
     const uint64_t size = genus_positions(rule, max_heap);
     if (size > options.max_positions)
-        throw too_many(fmt::format("the values of {} positions (every position of at most {} "
-                                   "tokens in all)",
-                                   size, max_heap));
+        throw too_many(fmt::format("the values of {} (every position of at most {} tokens in all)",
+                                   size == std::numeric_limits<uint64_t>::max()
+                                       ? std::string("more positions than a table can hold")
+                                       : fmt::format("{} positions", size),
+                                   max_heap));
     c.first.reserve(size + 1);
     c.first.push_back(0);
     if (!c.splits) {
