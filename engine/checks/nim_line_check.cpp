@@ -45,7 +45,22 @@ LineCheck::LineCheck(const Universe& u, Convention convention, bool remoteness)
 
 void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uint32_t& want_value,
                      uint32_t& want_remoteness) {
+    // Compiled for the common shapes (values below 64: one word a line;
+    // with and without remoteness), so that their loops and flags fold away.
+    if (words_ == 1) {
+        if (remoteness_) return next_as<1, true>(a, value, remoteness, want_value, want_remoteness);
+        return next_as<1, false>(a, value, remoteness, want_value, want_remoteness);
+    }
+    if (remoteness_) return next_as<0, true>(a, value, remoteness, want_value, want_remoteness);
+    next_as<0, false>(a, value, remoteness, want_value, want_remoteness);
+}
+
+template <unsigned WORDS, bool REMOTENESS>
+void LineCheck::next_as(const uint32_t* a, uint32_t value, uint32_t remoteness,
+                        uint32_t& want_value, uint32_t& want_remoteness) {
     const unsigned k = u_.max_heaps();
+    const unsigned words = WORDS ? WORDS : words_;
+    const uint64_t stride = WORDS ? 8 * WORDS + (REMOTENESS ? 4 : 0) : stride_;
     // 1. The lines of the position: one per distinct heap size, found by
     // leaving that heap out. Removing a[r] keeps the terms of the heaps
     // below it and moves every heap above it down one index.
@@ -74,15 +89,15 @@ void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uin
     uint32_t max_r = 0, min_p_r = NONE;
     bool any_child = false;
     for (unsigned i = 0; i < count; ++i) {
-        const uint8_t* rec = store + line[i] * stride_;
-        for (unsigned w = 0; w < words_; ++w) {
+        const uint8_t* rec = store + line[i] * stride;
+        for (unsigned w = 0; w < words; ++w) {
             uint64_t v;
             std::memcpy(&v, rec + 8 * w, 8);
             seen[w] |= v;
         }
-        if (remoteness_) {
-            max_r = std::max<uint32_t>(max_r, load16(rec + 8 * words_));
-            min_p_r = std::min<uint32_t>(min_p_r, NONE - load16(rec + 8 * words_ + 2));
+        if (REMOTENESS) {
+            max_r = std::max<uint32_t>(max_r, load16(rec + 8 * words));
+            min_p_r = std::min<uint32_t>(min_p_r, NONE - load16(rec + 8 * words + 2));
         }
     }
     for (unsigned r = 0; r < k; ++r) any_child |= a[r] > 0;
@@ -91,28 +106,28 @@ void LineCheck::next(const uint32_t* a, uint32_t value, uint32_t remoteness, uin
         want_remoteness = 0;
     } else {
         unsigned w = 0;
-        while (w < words_ && seen[w] == ~uint64_t{0}) ++w;
-        want_value = w * 64 + (w < words_ ? std::countr_one(seen[w]) : 0);
+        while (w < words && seen[w] == ~uint64_t{0}) ++w;
+        want_value = w * 64 + (w < words ? std::countr_one(seen[w]) : 0);
         want_remoteness = want_value == 0 ? 1 + max_r : min_p_r == NONE ? 0 : 1 + min_p_r;
     }
 
     // 3. The position joins its lines, with what the table says of it.
     const uint16_t r = static_cast<uint16_t>(std::min<uint32_t>(remoteness, NONE - 1));
     for (unsigned i = 0; i < count; ++i) {
-        uint8_t* rec = store + line[i] * stride_;
-        if (value < 64 * words_) {
+        uint8_t* rec = store + line[i] * stride;
+        if (value < 64 * words) {
             uint8_t* word = rec + 8 * (value / 64);
             uint64_t v;
             std::memcpy(&v, word, 8);
             v |= uint64_t{1} << (value % 64);
             std::memcpy(word, &v, 8);
         }
-        if (remoteness_) {
-            const uint16_t m = std::max(load16(rec + 8 * words_), r);
-            std::memcpy(rec + 8 * words_, &m, 2);
+        if (REMOTENESS) {
+            const uint16_t m = std::max(load16(rec + 8 * words), r);
+            std::memcpy(rec + 8 * words, &m, 2);
             if (value == 0) {
-                const uint16_t n = std::max<uint16_t>(load16(rec + 8 * words_ + 2), NONE - r);
-                std::memcpy(rec + 8 * words_ + 2, &n, 2);
+                const uint16_t n = std::max<uint16_t>(load16(rec + 8 * words + 2), NONE - r);
+                std::memcpy(rec + 8 * words + 2, &n, 2);
             }
         }
     }

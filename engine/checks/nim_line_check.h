@@ -55,6 +55,11 @@ class LineCheck {
               uint32_t& want_remoteness);
 
   private:
+    // next() for WORDS words a line (0: words_) and with or without remoteness.
+    template <unsigned WORDS, bool REMOTENESS>
+    void next_as(const uint32_t* sorted, uint32_t value, uint32_t remoteness, uint32_t& want_value,
+                 uint32_t& want_remoteness);
+
     const Universe& u_;
     Universe lines_;  // the box of K - 1 heaps: its ranks index the lines
     bool normal_, remoteness_;

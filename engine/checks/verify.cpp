@@ -138,6 +138,7 @@ struct Context {
     bool normal;
     unsigned moore_k;
     const BipartiteMonoid* quotient;  // misère tables of one-heap rules, when computed
+    bool values_are_heaps = false;    // normal_single[h] = h for every h (Nim)
 };
 
 // Adds one to counts[i], growing it as needed.
@@ -230,21 +231,29 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
         }
 
         // 2-7. The theorems and the finding.
-        uint32_t x = 0, xs = 0;
-        for (unsigned i = 0; i < k; ++i) {
-            x ^= single[heaps[i]];
-            xs ^= heaps[i];
+        if (sg.applies) {
+            uint32_t x = 0;
+            for (unsigned i = 0; i < k; ++i) x ^= single[heaps[i]];
+            record(sg, v == x, heaps.data(), k, rank, v, x);
         }
-        if (sg.applies) record(sg, v == x, heaps.data(), k, rank, v, x);
-        if (bouton.applies) record(bouton, v == xs, heaps.data(), k, rank, v, xs);
+        if (bouton.applies) {
+            uint32_t xs = 0;
+            for (unsigned i = 0; i < k; ++i) xs ^= heaps[i];
+            record(bouton, v == xs, heaps.data(), k, rank, v, xs);
+        }
+        bool misere_p = false;
         if (misere.applies) {
-            const bool p = misere_nim_p(heaps.data(), k);
-            record(misere, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
-                   Quantity::outcome);
+            misere_p = misere_nim_p(heaps.data(), k);
+            record(misere, (v == 0) == misere_p, heaps.data(), k, rank, v == 0 ? 0 : 1,
+                   misere_p ? 0 : 1, Quantity::outcome);
         }
         if (misere_values.applies) {
-            for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
-            const bool p = misere_nim_p(g.data(), k);
+            // For Nim the values are the heaps themselves: the rule's answer is Bouton's.
+            bool p = misere_p;
+            if (!(misere.applies && ctx.values_are_heaps)) {
+                for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
+                p = misere_nim_p(g.data(), k);
+            }
             record(misere_values, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
                    Quantity::outcome);
         }
@@ -442,13 +451,18 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
         // The normal-play values of single heaps, by the Sprague-Grundy method.
         normal_single = grundy_sequence(rule, u.max_heap_size());
     }
-    const Context ctx{u,
-                      MoveGenerator(rule, u),
-                      report.single_heaps.values,
-                      normal_single,
-                      normal,
-                      rule.kind() == RuleKind::moore ? rule.moore_k() : 0,
-                      quotient ? &*quotient : nullptr};
+    Context ctx{u,
+                MoveGenerator(rule, u),
+                report.single_heaps.values,
+                normal_single,
+                normal,
+                rule.kind() == RuleKind::moore ? rule.moore_k() : 0,
+                quotient ? &*quotient : nullptr};
+    // Where the single heaps' normal values are the heaps themselves (Nim),
+    // the rule on values is Bouton's misère rule on the heaps: one answer for both.
+    ctx.values_are_heaps = !normal_single.empty();
+    for (uint32_t h = 0; h < normal_single.size(); ++h)
+        ctx.values_are_heaps = ctx.values_are_heaps && normal_single[h] == h;
     // Nim in a box: the consistency check line by line (line_check.h), in
     // one pass in rank order, when its lines fit in the memory left (the
     // table is in memory already, or streams from disk); a quarter is kept
