@@ -194,11 +194,15 @@ export function plainTake(m) {
 }
 
 // A move as the board shows it: heaps numbered from 1 in board order.
+// In pin games every move is a run knocked down; the computer's moves come
+// from the table, whose parts the board keeps in ascending order (a take
+// from an end leaves the row on the left), which places their run.
 export function moveText(m) {
-  if (game.pins && m.run) {
-    const [a, b] = m.run;
-    const pins = a === b ? `pin ${a}` : `pins ${a}–${b}`;
+  if (game.pins && m.heap !== null) {
     const left = m.touches[0].leaves;
+    const a = m.run ? m.run[0] : (left.length ? left[0] : 0) + 1;
+    const b = m.run ? m.run[1] : a + m.take - 1;
+    const pins = a === b ? `pin ${a}` : `pins ${a}–${b}`;
     return `knock down ${pins} of heap ${m.heap} (the ${m.heap_size})` +
       (left.length ? `, leaving ${left.join(" and ")}` : "");
   }

@@ -624,6 +624,11 @@ class Games(Page):
         self.assertEqual(self.text("play-state"), "game-over")
         self.no_error()
         self.assert_game_is_the_moves_accepted(table)
+        # Both players' moves in one vocabulary: runs of pins knocked down.
+        history = [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")]
+        for line in history:
+            self.assertRegex(line, r"^(you|computer \(perfect\)): knock down pins? \d+(–\d+)? of heap \d+ "
+                                   r"\(the \d+\)(, leaving \d+( and \d+)?)?$")
         self.screenshot("play-kayles")
 
     def test_kayles_by_the_keyboard_with_moves_coloured(self):
