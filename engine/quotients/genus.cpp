@@ -42,6 +42,11 @@ Closure closure_of(const Rule& rule, uint32_t max_heap, const GenusOptions& opti
             "heap {}: ask for fewer heaps",
             max_heap, what, options.max_positions, fits));
     };
+    const auto too_many_moves = [&](const std::string& where) {
+        return ResourceError(fmt::format("the genus of heaps up to {} needs more than {} moves "
+                                         "(the limit was passed at {}): ask for fewer heaps",
+                                         max_heap, MAX_MOVES, where));
+    };
     const uint64_t size = genus_positions(rule, max_heap);
     if (size > options.max_positions)
         throw too_many(fmt::format("the values of {} (every position of at most {} tokens in all)",
@@ -58,6 +63,26 @@ Closure closure_of(const Rule& rule, uint32_t max_heap, const GenusOptions& opti
         const bool takes = rule.kind() == RuleKind::nim || rule.kind() == RuleKind::subtract ||
                            rule.kind() == RuleKind::allbut;
         const std::vector<uint32_t> amounts = takes ? rule.amounts_up_to(max_heap) : std::vector<uint32_t>{};
+        if (takes) {
+            // Heap h has a move for each amount up to h: count them first.
+            const auto moves_to = [&](uint64_t top) {
+                uint64_t n = 0;
+                for (uint32_t s : amounts) n += s <= top ? top - s + 1 : 0;
+                return n;
+            };
+            if (moves_to(max_heap) > MAX_MOVES) {
+                uint64_t lo = 0, hi = max_heap;  // the largest heap whose moves fit
+                while (lo < hi) {
+                    const uint64_t mid = (lo + hi + 1) / 2;
+                    if (moves_to(mid) <= MAX_MOVES) lo = mid;
+                    else hi = mid - 1;
+                }
+                throw ResourceError(fmt::format(
+                    "the genus of heaps up to {} needs {} moves; at most {} are held, which reach "
+                    "heap {}: ask for fewer heaps",
+                    max_heap, moves_to(max_heap), MAX_MOVES, lo));
+            }
+        }
         for (uint32_t h = 0; h <= max_heap; ++h) {
             if ((h & 0xfff) == 0) check_cancel(options.cancel);
             const uint32_t heap[1] = {h};
@@ -73,6 +98,7 @@ Closure closure_of(const Rule& rule, uint32_t max_heap, const GenusOptions& opti
                     c.option.push_back(left);
                 });
             }
+            if (c.option.size() > MAX_MOVES) throw too_many_moves(fmt::format("heap {}", h));
             c.first.push_back(c.option.size());
             c.heap_at.push_back(h);
         }
@@ -89,7 +115,7 @@ Closure closure_of(const Rule& rule, uint32_t max_heap, const GenusOptions& opti
             c.option.push_back(static_cast<uint32_t>(rank_child(u, child)));
         });
         if (c.option.size() > MAX_MOVES)
-            throw too_many(fmt::format("more than {} moves", MAX_MOVES));
+            throw too_many_moves(fmt::format("the position {}", format_heaps(heaps)));
         c.first.push_back(c.option.size());
     }
     for (uint32_t h = 0; h <= max_heap; ++h) c.heap_at.push_back(h ? u.rank_compact(&h, 1) : 0);

@@ -1725,6 +1725,9 @@ class Genus(unittest.TestCase):
         code, out, err = run("genus", "--rules", "kayles", "--max-heap", "100")
         self.assertEqual(code, 1, err)
         self.assertIn("which reach heap 67", err)
+        code, out, err = run("genus", "--rules", "nim", "--max-heap", "100000")  # refused at once
+        self.assertEqual(code, 1, err)
+        self.assertIn("which reach heap 28283", err)
         code, out, err = run("genus", "--rules", "kayles")
         self.assertEqual(code, 2, err)
         self.assertIn("missing --max-heap", err)
