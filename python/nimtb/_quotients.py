@@ -246,9 +246,10 @@ def genus(rules: str, max_heap: int, *, progress: Optional[Progress] = None) -> 
     """Conway's genus of every heap up to ``max_heap`` (0 .. 1000000), as
     ``nimtb genus`` computes it: from the definition over every position the
     heaps reach. Raises InputError for a rule whose moves touch several
-    heaps, MemoryError past 20 million positions (for a rule that splits
-    heaps: every position of at most ``max_heap`` tokens in all; the
-    message names the largest heap that fits). Ctrl-C stops it."""
+    heaps, MemoryError past 20 million positions or 400 million moves (for a
+    rule that splits heaps the positions are every position of at most
+    ``max_heap`` tokens in all; the message names the largest heap that
+    fits). Ctrl-C stops it."""
     bound = _whole(max_heap, "max_heap")
     if not 0 <= bound <= 1_000_000:
         raise InputError(f"max_heap must be 0 to 1000000, not {bound}")
