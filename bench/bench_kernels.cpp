@@ -5,6 +5,7 @@
 //   build/bench/bench_kernels                       # nim misere, K = 6 and 7, H = 63
 //   build/bench/bench_kernels --heaps 6 --repetitions 5
 //   build/bench/bench_kernels --rules allbut:1,2 --heaps 5 --max-heap 63
+//   build/bench/bench_kernels --heaps 6 --brute-repetitions 0   # the line kernel alone
 //
 // The memoized baseline would need hours and more memory than the machine
 // has for these universes, so it runs for a fixed time on the universe's
@@ -92,7 +93,9 @@ int run(const Args& a) {
         std::optional<Solution> brute, lines;
         const std::string brute_memory =
             nimtb::engine::format_bytes(nimtb::engine::estimate_memory(rule, u, o));
-        const double brute_s = time_solve(rule, u, o, a.brute_repetitions, brute);
+        // --brute-repetitions 0: the line kernel alone (its timing, no comparison).
+        const double brute_s =
+            a.brute_repetitions ? time_solve(rule, u, o, a.brute_repetitions, brute) : 0;
         o.kernel = Kernel::lines;
         const std::string lines_memory =
             nimtb::engine::format_bytes(nimtb::engine::estimate_memory(rule, u, o));
@@ -100,11 +103,15 @@ int run(const Args& a) {
         const double lines1_s = time_solve(rule, u, o, a.repetitions, lines);
         o.threads = 2;
         const double lines2_s = time_solve(rule, u, o, a.repetitions, lines);
+        row("lines", 2, lines2_s, u.size(), brute_s, lines_memory);
+        row("lines", 1, lines1_s, u.size(), brute_s, lines_memory);
+        if (!brute) {
+            fmt::print("  2 threads / 1 thread (lines): {:.2f}x\n", lines1_s / lines2_s);
+            continue;
+        }
         const bool same_table =
             same(brute->value, lines->value) && same(brute->remoteness, lines->remoteness);
         identical &= same_table;
-        row("lines", 2, lines2_s, u.size(), brute_s, lines_memory);
-        row("lines", 1, lines1_s, u.size(), brute_s, lines_memory);
         row("brute force", 2, brute_s, u.size(), brute_s, brute_memory);
         nimtb::bench::MemoizedSolver memo(rule, a.convention);
         const auto t0 = std::chrono::steady_clock::now();

@@ -190,6 +190,90 @@ struct LineKernel {
     // Solves ranks [first, first + count) in order; returns the child
     // look-ups (near children and the points that join a line).
     uint64_t sweep(uint64_t first, uint64_t count, Scratch& heaps) const {
+        if constexpr (!LAG) {
+            sweep_runs(first, count, heaps);
+            return 0;
+        } else {
+            return sweep_positions(first, count, heaps);
+        }
+    }
+
+    // Nim's sweep (no lag: a position reads no child, only its lines), run by
+    // run. A run is the positions that share their K-1 largest heaps, the
+    // smallest heap a0 rising by one from rank to rank up to the next heap
+    // a1. Along a run the line of heap 0 is one line, whose aggregate grows
+    // by each position in turn: it is kept in registers and stored once at
+    // the run's end. The line of any other heap i is a0 + c_i (term(0, a0)
+    // = a0), so a run's positions read and join each of those lines as one
+    // contiguous stretch of the store; heap 1's line is heap 0's once a0 =
+    // a1 (a duplicate heap, left out as sweep_positions leaves it out).
+
+    static constexpr uint64_t PREFETCH = 64;
+    void sweep_runs(uint64_t first, uint64_t count, Scratch& heaps) const {
+        const unsigned k = u.max_heaps();
+        uint32_t* a = heaps.data();
+        u.unrank(first, a);
+        uint64_t line[Universe::MAX_HEAPS];
+        uint64_t stretch[Universe::MAX_HEAPS];  // c_i of the distinct heaps i >= 2, then heap 1's
+        const uint64_t end = first + count;
+        for (uint64_t rank = first; rank < end;) {
+            const uint32_t start = a[0];
+            const uint32_t a1 = k > 1 ? a[1] : u.max_heap_size();
+            const uint64_t len = std::min<uint64_t>(a1 - start + 1, end - rank);
+            line_indices(u, a, line);
+            unsigned others = 0;
+            for (unsigned i = 2; i < k; ++i)
+                if (a[i - 1] != a[i]) stretch[others++] = line[i] - start;
+            if (k > 1) stretch[others] = line[1] - start;
+            // The run's positions with a0 < a1 read and join heap 1's line too.
+            const uint64_t below_a1 = k > 1 ? std::min<uint64_t>(len, a1 - start) : 0;
+            for (unsigned j = 0; j < others; ++j) {
+                const uint64_t ahead = stretch[j] + start + PREFETCH;
+                __builtin_prefetch(seen + ahead * W, 1);
+                if constexpr (REM) __builtin_prefetch(line_remoteness + 2 * ahead, 1);
+            }
+            Own own = load_own(line[0]);
+            V* out_value = value + (rank - base);
+            for (uint64_t t = 0; t < len; ++t) {
+                const uint64_t a0 = start + t;
+                const unsigned lines = others + (t < below_a1 ? 1 : 0);
+                uint64_t set[W];
+                for (unsigned w = 0; w < W; ++w) set[w] = own.set[w];
+                R max_rem = own.rem[0], neg_min_rem_p = own.rem[1];
+                for (unsigned j = 0; j < lines; ++j) {
+                    const uint64_t l = stretch[j] + a0;
+                    for (unsigned w = 0; w < W; ++w) set[w] |= seen[l * W + w];
+                    if constexpr (REM) {
+                        max_rem = std::max(max_rem, line_remoteness[2 * l]);
+                        neg_min_rem_p = std::max(neg_min_rem_p, line_remoteness[2 * l + 1]);
+                    }
+                }
+                uint32_t mex = 0;
+                R r = 0;
+                if (!line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex,
+                                                      r))
+                    overflow->store(true, std::memory_order_relaxed);
+                out_value[t] = static_cast<V>(mex);
+                if constexpr (REM) remoteness[rank - base + t] = r;
+                for (unsigned j = 0; j < lines; ++j) join(stretch[j] + a0, mex, r);
+                own.set[mex >> 6] |= uint64_t{1} << (mex & 63);
+                if constexpr (REM) {
+                    own.rem[0] = std::max(own.rem[0], r);
+                    if (mex == 0) own.rem[1] = std::max<R>(own.rem[1], R_MAX - r);
+                }
+            }
+            store_own(line[0], own);
+            rank += len;
+            if (rank < end) {
+                a[0] = static_cast<uint32_t>(start + len - 1);
+                u.next(a);
+            }
+        }
+    }
+
+    // The general sweep (a rule with a lag): position by position, each
+    // reading its near children and the points that join its lines.
+    uint64_t sweep_positions(uint64_t first, uint64_t count, Scratch& heaps) const {
         const unsigned k = u.max_heaps();
         uint32_t* a = heaps.data();
         u.unrank(first, a);
@@ -299,6 +383,29 @@ struct LineKernel {
     }
 
   private:
+    // Heap 0's line along a run: its values seen and its remoteness pair.
+    struct Own {
+        uint64_t set[W];
+        R rem[2];
+    };
+    Own load_own(uint64_t line) const {
+        Own own;
+        for (unsigned w = 0; w < W; ++w) own.set[w] = seen[line * W + w];
+        own.rem[0] = own.rem[1] = 0;
+        if constexpr (REM) {
+            own.rem[0] = line_remoteness[2 * line];
+            own.rem[1] = line_remoteness[2 * line + 1];
+        }
+        return own;
+    }
+    void store_own(uint64_t line, const Own& own) const {
+        for (unsigned w = 0; w < W; ++w) seen[line * W + w] = own.set[w];
+        if constexpr (REM) {
+            line_remoteness[2 * line] = own.rem[0];
+            line_remoteness[2 * line + 1] = own.rem[1];
+        }
+    }
+
     void join(uint64_t line, uint32_t jv, R jr) const {
         join_line<W, REM>(seen, line_remoteness, line, jv, jr);
     }
