@@ -37,7 +37,7 @@ size_t run_filter(unsigned flags, size_t cd_count, const unsigned cd[], size_t n
         } else {
             const int level = cd_count > 4 ? static_cast<int>(cd[4]) : 5;
             const unsigned width = c == Compression::zstd && cd_count > 5 && cd[5] ? 2 : 1;
-            std::vector<uint8_t> packed;
+            ByteBuffer packed;
             if (!compress_bytes(c, level, width, in, packed)) return 0;
             size = packed.size();
             out = H5allocate_memory(size, false);

@@ -65,17 +65,17 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
     const uint64_t block_bytes = BLOCK * width;
     const uint64_t batch =
         BLOCKS_IN_FLIGHT * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency());
-    std::vector<std::vector<uint8_t>> packets(std::min(batch, blocks));
-    std::vector<char> failed(packets.size());
+    if (packets_.size() < std::min(batch, blocks)) packets_.resize(std::min(batch, blocks));
+    std::vector<char> failed(packets_.size());
     for (uint64_t first = 0; first < blocks; first += batch) {
         const uint64_t count = std::min(batch, blocks - first);
         engine::sync_parallel_for(uint64_t{0}, count, [&](uint64_t slot) {
             const std::span<const uint8_t> block(raw + (first + slot) * block_bytes, block_bytes);
-            failed[slot] = !compress_bytes(Compression::lz4, 0, width, block, packets[slot]);
+            failed[slot] = !compress_bytes(Compression::lz4, 0, width, block, packets_[slot]);
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
             if (failed[slot]) throw TableError(what_ + ": cannot spill: LZ4 compression failed");
-            const std::vector<uint8_t>& p = packets[slot];
+            const ByteBuffer& p = packets_[slot];
             for (uint64_t done = 0; done < p.size();) {
                 const ssize_t n = ::pwrite(fd_, p.data() + done, p.size() - done,
                                            static_cast<off_t>(end_ + done));
@@ -124,7 +124,7 @@ void RunFile::finish() {
 void RunFile::read(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out) const {
     assert(pending_.empty() && first + count <= size_ && file_bits <= bits_);
     const unsigned width = bits_ / 8;
-    std::vector<uint8_t> packet, raw(BLOCK * width);
+    ByteBuffer packet, raw(BLOCK * width);
     for (uint64_t rank = first; rank < first + count;) {
         const uint64_t block = rank / BLOCK;
         const uint64_t begin = offset_[block], bytes = offset_[block + 1] - begin;

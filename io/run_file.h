@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/base/quantity_array.h"
+#include "io/codec/compressors.h"
 #include "io/table_writer.h"
 
 namespace nimtb::io {
@@ -60,6 +61,7 @@ class RunFile {
     uint64_t end_ = 0;              // bytes written to the file
     std::vector<uint8_t> pending_;  // entries of the partial block
     std::vector<uint64_t> offset_;  // block i's bytes: [offset_[i], offset_[i + 1])
+    std::vector<ByteBuffer> packets_;  // compressed blocks in flight, kept from batch to batch
 };
 
 }  // namespace nimtb::io

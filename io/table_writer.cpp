@@ -29,15 +29,17 @@ bool cancelled(const WriteOptions& o) {
 // Entries [first, first + count) of `a` in the file's width, padded with
 // zeros to a whole chunk (HDF5 stores edge chunks whole).
 void chunk_bytes(const Entries& a, unsigned file_bits, uint64_t first, uint64_t count,
-                 uint64_t chunk, std::vector<uint8_t>& out) {
-    out.assign(chunk * (file_bits / 8), 0);
+                 uint64_t chunk, ByteBuffer& out) {
+    const unsigned width = file_bits / 8;
+    out.resize(chunk * width);
     // The file is never wider than the entries: an 8-bit array's maximum
     // fits in 8 bits.
-    assert(file_bits <= a.bits);
+    assert(file_bits <= a.bits && count <= chunk);
     a.read(first, count, file_bits, out.data());
+    std::fill(out.begin() + static_cast<ptrdiff_t>(count * width), out.end(), uint8_t{0});
 }
 
-void encode(Transform t, unsigned file_bits, std::vector<uint8_t>& raw) {
+void encode(Transform t, unsigned file_bits, ByteBuffer& raw) {
     if (file_bits == 8) {
         encode_transform<uint8_t>(t, raw);
     } else {
@@ -48,7 +50,7 @@ void encode(Transform t, unsigned file_bits, std::vector<uint8_t>& raw) {
 // The transform of a dataset, chosen on the chunks table_layout.h names.
 Transform pick_transform(const Entries& a, unsigned file_bits, uint64_t chunk) {
     const uint64_t n = a.size;
-    std::vector<uint8_t> sample, part;
+    ByteBuffer sample, part;
     for (uint64_t first : transform_sample(n, chunk)) {
         const uint64_t count = std::min(chunk, n - first);
         chunk_bytes(a, file_bits, first, count, count, part);
@@ -75,7 +77,7 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
     const unsigned file_bits = layout.file_bits;
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
     const uint64_t batch = CHUNKS_IN_FLIGHT * static_cast<uint64_t>(arena.max_concurrency());
-    std::vector<std::vector<uint8_t>> raws(batch), packets(batch);
+    std::vector<ByteBuffer> raws(batch), packets(batch);
     std::vector<std::string> failed(batch);
     uint64_t stored = 0;
     for (uint64_t first = 0; first < chunks && !cancelled(o); first += batch) {
@@ -83,7 +85,7 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
         arena.execute([&] {
             engine::sync_parallel_for(uint64_t{0}, count, [&](uint64_t slot) {
                 const uint64_t begin = (first + slot) * chunk;
-                std::vector<uint8_t>& raw = raws[slot];
+                ByteBuffer& raw = raws[slot];
                 failed[slot].clear();
                 try {  // no exception leaves a task: a run file's read is reported below
                     chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);

@@ -192,7 +192,8 @@ TEST(ChunkCodec, EveryDirectCodecRoundTripsAndChecksItsSum) {
     for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i % 251 ^ i / 300);
     for (Compression c :
          {Compression::deflate, Compression::zstd, Compression::lz4, Compression::none}) {
-        std::vector<uint8_t> stored, back(raw.size());
+        nimtb::io::ByteBuffer stored;
+        std::vector<uint8_t> back(raw.size());
         ASSERT_TRUE(nimtb::io::compress_chunk(c, nimtb::io::default_level(c), 2, raw, stored));
         EXPECT_EQ(nimtb::io::decompress_chunk(c, stored, back), "");
         EXPECT_EQ(back, raw);
@@ -239,7 +240,7 @@ TEST(ChunkCodec, TheDecoderGivesTheEntriesAtAnyOffsetsAsTheWholeChunkDecodedDoes
                     nimtb::io::encode_transform<uint16_t>(t, wide);
                     std::memcpy(raw.data(), wide.data(), raw.size());
                 }
-                std::vector<uint8_t> stored;
+                nimtb::io::ByteBuffer stored;
                 ASSERT_TRUE(nimtb::io::compress_chunk(c, 4, width, raw, stored));
                 const std::vector<uint16_t> expect_wide = chunk_entries<uint16_t>(COUNT);
                 const std::vector<uint8_t> expect_narrow = chunk_entries<uint8_t>(COUNT);
@@ -262,7 +263,8 @@ TEST(ChunkCodec, TheDecoderGivesTheEntriesAtAnyOffsetsAsTheWholeChunkDecodedDoes
 }
 
 TEST(ChunkCodec, AnLz4StreamIsTheFiltersAndADamagedOneIsRefused) {
-    std::vector<uint8_t> raw(70000), stored, back(raw.size());
+    std::vector<uint8_t> raw(70000), back(raw.size());
+    nimtb::io::ByteBuffer stored;
     for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i / 700);
     ASSERT_TRUE(nimtb::io::compress_bytes(Compression::lz4, 0, 1, raw, stored));
     // The LZ4 filter's header, big-endian: the raw size, the block size
@@ -274,13 +276,13 @@ TEST(ChunkCodec, AnLz4StreamIsTheFiltersAndADamagedOneIsRefused) {
     EXPECT_EQ(nimtb::io::decompressed_size(Compression::lz4, stored), raw.size());
     EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, stored, back), "");
     EXPECT_EQ(back, raw);
-    std::vector<uint8_t> wrong_size = stored;
+    nimtb::io::ByteBuffer wrong_size = stored;
     wrong_size[7] ^= 1;
     EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, wrong_size, back),
               "LZ4 header damaged");
     std::vector<uint8_t> cut(stored.begin(), stored.end() - 5);
     EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, cut, back), "LZ4 stream damaged");
-    std::vector<uint8_t> flipped = stored;
+    nimtb::io::ByteBuffer flipped = stored;
     for (size_t i = 16; i < flipped.size(); i += 3) flipped[i] ^= 0x5a;
     EXPECT_EQ(nimtb::io::decompress_bytes(Compression::lz4, flipped, back), "LZ4 stream damaged");
     // A block LZ4 cannot shrink is stored as it is.
@@ -300,14 +302,15 @@ TEST(ChunkCodec, TheDecoderRefusesADamagedChunk) {
     constexpr size_t COUNT = 200000;
     std::vector<uint16_t> x = chunk_entries<uint16_t>(COUNT);
     nimtb::io::encode_transform<uint16_t>(Transform::delta_zigzag, x);
-    std::vector<uint8_t> raw(COUNT * 2), stored;
+    std::vector<uint8_t> raw(COUNT * 2);
+    nimtb::io::ByteBuffer stored;
     std::memcpy(raw.data(), x.data(), raw.size());
     ASSERT_TRUE(nimtb::io::compress_chunk(Compression::zstd, 4, 2, raw, stored));
     nimtb::io::ChunkDecoder decoder;
     const std::vector<uint64_t> last{COUNT - 1};
     std::vector<uint32_t> out(1);
     // A flipped byte: the checksum says so.
-    std::vector<uint8_t> flipped = stored;
+    nimtb::io::ByteBuffer flipped = stored;
     flipped[flipped.size() / 2] ^= 0x10;
     EXPECT_EQ(decoder.entries_at(Compression::zstd, Transform::delta_zigzag, 2, COUNT, flipped,
                                  last, out),

@@ -34,7 +34,7 @@ uint64_t get_be(const uint8_t* p, int bytes) {
     return x;
 }
 
-bool lz4_compress(std::span<const uint8_t> raw, std::vector<uint8_t>& out) {
+bool lz4_compress(std::span<const uint8_t> raw, ByteBuffer& out) {
     if (raw.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) return false;
     const uint64_t block = std::max<uint64_t>(1, std::min<uint64_t>(LZ4_BLOCK, raw.size()));
     const uint64_t blocks = (raw.size() + block - 1) / block;
@@ -87,7 +87,7 @@ std::string lz4_decompress(std::span<const uint8_t> data, std::span<uint8_t> raw
 }  // namespace
 
 bool compress_bytes(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
-                    std::vector<uint8_t>& out) {
+                    ByteBuffer& out) {
     switch (c) {
         case Compression::deflate: {
             std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> z(
@@ -123,7 +123,7 @@ bool compress_bytes(Compression c, int level, unsigned width, std::span<const ui
 }
 
 bool compress_chunk(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
-                    std::vector<uint8_t>& out) {
+                    ByteBuffer& out) {
     if (!compress_bytes(c, level, width, raw, out)) return false;
     // Last in HDF5's pipeline, so the checksum covers the bytes on disk;
     // HDF5 stores it little-endian.

@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     // The stored bytes taken as entries: the round trip gives them back.
     const std::span<const uint8_t> entries(stored.data(), stored.size() / width * width);
-    std::vector<uint8_t> packed;
+    nimtb::io::ByteBuffer packed;
     if (!nimtb::io::compress_chunk(c, nimtb::io::default_level(c), width, entries, packed))
         return 0;
     std::vector<uint8_t> back(entries.size());
