@@ -18,8 +18,9 @@ class RankSink {
     virtual uint64_t memory(unsigned value_bits, unsigned remoteness_bits) const = 0;
     // Ranks [first, first + count) are solved: entries [0, count) of `value`
     // and `remoteness` (empty when not stored) hold them. Called in rank
-    // order, each rank once from 0, on the solve's thread inside its task
-    // arena (a sink may run parallel loops). May throw; the solve then ends.
+    // order, each rank once from 0, one call at a time, from a task of the
+    // solve's arena while the next group is solved (a sink may run parallel
+    // loops). May throw; the solve then ends.
     virtual void take(uint64_t first, uint64_t count, const QuantityArray& value,
                       const QuantityArray& remoteness) = 0;
 };

@@ -211,14 +211,15 @@ struct LineStore {
 template <unsigned W, bool LAG, bool REM, class V, class R>
 LineKernel<W, LAG, REM, V, R> line_kernel(const Universe& u, const LineShape& shape,
                                           const std::vector<uint32_t>& amounts, LineStore& store,
-                                          uint64_t base, Overflow& overflow, Solution& s,
-                                          const SolveOptions& o) {
+                                          uint64_t base, Overflow& overflow,
+                                          const QuantityArray& value,
+                                          const QuantityArray& remoteness, const SolveOptions& o) {
     return {.u = u,
             .amounts = amounts.data(),
             .near_count = shape.near.size(),
             .lag = shape.lag,
-            .value = s.value.data<V>(),
-            .remoteness = REM ? s.remoteness.data<R>() : nullptr,
+            .value = value.data<V>(),
+            .remoteness = REM ? remoteness.data<R>() : nullptr,
             .base = base,
             .terminal = static_cast<V>(o.convention == Convention::misere ? 1 : 0),
             .seen = static_cast<uint64_t*>(store.seen.data()),
@@ -232,42 +233,70 @@ Pass run_lines(const Universe& u, const LineShape& shape, LineStore& store, cons
     std::vector<uint32_t> amounts = shape.near;
     if constexpr (LAG) amounts.push_back(shape.lag);
     Overflow overflow;
-    const auto kernel = line_kernel<W, LAG, REM, V, R>(u, shape, amounts, store, 0, overflow, s, o);
+    const auto kernel = line_kernel<W, LAG, REM, V, R>(u, shape, amounts, store, 0, overflow,
+                                                       s.value, s.remoteness, o);
     if (first_level > 0) rejoin_levels(kernel, plan, first_level);
     uint64_t done = plan.positions_below(first_level);
     report(o, done, u.size());
     return run_levels(u, kernel, plan, first_level, plan.levels(), done, overflow, s, o);
 }
 
-// A streamed solve: the line kernel group by group, its arrays a window
-// that holds one group (the kernel reads no solved position back: it is
-// planned only without a lag), each group handed to the sink once solved.
+// A streamed solve: the line kernel group by group, its arrays two windows
+// of one group each (the kernel reads no solved position back: it is
+// planned only without a lag). A group is solved into one window while the
+// group before it, in the other, is handed to the sink and summarised, so
+// the sink's work fills the cores a level of few blocks leaves idle; the
+// sink is still called in rank order, one group at a time.
 template <unsigned W, bool LAG, bool REM, class V, class R>
 void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
                   const SolveOrder& plan, Solution& s, const SolveOptions& o) {
     static_assert(!LAG);
     const std::vector<uint32_t> amounts = shape.near;
+    struct Window {
+        QuantityArray value, remoteness;
+    };
+    Window windows[2] = {{std::move(s.value), std::move(s.remoteness)}, {}};
+    windows[1].value = QuantityArray(windows[0].value.size(), windows[0].value.bits());
+    if (!windows[0].remoteness.empty())
+        windows[1].remoteness =
+            QuantityArray(windows[0].remoteness.size(), windows[0].remoteness.bits());
     Overflow overflow;
     ArraySummary total;
     uint64_t done = 0;
     report(o, done, u.size());
-    for (size_t g = 0; g < plan.groups.size(); ++g) {
-        const Group& group = plan.groups[g];
-        const size_t end_level =
-            g + 1 < plan.groups.size() ? plan.groups[g + 1].first_level : plan.levels();
-        const auto kernel =
-            line_kernel<W, LAG, REM, V, R>(u, shape, amounts, store, group.first, overflow, s, o);
-        const Pass pass =
-            run_levels(u, kernel, plan, group.first_level, end_level, done, overflow, s, o);
-        s.child_lookups += pass.lookups;
-        if (!pass.complete()) {
-            throw ResourceError(
-                "a value of this universe outgrew the line kernel's bitset, and a streamed solve "
-                "cannot hand its levels to the brute-force kernel; solve it with " +
-                mention(Option::kernel_brute) + " and memory for every position");
+    tbb::task_group handing;
+    try {
+        for (size_t g = 0; g < plan.groups.size(); ++g) {
+            const Group& group = plan.groups[g];
+            const Window& window = windows[g % 2];
+            const size_t end_level =
+                g + 1 < plan.groups.size() ? plan.groups[g + 1].first_level : plan.levels();
+            const auto kernel = line_kernel<W, LAG, REM, V, R>(
+                u, shape, amounts, store, group.first, overflow, window.value, window.remoteness, o);
+            const Pass pass =
+                run_levels(u, kernel, plan, group.first_level, end_level, done, overflow, s, o);
+            s.child_lookups += pass.lookups;
+            if (!pass.complete()) {
+                throw ResourceError(
+                    "a value of this universe outgrew the line kernel's bitset, and a streamed "
+                    "solve cannot hand its levels to the brute-force kernel; solve it with " +
+                    mention(Option::kernel_brute) + " and memory for every position");
+            }
+            // The group before is handed over (its window is the next group's).
+            sync_wait(handing);
+            sync_run(handing, [&o, &total, &window, first = group.first, count = group.count] {
+                o.sink->take(first, count, window.value, window.remoteness);
+                total.add(summarise(window.value, window.remoteness, count));
+            });
         }
-        o.sink->take(group.first, group.count, s.value, s.remoteness);
-        total.add(summarise(s.value, s.remoteness, group.count));
+        sync_wait(handing);
+    } catch (...) {
+        // The hand-over reads a window: it ends before the windows do.
+        try {
+            handing.wait();
+        } catch (...) {  // the first error is the one reported
+        }
+        throw;
     }
     s.p_positions = total.p_positions;
     s.max_value = total.max_value;
@@ -275,14 +304,15 @@ void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
 }
 
 // Bytes the plan needs: the arrays (every position, or a streamed solve's
-// window) at their starting widths, remoteness at the width the longest game
+// two windows) at their starting widths, remoteness at the width the longest game
 // may need (widened in place, the peak is the wider array alone), the line
 // store and a streamed solve's sink. A value array widened past 8 bits (a
 // value of 256 or more, which needs as many moves) needs its 8 bits more.
 uint64_t plan_memory(const Universe& u, const SolvePlan& plan, const SolveOptions& o) {
     const ArrayWidths& w = plan.widths;
     const unsigned rem_bits = w.remoteness_bits && longest_game(u) > 0xff ? 16 : w.remoteness_bits;
-    uint64_t bytes = (plan.streamed ? plan.window : u.size()) * ((w.value_bits + rem_bits) / 8);
+    uint64_t bytes =
+        (plan.streamed ? 2 * plan.window : u.size()) * ((w.value_bits + rem_bits) / 8);
     if (plan.kernel == Kernel::lines) bytes += LineStore::bytes(u, w);
     if (plan.streamed) bytes += o.sink->memory(w.value_bits, w.remoteness_bits);
     return bytes;

@@ -80,7 +80,8 @@ struct SolvePlan {
     // position back, a sink given, no checkpoint, and a universe of
     // STREAM_FROM positions or more, or one whose arrays would not fit): the
     // order comes in groups of blocks that share their top `group_heaps`
-    // heaps, and the arrays hold one group, `window` positions.
+    // heaps, and the arrays are two windows of `window` positions (one
+    // group solved into one while the group before it is handed over).
     bool streamed = false;
     unsigned group_heaps = 0;
     uint64_t window = 0;
