@@ -232,36 +232,26 @@ struct LineKernel {
                 __builtin_prefetch(seen + ahead * W, 1);
                 if constexpr (REM) __builtin_prefetch(line_remoteness + 2 * ahead, 1);
             }
-            Own own = load_own(line[0]);
-            V* out_value = value + (rank - base);
-            for (uint64_t t = 0; t < len; ++t) {
-                const uint64_t a0 = start + t;
-                const unsigned lines = others + (t < below_a1 ? 1 : 0);
-                uint64_t set[W];
-                for (unsigned w = 0; w < W; ++w) set[w] = own.set[w];
-                R max_rem = own.rem[0], neg_min_rem_p = own.rem[1];
-                for (unsigned j = 0; j < lines; ++j) {
-                    const uint64_t l = stretch[j] + a0;
-                    for (unsigned w = 0; w < W; ++w) set[w] |= seen[l * W + w];
-                    if constexpr (REM) {
-                        max_rem = std::max(max_rem, line_remoteness[2 * l]);
-                        neg_min_rem_p = std::max(neg_min_rem_p, line_remoteness[2 * l + 1]);
-                    }
-                }
-                uint32_t mex = 0;
-                R r = 0;
-                if (!line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, terminal, mex,
-                                                      r))
-                    overflow->store(true, std::memory_order_relaxed);
-                out_value[t] = static_cast<V>(mex);
-                if constexpr (REM) remoteness[rank - base + t] = r;
-                for (unsigned j = 0; j < lines; ++j) join(stretch[j] + a0, mex, r);
-                own.set[mex >> 6] |= uint64_t{1} << (mex & 63);
-                if constexpr (REM) {
-                    own.rem[0] = std::max(own.rem[0], r);
-                    if (mex == 0) own.rem[1] = std::max<R>(own.rem[1], R_MAX - r);
-                }
+            // Each line's stretch from the run's first position; the
+            // kernel's arrays in locals (a store through V may alias members).
+            uint64_t* set_at[Universe::MAX_HEAPS];
+            R* rem_at[Universe::MAX_HEAPS];
+            for (unsigned j = 0; j < others + (k > 1 ? 1 : 0); ++j) {
+                set_at[j] = seen + (stretch[j] + start) * W;
+                rem_at[j] = REM ? line_remoteness + 2 * (stretch[j] + start) : nullptr;
             }
+            Own own = load_own(line[0]);
+            V* const out_value = value + (rank - base);
+            R* const out_remoteness = REM ? remoteness + (rank - base) : nullptr;
+            // The positions with a0 < a1 read heap 1's line too, the last
+            // (a0 = a1) does not.
+            with_lines(others + 1, below_a1 > 0, [&]<unsigned N>(unsigned lines) {
+                solve_part<N>(set_at, rem_at, lines, 0, below_a1, own, out_value, out_remoteness);
+            });
+            with_lines(others, below_a1 < len, [&]<unsigned N>(unsigned lines) {
+                solve_part<N>(set_at, rem_at, lines, below_a1, len, own, out_value,
+                              out_remoteness);
+            });
             store_own(line[0], own);
             rank += len;
             if (rank < end) {
@@ -388,6 +378,78 @@ struct LineKernel {
         uint64_t set[W];
         R rem[2];
     };
+
+    // Calls f.template operator()<N>(lines) with N = lines where it is small
+    // enough to be unrolled (0 otherwise: a loop over `lines`), when `any`.
+    template <class F>
+    static void with_lines(unsigned lines, bool any, F&& f) {
+        if (!any) return;
+        switch (lines) {
+            case 0: return f.template operator()<0>(lines);
+            case 1: return f.template operator()<1>(lines);
+            case 2: return f.template operator()<2>(lines);
+            case 3: return f.template operator()<3>(lines);
+            case 4: return f.template operator()<4>(lines);
+            case 5: return f.template operator()<5>(lines);
+            case 6: return f.template operator()<6>(lines);
+            case 7: return f.template operator()<7>(lines);
+            default: return f.template operator()<0>(lines);
+        }
+    }
+
+    // Positions t0..t1-1 of a run, each reading and joining `lines` lines
+    // (N of them, N > 0 known when compiled) at set_at[j] + t * W and
+    // rem_at[j] + 2 * t, and heap 0's line `own`.
+    template <unsigned N>
+    void solve_part(uint64_t* const* set_at_run, R* const* rem_at_run, unsigned lines_run,
+                    uint64_t t0, uint64_t t1, Own& own, V* out_value, R* out_remoteness) const {
+        const unsigned lines = N ? N : lines_run;
+        constexpr unsigned SLOTS = N ? N : Universe::MAX_HEAPS;
+        uint64_t* set_at[SLOTS];
+        R* rem_at[SLOTS];
+        for (unsigned j = 0; j < lines; ++j) {
+            set_at[j] = set_at_run[j];
+            rem_at[j] = rem_at_run[j];
+        }
+        const V none = terminal;
+        for (uint64_t t = t0; t < t1; ++t) {
+            uint64_t set[W];
+            for (unsigned w = 0; w < W; ++w) set[w] = own.set[w];
+            R max_rem = own.rem[0], neg_min_rem_p = own.rem[1];
+            for (unsigned j = 0; j < lines; ++j) {
+                for (unsigned w = 0; w < W; ++w) set[w] |= set_at[j][t * W + w];
+                if constexpr (REM) {
+                    max_rem = std::max(max_rem, rem_at[j][2 * t]);
+                    neg_min_rem_p = std::max(neg_min_rem_p, rem_at[j][2 * t + 1]);
+                }
+            }
+            uint32_t mex = 0;
+            R r = 0;
+            if (!line_answer<W, REM, VALUE_LIMIT>(set, max_rem, neg_min_rem_p, none, mex, r))
+                overflow->store(true, std::memory_order_relaxed);
+            out_value[t] = static_cast<V>(mex);
+            // What each line takes: the value's bit, the remoteness, and
+            // R_MAX minus it where the value is 0 (0, which max leaves as it
+            // was, elsewhere).
+            const unsigned word = mex >> 6;
+            const uint64_t bit = uint64_t{1} << (mex & 63);
+            const R neg = mex == 0 ? R(R_MAX - r) : R(0);
+            for (unsigned j = 0; j < lines; ++j) {
+                set_at[j][t * W + word] |= bit;
+                if constexpr (REM) {
+                    rem_at[j][2 * t] = std::max(rem_at[j][2 * t], r);
+                    rem_at[j][2 * t + 1] = std::max(rem_at[j][2 * t + 1], neg);
+                }
+            }
+            own.set[word] |= bit;
+            if constexpr (REM) {
+                out_remoteness[t] = r;
+                own.rem[0] = std::max(own.rem[0], r);
+                own.rem[1] = std::max(own.rem[1], neg);
+            }
+        }
+    }
+
     Own load_own(uint64_t line) const {
         Own own;
         for (unsigned w = 0; w < W; ++w) own.set[w] = seen[line * W + w];
