@@ -577,6 +577,30 @@ void widen_after_overflow(bool value, bool remoteness, Solution& s) {
     if (remoteness) s.remoteness.widen();  // the longest game < 65536 was checked
 }
 
+namespace {
+
+// Entries [first, end) of the typed arrays (remoteness null: not stored).
+template <class V, class R>
+ArraySummary summarise_slice(const V* value, const R* remoteness, uint64_t first, uint64_t end) {
+    ArraySummary acc;
+    uint64_t p = 0;
+    V max_value = 0;
+    for (uint64_t i = first; i != end; ++i) {
+        p += value[i] == 0;
+        max_value = std::max(max_value, value[i]);
+    }
+    acc.p_positions = p;
+    acc.max_value = max_value;
+    if (remoteness) {
+        R max_remoteness = 0;
+        for (uint64_t i = first; i != end; ++i) max_remoteness = std::max(max_remoteness, remoteness[i]);
+        acc.max_remoteness = max_remoteness;
+    }
+    return acc;
+}
+
+}  // namespace
+
 // Each slice of 64 Ki positions counts into its own slot; the slots are
 // combined in order afterwards.
 ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness,
@@ -584,16 +608,13 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
     constexpr uint64_t SLICE = uint64_t{1} << 16;
     const uint64_t n = std::min(count, value.size());
     std::vector<ArraySummary> slices((n + SLICE - 1) / SLICE);
-    sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {
-        ArraySummary& acc = slices[slice];
-        const uint64_t end = std::min(n, (slice + 1) * SLICE);
-        for (uint64_t i = slice * SLICE; i != end; ++i) {
-            const uint32_t v = value.get(i);
-            acc.p_positions += v == 0;
-            acc.max_value = std::max(acc.max_value, v);
-            if (!remoteness.empty())
-                acc.max_remoteness = std::max(acc.max_remoteness, remoteness.get(i));
-        }
+    with_widths(value.bits(), remoteness.empty() ? 0 : remoteness.bits(), [&]<bool, class V, class R>() {
+        const V* v = value.data<V>();
+        const R* r = remoteness.empty() ? nullptr : remoteness.data<R>();
+        sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {
+            slices[slice] =
+                summarise_slice<V, R>(v, r, slice * SLICE, std::min(n, (slice + 1) * SLICE));
+        });
     });
     ArraySummary total;
     for (const ArraySummary& part : slices) total.add(part);
