@@ -15,27 +15,28 @@ void encode_transform(Transform t, std::span<T> x) {
     static_assert(std::is_unsigned_v<T>);
     using S = std::make_signed_t<T>;
     constexpr unsigned shift = std::numeric_limits<T>::digits - 1;
-    T previous = 0;
+    // Each entry from itself and the entry before it, as it was: from the
+    // last entry down, so that every entry is read before it is rewritten
+    // and no value is carried from one step to the next (the compiler
+    // vectorises these loops). The first entry's predecessor is 0.
+    const size_t n = x.size();
+    if (n == 0) return;
     switch (t) {
         case Transform::none:
             return;
         case Transform::xor_previous:
-            for (T& e : x) {
-                const T v = e;
-                e = static_cast<T>(v ^ previous);
-                previous = v;
-            }
+            for (size_t i = n - 1; i > 0; --i) x[i] = static_cast<T>(x[i] ^ x[i - 1]);
             return;
-        case Transform::delta_zigzag:
-            for (T& e : x) {
-                const T v = e;
-                const T d = static_cast<T>(v - previous);
+        case Transform::delta_zigzag: {
+            const auto zigzag = [](T d) {
                 // Arithmetic shift of the signed step: all ones when negative.
                 const T sign = static_cast<T>(static_cast<S>(d) >> shift);
-                e = static_cast<T>(static_cast<T>(d << 1) ^ sign);
-                previous = v;
-            }
+                return static_cast<T>(static_cast<T>(d << 1) ^ sign);
+            };
+            for (size_t i = n - 1; i > 0; --i) x[i] = zigzag(static_cast<T>(x[i] - x[i - 1]));
+            x[0] = zigzag(x[0]);
             return;
+        }
     }
 }
 
