@@ -16,8 +16,9 @@
 // the smallest of theirs; then it joins its lines. A few reads a position.
 //
 // This is verify's own code, written from the definitions: it shares no code
-// with the solver's line kernel (which sums lines a different way, to a
-// different end), so a mistake in one is not repeated in the other. The
+// with the solver's line kernel (which joins the values it computes, where
+// this joins the values the table holds, and keeps its own store), so a
+// mistake in one is not repeated in the other. The
 // two share the grouped order (solve_order.h), whose test checks every
 // child the rules give against it.
 //
@@ -44,21 +45,27 @@ class LineCheck {
 
     LineCheck(const Universe& u, Convention convention, bool remoteness);
 
-    // The position of the next rank (sorted ascending, K heaps with zeros),
-    // its stored value and remoteness: sets want_value / want_remoteness to
-    // what the definitions make of its children, then adds it to its lines.
-    // Positions must come every one of them, each after the points below it
-    // on its lines: in rank order, or by the grouped solve order, where the
-    // blocks of one level, which share no line, may run on several threads
-    // at once (verify.cpp).
-    void next(const uint32_t* sorted, uint32_t value, uint32_t remoteness, uint32_t& want_value,
-              uint32_t& want_remoteness);
+    // A run of `count` positions of consecutive ranks that share every heap
+    // but the smallest, which rises by one from sorted[0] to sorted[0] +
+    // count - 1 <= sorted[1] (or H, for one heap); sorted is the first
+    // position (ascending, K heaps with zeros). Their stored values and
+    // remoteness (null without) in; what the definitions make of their
+    // children out, in want_value / want_remoteness; then each joins its
+    // lines. Runs must come every one of them, each position after the
+    // points below it on its lines: in rank order, or by the grouped solve
+    // order, where the blocks of one level, which share no line, may run on
+    // several threads at once (verify.cpp).
+    // Along a run the line that leaves out the smallest heap is one line,
+    // kept in registers, and every other line's index rises by one with
+    // the smallest heap, so the run reads each as a contiguous stretch.
+    void next_run(const uint32_t* sorted, uint64_t count, const uint32_t* value,
+                  const uint32_t* remoteness, uint32_t* want_value, uint32_t* want_remoteness);
 
   private:
-    // next() for WORDS words a line (0: words_) and with or without remoteness.
+    // next_run() for WORDS words a line (0: words_) and with or without remoteness.
     template <unsigned WORDS, bool REMOTENESS>
-    void next_as(const uint32_t* sorted, uint32_t value, uint32_t remoteness, uint32_t& want_value,
-                 uint32_t& want_remoteness);
+    void next_run_as(const uint32_t* sorted, uint64_t count, const uint32_t* value,
+                     const uint32_t* remoteness, uint32_t* want_value, uint32_t* want_remoteness);
 
     const Universe& u_;
     Universe lines_;  // the box of K - 1 heaps: its ranks index the lines

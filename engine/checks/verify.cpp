@@ -149,20 +149,32 @@ void count(std::vector<uint64_t>& counts, uint32_t i) {
 
 // The consistency check of ranks [first, last) by Nim's lines, their
 // entries in `values` and `remoteness` (null without); the ranks come as
-// LineCheck::next needs them (in rank order, or a block of the grouped
+// LineCheck::next_run needs them (in rank order, or a block of the grouped
 // order: verify_grouped).
 void check_lines(const Universe& u, LineCheck& lines, uint64_t first, uint64_t last,
                  const uint32_t* values, const uint32_t* remoteness, Check& consistency) {
     const unsigned k = u.max_heaps();
     Heaps heaps = u.unrank(first);
-    for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
-        const uint32_t v = values[rank - first];
-        const uint32_t r = remoteness ? remoteness[rank - first] : 0;
-        uint32_t want_v = 0, want_r = 0;
-        lines.next(heaps.data(), v, r, want_v, want_r);
-        const bool consistent = v == want_v && (!remoteness || r == want_r);
-        record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
-               v != want_v ? want_v : want_r, v != want_v ? Quantity::value : Quantity::remoteness);
+    // Run by run: the positions that share every heap but the smallest.
+    std::vector<uint32_t> want_v(size_t{u.max_heap_size()} + 1), want_r(want_v.size());
+    for (uint64_t rank = first; rank < last;) {
+        const uint32_t start = heaps[0];
+        const uint32_t top = k > 1 ? heaps[1] : u.max_heap_size();
+        const uint64_t count = std::min<uint64_t>(top - start + 1, last - rank);
+        const uint64_t at = rank - first;
+        lines.next_run(heaps.data(), count, values + at, remoteness ? remoteness + at : nullptr,
+                       want_v.data(), want_r.data());
+        for (uint64_t t = 0; t < count; ++t) {
+            heaps[0] = static_cast<uint32_t>(start + t);
+            const uint32_t v = values[at + t];
+            const uint32_t r = remoteness ? remoteness[at + t] : 0;
+            const bool consistent = v == want_v[t] && (!remoteness || r == want_r[t]);
+            record(consistency, consistent, heaps.data(), k, rank + t, v != want_v[t] ? v : r,
+                   v != want_v[t] ? want_v[t] : want_r[t],
+                   v != want_v[t] ? Quantity::value : Quantity::remoteness);
+        }
+        rank += count;
+        if (rank < last) u.next(heaps);
     }
 }
 
