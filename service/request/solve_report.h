@@ -40,7 +40,7 @@ io::TableHeader table_header(const engine::Solution& s);
 io::TableContents table_contents(const engine::Solution& s);
 
 // What a plan will do, said before a long solve starts: "10639125640
-// positions by the line kernel, streamed to disk as solved: 13.8 GiB of
+// positions by the line kernel, streamed to disk as solved: 14.1 GiB of
 // memory".
 std::string plan_line(uint64_t positions, const engine::SolvePlan& plan);
 
