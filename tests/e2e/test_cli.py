@@ -944,6 +944,83 @@ class Families(Workdir):
         code, out, err = run("sequence", "--rules", "wythoff", "--max-heap", "30")
         self.assert_error(code, err, 2, "touch several heaps")
 
+    def test_a_table_of_the_first_release_reads_as_before(self):
+        """A table written by nimtb 0.1 (committed under tests/data) answers exactly as a fresh one."""
+        old = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                           "nimtb-0.1-subtract-1_3_4-misere-k3-h10.h5")
+        code, out, err = run("info", old, "--json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out)["index"], "colex-multiset-v1")
+        code, out, err = run("query", old, "2 2 7", "--json")
+        q = json.loads(out)
+        self.assertEqual((q["rank"], q["value"], q["remoteness"]), (89, 1, 8))
+        code, out, err = run("verify", old)
+        self.assertEqual(code, 0, out)
+        fresh = self.solve("--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "10")
+        code, a, err = run("dump", old, "--csv")
+        code, b, err = run("dump", fresh, "--csv")
+        self.assertEqual(a, b)
+
+    def test_every_stored_version_1_table_answers_as_version_2(self):
+        """Format v1 files (16-bit remoteness, several chunks, zstd through Blosc, a total) read as fresh v2 tables."""
+        data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+        cases = [("nimtb-0.1-nim-misere-k2-h200.h5", ["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "200"],
+                  ["200 199", "7 3"]),
+                 ("nimtb-0.1-nim-normal-k3-h127.h5", ["--rules", "nim", "--heaps", "3", "--max-heap", "127"],
+                  ["127 126 1", "100 64 36"]),
+                 ("nimtb-0.1-octal-0.77-misere-n20-zstd.h5", ["--rules", "octal:0.77", "--misere", "--max-total", "20"],
+                  ["7 6 3", "20"])]
+        for name, args, positions in cases:
+            with self.subTest(table=name):
+                old = os.path.join(data, name)
+                code, out, err = run("info", old, "--json")
+                self.assertEqual(code, 0, err)
+                self.assertEqual(json.loads(out)["format_version"], 1)
+                fresh = self.solve(*args, name="fresh-" + name)
+                code, out, err = run("info", fresh, "--json")
+                self.assertEqual(json.loads(out)["format_version"], 2)
+                for position in positions:
+                    self.assertEqual(run("query", old, position, "--json")[1], run("query", fresh, position, "--json")[1])
+                # Every position up to 40 tokens (dump probes each N-position's moves:
+                # the whole 357,760 positions would take minutes under the sanitizers).
+                code, a, err = run("dump", old, "--csv", "--max-total", "40")
+                self.assertEqual(code, 0, err)
+                self.assertEqual(a, run("dump", fresh, "--csv", "--max-total", "40")[1])
+
+    def test_a_table_stored_big_endian_answers_as_stored_little_endian(self):
+        """Datasets rewritten as big-endian 16-bit numbers (h5py, with their checksums) hold
+        the same numbers: nimtb once decoded their bytes as its own and answered 512 for 2."""
+        import h5py
+        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "15", "-c", "none")
+        expected = [run(*args)[:2] for args in (["query", t, "3 4 5"], ["dump", t, "--csv"])]
+        with h5py.File(t, "r+") as f:
+            for name in ("value", "remoteness"):
+                data, attrs = f[name][()], dict(f[name].attrs)
+                del f[name]
+                f.create_dataset(name, data=data.astype(">u2"), chunks=True, fletcher32=True)
+                f[name].attrs.update(attrs)
+        self.assertEqual([run(*args)[:2] for args in (["query", t, "3 4 5"], ["dump", t, "--csv"])], expected)
+        self.assertIn("value       2\n", expected[0][1])
+
+    def test_a_later_table_labelled_version_1_is_refused(self):
+        """Read as version 1, a version 2 table's transformed chunks would answer wrongly."""
+        import h5py
+        import numpy as np
+        t = self.solve("--rules", "nim", "--misere", "--heaps", "3", "--max-heap", "20")
+        with h5py.File(t, "r+") as f:
+            f.attrs.modify("format_version", np.uint64(1))
+        for args in (["info", t], ["query", t, "3 4 5"], ["verify", t]):
+            code, out, err = run(*args)
+            self.assert_error(code, err, 1, "names a transform, which a table of format version 1 "
+                                            "cannot have")
+            self.assertEqual(out, "")
+
+
+class Quotients(Workdir):
+    """Misère quotients from the command line: computed, resumed, analysed, compared, written
+    as LaTeX, capped, and answering past the tables (apart from Families, so that ctest runs
+    the two side by side)."""
+
     def test_quotient(self):
         """The misère quotient as a user asks for it, and every position of a solved misère table
         predicted by it (the product of its heaps' phi lies in the P-portion exactly for P-positions)."""
@@ -1315,77 +1392,6 @@ class Families(Workdir):
         self.assert_error(code, err, 2, "the quotient file is of octal:0.75")
         code, out, err = run("query", "--misere", table, "3 4 5")
         self.assert_error(code, err, 2, "--misere goes with --rules")
-
-    def test_a_table_of_the_first_release_reads_as_before(self):
-        """A table written by nimtb 0.1 (committed under tests/data) answers exactly as a fresh one."""
-        old = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
-                           "nimtb-0.1-subtract-1_3_4-misere-k3-h10.h5")
-        code, out, err = run("info", old, "--json")
-        self.assertEqual(code, 0, err)
-        self.assertEqual(json.loads(out)["index"], "colex-multiset-v1")
-        code, out, err = run("query", old, "2 2 7", "--json")
-        q = json.loads(out)
-        self.assertEqual((q["rank"], q["value"], q["remoteness"]), (89, 1, 8))
-        code, out, err = run("verify", old)
-        self.assertEqual(code, 0, out)
-        fresh = self.solve("--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "10")
-        code, a, err = run("dump", old, "--csv")
-        code, b, err = run("dump", fresh, "--csv")
-        self.assertEqual(a, b)
-
-    def test_every_stored_version_1_table_answers_as_version_2(self):
-        """Format v1 files (16-bit remoteness, several chunks, zstd through Blosc, a total) read as fresh v2 tables."""
-        data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
-        cases = [("nimtb-0.1-nim-misere-k2-h200.h5", ["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "200"],
-                  ["200 199", "7 3"]),
-                 ("nimtb-0.1-nim-normal-k3-h127.h5", ["--rules", "nim", "--heaps", "3", "--max-heap", "127"],
-                  ["127 126 1", "100 64 36"]),
-                 ("nimtb-0.1-octal-0.77-misere-n20-zstd.h5", ["--rules", "octal:0.77", "--misere", "--max-total", "20"],
-                  ["7 6 3", "20"])]
-        for name, args, positions in cases:
-            with self.subTest(table=name):
-                old = os.path.join(data, name)
-                code, out, err = run("info", old, "--json")
-                self.assertEqual(code, 0, err)
-                self.assertEqual(json.loads(out)["format_version"], 1)
-                fresh = self.solve(*args, name="fresh-" + name)
-                code, out, err = run("info", fresh, "--json")
-                self.assertEqual(json.loads(out)["format_version"], 2)
-                for position in positions:
-                    self.assertEqual(run("query", old, position, "--json")[1], run("query", fresh, position, "--json")[1])
-                # Every position up to 40 tokens (dump probes each N-position's moves:
-                # the whole 357,760 positions would take minutes under the sanitizers).
-                code, a, err = run("dump", old, "--csv", "--max-total", "40")
-                self.assertEqual(code, 0, err)
-                self.assertEqual(a, run("dump", fresh, "--csv", "--max-total", "40")[1])
-
-    def test_a_table_stored_big_endian_answers_as_stored_little_endian(self):
-        """Datasets rewritten as big-endian 16-bit numbers (h5py, with their checksums) hold
-        the same numbers: nimtb once decoded their bytes as its own and answered 512 for 2."""
-        import h5py
-        t = self.solve("--rules", "nim", "--heaps", "3", "--max-heap", "15", "-c", "none")
-        expected = [run(*args)[:2] for args in (["query", t, "3 4 5"], ["dump", t, "--csv"])]
-        with h5py.File(t, "r+") as f:
-            for name in ("value", "remoteness"):
-                data, attrs = f[name][()], dict(f[name].attrs)
-                del f[name]
-                f.create_dataset(name, data=data.astype(">u2"), chunks=True, fletcher32=True)
-                f[name].attrs.update(attrs)
-        self.assertEqual([run(*args)[:2] for args in (["query", t, "3 4 5"], ["dump", t, "--csv"])], expected)
-        self.assertIn("value       2\n", expected[0][1])
-
-    def test_a_later_table_labelled_version_1_is_refused(self):
-        """Read as version 1, a version 2 table's transformed chunks would answer wrongly."""
-        import h5py
-        import numpy as np
-        t = self.solve("--rules", "nim", "--misere", "--heaps", "3", "--max-heap", "20")
-        with h5py.File(t, "r+") as f:
-            f.attrs.modify("format_version", np.uint64(1))
-        for args in (["info", t], ["query", t, "3 4 5"], ["verify", t]):
-            code, out, err = run(*args)
-            self.assert_error(code, err, 1, "names a transform, which a table of format version 1 "
-                                            "cannot have")
-            self.assertEqual(out, "")
 
 
 class Sequences(Workdir):
