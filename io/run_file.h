@@ -57,10 +57,10 @@ class RunFile {
     std::string what_;
     int fd_ = -1;
     unsigned bits_;
-    uint64_t size_ = 0;             // entries appended
-    uint64_t end_ = 0;              // bytes written to the file
-    std::vector<uint8_t> pending_;  // entries of the partial block
-    std::vector<uint64_t> offset_;  // block i's bytes: [offset_[i], offset_[i + 1])
+    uint64_t size_ = 0;                // entries appended
+    uint64_t end_ = 0;                 // bytes written to the file
+    std::vector<uint8_t> pending_;     // entries of the partial block
+    std::vector<uint64_t> offset_;     // block i's bytes: [offset_[i], offset_[i + 1])
     std::vector<ByteBuffer> packets_;  // compressed blocks in flight, kept from batch to batch
 };
 

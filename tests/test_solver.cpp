@@ -196,8 +196,8 @@ TEST(Solver, LineKernelWithWideBitsetsIsBitIdenticalToBruteForce) {
             for (Convention c : {Convention::normal, Convention::misere}) {
                 const Solution brute = solve(rule, c, k, h, {.kernel = Kernel::brute});
                 for (unsigned block_heaps : {0u, 1u}) {
-                    const Solution lines = solve(
-                        rule, c, k, h, {.kernel = Kernel::lines, .block_heaps = block_heaps});
+                    const Solution lines =
+                        solve(rule, c, k, h, {.kernel = Kernel::lines, .block_heaps = block_heaps});
                     const std::string what = std::string(rule) + " " + to_string(c) +
                                              " K=" + std::to_string(k) + " H=" + std::to_string(h);
                     EXPECT_EQ(lines.kernel, Kernel::lines) << what;

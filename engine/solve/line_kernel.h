@@ -207,8 +207,9 @@ struct LineKernel {
     // = a0), so a run's positions read and join each of those lines as one
     // contiguous stretch of the store; heap 1's line is heap 0's once a0 =
     // a1 (a duplicate heap, left out as sweep_positions leaves it out).
-
-    static constexpr uint64_t PREFETCH = 64;
+    // Each stretch is prefetched PREFETCH lines ahead of the run, and a
+    // run's positions are solved by solve_part, compiled for their number
+    // of lines.
     void sweep_runs(uint64_t first, uint64_t count, Scratch& heaps) const {
         const unsigned k = u.max_heaps();
         uint32_t* a = heaps.data();
@@ -249,8 +250,7 @@ struct LineKernel {
                 solve_part<N>(set_at, rem_at, lines, 0, below_a1, own, out_value, out_remoteness);
             });
             with_lines(others, below_a1 < len, [&]<unsigned N>(unsigned lines) {
-                solve_part<N>(set_at, rem_at, lines, below_a1, len, own, out_value,
-                              out_remoteness);
+                solve_part<N>(set_at, rem_at, lines, below_a1, len, own, out_value, out_remoteness);
             });
             store_own(line[0], own);
             rank += len;
@@ -373,6 +373,10 @@ struct LineKernel {
     }
 
   private:
+    // Lines ahead of a run's first that each of its stretches prefetches
+    // (the next runs read on from where this one ends).
+    static constexpr uint64_t PREFETCH = 64;
+
     // Heap 0's line along a run: its values seen and its remoteness pair.
     struct Own {
         uint64_t set[W];
@@ -385,15 +389,24 @@ struct LineKernel {
     static void with_lines(unsigned lines, bool any, F&& f) {
         if (!any) return;
         switch (lines) {
-            case 0: return f.template operator()<0>(lines);
-            case 1: return f.template operator()<1>(lines);
-            case 2: return f.template operator()<2>(lines);
-            case 3: return f.template operator()<3>(lines);
-            case 4: return f.template operator()<4>(lines);
-            case 5: return f.template operator()<5>(lines);
-            case 6: return f.template operator()<6>(lines);
-            case 7: return f.template operator()<7>(lines);
-            default: return f.template operator()<0>(lines);
+            case 0:
+                return f.template operator()<0>(lines);
+            case 1:
+                return f.template operator()<1>(lines);
+            case 2:
+                return f.template operator()<2>(lines);
+            case 3:
+                return f.template operator()<3>(lines);
+            case 4:
+                return f.template operator()<4>(lines);
+            case 5:
+                return f.template operator()<5>(lines);
+            case 6:
+                return f.template operator()<6>(lines);
+            case 7:
+                return f.template operator()<7>(lines);
+            default:
+                return f.template operator()<0>(lines);
         }
     }
 

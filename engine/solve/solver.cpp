@@ -271,8 +271,9 @@ void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
             const Window& window = windows[g % 2];
             const size_t end_level =
                 g + 1 < plan.groups.size() ? plan.groups[g + 1].first_level : plan.levels();
-            const auto kernel = line_kernel<W, LAG, REM, V, R>(
-                u, shape, amounts, store, group.first, overflow, window.value, window.remoteness, o);
+            const auto kernel =
+                line_kernel<W, LAG, REM, V, R>(u, shape, amounts, store, group.first, overflow,
+                                               window.value, window.remoteness, o);
             const Pass pass =
                 run_levels(u, kernel, plan, group.first_level, end_level, done, overflow, s, o);
             s.child_lookups += pass.lookups;
@@ -311,8 +312,7 @@ void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
 uint64_t plan_memory(const Universe& u, const SolvePlan& plan, const SolveOptions& o) {
     const ArrayWidths& w = plan.widths;
     const unsigned rem_bits = w.remoteness_bits && longest_game(u) > 0xff ? 16 : w.remoteness_bits;
-    uint64_t bytes =
-        (plan.streamed ? 2 * plan.window : u.size()) * ((w.value_bits + rem_bits) / 8);
+    uint64_t bytes = (plan.streamed ? 2 * plan.window : u.size()) * ((w.value_bits + rem_bits) / 8);
     if (plan.kernel == Kernel::lines) bytes += LineStore::bytes(u, w);
     if (plan.streamed) bytes += o.sink->memory(w.value_bits, w.remoteness_bits);
     return bytes;
@@ -593,7 +593,8 @@ ArraySummary summarise_slice(const V* value, const R* remoteness, uint64_t first
     acc.max_value = max_value;
     if (remoteness) {
         R max_remoteness = 0;
-        for (uint64_t i = first; i != end; ++i) max_remoteness = std::max(max_remoteness, remoteness[i]);
+        for (uint64_t i = first; i != end; ++i)
+            max_remoteness = std::max(max_remoteness, remoteness[i]);
         acc.max_remoteness = max_remoteness;
     }
     return acc;
@@ -608,7 +609,8 @@ ArraySummary summarise(const QuantityArray& value, const QuantityArray& remotene
     constexpr uint64_t SLICE = uint64_t{1} << 16;
     const uint64_t n = std::min(count, value.size());
     std::vector<ArraySummary> slices((n + SLICE - 1) / SLICE);
-    with_widths(value.bits(), remoteness.empty() ? 0 : remoteness.bits(), [&]<bool, class V, class R>() {
+    const unsigned remoteness_bits = remoteness.empty() ? 0 : remoteness.bits();
+    with_widths(value.bits(), remoteness_bits, [&]<bool, class V, class R>() {
         const V* v = value.data<V>();
         const R* r = remoteness.empty() ? nullptr : remoteness.data<R>();
         sync_parallel_for(uint64_t{0}, uint64_t{slices.size()}, [&](uint64_t slice) {

@@ -4,11 +4,11 @@
 // and the checksum after them.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <utility>
-#include <memory>
 #include <vector>
 
 #include "io/codec/table_format.h"
