@@ -64,10 +64,14 @@ void LineCheck::next_run_as(const uint32_t* a, uint64_t count, const uint32_t* v
     const unsigned words = WORDS ? WORDS : words_;
     const uint64_t stride = WORDS ? 8 * WORDS + (REMOTENESS ? 4 : 0) : stride_;
     uint8_t* store = static_cast<uint8_t*>(lines_store_.data());
-    // 1. The run's lines, as next_as finds them for its first position:
-    // leaving out heap r >= 1 keeps the smallest heap's term a[0] (row 0 of
-    // the terms is the heap itself), so that line's index is c_r + a[0];
-    // leaving out the smallest heap gives one line for the whole run, `own`.
+    // 1. The run's lines: one per distinct heap size, found by leaving that
+    // heap out (removing a[r] keeps the terms of the heaps below it and
+    // moves every heap above it down one index). Leaving out heap r >= 1
+    // keeps the smallest heap's term, a[0] itself (row 0 of the terms), so
+    // that line's index is c_r + a[0] and rises with it; leaving out the
+    // smallest heap gives one line for the whole run, `own`. A line's
+    // record: its value set, then its largest remoteness and NONE minus its
+    // smallest P remoteness (unaligned: records are packed).
     uint64_t below[64], above[65];
     below[0] = 0;
     for (unsigned j = 0; j + 1 < k; ++j) below[j + 1] = below[j] + lines_.term(j, a[j]);
