@@ -233,6 +233,9 @@ def main():
                 while children(server.pid) and time.monotonic() - t0 < 10:
                     time.sleep(0.01)
                 gone = time.monotonic() - t0
+                # The server removes the solve's folder just after it reaps the child.
+                while glob.glob("/tmp/nimtb-serve-*/.nimtb-solve-*") and time.monotonic() - t0 < 10:
+                    time.sleep(0.01)
                 left = glob.glob("/tmp/nimtb-serve-*/.nimtb-solve-*") + \
                     [f for f in sorted(os.listdir(tables)) if f not in before]
                 print(f"client of the long job gone: {len(working)} child(ren) of the server stopped in {gone:.2f} s; "
