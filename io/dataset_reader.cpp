@@ -6,6 +6,7 @@
 
 #include "engine/base/parallel.h"
 #include "io/codec/chunk_codec.h"
+#include "io/codec/transforms.h"
 
 namespace nimtb::io {
 
@@ -236,6 +237,69 @@ void DatasetReader::read_chunk(uint64_t index, std::vector<uint16_t>& out) {
     decode_to(slot, slot.count - 1);
     out.resize(slot.count);
     for (uint64_t i = 0; i < slot.count; ++i) out[i] = static_cast<uint16_t>(entry(slot, i));
+}
+
+void DatasetReader::read_whole(std::span<uint8_t> out) {
+    const uint64_t chunks = (size_ + chunk_ - 1) / chunk_;
+    const uint64_t chunk_bytes = chunk_ * width_;
+    // Decodes a fetched chunk into its place in `out`. Each chunk is stored
+    // whole, so the last one, padded, is decompressed beside and copied.
+    auto decode = [&](Slot& slot, uint64_t index) {
+        try {
+            std::span<uint8_t> into = out.subspan(index * chunk_bytes, slot.count * width_);
+            if (!slot.stored.empty()) {
+                if (slot.count == chunk_) {
+                    slot.error = decompress_chunk(slot.codec, slot.stored, into);
+                } else {
+                    slot.bytes.resize(chunk_bytes);
+                    slot.error = decompress_chunk(slot.codec, slot.stored, slot.bytes);
+                    std::copy_n(slot.bytes.begin(), into.size(), into.begin());
+                }
+                slot.stored.clear();
+            } else {  // HDF5 decompressed it
+                std::copy_n(slot.bytes.begin(), into.size(), into.begin());
+            }
+            if (!slot.error.empty()) return;
+            if (width_ == 1) {
+                decode_transform<uint8_t>(transform_, {into.data(), slot.count}, 0);
+            } else {
+                decode_transform<uint16_t>(
+                    transform_, {reinterpret_cast<uint16_t*>(into.data()), slot.count}, 0);
+            }
+        } catch (const std::exception& e) {  // out of memory: nothing escapes a task
+            slot.error = e.what();
+        }
+    };
+    // Two batches: one decoding while the other is read.
+    constexpr uint64_t BATCH = 8;
+    std::vector<Slot> batches[2] = {std::vector<Slot>(BATCH), std::vector<Slot>(BATCH)};
+    uint64_t started[2] = {0, 0};
+    tbb::task_group decoding;
+    auto finish = [&](unsigned b) {
+        engine::sync_wait(decoding);
+        for (uint64_t i = 0; i < BATCH && started[b] + i < chunks; ++i) {
+            if (!batches[b][i].error.empty())
+                throw TableError(damaged(started[b] + i, batches[b][i].error));
+        }
+    };
+    try {
+        unsigned b = 0;
+        for (uint64_t first = 0; first < chunks; first += BATCH, b ^= 1) {
+            const uint64_t n = std::min(BATCH, chunks - first);
+            for (uint64_t i = 0; i < n; ++i) fetch(first + i, batches[b][i]);
+            if (first > 0) finish(b ^ 1);
+            started[b] = first;
+            for (uint64_t i = 0; i < n; ++i) {
+                engine::sync_run(decoding, [&decode, &slot = batches[b][i], index = first + i] {
+                    decode(slot, index);
+                });
+            }
+        }
+        if (chunks > 0) finish(((chunks - 1) / BATCH) & 1);
+    } catch (...) {
+        engine::sync_wait(decoding);
+        throw;
+    }
 }
 
 }  // namespace nimtb::io

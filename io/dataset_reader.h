@@ -51,6 +51,12 @@ class DatasetReader {
     // Chunk `index` whole, widened to 16 bits.
     void read_chunk(uint64_t index, std::vector<uint16_t>& out);
 
+    // Every entry, at its width, into `out` (size() * width bytes): the
+    // chunks read as stored on this thread, a batch at a time, and each
+    // batch decompressed and decoded in place by parallel tasks while the
+    // next is read. Bypasses the cache. Throws TableError on a damaged chunk.
+    void read_whole(std::span<uint8_t> out);
+
   private:
     // A decompressed chunk whose entries [0, decoded) have their transform undone.
     struct Slot {

@@ -355,17 +355,11 @@ void TableReader::read_all(engine::QuantityArray& values, engine::QuantityArray&
     values = engine::QuantityArray(info_.positions, info_.value_bits);
     remoteness = has_remoteness() ? engine::QuantityArray(info_.positions, info_.remoteness_bits)
                                   : engine::QuantityArray();
-    auto store = [](engine::QuantityArray& a, uint64_t first, std::span<const uint16_t> from) {
-        if (a.bits() == 8) {
-            std::copy(from.begin(), from.end(), a.data<uint8_t>() + first);
-        } else {
-            std::copy(from.begin(), from.end(), a.data<uint16_t>() + first);
-        }
+    auto read = [](DatasetReader& d, engine::QuantityArray& a) {
+        d.read_whole({a.data<uint8_t>(), a.bytes()});
     };
-    for_each_chunk([&](uint64_t first, std::span<const uint16_t> v, std::span<const uint16_t> r) {
-        store(values, first, v);
-        if (!r.empty()) store(remoteness, first, r);
-    });
+    read(*data_->value, values);
+    if (data_->remoteness) read(*data_->remoteness, remoteness);
 }
 
 }  // namespace nimtb::io

@@ -83,7 +83,7 @@ class TableReader {
     void read_range(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
                     std::vector<uint32_t>& remoteness);
     // The whole table in memory, in arrays of the file's widths (remoteness
-    // left empty when the table has none), read chunk by chunk.
+    // left empty when the table has none), its chunks decoded in parallel.
     void read_all(engine::QuantityArray& values, engine::QuantityArray& remoteness);
 
   private:

@@ -52,6 +52,17 @@ void expect_same(const Solution& s, TableReader& t) {
             seen += v.size();
         });
     EXPECT_EQ(seen, s.positions);
+    // So does the whole table at once (its chunks decoded in parallel).
+    nimtb::engine::QuantityArray values, remoteness;
+    t.read_all(values, remoteness);
+    ASSERT_EQ(values.size(), s.positions);
+    ASSERT_EQ(remoteness.size(), s.remoteness.size());
+    for (uint64_t r = 0; r < s.positions; ++r) {
+        ASSERT_EQ(values.get(r), s.value.get(r)) << r;
+        if (!s.remoteness.empty()) {
+            ASSERT_EQ(remoteness.get(r), s.remoteness.get(r)) << r;
+        }
+    }
 }
 
 // Byte offset and size of chunk 0 of a dataset, for damaging it on purpose.
@@ -78,6 +89,16 @@ void expect_refused(const std::string& file, const std::string& fragment) {
         EXPECT_NE(m.find(fragment), std::string::npos) << m;
         EXPECT_NE(m.find(file), std::string::npos) << m;
     }
+    try {  // the whole table at once
+        TableReader t(file);
+        nimtb::engine::QuantityArray values, remoteness;
+        t.read_all(values, remoteness);
+        ADD_FAILURE() << "read " << file << " whole";
+    } catch (const TableError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(fragment), std::string::npos) << m;
+        EXPECT_NE(m.find(file), std::string::npos) << m;
+    }
 }
 
 }  // namespace
@@ -94,15 +115,16 @@ TEST_F(TableFiles, RoundTripSeveralUniversesAndWidths) {
 
     // 16-bit remoteness, more than one chunk (an edge chunk too), both
     // versions; chunks shorter than the default keep the table small.
+    // Chunks of 9,000 make 36: several batches of read_all's, the last one short.
     const Solution wide = solve("nim", Convention::normal, 2, 800);
-    for (uint64_t version : {1, 2}) {
+    for (auto [version, chunk] : {std::pair{1, 50'000}, {2, 50'000}, {2, 9'000}}) {
         nimtb::io::WriteOptions o;
-        o.format_version = version;
+        o.format_version = static_cast<uint64_t>(version);
         o.overwrite = true;
-        o.chunk_elements = 50'000;
+        o.chunk_elements = static_cast<uint64_t>(chunk);
         nimtb::test::write_solution(path("b.h5"), wide, o);
         TableReader b(path("b.h5"));
-        EXPECT_EQ(b.info().format_version, version);
+        EXPECT_EQ(b.info().format_version, static_cast<uint64_t>(version));
         EXPECT_EQ(b.info().remoteness_bits, 16u);
         EXPECT_GT(b.info().positions, 1 * b.info().chunk_elements);
         EXPECT_NE(b.info().positions % b.info().chunk_elements, 0u);
