@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "engine/checks/verify.h"
@@ -214,4 +216,62 @@ TEST(Verify, MisereQuotientPredictsEveryPositionOfMisereTables) {
     auto n = solve("subtract:1,3,4", Convention::normal, 3, 12);
     EXPECT_FALSE(
         check(verify_both_ways(n, Convention::normal, Universe(3, 12)), "misere-quotient").applies);
+}
+
+// The theorems go along runs of positions that differ in the smallest heap
+// only: every 7th entry of two heaps or more changed (its outcome flipped), in a box and in a
+// total-bounded universe, is named, and no other; the smallest of them are
+// the counterexamples, with their heaps and both answers, in both passes.
+TEST(Verify, TheoremsNameExactlyTheChangedEntries) {
+    struct Case {
+        const char* rule;
+        Convention convention;
+        const char* check;
+        bool outcome;  // the check compares outcomes, not values
+    };
+    const Case cases[] = {{"nim", Convention::normal, "bouton", false},
+                          {"nim", Convention::misere, "misere-nim", true},
+                          {"subtract:1,3,4", Convention::normal, "sprague-grundy", false},
+                          {"subtract:1,3,4", Convention::misere, "misere-quotient", true}};
+    for (const Universe& u : {Universe(4, 12), Universe::total_bounded(14, 4)}) {
+        for (const Case& c : cases) {
+            SCOPED_TRACE(std::string(c.rule) + " " + c.check + " in " + u.describe());
+            nimtb::engine::SolveOptions o;
+            o.convention = c.convention;
+            auto s = nimtb::engine::solve(Rule::parse(c.rule), u, o);
+            uint8_t* v = s.value.data<uint8_t>();
+            std::vector<nimtb::engine::Counterexample> changed;
+            for (uint64_t r = 3; r < u.size(); r += 7) {
+                nimtb::engine::Heaps heaps;
+                for (uint32_t h : u.unrank(r)) {
+                    if (h) heaps.push_back(h);
+                }
+                // Single heaps left as they are: Sprague-Grundy's check reads them.
+                if (heaps.size() < 2) continue;
+                const uint8_t was = v[r];
+                v[r] = was == 0 ? 1 : 0;
+                changed.push_back({heaps, r, c.outcome ? (v[r] == 0 ? 0u : 1u) : v[r],
+                                   c.outcome ? (was == 0 ? 0u : 1u) : was});
+            }
+            std::stable_sort(changed.begin(), changed.end(), [](const auto& a, const auto& b) {
+                const auto tokens = [](const auto& e) {
+                    return std::accumulate(e.heaps.begin(), e.heaps.end(), uint64_t{0});
+                };
+                return tokens(a) < tokens(b);
+            });
+            const VerifyReport report = verify_both_ways(s, c.convention, u);
+            const auto& named = check(report, c.check);
+            ASSERT_TRUE(named.applies);
+            EXPECT_EQ(named.tested, u.size());
+            EXPECT_EQ(named.tested - named.held, changed.size());
+            ASSERT_EQ(named.counterexamples.size(), nimtb::engine::MAX_COUNTEREXAMPLES);
+            for (size_t i = 0; i < named.counterexamples.size(); ++i) {
+                const auto& got = named.counterexamples[i];
+                EXPECT_EQ(got.rank, changed[i].rank);
+                EXPECT_EQ(got.heaps, changed[i].heaps);
+                EXPECT_EQ(got.stored, changed[i].stored);
+                EXPECT_EQ(got.expected, changed[i].expected);
+            }
+        }
+    }
 }

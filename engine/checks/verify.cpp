@@ -76,19 +76,6 @@ inline void record(Check& c, bool held, const uint32_t* sorted, unsigned k, uint
     record_failure(c, sorted, k, rank, stored, expected, of);
 }
 
-// Bouton's misère rule on nim-heaps g: P exactly when every g <= 1 and the
-// number of 1s is odd, or some g >= 2 and the XOR is 0.
-bool misere_nim_p(const uint32_t* g, unsigned k) {
-    uint32_t x = 0, ones = 0;
-    bool big = false;
-    for (unsigned i = 0; i < k; ++i) {
-        x ^= g[i];
-        ones += g[i] == 1;
-        big |= g[i] >= 2;
-    }
-    return big ? x == 0 : ones % 2 == 1;
-}
-
 // floor(sqrt(x)), exactly.
 uint64_t isqrt(uint64_t x) {
     uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<double>(x)));
@@ -129,6 +116,16 @@ SingleHeaps single_heap_values(TableSource& table, const Universe& u, const Rule
     return s;
 }
 
+// a[first, first + count) widened into out.
+void widen(const QuantityArray& a, uint64_t first, uint64_t count, std::vector<uint32_t>& out) {
+    out.resize(count);
+    if (a.bits() == 8) {
+        std::copy_n(a.data<uint8_t>() + first, count, out.begin());
+    } else {
+        std::copy_n(a.data<uint16_t>() + first, count, out.begin());
+    }
+}
+
 // What every slice of a verification needs, read-only.
 struct Context {
     const Universe& u;
@@ -140,12 +137,6 @@ struct Context {
     const BipartiteMonoid* quotient;  // misère tables of one-heap rules, when computed
     bool values_are_heaps = false;    // normal_single[h] = h for every h (Nim)
 };
-
-// Adds one to counts[i], growing it as needed.
-void count(std::vector<uint64_t>& counts, uint32_t i) {
-    if (i >= counts.size()) counts.resize(size_t{i} + 1, 0);
-    ++counts[i];
-}
 
 // The consistency check of ranks [first, last) by Nim's lines, their
 // entries in `values` and `remoteness` (null without); the ranks come as
@@ -178,10 +169,62 @@ void check_lines(const Universe& u, LineCheck& lines, uint64_t first, uint64_t l
     }
 }
 
+// The largest the smallest heap gets with the other heaps of `sorted` as
+// they are: the positions from sorted[0] up to it have consecutive ranks, a
+// run (colex order raises the smallest heap first).
+uint32_t run_top(const Universe& u, const uint32_t* sorted) {
+    const unsigned k = u.max_heaps();
+    uint32_t top = k > 1 ? sorted[1] : u.max_heap_size();
+    if (!u.is_box()) {
+        uint64_t others = 0;
+        for (unsigned i = 1; i < k; ++i) others += sorted[i];
+        top = static_cast<uint32_t>(std::min<uint64_t>(top, u.max_total() - others));
+    }
+    return top;
+}
+
+// Adds one to counts[x] for each x of xs[0, n), growing counts as needed.
+void tally(std::vector<uint64_t>& counts, const uint32_t* xs, uint64_t n) {
+    const uint32_t most = *std::max_element(xs, xs + n);
+    if (most >= counts.size()) counts.resize(size_t{most} + 1, 0);
+    for (uint64_t t = 0; t < n; ++t) ++counts[xs[t]];
+}
+
+// One check over the n positions of a run: held(t) for each; each t where
+// it does not is recorded by failed(t) (a second pass, only when some did not).
+template <class Held, class Failed>
+void test_run(Check& c, uint64_t n, const Held& held, const Failed& failed) {
+    uint64_t ok = 0;
+    for (uint64_t t = 0; t < n; ++t) ok += held(t);
+    c.tested += n;
+    c.held += ok;
+    if (ok == n) return;
+    for (uint64_t t = 0; t < n; ++t) {
+        if (!held(t)) failed(t);
+    }
+}
+
+// Bouton's misère rule on nim-heaps g: P exactly when every g <= 1 and the
+// number of 1s is odd, or some g >= 2 and the XOR is 0. What it needs of
+// a run's heaps g[1..k-1] is kept; p(a) answers with g[0] = a.
+struct MisereAbove {
+    uint32_t x = 0, ones = 0;
+    bool big = false;
+    MisereAbove(const uint32_t* g, unsigned k) {
+        for (unsigned i = 1; i < k; ++i) {
+            x ^= g[i];
+            ones += g[i] == 1;
+            big |= g[i] >= 2;
+        }
+    }
+    bool p(uint32_t a) const { return big || a >= 2 ? (x ^ a) == 0 : (ones + (a == 1)) % 2 == 1; }
+};
+
 // Verifies ranks [first, last), their entries from `values` and `remoteness`
 // (null without), into `report` (counts, histograms, checks); the
 // consistency check by looking each position's children up, unless `lines`
-// checks it apart.
+// checks it apart. A run at a time: what the heaps above the smallest give
+// each check is worked out once a run, and each check goes along the run.
 void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64_t last,
                   const uint32_t* values, const uint32_t* remoteness, VerifyReport& report,
                   bool lines) {
@@ -205,92 +248,129 @@ void verify_range(const Context& ctx, TableSource& table, uint64_t first, uint64
     const std::vector<uint32_t>& single = ctx.single;
     const std::vector<uint32_t>& normal_single = ctx.normal_single;
     std::vector<uint64_t> value_counts, remoteness_counts;
-    // The quotient's image of the position, kept as the products of its
-    // heaps' elements from each heap up (suffix[i]: heaps i..k-1): the next
-    // rank changes the lowest heaps only, so only their products are redone.
+    // The quotient's image of the heaps above the smallest, kept as the
+    // products of the heaps' elements from each heap up (suffix[i]: heaps
+    // i..k-1): the next run changes the lowest heaps only, so only their
+    // products are redone.
     std::vector<uint32_t> suffix(k + 1, 0), was(k, UINT32_MAX);
-    for (uint64_t rank = first; rank < last; ++rank, u.next(heaps)) {
-        const uint32_t v = values[rank - first];
-        count(value_counts, v);
-        report.p_positions += v == 0;
-        const uint32_t r = rem ? remoteness[rank - first] : 0;
-        if (rem) count(remoteness_counts, r);
+    for (uint64_t rank = first; rank < last;) {
+        const uint32_t start = heaps[0];
+        const uint64_t n = std::min<uint64_t>(run_top(u, heaps.data()) - start + 1, last - rank);
+        const uint32_t* v = values + (rank - first);
+        const uint32_t* r = rem ? remoteness + (rank - first) : nullptr;
+        // A test of check c that failed at position t of the run.
+        const auto failed = [&](Check& c, uint64_t t, uint32_t stored, uint32_t expected,
+                                Quantity of) {
+            heaps[0] = static_cast<uint32_t>(start + t);
+            record_failure(c, heaps.data(), k, rank + t, stored, expected, of);
+            heaps[0] = start;
+        };
+        const auto outcome = [&](Check& c, uint64_t t, bool p) {
+            failed(c, t, v[t] == 0 ? 0 : 1, p ? 0 : 1, Quantity::outcome);
+        };
+        tally(value_counts, v, n);
+        for (uint64_t t = 0; t < n; ++t) report.p_positions += v[t] == 0;
+        if (rem) tally(remoteness_counts, r, n);
 
         // 1. Consistency with the definitions, from the stored children
-        // (unless check_lines does it).
-        if (!lines) {
-            uint32_t want_v = 0, want_r = 0;
-            gen.child_ranks(heaps, children);
-            seen.assign(children.size() + 2, 0);
-            uint32_t max_all = 0, min_p = UINT32_MAX;
-            for (const uint64_t child : children) {
-                const uint32_t cv = table.value(child);
-                if (cv < seen.size()) seen[cv] = 1;
-                if (rem) {
-                    const uint32_t cr = table.remoteness(child);
-                    max_all = std::max(max_all, cr);
-                    if (cv == 0) min_p = std::min(min_p, cr);
+        // (unless check_lines does it); the checks that look at the whole
+        // position: position by position.
+        if (!lines || wythoff.applies || moore.applies) {
+            for (uint64_t t = 0; t < n; ++t) {
+                heaps[0] = static_cast<uint32_t>(start + t);
+                if (!lines) {
+                    gen.child_ranks(heaps, children);
+                    seen.assign(children.size() + 2, 0);
+                    uint32_t max_all = 0, min_p = UINT32_MAX;
+                    for (const uint64_t child : children) {
+                        const uint32_t cv = table.value(child);
+                        if (cv < seen.size()) seen[cv] = 1;
+                        if (rem) {
+                            const uint32_t cr = table.remoteness(child);
+                            max_all = std::max(max_all, cr);
+                            if (cv == 0) min_p = std::min(min_p, cr);
+                        }
+                    }
+                    uint32_t mex = 0;
+                    while (seen[mex]) ++mex;
+                    const uint32_t want_v = children.empty() ? (normal ? 0 : 1) : mex;
+                    const uint32_t want_r =
+                        children.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
+                    const uint32_t rt = rem ? r[t] : 0;
+                    const bool consistent = v[t] == want_v && (!rem || rt == want_r);
+                    record(consistency, consistent, heaps.data(), k, rank + t,
+                           v[t] != want_v ? v[t] : rt, v[t] != want_v ? want_v : want_r,
+                           v[t] != want_v ? Quantity::value : Quantity::remoteness);
+                }
+                if (wythoff.applies && (k < 3 || heaps[k - 3] == 0)) {
+                    const bool p = wythoff_p(k >= 2 ? heaps[k - 2] : 0, heaps[k - 1]);
+                    record(wythoff, (v[t] == 0) == p, heaps.data(), k, rank + t, v[t] == 0 ? 0 : 1,
+                           p ? 0 : 1, Quantity::outcome);
+                }
+                if (moore.applies) {
+                    const bool p = moore_p(heaps.data(), k, ctx.moore_k);
+                    record(moore, (v[t] == 0) == p, heaps.data(), k, rank + t, v[t] == 0 ? 0 : 1,
+                           p ? 0 : 1, Quantity::outcome);
                 }
             }
-            uint32_t mex = 0;
-            while (seen[mex]) ++mex;
-            want_v = children.empty() ? (normal ? 0 : 1) : mex;
-            want_r = children.empty() ? 0 : 1 + (want_v == 0 ? max_all : min_p);
-            const bool consistent = v == want_v && (!rem || r == want_r);
-            record(consistency, consistent, heaps.data(), k, rank, v != want_v ? v : r,
-                   v != want_v ? want_v : want_r,
-                   v != want_v ? Quantity::value : Quantity::remoteness);
+            heaps[0] = start;
         }
 
-        // 2-7. The theorems and the finding.
+        // 2-7. The theorems and the finding, along the run.
         if (sg.applies) {
-            uint32_t x = 0;
-            for (unsigned i = 0; i < k; ++i) x ^= single[heaps[i]];
-            record(sg, v == x, heaps.data(), k, rank, v, x);
+            uint32_t above = 0;
+            for (unsigned i = 1; i < k; ++i) above ^= single[heaps[i]];
+            const auto want = [&](uint64_t t) { return above ^ single[start + t]; };
+            test_run(
+                sg, n, [&](uint64_t t) { return v[t] == want(t); },
+                [&](uint64_t t) { failed(sg, t, v[t], want(t), Quantity::value); });
         }
         if (bouton.applies) {
-            uint32_t xs = 0;
-            for (unsigned i = 0; i < k; ++i) xs ^= heaps[i];
-            record(bouton, v == xs, heaps.data(), k, rank, v, xs);
+            uint32_t above = 0;
+            for (unsigned i = 1; i < k; ++i) above ^= heaps[i];
+            const auto want = [&](uint64_t t) { return above ^ static_cast<uint32_t>(start + t); };
+            test_run(
+                bouton, n, [&](uint64_t t) { return v[t] == want(t); },
+                [&](uint64_t t) { failed(bouton, t, v[t], want(t), Quantity::value); });
         }
-        bool misere_p = false;
+        const MisereAbove on_heaps(heaps.data(), k);
+        const auto misere_p = [&](uint64_t t) {
+            return on_heaps.p(static_cast<uint32_t>(start + t));
+        };
         if (misere.applies) {
-            misere_p = misere_nim_p(heaps.data(), k);
-            record(misere, (v == 0) == misere_p, heaps.data(), k, rank, v == 0 ? 0 : 1,
-                   misere_p ? 0 : 1, Quantity::outcome);
+            test_run(
+                misere, n, [&](uint64_t t) { return (v[t] == 0) == misere_p(t); },
+                [&](uint64_t t) { outcome(misere, t, misere_p(t)); });
         }
         if (misere_values.applies) {
             // For Nim the values are the heaps themselves: the rule's answer is Bouton's.
-            bool p = misere_p;
-            if (!(misere.applies && ctx.values_are_heaps)) {
-                for (unsigned i = 0; i < k; ++i) g[i] = normal_single[heaps[i]];
-                p = misere_nim_p(g.data(), k);
-            }
-            record(misere_values, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
-                   Quantity::outcome);
-        }
-        if (wythoff.applies && (k < 3 || heaps[k - 3] == 0)) {
-            const bool p = wythoff_p(k >= 2 ? heaps[k - 2] : 0, heaps[k - 1]);
-            record(wythoff, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
-                   Quantity::outcome);
-        }
-        if (moore.applies) {
-            const bool p = moore_p(heaps.data(), k, ctx.moore_k);
-            record(moore, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
-                   Quantity::outcome);
+            const bool same = misere.applies && ctx.values_are_heaps;
+            for (unsigned i = 0; i < k; ++i) g[i] = same ? heaps[i] : normal_single[heaps[i]];
+            const MisereAbove on_values(g.data(), k);
+            const auto p = [&](uint64_t t) {
+                return same ? misere_p(t) : on_values.p(normal_single[start + t]);
+            };
+            test_run(
+                misere_values, n, [&](uint64_t t) { return (v[t] == 0) == p(t); },
+                [&](uint64_t t) { outcome(misere_values, t, p(t)); });
         }
         if (quotient.applies) {
             const BipartiteMonoid& q = *ctx.quotient;
             unsigned changed = k;
-            while (changed > 0 && heaps[changed - 1] == was[changed - 1]) --changed;
-            for (unsigned j = changed; j-- > 0;) {
+            while (changed > 1 && heaps[changed - 1] == was[changed - 1]) --changed;
+            for (unsigned j = changed; j-- > 1;) {
                 suffix[j] = q.mul(q.phi[heaps[j]], suffix[j + 1]);
                 was[j] = heaps[j];
             }
-            const bool p = q.p[suffix[0]];
-            record(quotient, (v == 0) == p, heaps.data(), k, rank, v == 0 ? 0 : 1, p ? 0 : 1,
-                   Quantity::outcome);
+            const uint32_t above = suffix[1];
+            const auto p = [&](uint64_t t) { return q.p[q.mul(q.phi[start + t], above)] != 0; };
+            test_run(
+                quotient, n, [&](uint64_t t) { return (v[t] == 0) == p(t); },
+                [&](uint64_t t) { outcome(quotient, t, p(t)); });
         }
+        rank += n;
+        heaps[0] = static_cast<uint32_t>(start + n - 1);
+        if (rank < last) u.next(heaps);
     }
     for (uint32_t i = 0; i < value_counts.size(); ++i) {
         if (value_counts[i]) report.value_histogram[i] += value_counts[i];
@@ -339,8 +419,11 @@ constexpr uint64_t GROUP_LIMIT = uint64_t{1} << 24;
 // group, levels whose blocks touch disjoint lines, since two positions of
 // a level on one line share a block — the fact the solver's line kernel
 // rests on, and which its tests check against every child the rules give).
-// Each group is read whole; its levels' blocks are line-checked in
-// parallel, then its positions' other checks run in parallel slices.
+// A group's levels' blocks are line-checked in parallel, one level after
+// the other, while its positions' other checks run beside them as tasks
+// in slices (they need no order), filling the threads a level with few
+// blocks leaves idle. A source several threads may read is read by each
+// task for its own positions; any other is read a group at a time first.
 void verify_grouped(const Context& ctx, TableSource& table, LineCheck& lines, VerifyReport& report,
                     const std::function<void(uint64_t, uint64_t)>& progress) {
     const Universe& u = ctx.u;
@@ -351,37 +434,62 @@ void verify_grouped(const Context& ctx, TableSource& table, LineCheck& lines, Ve
     const SolveOrder order = make_order(u, std::min(p + 2, k - 1), p);
     const VerifyReport blank = empty_part(report);
     tbb::enumerable_thread_specific<Check> consistency(blank.check(CheckId::consistency));
-    std::vector<uint32_t> values, remoteness;
+    const bool each_task_reads = table.thread_safe();
+    std::vector<uint32_t> values, remoteness;  // a group, unless each task reads its own
+    struct Entries {
+        std::vector<uint32_t> values, remoteness;
+    };
+    // Separate per thread for the blocks and the slices: a thread waiting
+    // for a level may run a slice.
+    tbb::enumerable_thread_specific<Entries> block_entries, slice_entries;
     for (size_t g = 0; g < order.groups.size(); ++g) {
         const Group& group = order.groups[g];
         const size_t end =
             g + 1 < order.groups.size() ? order.groups[g + 1].first_level : order.levels();
-        table.read(group.first, group.count, values, remoteness);
-        const uint32_t* v = values.data();
-        for (size_t level = group.first_level; level < end; ++level) {
-            sync_parallel_for_with(
-                tbb::blocked_range<size_t>(order.level_start[level], order.level_start[level + 1],
-                                           1),
-                [&](const tbb::blocked_range<size_t>& r) {
-                    for (size_t b = r.begin(); b != r.end(); ++b) {
-                        const Block& block = order.blocks[b];
-                        const uint64_t at = block.first - group.first;
-                        check_lines(u, lines, block.first, block.first + block.count, v + at,
-                                    remoteness.empty() ? nullptr : remoteness.data() + at,
-                                    consistency.local());
-                    }
-                },
-                tbb::simple_partitioner());
-        }
-        // The other checks, in slices merged in order.
+        if (!each_task_reads) table.read(group.first, group.count, values, remoteness);
+        // The entries of ranks [first, first + count) of the group.
+        using Pointers = std::pair<const uint32_t*, const uint32_t*>;
+        auto entries = [&](uint64_t first, uint64_t count, Entries& own) -> Pointers {
+            if (each_task_reads) {
+                table.read(first, count, own.values, own.remoteness);
+                return {own.values.data(), rem(own.remoteness)};
+            }
+            const uint64_t at = first - group.first;
+            return {values.data() + at, remoteness.empty() ? nullptr : remoteness.data() + at};
+        };
         const uint64_t slice = std::max<uint64_t>(group.count / 16, 1 << 14);
         const uint64_t slices = (group.count + slice - 1) / slice;
         std::vector<VerifyReport> parts(slices, blank);
-        sync_parallel_for(uint64_t{0}, slices, [&](uint64_t s) {
-            const uint64_t at = s * slice, n = std::min(group.count - at, slice);
-            verify_range(ctx, table, group.first + at, group.first + at + n, v + at,
-                         remoteness.empty() ? nullptr : remoteness.data() + at, parts[s], true);
-        });
+        tbb::task_group others;
+        try {
+            for (uint64_t s = 0; s < slices; ++s) {
+                sync_run(others, [&, s] {
+                    const uint64_t first = group.first + s * slice;
+                    const uint64_t n = std::min(group.first + group.count - first, slice);
+                    const auto [v, r] = entries(first, n, slice_entries.local());
+                    verify_range(ctx, table, first, first + n, v, r, parts[s], true);
+                });
+            }
+            for (size_t level = group.first_level; level < end; ++level) {
+                sync_parallel_for_with(
+                    tbb::blocked_range<size_t>(order.level_start[level],
+                                               order.level_start[level + 1], 1),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t b = r.begin(); b != r.end(); ++b) {
+                            const Block& block = order.blocks[b];
+                            const auto [v, rm] =
+                                entries(block.first, block.count, block_entries.local());
+                            check_lines(u, lines, block.first, block.first + block.count, v, rm,
+                                        consistency.local());
+                        }
+                    },
+                    tbb::simple_partitioner());
+            }
+        } catch (...) {
+            sync_wait(others);
+            throw;
+        }
+        sync_wait(others);
         for (const VerifyReport& part : parts) merge(report, part);
         if (progress) progress(group.first + group.count, u.size());
     }
@@ -396,6 +504,16 @@ void verify_grouped(const Context& ctx, TableSource& table, LineCheck& lines, Ve
 }
 
 }  // namespace
+
+void ArraySource::read(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
+                       std::vector<uint32_t>& remoteness) {
+    widen(values_, first, count, values);
+    if (has_remoteness()) {
+        widen(remoteness_, first, count, remoteness);
+    } else {
+        remoteness.clear();
+    }
+}
 
 VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, TableSource& table,
                     const std::function<void(uint64_t, uint64_t)>& progress, bool line_check) {

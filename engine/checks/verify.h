@@ -50,6 +50,9 @@ class ArraySource : public TableSource {
     bool has_remoteness() const override { return !remoteness_.empty(); }
     uint32_t remoteness(uint64_t rank) override { return remoteness_.get(rank); }
     bool thread_safe() const override { return true; }
+    // Widened straight from the arrays.
+    void read(uint64_t first, uint64_t count, std::vector<uint32_t>& values,
+              std::vector<uint32_t>& remoteness) override;
 
   private:
     const QuantityArray& values_;
