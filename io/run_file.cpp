@@ -13,12 +13,14 @@
 #include "engine/base/errors.h"
 #include "engine/base/parallel.h"
 #include "io/codec/compressors.h"
+#include "io/codec/transforms.h"
+#include "io/table_layout.h"
 
 namespace nimtb::io {
 
 namespace {
 
-// Blocks compressed at once per thread: enough to keep both cores busy
+// Blocks encoded at once per thread: enough to keep both cores busy
 // between the writes, few enough that memory stays small.
 constexpr uint64_t BLOCKS_IN_FLIGHT = 4;
 
@@ -26,11 +28,27 @@ std::string error_text() {
     return std::strerror(errno);
 }
 
+// How the table will lay out a dataset of `entries` entries of `bits`
+// bits, as far as is known before its largest entry: at that width.
+DatasetLayout guessed_layout(unsigned bits, uint64_t entries, const WriteOptions& o) {
+    return dataset_layout(entries, bits == 8 ? 0xff : 0xffff, o);
+}
+
 }  // namespace
 
-RunFile::RunFile(const std::string& table_path, unsigned bits, std::string what)
+RunFile::RunFile(const std::string& table_path, unsigned bits, uint64_t entries,
+                 const WriteOptions& options, std::string what)
     : what_(std::move(what)), bits_(bits) {
     assert(bits == 8 || bits == 16);
+    if (!direct_codec(options.compression))
+        throw TableError(what_ + ": cannot spill in " + to_string(options.compression));
+    const DatasetLayout layout = guessed_layout(bits, entries, options);
+    encoding_.file_bits = bits;
+    encoding_.chunk = std::max<uint64_t>(layout.chunk, 1);
+    encoding_.compression = options.compression;
+    encoding_.level = layout.level;
+    // Until the first block: transformed or not.
+    encoding_.transform = layout.transformed ? Transform::xor_previous : Transform::none;
     const std::filesystem::path parent = std::filesystem::path(table_path).parent_path();
     std::string dir = parent.empty() ? std::string(".") : parent.string();
     // O_TMPFILE makes it nameless from the start; where the file system
@@ -51,30 +69,59 @@ RunFile::~RunFile() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-uint64_t RunFile::memory(unsigned bits, unsigned threads) {
-    // The partial block; per thread, a batch of compressed blocks in flight
-    // (LZ4's bound is a little over the raw size), and on reading back a
-    // block and its compressed bytes.
-    const uint64_t block_bytes = BLOCK * (bits / 8);
-    return block_bytes +
-           (BLOCKS_IN_FLIGHT + 2) * std::max(1u, threads) * (block_bytes + block_bytes / 8);
+uint64_t RunFile::memory(unsigned bits, unsigned threads, uint64_t entries,
+                         const WriteOptions& options) {
+    // The partial block; per thread, a batch of blocks being transformed and
+    // encoded (a little over the raw size at worst), the compressor's state,
+    // and on reading back a block and its encoded bytes.
+    const DatasetLayout layout = guessed_layout(bits, entries, options);
+    const uint64_t block_bytes = layout.chunk * (bits / 8);
+    const uint64_t per_thread = (2 * BLOCKS_IN_FLIGHT + 2) * (block_bytes + block_bytes / 8) +
+                                compressor_memory(options.compression, layout.level, block_bytes);
+    return block_bytes + std::max(1u, threads) * per_thread;
 }
 
 void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
+    if (blocks == 0) return;
     const unsigned width = bits_ / 8;
-    const uint64_t block_bytes = BLOCK * width;
+    const uint64_t block = encoding_.chunk, block_bytes = block * width;
+    // The transform: the one that suits the first block (the table's
+    // writer chooses on the first, middle and last chunks; where it
+    // chooses otherwise, it encodes anew).
+    if (offset_.size() == 1 && encoding_.transform != Transform::none) {
+        encoding_.transform =
+            width == 1 ? choose_transform<uint8_t>({raw, block}, block)
+                       : choose_transform<uint16_t>(
+                             {reinterpret_cast<const uint16_t*>(raw), block}, block);
+    }
     const uint64_t batch =
         BLOCKS_IN_FLIGHT * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency());
-    if (packets_.size() < std::min(batch, blocks)) packets_.resize(std::min(batch, blocks));
-    std::vector<char> failed(packets_.size());
+    const uint64_t slots = std::min(batch, blocks);
+    if (packets_.size() < slots) {
+        packets_.resize(slots);
+        raws_.resize(slots);
+    }
+    std::vector<char> failed(slots);
     for (uint64_t first = 0; first < blocks; first += batch) {
         const uint64_t count = std::min(batch, blocks - first);
         engine::sync_parallel_for(uint64_t{0}, count, [&](uint64_t slot) {
-            const std::span<const uint8_t> block(raw + (first + slot) * block_bytes, block_bytes);
-            failed[slot] = !compress_bytes(Compression::lz4, 0, width, block, packets_[slot]);
+            ByteBuffer& b = raws_[slot];
+            b.resize(block_bytes);
+            std::memcpy(b.data(), raw + (first + slot) * block_bytes, block_bytes);
+            if (width == 1) {
+                encode_transform<uint8_t>(encoding_.transform, std::span<uint8_t>(b));
+            } else {
+                encode_transform<uint16_t>(encoding_.transform,
+                                           {reinterpret_cast<uint16_t*>(b.data()), block});
+            }
+            failed[slot] = !compress_chunk(encoding_.compression, encoding_.level, width, b,
+                                           packets_[slot]);
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
-            if (failed[slot]) throw TableError(what_ + ": cannot spill: LZ4 compression failed");
+            if (failed[slot]) {
+                throw TableError(what_ + ": cannot spill: " + to_string(encoding_.compression) +
+                                 " compression failed");
+            }
             const ByteBuffer& p = packets_[slot];
             for (uint64_t done = 0; done < p.size();) {
                 const ssize_t n = ::pwrite(fd_, p.data() + done, p.size() - done,
@@ -94,52 +141,63 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
 void RunFile::append(const engine::QuantityArray& a, uint64_t count) {
     assert(a.bits() == bits_ && count <= a.size());
     const unsigned width = bits_ / 8;
+    const uint64_t block = encoding_.chunk;
     const uint8_t* raw = static_cast<const uint8_t*>(a.raw());
     uint64_t used = 0;
     // 1. Complete the partial block.
     if (!pending_.empty()) {
-        const uint64_t room = BLOCK - pending_.size() / width;
+        const uint64_t room = block - pending_.size() / width;
         used = std::min(room, count);
         pending_.insert(pending_.end(), raw, raw + used * width);
-        if (pending_.size() == BLOCK * width) {
+        if (pending_.size() == block * width) {
             write_blocks(pending_.data(), 1);
             pending_.clear();
         }
     }
     // 2. Whole blocks straight from the array; 3. the rest waits.
-    const uint64_t whole = (count - used) / BLOCK;
+    const uint64_t whole = (count - used) / block;
     write_blocks(raw + used * width, whole);
-    used += whole * BLOCK;
+    used += whole * block;
     pending_.insert(pending_.end(), raw + used * width, raw + count * width);
     size_ += count;
 }
 
 void RunFile::finish() {
     if (pending_.empty()) return;
-    pending_.resize(BLOCK * (bits_ / 8), 0);  // padded: every block is whole
+    pending_.resize(encoding_.chunk * (bits_ / 8), 0);  // padded: every block is whole
     write_blocks(pending_.data(), 1);
     pending_ = {};
+}
+
+void RunFile::read_block(uint64_t index, ByteBuffer& out) const {
+    const uint64_t begin = offset_[index], bytes = offset_[index + 1] - begin;
+    out.resize(bytes);
+    for (uint64_t done = 0; done < bytes;) {
+        const ssize_t n =
+            ::pread(fd_, out.data() + done, bytes - done, static_cast<off_t>(begin + done));
+        if (n <= 0) throw TableError(what_ + ": cannot read the run file back: " + error_text());
+        done += static_cast<uint64_t>(n);
+    }
 }
 
 void RunFile::read(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out) const {
     assert(pending_.empty() && first + count <= size_ && file_bits <= bits_);
     const unsigned width = bits_ / 8;
-    ByteBuffer packet, raw(BLOCK * width);
+    const uint64_t block = encoding_.chunk;
+    ByteBuffer packet, raw(block * width);
     for (uint64_t rank = first; rank < first + count;) {
-        const uint64_t block = rank / BLOCK;
-        const uint64_t begin = offset_[block], bytes = offset_[block + 1] - begin;
-        packet.resize(bytes);
-        for (uint64_t done = 0; done < bytes;) {
-            const ssize_t n =
-                ::pread(fd_, packet.data() + done, bytes - done, static_cast<off_t>(begin + done));
-            if (n <= 0)
-                throw TableError(what_ + ": cannot read the run file back: " + error_text());
-            done += static_cast<uint64_t>(n);
-        }
-        const std::string why = decompress_bytes(Compression::lz4, packet, raw);
+        const uint64_t index = rank / block;
+        read_block(index, packet);
+        const std::string why = decompress_chunk(encoding_.compression, packet, raw);
         if (!why.empty()) throw TableError(what_ + ": run file damaged: " + why);
-        const uint64_t from = rank - block * BLOCK;
-        const uint64_t n = std::min(BLOCK - from, first + count - rank);
+        if (width == 1) {
+            decode_transform<uint8_t>(encoding_.transform, std::span<uint8_t>(raw));
+        } else {
+            decode_transform<uint16_t>(encoding_.transform,
+                                       {reinterpret_cast<uint16_t*>(raw.data()), block});
+        }
+        const uint64_t from = rank - index * block;
+        const uint64_t n = std::min(block - from, first + count - rank);
         uint8_t* dest = out + (rank - first) * (file_bits / 8);
         if (file_bits == bits_) {
             std::memcpy(dest, raw.data() + from * width, n * width);
@@ -152,9 +210,13 @@ void RunFile::read(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* 
 }
 
 Entries RunFile::entries() const {
-    return {size_, bits_, [this](uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out) {
+    auto encoded = std::make_shared<EncodedChunks>(encoding_);
+    encoded->read = [this](uint64_t index, ByteBuffer& out) { read_block(index, out); };
+    return {size_, bits_,
+            [this](uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out) {
                 read(first, count, file_bits, out);
-            }};
+            },
+            std::move(encoded)};
 }
 
 }  // namespace nimtb::io

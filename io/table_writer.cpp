@@ -113,6 +113,31 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
     return stored;
 }
 
+// The chunks of `e`, stored as they are, in order. Returns their bytes.
+uint64_t copy_chunks(hid_t dataset, const EncodedChunks& e, uint64_t entries,
+                     const WriteOptions& o, const std::string& what) {
+    const uint64_t chunks = (entries + e.chunk - 1) / e.chunk;
+    ByteBuffer packet;
+    uint64_t stored = 0;
+    for (uint64_t index = 0; index < chunks && !cancelled(o); ++index) {
+        e.read(index, packet);
+        const hsize_t offset = index * e.chunk;
+        if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &offset, packet.size(), packet.data()) < 0)
+            throw TableError(what + ": cannot write: " + hdf5_error_message());
+        stored += packet.size();
+    }
+    if (cancelled(o)) throw nimtb::Cancelled();
+    return stored;
+}
+
+// Whether `e` holds the chunks the writer would make with `layout` and `transform`.
+bool encoded_as(const EncodedChunks* e, const DatasetLayout& layout, Transform transform,
+                const WriteOptions& o) {
+    return e && e->file_bits == layout.file_bits && e->chunk == layout.chunk &&
+           e->compression == o.compression && e->level == layout.level &&
+           e->transform == transform;
+}
+
 // Adds what the dataset takes to `storage`.
 void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t max,
                    const WriteOptions& o, TableStorage& storage) {
@@ -123,7 +148,10 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
     Handle dataset =
         create_dataset(out.root(), name, a.size, layout, o.compression, transform, what);
     try {
-        storage.stored_bytes += write_chunks(dataset.get(), a, layout, transform, o, what);
+        storage.stored_bytes +=
+            encoded_as(a.encoded.get(), layout, transform, o)
+                ? copy_chunks(dataset.get(), *a.encoded, a.size, o, what)
+                : write_chunks(dataset.get(), a, layout, transform, o, what);
         storage.data_bytes += a.size * (layout.file_bits / 8);
     } catch (...) {
         out.release_space();

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "engine/base/quantity_array.h"
+#include "io/codec/compressors.h"
 #include "io/codec/table_format.h"
 
 namespace nimtb::io {
@@ -26,6 +28,21 @@ struct WriteOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
+// A dataset's chunks already encoded as a table stores them: a streamed
+// solve's run file (run_file.h), which guessed the layout before the solve
+// knew the largest entry and chose the transform on the first chunk. The
+// writer stores them as they are when the dataset's layout and transform
+// turn out to be these; otherwise it reads the entries and encodes anew.
+struct EncodedChunks {
+    unsigned file_bits = 8;
+    uint64_t chunk = 0;  // entries per chunk
+    Compression compression = Compression::zstd;
+    int level = 0;
+    Transform transform = Transform::none;
+    // Chunk `index` as stored (checksum included) into `out`. Throws TableError.
+    std::function<void(uint64_t index, ByteBuffer& out)> read;
+};
+
 // One dataset's entries by rank, as the writer reads them: from an array in
 // memory (of()) or from a streamed solve's run file (run_file.h).
 struct Entries {
@@ -35,6 +52,8 @@ struct Entries {
     // entry fits) into `out`. Called from several threads at once; throws
     // TableError.
     std::function<void(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out)> read;
+    // The chunks as a table stores them, when they are held so already.
+    std::shared_ptr<const EncodedChunks> encoded;
 
     // The entries of `a`, which must outlive them.
     static Entries of(const engine::QuantityArray& a) {
@@ -49,7 +68,8 @@ struct Entries {
                         const uint16_t* src = a.data<uint16_t>() + first;
                         for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(src[i]);
                     }
-                }};
+                },
+                nullptr};
     }
 };
 

@@ -20,24 +20,31 @@ namespace nimtb::service {
 namespace {
 
 // A streamed solve's positions, spilled to run files beside the table as
-// the groups are solved, then read back by the table writer.
+// the groups are solved, already encoded as the table's chunks (as far as
+// the table's options and the arrays' widths tell), then handed to the
+// table writer.
 class RunFiles : public engine::RankSink {
   public:
-    RunFiles(std::string table, unsigned threads) : table_(std::move(table)), threads_(threads) {}
+    RunFiles(std::string table, uint64_t positions, const io::WriteOptions& options,
+             unsigned threads)
+        : table_(std::move(table)), positions_(positions), options_(options), threads_(threads) {}
 
     // The run files' buffers, and the table writer's that reads them back.
     uint64_t memory(unsigned value_bits, unsigned remoteness_bits) const override {
-        return io::RunFile::memory(value_bits, threads_) +
-               (remoteness_bits ? io::RunFile::memory(remoteness_bits, threads_) : 0) +
+        auto run = [&](unsigned bits) {
+            return io::RunFile::memory(bits, threads_, positions_, options_);
+        };
+        return run(value_bits) + (remoteness_bits ? run(remoteness_bits) : 0) +
                io::write_memory(threads_);
     }
 
     void take(uint64_t, uint64_t count, const engine::QuantityArray& value,
               const engine::QuantityArray& remoteness) override {
         if (!value_) {
-            value_.emplace(table_, value.bits(), table_ + ": dataset /value");
+            value_.emplace(table_, value.bits(), positions_, options_, table_ + ": dataset /value");
             if (!remoteness.empty())
-                remoteness_.emplace(table_, remoteness.bits(), table_ + ": dataset /remoteness");
+                remoteness_.emplace(table_, remoteness.bits(), positions_, options_,
+                                    table_ + ": dataset /remoteness");
         }
         value_->append(value, count);
         if (remoteness_) remoteness_->append(remoteness, count);
@@ -54,6 +61,8 @@ class RunFiles : public engine::RankSink {
 
   private:
     std::string table_;
+    uint64_t positions_;
+    io::WriteOptions options_;
     unsigned threads_;
     std::optional<io::RunFile> value_, remoteness_;
 };
@@ -95,7 +104,7 @@ SolveReport solve_table(const SolveRequest& request, const Hooks& hooks) {
         };
         so.levels = checkpoint.get();
     }
-    RunFiles runs(request.output,
+    RunFiles runs(request.output, universe.size(), wo,
                   so.threads ? so.threads : std::max(1u, std::thread::hardware_concurrency()));
     so.sink = &runs;
     // A solve of seconds or more says first how it will run.

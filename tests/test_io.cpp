@@ -11,6 +11,7 @@
 #include "io/codec/chunk_codec.h"
 #include "io/hdf5_handle.h"
 #include "io/probe.h"
+#include "io/run_file.h"
 #include "io/table_reader.h"
 #include "io/table_writer.h"
 #include "scratch_dir.h"
@@ -165,6 +166,92 @@ TEST_F(TableFiles, EveryCompressionRoundTrips) {
     }
 }
 
+namespace {
+
+// Every chunk of a dataset as stored.
+std::vector<std::vector<uint8_t>> stored_chunks(const std::string& file, const char* dataset) {
+    hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
+    hid_t space = H5Dget_space(d);
+    hsize_t n = 0;
+    H5Dget_num_chunks(d, space, &n);
+    std::vector<std::vector<uint8_t>> chunks;
+    for (hsize_t i = 0; i < n; ++i) {
+        hsize_t offset[1] = {0}, size = 0;
+        unsigned mask = 0;
+        haddr_t addr = 0;
+        H5Dget_chunk_info(d, space, i, offset, &mask, &addr, &size);
+        std::vector<uint8_t> bytes(size);
+        uint32_t filters = 0;
+        H5Dread_chunk(d, H5P_DEFAULT, offset, &filters, bytes.data());
+        chunks.push_back(std::move(bytes));
+    }
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+    return chunks;
+}
+
+}  // namespace
+
+// A streamed solve's run files hold the table's chunks as guessed before the
+// solve ends. The writer stores them as they are when the guess holds, and
+// reads the entries back and encodes anew when it does not (entries that
+// fit a narrower width than their run's; chunks encoded with other options):
+// the same table, chunk for chunk, as written from the arrays.
+TEST_F(TableFiles, RunFilesMakeTheTableTheArraysMake) {
+    const Solution wide = solve("nim", Convention::misere, 2, 800);  // 16-bit values and remoteness
+    Solution narrow = solve("nim", Convention::normal, 3, 40);       // 8-bit both
+    const nimtb::io::TableContents narrow_contents = nimtb::service::table_contents(narrow);
+    narrow.value.widen();  // spilled at 16 bits, stored at 8
+    narrow.remoteness.widen();
+    struct Case {
+        const Solution& s;
+        const nimtb::io::TableContents direct;
+        int spill_level;  // 0: the table's
+    };
+    const Case cases[] = {{wide, nimtb::service::table_contents(wide), 0},
+                          {narrow, narrow_contents, 0},
+                          {wide, nimtb::service::table_contents(wide), 2}};
+    int n = 0;
+    for (const Case& c : cases) {
+        SCOPED_TRACE("case " + std::to_string(n));
+        nimtb::io::WriteOptions o;
+        o.chunk_elements = 9'000;  // several chunks, a partial last one
+        const std::string direct = path("direct" + std::to_string(n) + ".h5");
+        const std::string spilled = path("spilled" + std::to_string(n++) + ".h5");
+        nimtb::io::write_table(direct, c.direct, o);
+        nimtb::io::WriteOptions spill = o;
+        if (c.spill_level) spill.level = c.spill_level;
+        nimtb::io::RunFile value(spilled, c.s.value.bits(), c.s.positions, spill, "value");
+        nimtb::io::RunFile remoteness(spilled, c.s.remoteness.bits(), c.s.positions, spill, "rem");
+        // Handed over in three uneven parts, as a streamed solve hands its groups.
+        const uint64_t cuts[] = {0, 5'000, c.s.positions / 3 * 2 + 1, c.s.positions};
+        for (int part = 0; part < 3; ++part) {
+            const uint64_t first = cuts[part], count = cuts[part + 1] - first;
+            nimtb::engine::QuantityArray v(count, c.s.value.bits()), r(count, c.s.remoteness.bits());
+            std::memcpy(v.data<uint8_t>(), c.s.value.data<uint8_t>() + first * (v.bits() / 8),
+                        v.bytes());
+            std::memcpy(r.data<uint8_t>(),
+                        c.s.remoteness.data<uint8_t>() + first * (r.bits() / 8), r.bytes());
+            value.append(v, count);
+            remoteness.append(r, count);
+        }
+        value.finish();
+        remoteness.finish();
+        nimtb::io::TableContents contents = c.direct;
+        contents.value = value.entries();
+        contents.remoteness = remoteness.entries();
+        nimtb::io::write_table(spilled, contents, o);
+        for (const char* dataset : {"value", "remoteness"}) {
+            SCOPED_TRACE(dataset);
+            EXPECT_EQ(stored_chunks(direct, dataset), stored_chunks(spilled, dataset));
+        }
+        TableReader back(spilled);
+        expect_same(c.s, back);
+    }
+}
+
 TEST(ChunkCodec, TransformsRoundTripInEitherWidth) {
     // Steps of every size both ways, wrapping around the width.
     std::vector<uint16_t> wide;
@@ -241,6 +328,49 @@ std::vector<T> chunk_entries(size_t count) {
 }
 
 }  // namespace
+
+// nimtb builds Blosc's container of a zstd chunk itself, with a zstd
+// context kept per thread: byte for byte what Blosc makes, at every level,
+// both widths, chunks of Nim's shape, sizes around the smallest it builds,
+// and chunks it leaves to Blosc (incompressible, too small).
+TEST(ChunkCodec, ZstdChunksAreBloscsByteForByte) {
+    blosc_init();
+    std::vector<std::vector<uint8_t>> inputs;
+    for (size_t count : {100, 2047, 2048, 5000, 70001}) {
+        const auto x = chunk_entries<uint16_t>(count);
+        inputs.emplace_back(reinterpret_cast<const uint8_t*>(x.data()),
+                            reinterpret_cast<const uint8_t*>(x.data() + count));
+    }
+    {
+        const auto x = chunk_entries<uint16_t>(1 << 20);
+        inputs.emplace_back(reinterpret_cast<const uint8_t*>(x.data()),
+                            reinterpret_cast<const uint8_t*>(x.data() + x.size()));
+    }
+    std::vector<uint8_t> noise(300000);
+    uint32_t r = 1;
+    for (uint8_t& b : noise) b = static_cast<uint8_t>((r = r * 1103515245u + 12345u) >> 24);
+    inputs.push_back(noise);
+    for (const auto& raw : inputs) {
+        for (unsigned width : {1u, 2u}) {
+            for (int level = 1; level <= 9; ++level) {
+                // A whole chunk of the default size at the default level; the
+                // highest levels take seconds on it.
+                if (raw.size() > 200000 && raw != noise && level != 4) continue;
+                SCOPED_TRACE(std::to_string(raw.size()) + " bytes, width " +
+                             std::to_string(width) + ", level " + std::to_string(level));
+                std::vector<uint8_t> blosc(raw.size() + BLOSC_MAX_OVERHEAD);
+                const int n = blosc_compress_ctx(level, width > 1 ? BLOSC_SHUFFLE : BLOSC_NOSHUFFLE,
+                                                 width, raw.size(), raw.data(), blosc.data(),
+                                                 blosc.size(), "zstd", raw.size(), 1);
+                ASSERT_GT(n, 0);
+                blosc.resize(static_cast<size_t>(n));
+                nimtb::io::ByteBuffer ours;
+                ASSERT_TRUE(nimtb::io::compress_bytes(Compression::zstd, level, width, raw, ours));
+                ASSERT_EQ(std::vector<uint8_t>(ours.begin(), ours.end()), blosc);
+            }
+        }
+    }
+}
 
 TEST(ChunkCodec, TheDecoderGivesTheEntriesAtAnyOffsetsAsTheWholeChunkDecodedDoes) {
     using nimtb::io::Transform;

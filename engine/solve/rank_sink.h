@@ -2,7 +2,8 @@
 // Where a streamed solve hands over what it has solved, in rank order, so
 // that its arrays need hold only the group of positions being solved
 // (solve_order.h): the interface the solver calls; service/solve.cpp spills
-// the positions to run files and writes the table from them.
+// the positions to run files, encoded as the table's chunks, and writes the
+// table from them.
 
 #include <cstdint>
 

@@ -48,6 +48,11 @@ using ByteBuffer = std::vector<uint8_t, UninitialisedAllocator<uint8_t>>;
 bool compress_chunk(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
                     ByteBuffer& out);
 
+// Bytes compress_chunk keeps per thread that compresses chunks of
+// `chunk_bytes` bytes with `c` at `level` (zstd's context and its shuffled
+// planes; nothing else is kept).
+uint64_t compressor_memory(Compression c, int level, uint64_t chunk_bytes);
+
 // compress_chunk's compressor alone, without the checksum: what nimtb's own
 // HDF5 filters (hdf5_filters.h) run inside HDF5's pipeline.
 bool compress_bytes(Compression c, int level, unsigned width, std::span<const uint8_t> raw,
