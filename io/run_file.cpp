@@ -89,10 +89,10 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
     // writer chooses on the first, middle and last chunks; where it
     // chooses otherwise, it encodes anew).
     if (offset_.size() == 1 && encoding_.transform != Transform::none) {
-        encoding_.transform =
-            width == 1 ? choose_transform<uint8_t>({raw, block}, block)
-                       : choose_transform<uint16_t>(
-                             {reinterpret_cast<const uint16_t*>(raw), block}, block);
+        encoding_.transform = width == 1
+                                  ? choose_transform<uint8_t>({raw, block}, block)
+                                  : choose_transform<uint16_t>(
+                                        {reinterpret_cast<const uint16_t*>(raw), block}, block);
     }
     const uint64_t batch =
         BLOCKS_IN_FLIGHT * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency());
@@ -114,8 +114,8 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
                 encode_transform<uint16_t>(encoding_.transform,
                                            {reinterpret_cast<uint16_t*>(b.data()), block});
             }
-            failed[slot] = !compress_chunk(encoding_.compression, encoding_.level, width, b,
-                                           packets_[slot]);
+            failed[slot] =
+                !compress_chunk(encoding_.compression, encoding_.level, width, b, packets_[slot]);
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
             if (failed[slot]) {

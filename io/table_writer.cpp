@@ -114,8 +114,8 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
 }
 
 // The chunks of `e`, stored as they are, in order. Returns their bytes.
-uint64_t copy_chunks(hid_t dataset, const EncodedChunks& e, uint64_t entries,
-                     const WriteOptions& o, const std::string& what) {
+uint64_t copy_chunks(hid_t dataset, const EncodedChunks& e, uint64_t entries, const WriteOptions& o,
+                     const std::string& what) {
     const uint64_t chunks = (entries + e.chunk - 1) / e.chunk;
     ByteBuffer packet;
     uint64_t stored = 0;
@@ -134,8 +134,7 @@ uint64_t copy_chunks(hid_t dataset, const EncodedChunks& e, uint64_t entries,
 bool encoded_as(const EncodedChunks* e, const DatasetLayout& layout, Transform transform,
                 const WriteOptions& o) {
     return e && e->file_bits == layout.file_bits && e->chunk == layout.chunk &&
-           e->compression == o.compression && e->level == layout.level &&
-           e->transform == transform;
+           e->compression == o.compression && e->level == layout.level && e->transform == transform;
 }
 
 // Adds what the dataset takes to `storage`.
@@ -148,10 +147,9 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
     Handle dataset =
         create_dataset(out.root(), name, a.size, layout, o.compression, transform, what);
     try {
-        storage.stored_bytes +=
-            encoded_as(a.encoded.get(), layout, transform, o)
-                ? copy_chunks(dataset.get(), *a.encoded, a.size, o, what)
-                : write_chunks(dataset.get(), a, layout, transform, o, what);
+        storage.stored_bytes += encoded_as(a.encoded.get(), layout, transform, o)
+                                    ? copy_chunks(dataset.get(), *a.encoded, a.size, o, what)
+                                    : write_chunks(dataset.get(), a, layout, transform, o, what);
         storage.data_bytes += a.size * (layout.file_bits / 8);
     } catch (...) {
         out.release_space();

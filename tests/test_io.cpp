@@ -229,11 +229,12 @@ TEST_F(TableFiles, RunFilesMakeTheTableTheArraysMake) {
         const uint64_t cuts[] = {0, 5'000, c.s.positions / 3 * 2 + 1, c.s.positions};
         for (int part = 0; part < 3; ++part) {
             const uint64_t first = cuts[part], count = cuts[part + 1] - first;
-            nimtb::engine::QuantityArray v(count, c.s.value.bits()), r(count, c.s.remoteness.bits());
+            nimtb::engine::QuantityArray v(count, c.s.value.bits()),
+                r(count, c.s.remoteness.bits());
             std::memcpy(v.data<uint8_t>(), c.s.value.data<uint8_t>() + first * (v.bits() / 8),
                         v.bytes());
-            std::memcpy(r.data<uint8_t>(),
-                        c.s.remoteness.data<uint8_t>() + first * (r.bits() / 8), r.bytes());
+            std::memcpy(r.data<uint8_t>(), c.s.remoteness.data<uint8_t>() + first * (r.bits() / 8),
+                        r.bytes());
             value.append(v, count);
             remoteness.append(r, count);
         }
@@ -356,8 +357,8 @@ TEST(ChunkCodec, ZstdChunksAreBloscsByteForByte) {
                 // A whole chunk of the default size at the default level; the
                 // highest levels take seconds on it.
                 if (raw.size() > 200000 && raw != noise && level != 4) continue;
-                SCOPED_TRACE(std::to_string(raw.size()) + " bytes, width " +
-                             std::to_string(width) + ", level " + std::to_string(level));
+                SCOPED_TRACE(std::to_string(raw.size()) + " bytes, width " + std::to_string(width) +
+                             ", level " + std::to_string(level));
                 std::vector<uint8_t> blosc(raw.size() + BLOSC_MAX_OVERHEAD);
                 const int n = blosc_compress_ctx(level, width > 1 ? BLOSC_SHUFFLE : BLOSC_NOSHUFFLE,
                                                  width, raw.size(), raw.data(), blosc.data(),
