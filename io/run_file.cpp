@@ -47,8 +47,7 @@ RunFile::RunFile(const std::string& table_path, unsigned bits, uint64_t entries,
     encoding_.chunk = std::max<uint64_t>(layout.chunk, 1);
     encoding_.compression = options.compression;
     encoding_.level = layout.level;
-    // Until the first block: transformed or not.
-    encoding_.transform = layout.transformed ? Transform::xor_previous : Transform::none;
+    transformed_ = layout.transformed;
     const std::filesystem::path parent = std::filesystem::path(table_path).parent_path();
     std::string dir = parent.empty() ? std::string(".") : parent.string();
     // O_TMPFILE makes it nameless from the start; where the file system
@@ -88,7 +87,7 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
     // The transform: the one that suits the first block (the table's
     // writer chooses on the first, middle and last chunks; where it
     // chooses otherwise, it encodes anew).
-    if (offset_.size() == 1 && encoding_.transform != Transform::none) {
+    if (offset_.size() == 1 && transformed_) {
         encoding_.transform = width == 1
                                   ? choose_transform<uint8_t>({raw, block}, block)
                                   : choose_transform<uint16_t>(

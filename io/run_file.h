@@ -65,6 +65,7 @@ class RunFile {
     int fd_ = -1;
     unsigned bits_;
     EncodedChunks encoding_;           // the table's chunks, as guessed; read set by entries()
+    bool transformed_ = false;         // the transform is chosen on the first block
     uint64_t size_ = 0;                // entries appended
     uint64_t end_ = 0;                 // bytes written to the file
     std::vector<uint8_t> pending_;     // entries of the partial block
