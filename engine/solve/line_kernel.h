@@ -215,31 +215,30 @@ struct LineKernel {
         uint32_t* a = heaps.data();
         u.unrank(first, a);
         uint64_t line[Universe::MAX_HEAPS];
-        uint64_t stretch[Universe::MAX_HEAPS];  // c_i of the distinct heaps i >= 2, then heap 1's
         const uint64_t end = first + count;
         for (uint64_t rank = first; rank < end;) {
             const uint32_t start = a[0];
             const uint32_t a1 = k > 1 ? a[1] : u.max_heap_size();
             const uint64_t len = std::min<uint64_t>(a1 - start + 1, end - rank);
             line_indices(u, a, line);
+            // Each line's stretch from the run's first position: the distinct
+            // heaps i >= 2, then heap 1's; the kernel's arrays in locals (a
+            // store through V may alias members).
+            uint64_t* set_at[Universe::MAX_HEAPS];
+            R* rem_at[Universe::MAX_HEAPS];
             unsigned others = 0;
+            const auto stretch = [&](unsigned j, uint64_t l) {
+                set_at[j] = seen + l * W;
+                rem_at[j] = REM ? line_remoteness + 2 * l : nullptr;
+            };
             for (unsigned i = 2; i < k; ++i)
-                if (a[i - 1] != a[i]) stretch[others++] = line[i] - start;
-            if (k > 1) stretch[others] = line[1] - start;
+                if (a[i - 1] != a[i]) stretch(others++, line[i]);
+            if (k > 1) stretch(others, line[1]);
             // The run's positions with a0 < a1 read and join heap 1's line too.
             const uint64_t below_a1 = k > 1 ? std::min<uint64_t>(len, a1 - start) : 0;
             for (unsigned j = 0; j < others; ++j) {
-                const uint64_t ahead = stretch[j] + start + PREFETCH;
-                __builtin_prefetch(seen + ahead * W, 1);
-                if constexpr (REM) __builtin_prefetch(line_remoteness + 2 * ahead, 1);
-            }
-            // Each line's stretch from the run's first position; the
-            // kernel's arrays in locals (a store through V may alias members).
-            uint64_t* set_at[Universe::MAX_HEAPS];
-            R* rem_at[Universe::MAX_HEAPS];
-            for (unsigned j = 0; j < others + (k > 1 ? 1 : 0); ++j) {
-                set_at[j] = seen + (stretch[j] + start) * W;
-                rem_at[j] = REM ? line_remoteness + 2 * (stretch[j] + start) : nullptr;
+                __builtin_prefetch(set_at[j] + PREFETCH * W, 1);
+                if constexpr (REM) __builtin_prefetch(rem_at[j] + 2 * PREFETCH, 1);
             }
             Own own = load_own(line[0]);
             V* const out_value = value + (rank - base);
