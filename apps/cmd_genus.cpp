@@ -14,6 +14,7 @@ namespace {
 constexpr const char* GENUS_EXAMPLES = R"(examples:
   nimtb genus --rules kayles --max-heap 40            # Kayles: heap 5, 4^{146}, is the first wild one
   nimtb genus --rules subtract:1,3,4 --max-heap 100
+  nimtb genus --rules dawsons-kayles --max-heap 100   # a few seconds; Kayles to 100, a minute
   nimtb genus --rules octal:0.312 --max-heap 20 --json
 
 Conway's genus (On Numbers and Games ch. 12, Winning Ways ch. 13) of every
@@ -27,8 +28,10 @@ other genus is wild (misère play of sums with it is not misère Nim's).
 Computed from the definition over every position the heaps reach: single
 heaps for rules that leave at most one heap (subtraction games), every
 position of at most N tokens in all for rules that split heaps (Kayles),
-which bounds N (the command says where). The alternation is proven: once
-γN = γ(N-2) at every one of those positions, it holds for every n after.
+less the heaps that are *0, *1 or *2 (a lemma accounts for them), which
+bounds N: Kayles reaches heap 108 (to 100 in a minute). The alternation is
+proven: once γN = γ(N-2) at every one of those positions, it holds for
+every n after.
 docs/QUOTIENTS.md has the definitions.
 )";
 
@@ -83,7 +86,7 @@ int cmd_genus(const std::vector<std::string>& args) {
         "settled      γ(n+2) = γn for every n >= {} at each of the {} position{} the heaps "
         "reach ({}), proven from γ0 to γ{}\n",
         t.alternates_from, t.positions, t.positions == 1 ? "" : "s",
-        t.splits ? "sums of heaps" : "single heaps", t.copies);
+        t.splits ? "sums of heaps other than *0, *1 and *2" : "single heaps", t.copies);
     std::cout << out;
     return EXIT_OK;
 }

@@ -24,7 +24,11 @@
 //
 // A rule whose moves leave at most one heap reaches single heaps only;
 // a rule that splits heaps reaches every position of at most max_heap
-// tokens in all, which bounds how far this goes (genus_positions).
+// tokens in all. A heap that is, as a game, *0, *1 or *2 is left out of
+// those: G⁻(X + *1) = G⁻(X) xor 1 and γn(X + *2) = γ(n+1)(X), so the
+// positions are the sums of the other heaps (Kayles: of heaps of 3 or more,
+// 40 million to heap 100 where every sum would be 1.6 billion), which
+// bounds how far this goes (genus_positions).
 
 #include <atomic>
 #include <cstdint>
@@ -56,9 +60,10 @@ struct GenusOptions {
     std::function<void(uint64_t, uint64_t)> progress;
     // Set from any thread to stop: nimtb::Cancelled is thrown.
     const std::atomic<bool>* cancel = nullptr;
-    // The most positions the computation may hold (each a few bytes and
-    // its moves); past it, ResourceError names the largest heap that fits.
-    uint64_t max_positions = 20'000'000;
+    // The most positions the computation may hold (a rule that splits
+    // heaps: a byte per γ computed at each; one that does not: a few bytes
+    // and its moves); past it, ResourceError names the largest heap that fits.
+    uint64_t max_positions = 100'000'000;
 };
 
 // How many copies of *2 the computation tries before giving up: no game met
@@ -73,13 +78,13 @@ struct GenusTable {
     uint64_t positions = 0;     // the positions whose γ were computed
     uint32_t copies = 0;        // γ0 .. γ(copies) computed at every one of them
     uint32_t alternates_from = 0;  // γ(n+2) = γn at every position for n >= this
-    bool splits = false;        // the positions are sums (the rule splits heaps)
+    bool splits = false;        // the positions are sums (the rule splits heaps), less *0, *1, *2
 };
 
 // The positions the genus of heaps 0..max_heap needs: max_heap + 1 for a
-// rule that leaves at most one heap, else every position of at most
-// max_heap tokens in all. Throws InputError for a rule whose moves touch
-// several heaps.
+// rule that leaves at most one heap, else the sums of at most max_heap
+// tokens of its heaps that are no *0, *1 or *2 (UINT64_MAX past 2^64).
+// Throws InputError for a rule whose moves touch several heaps.
 uint64_t genus_positions(const Rule& rule, uint32_t max_heap);
 
 // The genus of every heap 0..max_heap. Throws InputError for a rule whose

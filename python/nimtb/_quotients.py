@@ -230,9 +230,10 @@ class Genus:
 class GenusTable:
     """The genus of every heap 0 .. ``max_heap`` of a rule: ``heaps[h]``;
     ``first_wild`` the first heap whose genus is no nim position's (None:
-    every one is); ``positions`` the positions computed (sums of heaps for a
-    rule that splits them); the superscripts alternate from
-    ``alternates_from`` on at every one of them, proven."""
+    every one is); ``positions`` the positions computed (single heaps, or
+    for a rule that splits heaps their sums, less the heaps that are *0, *1
+    or *2); the superscripts alternate from ``alternates_from`` on at every
+    one of them, proven."""
 
     rules: str
     max_heap: int
@@ -246,10 +247,11 @@ def genus(rules: str, max_heap: int, *, progress: Optional[Progress] = None) -> 
     """Conway's genus of every heap up to ``max_heap`` (0 .. 1000000), as
     ``nimtb genus`` computes it: from the definition over every position the
     heaps reach. Raises InputError for a rule whose moves touch several
-    heaps, MemoryError past 20 million positions or 400 million moves (for a
-    rule that splits heaps the positions are every position of at most
-    ``max_heap`` tokens in all; the message names the largest heap that
-    fits). Ctrl-C stops it."""
+    heaps, MemoryError past 100 million positions or 400 million moves (for a
+    rule that splits heaps the positions are the sums of at most
+    ``max_heap`` tokens of its heaps that are no *0, *1 or *2: Kayles
+    reaches heap 108; the message names the largest heap that fits).
+    Ctrl-C stops it."""
     bound = _whole(max_heap, "max_heap")
     if not 0 <= bound <= 1_000_000:
         raise InputError(f"max_heap must be 0 to 1000000, not {bound}")

@@ -1728,9 +1728,9 @@ class Genus(unittest.TestCase):
         code, out, err = run("genus", "--rules", "wythoff", "--max-heap", "5")
         self.assertEqual(code, 2, err)
         self.assertIn("touch several heaps", err)
-        code, out, err = run("genus", "--rules", "kayles", "--max-heap", "100")
+        code, out, err = run("genus", "--rules", "kayles", "--max-heap", "200")
         self.assertEqual(code, 1, err)
-        self.assertIn("which reach heap 67", err)
+        self.assertIn("which reach heap 108", err)
         code, out, err = run("genus", "--rules", "nim", "--max-heap", "100000")  # refused at once
         self.assertEqual(code, 1, err)
         self.assertIn("which reach heap 28283", err)
