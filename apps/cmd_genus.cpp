@@ -43,8 +43,8 @@ int cmd_genus(const std::vector<std::string>& args) {
         "max-heap,H", po::value<int64_t>(),
         ranged("the largest heap", Range{0, engine::MAX_GENUS_HEAP}).c_str())("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
-    const auto vm =
-        parse_arguments("genus", args, opts, {}, "--rules RULE --max-heap N [--json]", GENUS_EXAMPLES);
+    const auto vm = parse_arguments("genus", args, opts, {}, "--rules RULE --max-heap N [--json]",
+                                    GENUS_EXAMPLES);
     if (!vm) return EXIT_OK;
     if (!vm->count("rules")) throw UsageError("missing --rules");
     if (!vm->count("max-heap")) throw UsageError("missing --max-heap");
@@ -60,8 +60,9 @@ int cmd_genus(const std::vector<std::string>& args) {
     }
     std::string out = fmt::format("rules        {} (misère play)\nheaps        0 to {}\n",
                                   rule.canonical(), max_heap);
-    out += "genus        heap: g^{γ0γ1...}, each superscript up to the first two values of its "
-           "alternating tail\n";
+    out +=
+        "genus        heap: g^{γ0γ1...}, each superscript up to the first two values of its "
+        "alternating tail\n";
     size_t width = 0;
     for (const engine::Genus& g : t.heaps) width = std::max(width, g.text().size());
     const size_t per_row = std::max<size_t>(1, 90 / (width + 8));
@@ -78,9 +79,10 @@ int cmd_genus(const std::vector<std::string>& args) {
             "none's, so it is wild\n",
             *wild, *wild, t.heaps[*wild].text());
     } else {
-        out += fmt::format("tame genus   every heap up to {} has the genus of a nim position "
-                           "(whether the game is tame: quotient --analyze)\n",
-                           max_heap);
+        out += fmt::format(
+            "tame genus   every heap up to {} has the genus of a nim position "
+            "(whether the game is tame: quotient --analyze)\n",
+            max_heap);
     }
     out += fmt::format(
         "settled      γ(n+2) = γn for every n >= {} at each of the {} position{} the heaps "

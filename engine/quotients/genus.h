@@ -74,11 +74,11 @@ inline constexpr uint32_t MAX_GENUS_COPIES = 64;
 inline constexpr uint32_t MAX_GENUS_HEAP = 1'000'000;
 
 struct GenusTable {
-    std::vector<Genus> heaps;   // heap 0 .. max_heap
-    uint64_t positions = 0;     // the positions whose γ were computed
-    uint32_t copies = 0;        // γ0 .. γ(copies) computed at every one of them
+    std::vector<Genus> heaps;      // heap 0 .. max_heap
+    uint64_t positions = 0;        // the positions whose γ were computed
+    uint32_t copies = 0;           // γ0 .. γ(copies) computed at every one of them
     uint32_t alternates_from = 0;  // γ(n+2) = γn at every position for n >= this
-    bool splits = false;        // the positions are sums (the rule splits heaps), less *0, *1, *2
+    bool splits = false;  // the positions are sums (the rule splits heaps), less *0, *1, *2
 };
 
 // The positions the genus of heaps 0..max_heap needs: max_heap + 1 for a
