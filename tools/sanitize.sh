@@ -70,8 +70,8 @@ for kind in "${KINDS[@]}"; do
         ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" \
             -E '^(VerifyLarge\.|LongSequence\.TwoThreadsGiveTheValuesOfOne$|Quotient\.(ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt|PredictsEveryPositionAndIsReduced|DawsonsKaylesGrowsHeapByHeapTo360ElementsAtHeap30)$|e2e\.test_first_use\.(Usage|Answers)$|e2e\.test_mpi\.(Checkpoints|ProcessDeath)|browser\.)'
     else
-        # The parallel parts: the solver, verify, the parallel table writer and
-        # the sequence on two threads.
-        ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -R '^(Solver|Verify|Periodicity|Sequence|SequenceThreads|TableFiles)\.'
+        # The parallel parts: the solver, verify, the parallel table writer,
+        # the sequence on two threads and the genus of sums.
+        ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -R '^(Solver|Verify|Periodicity|Sequence|SequenceThreads|TableFiles|Genus)\.'
     fi
 done
