@@ -488,14 +488,6 @@ void check_one_heap(const Rule& rule) {
                          "moves touch one heap");
 }
 
-uint64_t genus_positions(const Rule& rule, uint32_t max_heap) {
-    check_one_heap(rule);
-    if (!rule.adds_heaps()) return uint64_t{max_heap} + 1;
-    uint32_t fits = 0;
-    const Sums u = sums_of(rule, max_heap, std::numeric_limits<uint64_t>::max() - 1, fits, nullptr);
-    return fits < max_heap ? std::numeric_limits<uint64_t>::max() : u.size();
-}
-
 GenusTable genus_of_heaps(const Rule& rule, uint32_t max_heap, const GenusOptions& options) {
     check_one_heap(rule);
     if (rule.adds_heaps()) return genus_of_sums(rule, max_heap, options);

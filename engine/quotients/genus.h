@@ -28,7 +28,7 @@
 // those: G⁻(X + *1) = G⁻(X) xor 1 and γn(X + *2) = γ(n+1)(X), so the
 // positions are the sums of the other heaps (Kayles: of heaps of 3 or more,
 // 40 million to heap 100 where every sum would be 1.6 billion), which
-// bounds how far this goes (genus_positions).
+// bounds how far this goes (GenusOptions::max_positions).
 
 #include <atomic>
 #include <cstdint>
@@ -60,14 +60,14 @@ struct GenusOptions {
     std::function<void(uint64_t, uint64_t)> progress;
     // Set from any thread to stop: nimtb::Cancelled is thrown.
     const std::atomic<bool>* cancel = nullptr;
-    // The most positions the computation may hold (a rule that splits
-    // heaps: a byte per γ computed at each; one that does not: a few bytes
-    // and its moves); past it, ResourceError names the largest heap that fits.
+    // The most sums a rule that splits heaps may hold (a byte for each γ
+    // computed at each); past it, ResourceError names the largest heap that
+    // fits. (Single heaps are bounded by their moves instead.)
     uint64_t max_positions = 100'000'000;
 };
 
-// How many copies of *2 the computation tries before giving up: no game met
-// so far needs more than a handful.
+// How many copies of *2 the computation tries before giving up: most games
+// settle within a handful; Daisies (4.7) to heap 40 needs 36.
 inline constexpr uint32_t MAX_GENUS_COPIES = 64;
 // The largest heap asked for (a rule that splits heaps stops far below, at
 // GenusOptions::max_positions).
@@ -80,12 +80,6 @@ struct GenusTable {
     uint32_t alternates_from = 0;  // γ(n+2) = γn at every position for n >= this
     bool splits = false;  // the positions are sums (the rule splits heaps), less *0, *1, *2
 };
-
-// The positions the genus of heaps 0..max_heap needs: max_heap + 1 for a
-// rule that leaves at most one heap, else the sums of at most max_heap
-// tokens of its heaps that are no *0, *1 or *2 (UINT64_MAX past 2^64).
-// Throws InputError for a rule whose moves touch several heaps.
-uint64_t genus_positions(const Rule& rule, uint32_t max_heap);
 
 // The genus of every heap 0..max_heap. Throws InputError for a rule whose
 // moves touch several heaps, ResourceError past options.max_positions or
