@@ -143,16 +143,21 @@ std::vector<uint16_t> layer(const Closure& c, bool normal, const std::vector<uin
     return out;
 }
 
+// Where γ0 γ1 ... (given to γ(from+1)) alternate from, given that they do
+// from `from`: the least s with γ(k+2) = γk for every k >= s.
+template <class Gammas>
+uint32_t alternating_from(const Gammas& g, uint32_t from) {
+    while (from > 0 && g[from + 1] == g[from - 1]) --from;
+    return from;
+}
+
 // Each heap's superscript from its γ0 γ1 ... (at least alternates_from + 2
-// of them): up to the first pair of its alternating tail, the least s with
-// γ(k+2) = γk for every k >= s.
+// of them): up to the first pair of its alternating tail.
 void cut_superscripts(GenusTable& t, std::vector<uint32_t> normal,
                       std::vector<std::vector<uint32_t>> gammas) {
     for (size_t h = 0; h < gammas.size(); ++h) {
         std::vector<uint32_t>& g = gammas[h];
-        uint32_t s = t.alternates_from;
-        while (s > 0 && g[s + 1] == g[s - 1]) --s;
-        g.resize(s + 2);
+        g.resize(alternating_from(g, t.alternates_from) + 2);
         t.heaps.push_back(Genus{normal[h], std::move(g)});
     }
 }
@@ -170,11 +175,19 @@ void cut_superscripts(GenusTable& t, std::vector<uint32_t> normal,
 enum class Star : uint8_t { zero, one, two, other };
 
 // An option of a heap: its parts that are no *0, *1 or *2 (largest first),
-// and how many of its parts are *1 and *2.
+// how many of its parts are *1 and *2, and how many tokens of the heap the
+// others leave out (a sum with the option in place of the heap has that
+// many fewer tokens).
 struct Reduced {
     Heaps others;
     uint32_t ones = 0, twos = 0;
+    uint64_t fewer = 0;
 };
+
+// γn of a position whose γ0..γK are stored: past K, by the alternation.
+size_t within(size_t n, uint32_t copies) {
+    return n > copies ? copies - ((n - copies) & 1) : n;
+}
 
 // The positions, ranked: those of t tokens from offset[t], each multiset
 // p1 >= p2 >= ... ranked by its largest part first (fewer before more),
@@ -249,6 +262,7 @@ Sums sums_of(const Rule& rule, uint32_t max_heap, uint64_t max_positions, uint32
                 g ^= u.normal[part];
             }
             seen.push_back(g);
+            r.fewer = h - engine::tokens(r.others);
             u.keeps_tokens = u.keeps_tokens || engine::tokens(c) == h;
             const bool zero = r.others.empty() && r.ones == 0 && r.twos == 0;
             const bool one = r.others.empty() && r.ones == 1 && r.twos == 0;
@@ -339,13 +353,9 @@ bool sums_genus(const Sums& u, uint32_t copies, std::vector<uint8_t>& gamma,
             if (i > 0 && parts[i] == parts[i - 1]) continue;
             const uint32_t v = parts[i];
             for (const Reduced& o : u.options[v]) {
-                const uint64_t left = tokens - v + engine::tokens(o.others);
-                const uint8_t* g = &gamma[rank(parts, i, o.others, left) * width];
-                for (size_t n = 0; n < width; ++n) {
-                    size_t m = n + o.twos;
-                    if (m > copies) m = copies - ((m - copies) & 1);  // alternating past K
-                    mark(n, g[m] ^ (o.ones & 1));
-                }
+                const uint8_t* g = &gamma[rank(parts, i, o.others, tokens - o.fewer) * width];
+                for (size_t n = 0; n < width; ++n)
+                    mark(n, g[within(n + o.twos, copies)] ^ (o.ones & 1));
             }
         }
         const auto mex = [&](size_t n) {
@@ -363,8 +373,7 @@ bool sums_genus(const Sums& u, uint32_t copies, std::vector<uint8_t>& gamma,
             out[n] = static_cast<uint8_t>(std::min<uint32_t>(m, 254));
         }
         if (out[copies] != out[copies - 2]) unsettled = true;
-        uint32_t s = copies - 2;
-        while (s > 0 && out[s + 1] == out[s - 1]) --s;
+        const uint32_t s = alternating_from(out, copies - 2);
         uint32_t was = from.load(std::memory_order_relaxed);
         while (s > was && !from.compare_exchange_weak(was, s, std::memory_order_relaxed)) {
         }
@@ -438,8 +447,7 @@ GenusTable genus_of_sums(const Rule& rule, uint32_t max_heap, const GenusOptions
     t.copies = from + 2;
     const size_t width = size_t{copies} + 1;
     const auto at = [&](uint64_t r, size_t n) {
-        if (n > copies) n = copies - ((n - copies) & 1);
-        return uint32_t{gamma[r * width + n]};
+        return uint32_t{gamma[r * width + within(n, copies)]};
     };
     std::vector<std::vector<uint32_t>> gammas(max_heap + 1);
     for (uint32_t h = 0; h <= max_heap; ++h) {
