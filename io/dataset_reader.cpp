@@ -260,12 +260,7 @@ void DatasetReader::read_whole(std::span<uint8_t> out) {
                 std::copy_n(slot.bytes.begin(), into.size(), into.begin());
             }
             if (!slot.error.empty()) return;
-            if (width_ == 1) {
-                decode_transform<uint8_t>(transform_, {into.data(), slot.count}, 0);
-            } else {
-                decode_transform<uint16_t>(
-                    transform_, {reinterpret_cast<uint16_t*>(into.data()), slot.count}, 0);
-            }
+            decode_transform(transform_, width_, into);
         } catch (const std::exception& e) {  // out of memory: nothing escapes a task
             slot.error = e.what();
         }

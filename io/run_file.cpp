@@ -88,10 +88,7 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
     // writer chooses on the first, middle and last chunks; where it
     // chooses otherwise, it encodes anew).
     if (offset_.size() == 1 && transformed_) {
-        encoding_.transform = width == 1
-                                  ? choose_transform<uint8_t>({raw, block}, block)
-                                  : choose_transform<uint16_t>(
-                                        {reinterpret_cast<const uint16_t*>(raw), block}, block);
+        encoding_.transform = choose_transform({raw, block_bytes}, width, block);
     }
     const uint64_t batch =
         BLOCKS_IN_FLIGHT * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency());
@@ -107,12 +104,7 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
             ByteBuffer& b = raws_[slot];
             b.resize(block_bytes);
             std::memcpy(b.data(), raw + (first + slot) * block_bytes, block_bytes);
-            if (width == 1) {
-                encode_transform<uint8_t>(encoding_.transform, std::span<uint8_t>(b));
-            } else {
-                encode_transform<uint16_t>(encoding_.transform,
-                                           {reinterpret_cast<uint16_t*>(b.data()), block});
-            }
+            encode_transform(encoding_.transform, width, b);
             failed[slot] =
                 !compress_chunk(encoding_.compression, encoding_.level, width, b, packets_[slot]);
         });
@@ -189,12 +181,7 @@ void RunFile::read(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* 
         read_block(index, packet);
         const std::string why = decompress_chunk(encoding_.compression, packet, raw);
         if (!why.empty()) throw TableError(what_ + ": run file damaged: " + why);
-        if (width == 1) {
-            decode_transform<uint8_t>(encoding_.transform, std::span<uint8_t>(raw));
-        } else {
-            decode_transform<uint16_t>(encoding_.transform,
-                                       {reinterpret_cast<uint16_t*>(raw.data()), block});
-        }
+        decode_transform(encoding_.transform, width, raw);
         const uint64_t from = rank - index * block;
         const uint64_t n = std::min(block - from, first + count - rank);
         uint8_t* dest = out + (rank - first) * (file_bits / 8);

@@ -39,14 +39,6 @@ void chunk_bytes(const Entries& a, unsigned file_bits, uint64_t first, uint64_t 
     std::fill(out.begin() + static_cast<ptrdiff_t>(count * width), out.end(), uint8_t{0});
 }
 
-void encode(Transform t, unsigned file_bits, ByteBuffer& raw) {
-    if (file_bits == 8) {
-        encode_transform<uint8_t>(t, raw);
-    } else {
-        encode_transform<uint16_t>(t, {reinterpret_cast<uint16_t*>(raw.data()), raw.size() / 2});
-    }
-}
-
 // The transform of a dataset, chosen on the chunks table_layout.h names.
 Transform pick_transform(const Entries& a, unsigned file_bits, uint64_t chunk) {
     const uint64_t n = a.size;
@@ -56,9 +48,7 @@ Transform pick_transform(const Entries& a, unsigned file_bits, uint64_t chunk) {
         chunk_bytes(a, file_bits, first, count, count, part);
         sample.insert(sample.end(), part.begin(), part.end());
     }
-    if (file_bits == 8) return choose_transform<uint8_t>(std::span<const uint8_t>(sample), chunk);
-    return choose_transform<uint16_t>(
-        {reinterpret_cast<const uint16_t*>(sample.data()), sample.size() / 2}, chunk);
+    return choose_transform(sample, file_bits / 8, chunk);
 }
 
 // Chunks transformed and compressed in parallel, written in order by this
@@ -93,7 +83,7 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
                     failed[slot] = e.what();
                     return;
                 }
-                encode(transform, file_bits, raw);
+                encode_transform(transform, file_bits / 8, raw);
                 if (!compress_chunk(o.compression, layout.level, file_bits / 8, raw, packets[slot]))
                     failed[slot] = what + ": cannot write: " + to_string(o.compression) +
                                    " compression failed";

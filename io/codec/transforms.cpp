@@ -107,4 +107,32 @@ Transform choose_transform(std::span<const T> sample, uint64_t chunk) {
 template Transform choose_transform<uint8_t>(std::span<const uint8_t>, uint64_t);
 template Transform choose_transform<uint16_t>(std::span<const uint16_t>, uint64_t);
 
+namespace {
+std::span<uint16_t> wide(std::span<uint8_t> bytes) {
+    return {reinterpret_cast<uint16_t*>(bytes.data()), bytes.size() / 2};
+}
+}  // namespace
+
+void encode_transform(Transform t, unsigned width, std::span<uint8_t> bytes) {
+    if (width == 1) {
+        encode_transform<uint8_t>(t, bytes);
+    } else {
+        encode_transform<uint16_t>(t, wide(bytes));
+    }
+}
+
+void decode_transform(Transform t, unsigned width, std::span<uint8_t> bytes) {
+    if (width == 1) {
+        decode_transform<uint8_t>(t, bytes);
+    } else {
+        decode_transform<uint16_t>(t, wide(bytes));
+    }
+}
+
+Transform choose_transform(std::span<const uint8_t> sample, unsigned width, uint64_t chunk) {
+    if (width == 1) return choose_transform<uint8_t>(sample, chunk);
+    return choose_transform<uint16_t>(
+        {reinterpret_cast<const uint16_t*>(sample.data()), sample.size() / 2}, chunk);
+}
+
 }  // namespace nimtb::io

@@ -28,4 +28,10 @@ void decode_transform(Transform t, std::span<T> entries, T previous = 0);
 template <class T>
 Transform choose_transform(std::span<const T> sample, uint64_t chunk);
 
+// The same on a chunk's bytes, entries of `width` bytes (1 or 2) in the
+// machine's order.
+void encode_transform(Transform t, unsigned width, std::span<uint8_t> bytes);
+void decode_transform(Transform t, unsigned width, std::span<uint8_t> bytes);
+Transform choose_transform(std::span<const uint8_t> sample, unsigned width, uint64_t chunk);
+
 }  // namespace nimtb::io
