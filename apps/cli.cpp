@@ -96,4 +96,77 @@ uint64_t bytes_option(const std::string& name, const std::string& text) {
     return n << shift;
 }
 
+void add_request_options(po::options_description& options) {
+    options.add_options()("request", po::value<std::string>(),
+                          "the request as JSON, in place of the options above (the keys of "
+                          "Python's keywords, docs/EVENTS.md)")(
+        "events", po::value<std::string>(),
+        "json: report as JSON events on stdout, one a line (progress, note, data, result, "
+        "error), in place of the text");
+}
+
+bool wants_events(const std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--events=json") return true;
+        if (args[i] == "--events" && i + 1 < args.size() && args[i + 1] == "json") return true;
+    }
+    return false;
+}
+
+std::optional<nlohmann::json> request_option(const po::variables_map& vm,
+                                             std::initializer_list<const char*> own) {
+    if (!vm.count("request")) return std::nullopt;
+    for (const auto& [name, value] : vm) {
+        if (value.defaulted() || name == "request" || name == "events") continue;
+        if (std::find_if(own.begin(), own.end(), [&](const char* o) { return name == o; }) ==
+            own.end())
+            throw UsageError("--request takes the place of the request's options; --" + name +
+                             " is one of them");
+    }
+    const nlohmann::json j =
+        nlohmann::json::parse((vm)["request"].as<std::string>(), nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        throw UsageError("--request is a JSON object, such as '{\"rules\":\"kayles\"}'");
+    return j;
+}
+
+namespace {
+
+bool events_asked(const po::variables_map& vm) {
+    if (!vm.count("events")) return false;
+    const std::string format = vm["events"].as<std::string>();
+    if (format != "json") throw UsageError("--events takes json, not '" + format + "'");
+    return true;
+}
+
+}  // namespace
+
+Report::Report(const po::variables_map& vm, std::string label, bool bar)
+    : bar_(std::move(label), bar && !events_asked(vm)) {
+    if (events_asked(vm)) events_.emplace(stdout);
+}
+
+service::Hooks Report::hooks() {
+    if (!events_) return command_hooks(&bar_);
+    service::Hooks hooks = command_hooks();
+    hooks.note = [this](const std::string& line) { events_->note(line); };
+    hooks.progress = [this](uint64_t done, uint64_t total) { events_->progress(done, total); };
+    return hooks;
+}
+
+void Report::data(std::string_view text) {
+    if (!events_) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return;
+    }
+    // Events of about 64 KiB: few enough to parse, small enough to stream.
+    pending_.append(text);
+    if (pending_.size() >= 64 * 1024) flush_data();
+}
+
+void Report::flush_data() {
+    if (events_ && !pending_.empty()) events_->data(pending_);
+    pending_.clear();
+}
+
 }  // namespace nimtb::apps

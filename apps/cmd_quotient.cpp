@@ -145,6 +145,44 @@ std::string comparison_text(const nlohmann::json& c) {
     return out;
 }
 
+// The request of the options, or of --request.
+service::QuotientRequest quotient_request(const po::variables_map& vm) {
+    if (const auto j = request_option(vm, {"json", "latex", "progress"}))
+        return service::quotient_request_from_json(*j);
+    if (!vm.count("rules") && !vm.count("resume")) throw UsageError("missing --rules");
+    service::QuotientRequest request;
+    request.until_proven = vm.count("until-proven") > 0;
+    if (request.until_proven == (vm.count("max-heap") > 0))
+        throw UsageError("give --max-heap N or --until-proven, not both or neither");
+    if (vm.count("limit") && !request.until_proven)
+        throw UsageError("--limit goes with --until-proven");
+    if (vm.count("resume")) {
+        request.resume = vm["resume"].as<std::string>();
+        request.rule = vm.count("rules") ? engine::Rule::parse(vm["rules"].as<std::string>())
+                                         : service::quotient_file_rule(request.resume);
+    } else {
+        request.rule = engine::Rule::parse(vm["rules"].as<std::string>());
+    }
+    const char* bound = request.until_proven ? "limit" : "max-heap";
+    request.max_heap =
+        vm.count(bound) ? quotient_heaps(number(vm, bound, request.until_proven ? LIMIT : MAX_HEAP))
+                        : service::DEFAULT_QUOTIENT_LIMIT;
+    if (vm.count("output")) request.output = vm["output"].as<std::string>();
+    request.overwrite = vm.count("force") > 0;
+    if (vm.count("time-limit"))
+        request.time_limit = static_cast<uint32_t>(number(vm, "time-limit", TIME_LIMIT));
+    if (vm.count("max-order"))
+        request.max_order = static_cast<uint32_t>(number(vm, "max-order", MAX_ORDER));
+    if (vm.count("max-copies")) {
+        if (request.until_proven || vm.count("time-limit") || vm.count("output"))
+            throw UsageError("--max-copies goes without --until-proven, --time-limit and -o");
+        request.max_copies = static_cast<uint32_t>(number(vm, "max-copies", MAX_COPIES));
+    }
+    request.analyze = vm.count("analyze") > 0;
+    if (vm.count("compare")) request.compare = engine::Rule::parse(vm["compare"].as<std::string>());
+    return request;
+}
+
 }  // namespace
 
 int cmd_quotient(const std::vector<std::string>& args) {
@@ -181,67 +219,43 @@ int cmd_quotient(const std::vector<std::string>& args) {
             .c_str())("analyze",
                       "also say what the quotient is made of: its idempotents, maximal subgroups, "
                       "Archimedean components and kernel, and whether it is tame")(
-        "latex", "print the presentation as LaTeX (the quotient, its generators, the P-portion "
-                 "and phi), ready for a paper")(
-        "json", "print JSON")("progress",
-                              "draw the progress bar even when stderr is not a terminal");
+        "latex",
+        "print the presentation as LaTeX (the quotient, its generators, the P-portion "
+        "and phi), ready for a paper")("json", "print JSON")(
+        "progress", "draw the progress bar even when stderr is not a terminal");
+    add_request_options(opts);
     const auto vm = parse_arguments("quotient", args, opts, {},
                                     "(--rules RULE | --resume FILE) (--max-heap N | --until-proven "
                                     "[--limit N]) [--time-limit S | --max-copies J] "
-                                    "[--max-order N] [-o FILE] [--analyze] [--json | --latex]",
+                                    "[--max-order N] [-o FILE] [--analyze] [--json | --latex] | "
+                                    "--request JSON [--events json]",
                                     QUOTIENT_EXAMPLES);
     if (!vm) return EXIT_OK;
-    if (!vm->count("rules") && !vm->count("resume")) throw UsageError("missing --rules");
-    service::QuotientRequest request;
-    request.until_proven = vm->count("until-proven") > 0;
-    if (request.until_proven == (vm->count("max-heap") > 0))
-        throw UsageError("give --max-heap N or --until-proven, not both or neither");
-    if (vm->count("limit") && !request.until_proven)
-        throw UsageError("--limit goes with --until-proven");
-    if (vm->count("resume")) {
-        request.resume = (*vm)["resume"].as<std::string>();
-        request.rule = vm->count("rules") ? engine::Rule::parse((*vm)["rules"].as<std::string>())
-                                          : service::quotient_file_rule(request.resume);
-    } else {
-        request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-    }
-    const char* bound = request.until_proven ? "limit" : "max-heap";
-    request.max_heap =
-        vm->count(bound)
-            ? quotient_heaps(number(*vm, bound, request.until_proven ? LIMIT : MAX_HEAP))
-            : service::DEFAULT_QUOTIENT_LIMIT;
-    if (vm->count("output")) request.output = (*vm)["output"].as<std::string>();
-    request.overwrite = vm->count("force") > 0;
-    if (vm->count("time-limit"))
-        request.time_limit = static_cast<uint32_t>(number(*vm, "time-limit", TIME_LIMIT));
-    if (vm->count("max-order"))
-        request.max_order = static_cast<uint32_t>(number(*vm, "max-order", MAX_ORDER));
-    if (vm->count("max-copies")) {
-        if (request.until_proven || vm->count("time-limit") || vm->count("output"))
-            throw UsageError("--max-copies goes without --until-proven, --time-limit and -o");
-        request.max_copies = static_cast<uint32_t>(number(*vm, "max-copies", MAX_COPIES));
-    }
-    if (vm->count("latex") && (vm->count("json") || vm->count("analyze") || vm->count("compare")))
-        throw UsageError("--latex goes without --json, --analyze and --compare");
-    service::ProgressBar bar("quotient", service::stderr_is_terminal() || vm->count("progress"));
-    if (vm->count("compare")) {
-        const nlohmann::json c = service::compare_quotients(
-            request, engine::Rule::parse((*vm)["compare"].as<std::string>()), command_hooks(&bar));
-        bar.finish();
-        std::cout << (vm->count("json") ? c.dump() : comparison_text(c)) << "\n";
+    const service::QuotientRequest request = quotient_request(*vm);
+    const bool latex = vm->count("latex") > 0;
+    if (latex && (vm->count("json") || request.analyze || request.compare || vm->count("events")))
+        throw UsageError("--latex goes without --json, --analyze, --compare and --events");
+    Report report(*vm, "quotient", service::stderr_is_terminal() || vm->count("progress"));
+    if (request.compare) {
+        const nlohmann::json c =
+            service::compare_quotients(request, *request.compare, report.hooks());
+        report.result(c,
+                      [&] { return (vm->count("json") ? c.dump() : comparison_text(c)) + "\n"; });
         return EXIT_OK;
     }
-    const engine::MisereQuotient q = service::compute_quotient(request, command_hooks(&bar));
-    bar.finish();
-    const bool analyze = vm->count("analyze") > 0;
-    if (vm->count("latex")) {
+    const engine::MisereQuotient q = service::compute_quotient(request, report.hooks());
+    const bool analyze = request.analyze;
+    if (latex) {
+        report.finish();
         std::cout << service::presentation_latex(request.rule, q);
         return EXIT_OK;
     }
-    if (vm->count("json")) {
-        std::cout << service::quotient_json(request.rule, q, analyze).dump() << "\n";
+    if (report.events() || vm->count("json")) {
+        const nlohmann::json j = service::quotient_json(request.rule, q, analyze);
+        report.result(j, [&] { return j.dump() + "\n"; });
         return EXIT_OK;
     }
+    report.finish();
     const engine::BipartiteMonoid& m = q.monoid;
     std::string out = fmt::format("rules        {} (misère play)\nheaps        at most {} tokens",
                                   request.rule.canonical(), m.max_heap());

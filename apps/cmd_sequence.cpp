@@ -36,6 +36,29 @@ not claimed. --until-proven computes until a period is proven, up to
 // --output give them all).
 constexpr uint64_t PRINTED = 2000;
 
+// The request of the options, or of --request.
+service::SequenceRequest sequence_request(const po::variables_map& vm) {
+    if (const auto j = request_option(vm, {"json", "progress"}))
+        return service::sequence_request_from_json(*j);
+    if (!vm.count("rules")) throw UsageError("missing --rules");
+    const bool until = vm.count("until-proven") > 0;
+    if (until == (vm.count("max-heap") > 0))
+        throw UsageError("give --max-heap N or --until-proven, not both or neither");
+    if (vm.count("limit") && !until) throw UsageError("--limit goes with --until-proven");
+    service::SequenceRequest request;
+    request.rule = engine::Rule::parse(vm["rules"].as<std::string>());
+    if (until) {
+        if (vm.count("limit")) request.limit = number(vm, "limit", LIMIT);
+    } else {
+        request.max_heap = number(vm, "max-heap", MAX_HEAP);
+    }
+    request.method = engine::parse_sequence_method(vm["method"].as<std::string>());
+    request.threads = static_cast<unsigned>(number(vm, "threads", THREADS));
+    if (vm.count("output")) request.output = vm["output"].as<std::string>();
+    request.overwrite = vm.count("force") > 0;
+    return request;
+}
+
 }  // namespace
 
 int cmd_sequence(const std::vector<std::string>& args) {
@@ -55,43 +78,30 @@ int cmd_sequence(const std::vector<std::string>& args) {
                       "also write the values and the period to this HDF5 file (docs/FORMAT.md)")(
         "force,f", "overwrite --output if it exists")("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
+    add_request_options(opts);
     const auto vm = parse_arguments("sequence", args, opts, {},
                                     "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[-o FILE] [--json]",
+                                    "[-o FILE] [--json] | --request JSON [--events json]",
                                     SEQUENCE_EXAMPLES);
     if (!vm) return EXIT_OK;
-    if (!vm->count("rules")) throw UsageError("missing --rules");
-    const bool until = vm->count("until-proven") > 0;
-    if (until == (vm->count("max-heap") > 0))
-        throw UsageError("give --max-heap N or --until-proven, not both or neither");
-    if (vm->count("limit") && !until) throw UsageError("--limit goes with --until-proven");
-    service::SequenceRequest request;
-    request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-    if (until) {
-        if (vm->count("limit")) request.limit = number(*vm, "limit", LIMIT);
-    } else {
-        request.max_heap = number(*vm, "max-heap", MAX_HEAP);
-    }
-    request.method = engine::parse_sequence_method((*vm)["method"].as<std::string>());
-    request.threads = static_cast<unsigned>(number(*vm, "threads", THREADS));
-    if (vm->count("output")) request.output = (*vm)["output"].as<std::string>();
-    request.overwrite = vm->count("force") > 0;
+    const service::SequenceRequest request = sequence_request(*vm);
     const uint64_t bytes = service::check_sequence(request);  // the memory, before any work
-    service::ProgressBar bar(
-        fmt::format("sequence ({}B)", service::human_count(double(bytes))),
+    Report report(
+        *vm, fmt::format("sequence ({}B)", service::human_count(double(bytes))),
         (service::stderr_is_terminal() || vm->count("progress")) && request.heaps() >= 100'000);
-    const engine::LongSequence seq = service::compute_sequence(request, command_hooks(&bar));
-    bar.finish();
+    const engine::LongSequence seq = service::compute_sequence(request, report.hooks());
+    if (report.events() || vm->count("json")) {
+        report.result(service::sequence_json(request.rule, seq),
+                      [&] { return service::sequence_json(request.rule, seq).dump() + "\n"; });
+        return EXIT_OK;
+    }
+    report.finish();
     const engine::Rule& rule = request.rule;
     const std::vector<uint16_t>& g = seq.values;
     const std::string method =
         seq.method == engine::SequenceMethod::sparse
             ? fmt::format("sparse-space (mask {}, {} rare heaps)", seq.mask, seq.rare_heaps)
             : std::string("plain");
-    if (vm->count("json")) {
-        std::cout << service::sequence_json(rule, seq).dump() << "\n";
-        return EXIT_OK;
-    }
     const size_t shown = std::min<size_t>(g.size(), PRINTED);
     std::string out = fmt::format(
         "rules        {}\nmethod       sprague-grundy (normal play; a split's value is the XOR "

@@ -9,6 +9,7 @@
 #include "engine/base/errors.h"
 #include "engine/base/version.h"
 #include "engine/game/rule_families.h"
+#include "service/request/events.h"
 #include "service/request/words.h"
 
 namespace {
@@ -76,16 +77,28 @@ int main(int argc, char** argv) {
         {"quotient", apps::cmd_quotient}, {"genus", apps::cmd_genus},
     };
     const auto it = commands.find(command);
+    // With --events json every failure is an error event on stdout, as the
+    // command's answer would have been a result event.
+    const bool events = apps::wants_events(args);
     try {
         if (it == commands.end()) throw apps::UsageError("unknown command '" + command + "'");
         return it->second(args);
     } catch (const apps::UsageError& e) {
+        if (events) {
+            service::EventStream(stdout).error(service::ErrorKind::usage,
+                                               service::command_line_words(e.what()));
+            return apps::EXIT_USAGE;
+        }
         fmt::print(stderr, "nimtb: error: {}\nusage: nimtb {} [OPTIONS]; see 'nimtb {}--help'\n",
                    service::command_line_words(e.what()),
                    it == commands.end() ? "COMMAND" : command,
                    it == commands.end() ? "" : command + " ");
         return apps::EXIT_USAGE;
     } catch (const std::exception& e) {
+        if (events) {
+            service::EventStream(stdout).error(e);
+            return service::exit_code(service::error_kind(e));
+        }
         const service::Failure failure = service::command_line_failure(e);
         fmt::print(stderr, "{}\n", failure.line);
         return failure.exit_code;

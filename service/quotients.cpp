@@ -13,6 +13,7 @@
 #include "engine/game/standard_form.h"
 #include "engine/quotients/structure.h"
 #include "io/output_path.h"
+#include "service/request/fields.h"
 #include "service/views.h"
 
 namespace nimtb::service {
@@ -210,6 +211,61 @@ StoredQuotient read_quotient(const std::string& path, const Hooks& hooks) {
     return out;
 }
 
+namespace {
+
+// The fields of a quotient request under their JSON names; the heap bound
+// (max_heap, or until_proven and limit) is read beside them.
+constexpr auto QUOTIENT_FIELDS = [](auto& r, auto&& f) {
+    f("rules", r.rule);
+    f("output", r.output);
+    f("overwrite", r.overwrite);
+    f("time_limit", r.time_limit, TIME_LIMIT);
+    f("max_order", r.max_order, Range{2, engine::MAX_QUOTIENT_ORDER});
+    f("max_copies", r.max_copies, MAX_COPIES);
+    f("resume", r.resume);
+    f("analyze", r.analyze);
+    f("compare", r.compare);
+};
+
+}  // namespace
+
+nlohmann::json to_json(const QuotientRequest& r) {
+    nlohmann::json j = write_fields(r, QUOTIENT_FIELDS);
+    if (r.time_limit == 0) j.erase("time_limit");  // none
+    if (r.until_proven) {
+        j["until_proven"] = true;
+        j["limit"] = r.max_heap;
+    } else {
+        j["max_heap"] = r.max_heap;
+    }
+    return j;
+}
+
+QuotientRequest quotient_request_from_json(const nlohmann::json& j) {
+    QuotientRequest r;
+    read_fields(j, r, QUOTIENT_FIELDS, "quotient", {"max_heap", "until_proven", "limit"});
+    if (!j.contains("rules")) {
+        if (r.resume.empty()) throw InputError("a quotient request gives rules (or resume)");
+        r.rule = quotient_file_rule(r.resume);
+    }
+    fields::read(j, "quotient", "until_proven", r.until_proven, Unranged{});
+    std::optional<uint64_t> max_heap, limit;
+    fields::read(j, "quotient", "max_heap", max_heap, MAX_HEAP);
+    fields::read(j, "quotient", "limit", limit, LIMIT);
+    if (r.until_proven == max_heap.has_value())
+        throw InputError("a quotient request gives max_heap or until_proven, not both or neither");
+    if (limit && !r.until_proven)
+        throw InputError("a quotient request gives limit with until_proven");
+    const uint64_t heaps = max_heap ? *max_heap : limit.value_or(DEFAULT_QUOTIENT_LIMIT);
+    if (heaps > engine::MAX_QUOTIENT_HEAP)
+        throw ResourceError(fmt::format("misère quotients are computed up to heap {}, not {}",
+                                        engine::MAX_QUOTIENT_HEAP, heaps));
+    r.max_heap = static_cast<uint32_t>(heaps);
+    if (r.max_copies && (r.until_proven || r.time_limit || !r.output.empty()))
+        throw InputError("max_copies goes without until_proven, time_limit and output");
+    return r;
+}
+
 engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& hooks) {
     if (r.max_heap < 1 || r.max_heap > engine::MAX_QUOTIENT_HEAP) {
         throw InputError(fmt::format("the largest heap must be 1 to {}, not {}",
@@ -346,8 +402,8 @@ std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuo
     }
     out += " \\,\\right\\rangle\n\\]\n\\[\n  ";
     for (size_t g = 0; g < q.generators.size(); ++g) {
-        out += fmt::format("{}{} = \\Phi({})", g ? ",\\; " : "", latex_word(engine::generator_name(g)),
-                           q.generators[g]);
+        out += fmt::format("{}{} = \\Phi({})", g ? ",\\; " : "",
+                           latex_word(engine::generator_name(g)), q.generators[g]);
     }
     out += q.generators.empty() ? "\\mathcal{P} = \\{\\, " : ", \\qquad \\mathcal{P} = \\{\\, ";
     bool first = true;
@@ -358,7 +414,9 @@ std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuo
     }
     out += " \\,\\}\n\\]\n";
     // Phi as Winning Ways tabulates a sequence: ten heaps a row.
-    out += "\\[\n  \\begin{array}{r|*{10}{c}}\n    \\Phi(n) & +0 & +1 & +2 & +3 & +4 & +5 & +6 & +7 & +8 & +9 \\\\ \\hline\n";
+    out +=
+        "\\[\n  \\begin{array}{r|*{10}{c}}\n    \\Phi(n) & +0 & +1 & +2 & +3 & +4 & +5 & +6 & +7 & "
+        "+8 & +9 \\\\ \\hline\n";
     for (uint32_t row = 0; row <= m.max_heap(); row += 10) {
         out += fmt::format("    {}", row);
         for (uint32_t h = row; h < row + 10; ++h)

@@ -35,7 +35,22 @@ struct QuotientRequest {
     // by read_quotient, for the same rule. The result is the one a run from
     // heap 1 gives, bit for bit.
     std::string resume;
+
+    // What the answer shows beside the quotient (quotient_json's `analyze`),
+    // or another rule's quotient to compare it with (compare_quotients).
+    bool analyze = false;
+    std::optional<engine::Rule> compare;
 };
+
+// The request as JSON (the keys of Python's keywords; `--request`), and
+// back: rules (or resume alone: the file's rule), max_heap or until_proven
+// (and limit, the largest heap tried), output, overwrite, time_limit,
+// max_order, max_copies, resume, analyze, compare. Reading, a key left out
+// keeps its default; an unknown key, a value of the wrong type or out of
+// range is an InputError naming the key; a heap past MAX_QUOTIENT_HEAP a
+// ResourceError.
+nlohmann::json to_json(const QuotientRequest& request);
+QuotientRequest quotient_request_from_json(const nlohmann::json& j);
 
 // The largest heap `quotient --until-proven` tries unless told.
 inline constexpr uint32_t DEFAULT_QUOTIENT_LIMIT = 1000;

@@ -8,9 +8,49 @@
 #include "engine/base/memory.h"
 #include "io/output_path.h"
 #include "io/sequence_file.h"
+#include "service/request/fields.h"
 #include "service/request/solve_report.h"
 
 namespace nimtb::service {
+
+namespace {
+
+// The fields of a sequence request under their JSON names; max_heap and
+// until_proven, one choice, are read beside them.
+constexpr auto SEQUENCE_FIELDS = [](auto& r, auto&& f) {
+    f("rules", r.rule);
+    f("limit", r.limit, LIMIT);
+    f("method", r.method);
+    f("threads", r.threads, THREADS);
+    f("output", r.output);
+    f("overwrite", r.overwrite);
+};
+
+}  // namespace
+
+nlohmann::json to_json(const SequenceRequest& r) {
+    nlohmann::json j = write_fields(r, SEQUENCE_FIELDS);
+    if (r.max_heap) {
+        j["max_heap"] = *r.max_heap;
+        j.erase("limit");
+    } else {
+        j["until_proven"] = true;
+    }
+    return j;
+}
+
+SequenceRequest sequence_request_from_json(const nlohmann::json& j) {
+    SequenceRequest r;
+    read_fields(j, r, SEQUENCE_FIELDS, "sequence", {"max_heap", "until_proven"});
+    bool until_proven = false;
+    fields::read(j, "sequence", "until_proven", until_proven, Unranged{});
+    fields::read(j, "sequence", "max_heap", r.max_heap, MAX_HEAP);
+    if (until_proven == r.max_heap.has_value())
+        throw InputError("a sequence request gives max_heap or until_proven, not both or neither");
+    if (!until_proven && j.contains("limit"))
+        throw InputError("a sequence request gives limit with until_proven");
+    return r;
+}
 
 uint64_t check_sequence(const SequenceRequest& r) {
     const uint64_t n = r.heaps();
@@ -123,8 +163,7 @@ ProvenGame proven_game(const engine::Rule& rule, uint64_t limit, const Hooks& ho
         }
     }
     // Quietly: the answer is what the caller asked for, not the sequence.
-    engine::LongSequence seq =
-        compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr});
+    engine::LongSequence seq = compute_sequence(r, Hooks{hooks.progress, hooks.cancel, nullptr});
     return proven(rule, std::move(seq.values), seq.period);
 }
 

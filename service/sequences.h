@@ -5,6 +5,7 @@
 // (`query --rules`, `query --sequence`).
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,14 @@ struct SequenceRequest {
     bool until_proven() const { return !max_heap; }
     uint64_t heaps() const { return max_heap.value_or(limit); }
 };
+
+// The request as JSON (the keys of Python's keywords; `--request`), and
+// back: rules, max_heap or until_proven (and limit), method, threads,
+// output, overwrite. Reading, a key left out keeps its default; an unknown
+// key, a value of the wrong type or out of range, or max_heap with
+// until_proven is an InputError naming the key.
+nlohmann::json to_json(const SequenceRequest& request);
+SequenceRequest sequence_request_from_json(const nlohmann::json& j);
 
 // The memory a request needs, and a ResourceError when the machine has less
 // available; InputError for heap counts outside 1..MAX_SEQUENCE_HEAPS.

@@ -2,11 +2,9 @@
 
 #include <fmt/core.h>
 
-#include <set>
-#include <type_traits>
-
 #include "engine/base/errors.h"
 #include "engine/game/moves.h"
+#include "service/request/fields.h"
 
 namespace nimtb::service {
 
@@ -15,14 +13,13 @@ namespace {
 // Each field of a request under its JSON name: the one list to_json and
 // solve_request_from_json read (the universe, three keys for one value,
 // is read and written beside it).
-template <class Request, class F>
-void fields(Request& r, F&& f) {
+constexpr auto FIELDS = [](auto& r, auto&& f) {
     f("rules", r.rule);
     f("convention", r.convention);
     f("method", r.method);
     f("kernel", r.kernel);
     f("remoteness", r.remoteness);
-    f("threads", r.threads);
+    f("threads", r.threads, THREADS);
     f("memory", r.memory);
     f("stream", r.stream);
     f("compression", r.compression);
@@ -33,94 +30,15 @@ void fields(Request& r, F&& f) {
     f("checkpoint", r.checkpoint);
     f("checkpoint_every", r.checkpoint_every);
     f("stats", r.stats);
-}
-
-constexpr const char* UNIVERSE_KEYS[] = {"heaps", "max_heap", "max_total"};
-
-// A field's value as JSON, and back; the names of rules and enums as their
-// parsers read them.
-nlohmann::json to_value(const engine::Rule& x) {
-    return x.canonical();
-}
-nlohmann::json to_value(engine::Convention x) {
-    return engine::to_string(x);
-}
-nlohmann::json to_value(engine::SolveMethod x) {
-    return engine::to_string(x);
-}
-nlohmann::json to_value(engine::Kernel x) {
-    return engine::to_string(x);
-}
-nlohmann::json to_value(io::Compression x) {
-    return io::to_string(x);
-}
-template <class T>
-nlohmann::json to_value(const T& x) {
-    return x;
-}
-template <class T>
-nlohmann::json to_value(const std::optional<T>& x) {
-    return x ? to_value(*x) : nlohmann::json();
-}
-
-void from_value(const nlohmann::json& j, engine::Rule& x) {
-    x = engine::Rule::parse(j.get<std::string>());
-}
-void from_value(const nlohmann::json& j, engine::Convention& x) {
-    x = engine::parse_convention(j.get<std::string>());
-}
-void from_value(const nlohmann::json& j, engine::SolveMethod& x) {
-    x = engine::parse_method(j.get<std::string>());
-}
-void from_value(const nlohmann::json& j, engine::Kernel& x) {
-    x = engine::parse_kernel(j.get<std::string>());
-}
-void from_value(const nlohmann::json& j, io::Compression& x) {
-    x = io::parse_compression(j.get<std::string>());
-}
-template <class T>
-void from_value(const nlohmann::json& j, T& x) {
-    if constexpr (std::is_same_v<T, bool>) {
-        if (!j.is_boolean()) throw InputError("expected true or false");
-    } else if constexpr (std::is_unsigned_v<T>) {
-        if (!j.is_number_unsigned() || j.get<uint64_t>() > std::numeric_limits<T>::max())
-            throw InputError("expected a whole number from 0 to " +
-                             std::to_string(std::numeric_limits<T>::max()));
-    } else if constexpr (std::is_integral_v<T>) {
-        if (!j.is_number_integer()) throw InputError("expected a whole number");
-    } else if constexpr (std::is_floating_point_v<T>) {
-        if (!j.is_number()) throw InputError("expected a number");
-    } else if constexpr (std::is_same_v<T, std::string>) {
-        if (!j.is_string()) throw InputError("expected text");
-    }
-    x = j.get<T>();
-}
-
-template <class T>
-void from_value(const nlohmann::json& j, std::optional<T>& x) {
-    if (j.is_null()) {
-        x.reset();
-        return;
-    }
-    T value{};
-    from_value(j, value);
-    x = value;
-}
+};
 
 // The universe of the keys `heaps`, `max_heap` and `max_total` (null or left
-// out: not given).
+// out: not given), each within the command's range.
 std::optional<engine::Bounds> universe_of(const nlohmann::json& j) {
-    std::optional<uint64_t> given[3];
-    for (int i = 0; i < 3; ++i) {
-        const auto it = j.find(UNIVERSE_KEYS[i]);
-        if (it == j.end() || it->is_null()) continue;
-        try {
-            from_value(*it, given[i].emplace());
-        } catch (const std::exception& e) {
-            throw InputError(fmt::format("solve option {}: {}", UNIVERSE_KEYS[i], e.what()));
-        }
-    }
-    const auto& [heaps, max_heap, max_total] = given;
+    std::optional<uint64_t> heaps, max_heap, max_total;
+    fields::read(j, "solve", "heaps", heaps, HEAPS);
+    fields::read(j, "solve", "max_heap", max_heap, MAX_HEAP);
+    fields::read(j, "solve", "max_total", max_total, MAX_TOTAL);
     if (max_total && max_heap) throw InputError("give max_heap (a box) or max_total, not both");
     if (max_total) return engine::Bounds::total(*max_total, heaps.value_or(0));
     if (heaps && max_heap) return engine::Bounds::box(*heaps, *max_heap);
@@ -190,38 +108,24 @@ void SolveRequest::check() const {
 }
 
 nlohmann::json to_json(const SolveRequest& r) {
-    nlohmann::json j = nlohmann::json::object();
+    nlohmann::json j = write_fields(r, FIELDS);
     if (r.universe) {
         const engine::Bounds& b = *r.universe;
-        j["heaps"] = b.max_heaps();
-        if (b.is_box())
+        if (b.is_box()) {
+            j["heaps"] = b.max_heaps();
             j["max_heap"] = b.max_heap_size();
-        else
+        } else {
             j["max_total"] = b.max_total();
+            // A total of N tokens has at most N heaps: a limit only below that.
+            if (b.max_heaps() < b.max_total()) j["heaps"] = b.max_heaps();
+        }
     }
-    fields(r, [&](const char* key, const auto& field) { j[key] = to_value(field); });
     return j;
 }
 
 SolveRequest solve_request_from_json(const nlohmann::json& j) {
-    if (!j.is_object()) throw InputError("a solve request is a JSON object of options");
     SolveRequest r;
-    std::set<std::string> known(std::begin(UNIVERSE_KEYS), std::end(UNIVERSE_KEYS));
-    fields(r, [&](const char* key, auto& field) {
-        known.insert(key);
-        const auto it = j.find(key);
-        if (it == j.end()) return;
-        try {
-            from_value(*it, field);
-        } catch (const nlohmann::json::exception&) {
-            throw InputError(fmt::format("solve option {}: cannot be a {}", key, it->type_name()));
-        } catch (const InputError& e) {
-            throw InputError(fmt::format("solve option {}: {}", key, e.what()));
-        }
-    });
-    for (const auto& [key, value] : j.items()) {
-        if (!known.count(key)) throw InputError(fmt::format("unknown solve option '{}'", key));
-    }
+    read_fields(j, r, FIELDS, "solve", {"heaps", "max_heap", "max_total"});
     r.universe = universe_of(j);
     return r;
 }

@@ -1,9 +1,9 @@
 #include "service/request/words.h"
 
 #include <array>
-#include <new>
 
 #include "engine/base/errors.h"
+#include "service/request/events.h"
 
 namespace nimtb::service {
 
@@ -36,14 +36,19 @@ std::string in_words_of(FrontEnd front_end, std::string_view message) {
     });
 }
 
+std::string failure_message(const std::exception& e) {
+    switch (error_kind(e)) {
+        case ErrorKind::interrupted:
+            return "interrupted; nothing was written";
+        case ErrorKind::memory:
+            return "out of memory";
+        default:
+            return command_line_words(e.what());
+    }
+}
+
 Failure command_line_failure(const std::exception& e) {
-    if (dynamic_cast<const InputError*>(&e))
-        return {"nimtb: error: " + command_line_words(e.what()), EXIT_USAGE};
-    if (dynamic_cast<const Cancelled*>(&e))
-        return {"nimtb: error: interrupted; nothing was written", EXIT_FAILED};
-    if (dynamic_cast<const std::bad_alloc*>(&e))
-        return {"nimtb: error: out of memory", EXIT_FAILED};
-    return {"nimtb: error: " + command_line_words(e.what()), EXIT_FAILED};
+    return {"nimtb: error: " + failure_message(e), exit_code(error_kind(e))};
 }
 
 }  // namespace nimtb::service

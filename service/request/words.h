@@ -26,9 +26,13 @@ inline constexpr int EXIT_OK = 0;
 inline constexpr int EXIT_FAILED = 1;  // a failure, including a verification that found a mismatch
 inline constexpr int EXIT_USAGE = 2;   // bad input
 
+// What a failure says to a person, in the command line's words: its
+// message, or what an interruption or a failed allocation means.
+std::string failure_message(const std::exception& e);
+
 // How the command-line programs (nimtb, nimtb-mpi) report a failure: the
-// line they print ("nimtb: error: ...", in the command line's words) and
-// their exit code: 2 for bad input, 1 for anything else.
+// line they print ("nimtb: error: " and failure_message) and their exit
+// code (service/request/events.h: exit_code of its kind).
 struct Failure {
     std::string line;
     int exit_code;
