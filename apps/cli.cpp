@@ -159,14 +159,7 @@ void Report::data(std::string_view text) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return;
     }
-    // Events of about 64 KiB: few enough to parse, small enough to stream.
-    pending_.append(text);
-    if (pending_.size() >= 64 * 1024) flush_data();
-}
-
-void Report::flush_data() {
-    if (events_ && !pending_.empty()) events_->data(pending_);
-    pending_.clear();
+    events_->data(text);
 }
 
 }  // namespace nimtb::apps

@@ -112,20 +112,18 @@ class Report {
     template <class Text>
     void result(const nlohmann::json& j, Text&& text) {
         finish();
-        flush_data();
         if (events_)
             events_->result(j);
         else
             std::fputs(std::string(text()).c_str(), stdout);
     }
-    // A piece of output that goes to stdout as it comes (dump's rows).
+    // A piece of output that goes to stdout as it comes (dump's rows, in
+    // pieces of about 64 KiB: one data event each).
     void data(std::string_view text);
 
   private:
-    void flush_data();
     std::optional<service::EventStream> events_;
     service::ProgressBar bar_;
-    std::string pending_;  // data not yet sent as an event
 };
 
 int cmd_solve(const std::vector<std::string>& args);

@@ -19,11 +19,12 @@ std::string row_text(const std::string& label, const engine::CensusRow& r, bool 
 }
 
 // `dump --count`: the census of the table's P-positions, read chunk by chunk.
-int print_census(io::TableReader& table, bool json) {
+int print_census(io::TableReader& table, bool json, Report& report) {
     const engine::Universe& u = table.universe();
     const engine::Census c = service::count_table(table);
-    if (json) {
-        std::cout << service::census_json(table, c).dump(2) << "\n";
+    if (json || report.events()) {
+        const nlohmann::json j = service::census_json(table, c);
+        report.result(j, [&] { return j.dump(2) + "\n"; });
         return EXIT_OK;
     }
     const bool t = c.has_tuples;
@@ -54,11 +55,31 @@ int print_census(io::TableReader& table, bool json) {
     return EXIT_OK;
 }
 
+// The request of the options, or of --request.
+service::DumpRequest dump_request(const po::variables_map& vm) {
+    if (const auto j = request_option(vm, {"json"})) return service::dump_request_from_json(*j);
+    if (!vm.count("table")) throw UsageError("missing TABLE: nimtb dump TABLE [options]");
+    service::DumpRequest request;
+    request.table = vm["table"].as<std::string>();
+    request.count = vm.count("count") > 0;
+    if (request.count) {
+        for (const char* other : {"p-only", "max-total", "csv"}) {
+            if (vm.count(other)) throw UsageError(std::string("--count does not take --") + other);
+        }
+        return request;
+    }
+    if (vm.count("json")) throw UsageError("--json goes with --count");
+    request.rows.p_only = vm.count("p-only") > 0;
+    request.rows.csv = vm.count("csv") > 0;
+    if (vm.count("max-total")) request.rows.max_total = number(vm, "max-total", MAX_TOTAL);
+    return request;
+}
+
 }  // namespace
 
 int cmd_dump(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
+    opts.add_options()("table", po::value<std::string>(), "the table file")(
         "p-only", "only P-positions (the player to move loses)")(
         "max-total,N", po::value<int64_t>(),
         ranged("only positions of at most N tokens in all", MAX_TOTAL).c_str())(
@@ -66,11 +87,13 @@ int cmd_dump(const std::vector<std::string>& args) {
         "count",
         "count the P-positions instead: as positions and as ordered tuples, by total, "
         "by largest heap and by remoteness")("json", "with --count: print JSON");
+    add_request_options(opts);
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
         "dump", args, opts, pos,
-        "TABLE [--p-only] [--max-total N] [--csv] | TABLE --count [--json]",
+        "TABLE [--p-only] [--max-total N] [--csv] | TABLE --count [--json] | --request JSON "
+        "[--events json]",
         "examples:\n  nimtb dump tables/nim-normal-k3-h15.h5 --p-only --max-total 12\n"
         "  nimtb dump t.h5 --csv > t.csv\n"
         "  nimtb dump t.h5 --count --json\n\n"
@@ -79,20 +102,15 @@ int cmd_dump(const std::vector<std::string>& args) {
         "heap and by remoteness, also as ordered tuples: the rows of a board of K rows,\n"
         "empty rows included.\n");
     if (!vm) return EXIT_OK;
-    if (vm->count("count")) {
-        for (const char* other : {"p-only", "max-total", "csv"}) {
-            if (vm->count(other)) throw UsageError(std::string("--count does not take --") + other);
-        }
-        io::TableReader table((*vm)["table"].as<std::string>());
-        return print_census(table, vm->count("json") > 0);
+    const service::DumpRequest request = dump_request(*vm);
+    Report report(*vm, "dump", false);
+    if (request.count) {
+        io::TableReader table(request.table);
+        return print_census(table, vm->count("json") > 0, report);
     }
-    if (vm->count("json")) throw UsageError("--json goes with --count");
-    io::Prober prober((*vm)["table"].as<std::string>());
-    service::DumpOptions options;
-    options.p_only = vm->count("p-only") > 0;
-    options.csv = vm->count("csv") > 0;
-    if (vm->count("max-total")) options.max_total = number(*vm, "max-total", MAX_TOTAL);
-    service::dump_rows(prober, options, [](std::string_view text) { std::cout << text; });
+    io::Prober prober(request.table);
+    service::dump_rows(prober, request.rows, [&](std::string_view text) { report.data(text); });
+    report.result(nlohmann::json::object(), [] { return ""; });
     return EXIT_OK;
 }
 

@@ -35,6 +35,16 @@ every n after.
 docs/QUOTIENTS.md has the definitions.
 )";
 
+// The request of the options, or of --request.
+service::GenusRequest genus_request(const po::variables_map& vm) {
+    if (const auto j = request_option(vm, {"json", "progress"}))
+        return service::genus_request_from_json(*j);
+    if (!vm.count("rules")) throw UsageError("missing --rules");
+    if (!vm.count("max-heap")) throw UsageError("missing --max-heap");
+    return {engine::Rule::parse(vm["rules"].as<std::string>()),
+            static_cast<uint32_t>(number(vm, "max-heap", Range{0, engine::MAX_GENUS_HEAP}))};
+}
+
 }  // namespace
 
 int cmd_genus(const std::vector<std::string>& args) {
@@ -43,21 +53,23 @@ int cmd_genus(const std::vector<std::string>& args) {
         "max-heap,H", po::value<int64_t>(),
         ranged("the largest heap", Range{0, engine::MAX_GENUS_HEAP}).c_str())("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
-    const auto vm = parse_arguments("genus", args, opts, {}, "--rules RULE --max-heap N [--json]",
+    add_request_options(opts);
+    const auto vm = parse_arguments("genus", args, opts, {},
+                                    "--rules RULE --max-heap N [--json] | --request JSON "
+                                    "[--events json]",
                                     GENUS_EXAMPLES);
     if (!vm) return EXIT_OK;
-    if (!vm->count("rules")) throw UsageError("missing --rules");
-    if (!vm->count("max-heap")) throw UsageError("missing --max-heap");
-    const engine::Rule rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-    const auto max_heap =
-        static_cast<uint32_t>(number(*vm, "max-heap", Range{0, engine::MAX_GENUS_HEAP}));
-    service::ProgressBar bar("genus", service::stderr_is_terminal() || vm->count("progress"));
-    const engine::GenusTable t = service::compute_genus(rule, max_heap, command_hooks(&bar));
-    bar.finish();
-    if (vm->count("json")) {
-        std::cout << service::genus_json(rule, t).dump() << "\n";
+    const service::GenusRequest request = genus_request(*vm);
+    Report report(*vm, "genus", service::stderr_is_terminal() || vm->count("progress"));
+    const engine::GenusTable t = service::compute_genus(request, report.hooks());
+    const engine::Rule& rule = request.rule;
+    const uint32_t max_heap = request.max_heap;
+    if (report.events() || vm->count("json")) {
+        const nlohmann::json j = service::genus_json(rule, t);
+        report.result(j, [&] { return j.dump() + "\n"; });
         return EXIT_OK;
     }
+    report.finish();
     std::string out = fmt::format("rules        {} (misère play)\nheaps        0 to {}\n",
                                   rule.canonical(), max_heap);
     out +=

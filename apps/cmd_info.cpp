@@ -20,10 +20,10 @@ void print_lines(const std::vector<std::pair<const char*, std::string>>& lines) 
     for (const auto& [key, text] : lines) std::cout << fmt::format("{:<12} {}\n", key, text);
 }
 
-int sequence_info(const std::string& path, bool json) {
+int sequence_info(const std::string& path, bool json, Report& report) {
     const nlohmann::json j = service::sequence_info_json(path, io::read_sequence(path));
-    if (json) {
-        std::cout << j.dump(2) << "\n";
+    if (json || report.events()) {
+        report.result(j, [&] { return j.dump(2) + "\n"; });
         return EXIT_OK;
     }
     print_lines({{"sequence", path},
@@ -39,13 +39,12 @@ int sequence_info(const std::string& path, bool json) {
     return EXIT_OK;
 }
 
-int quotient_info(const std::string& path, bool json) {
-    service::ProgressBar bar("checking", service::stderr_is_terminal());
-    const service::StoredQuotient stored = service::read_quotient(path, command_hooks(&bar));
-    bar.finish();
+int quotient_info(const std::string& path, bool json, Report& report) {
+    const service::StoredQuotient stored = service::read_quotient(path, report.hooks());
+    report.finish();
     const nlohmann::json j = service::quotient_info_json(path, stored);
-    if (json) {
-        std::cout << j.dump(2) << "\n";
+    if (json || report.events()) {
+        report.result(j, [&] { return j.dump(2) + "\n"; });
         return EXIT_OK;
     }
     std::string generators;
@@ -88,10 +87,14 @@ int cmd_info(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("file", po::value<std::string>()->required(),
                        "a table, a sequence file or a quotient file")("json",
-                                                                      "print JSON instead of text");
+                                                                      "print JSON instead of text")(
+        "events", po::value<std::string>(),
+        "json: the answer as a result event on stdout, a failure as an error event "
+        "(docs/EVENTS.md)");
     po::positional_options_description pos;
     pos.add("file", 1);
-    const auto vm = parse_arguments("info", args, opts, pos, "FILE [--json]", R"(examples:
+    const auto vm =
+        parse_arguments("info", args, opts, pos, "FILE [--json] [--events json]", R"(examples:
   nimtb info tables/nim-normal-k3-h15.h5
   nimtb info t.h5 --json
   nimtb info grundy.h5      # a sequence file (nimtb sequence --output)
@@ -100,19 +103,21 @@ int cmd_info(const std::vector<std::string>& args) {
     if (!vm) return EXIT_OK;
     const std::string path = (*vm)["file"].as<std::string>();
     const bool json = vm->count("json") > 0;
+    Report report(*vm, "checking", service::stderr_is_terminal());
     switch (io::file_kind(path)) {
         case io::FileKind::sequence:
-            return sequence_info(path, json);
+            return sequence_info(path, json, report);
         case io::FileKind::quotient:
-            return quotient_info(path, json);
+            return quotient_info(path, json, report);
         case io::FileKind::table:
         case io::FileKind::other:
             break;
     }
     io::TableReader table(path);
     const io::TableInfo& i = table.info();
-    if (json) {
-        std::cout << service::info_json(table).dump(2) << "\n";
+    if (json || report.events()) {
+        const nlohmann::json j = service::info_json(table);
+        report.result(j, [&] { return j.dump(2) + "\n"; });
         return EXIT_OK;
     }
     std::cout << fmt::format(
@@ -135,8 +140,7 @@ int cmd_info(const std::vector<std::string>& args) {
         i.positions, i.value_bits,
         i.remoteness_bits ? fmt::format(", remoteness ({} bits)", i.remoteness_bits)
                           : std::string(", no remoteness"),
-        method_words(i.method), io::to_string(i.compression),
-        i.chunk_elements,
+        method_words(i.method), io::to_string(i.compression), i.chunk_elements,
         fmt::format("value {}", io::to_string(i.value_transform)) +
             (i.remoteness_bits
                  ? fmt::format(", remoteness {}", io::to_string(i.remoteness_transform))

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "io/sequence_file.h"
 #include "engine/sequences/big_heaps.h"
+#include "io/sequence_file.h"
 #include "service/quotients.h"
 #include "service/request/words.h"
 #include "service/sequences.h"
@@ -306,14 +306,16 @@ int answer_from_folder(const po::variables_map& vm, bool json, bool line) {
     if (!vm.count("rules"))
         throw UsageError("--tables needs --rules: the game whose tables to answer from");
     if (vm.count("sequence") || vm.count("quotient") || vm.count("limit"))
-        throw UsageError("--tables answers from tables: give it without --sequence, --quotient "
-                         "and --limit");
+        throw UsageError(
+            "--tables answers from tables: give it without --sequence, --quotient "
+            "and --limit");
     const engine::Rule rule = engine::Rule::parse(vm["rules"].as<std::string>());
     const engine::Convention c =
         vm.count("misere") ? engine::Convention::misere : engine::Convention::normal;
     const service::Tablebase folder(vm["tables"].as<std::string>());
-    const std::string position = position_of(
-        vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{});
+    const std::string position =
+        position_of(vm.count("words") ? vm["words"].as<std::vector<std::string>>()
+                                      : std::vector<std::string>{});
     std::map<std::string, io::Prober> open;
     return answer_each(position, json, [&](const std::string& text) {
         const engine::Heaps heaps = engine::parse_heaps(text);
@@ -362,9 +364,9 @@ int cmd_query(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         const bool value_of_option =
-            i > 0 && (args[i - 1] == "--rules" || args[i - 1] == "-r" ||
-                      args[i - 1] == "--sequence" || args[i - 1] == "--quotient" ||
-                      args[i - 1] == "--limit" || args[i - 1] == "--tables");
+            i > 0 &&
+            (args[i - 1] == "--rules" || args[i - 1] == "-r" || args[i - 1] == "--sequence" ||
+             args[i - 1] == "--quotient" || args[i - 1] == "--limit" || args[i - 1] == "--tables");
         if (a.size() > 1 && a[0] == '-' && std::isdigit(static_cast<unsigned char>(a[1])) &&
             !value_of_option)
             (void)engine::parse_big_heaps(a);  // throws: a heap is negative

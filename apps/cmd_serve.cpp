@@ -1,4 +1,5 @@
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <boost/asio/ip/address.hpp>
 #include <chrono>
@@ -60,7 +61,11 @@ int cmd_serve(const std::vector<std::string>& args) {
         ranged("seconds a client has to send a whole request (and to send the next one on a "
                "kept-alive connection); slower clients are dropped",
                REQUEST_TIME)
-            .c_str());
+            .c_str())(
+        "worker", po::value<std::string>(),
+        "the program that runs each piece of work (default: this nimtb); it is started as "
+        "nimtb is, with --request JSON --events json, and must speak its events "
+        "(docs/EVENTS.md): a wrapper that sets limits of the operator's, say");
     const auto vm = parse_arguments(
         "serve", args, opts, {},
         "[--tables DIR] [--port N] [--host ADDRESS] [--write] [--token WORD]",
@@ -98,6 +103,11 @@ int cmd_serve(const std::vector<std::string>& args) {
     o.job_memory = number(*vm, "job-memory", JOB_MEMORY) << 20;
     o.max_children = static_cast<unsigned>(number(*vm, "jobs", JOBS));
     o.limits.request_time = std::chrono::seconds(number(*vm, "request-time", REQUEST_TIME));
+    if (vm->count("worker")) {
+        o.program = std::filesystem::absolute((*vm)["worker"].as<std::string>()).string();
+        if (::access(o.program.c_str(), X_OK) != 0)
+            throw UsageError("--worker " + o.program + ": not a program this user can run");
+    }
     std::error_code ec;
     if (!std::filesystem::is_directory(o.tables_dir, ec)) {
         throw UsageError("--tables " + o.tables_dir + ": not a folder");

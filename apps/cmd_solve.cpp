@@ -84,6 +84,61 @@ bool under_mpirun() {
     throw nimtb::TableError("cannot start " + name + ": " + std::strerror(errno));
 }
 
+// The request of the options, or of --request; its output left empty when
+// not given (the default path is the universe's).
+service::SolveRequest solve_request(const po::variables_map& vm) {
+    if (const auto j = request_option(vm, {"progress", "quiet"}))
+        return service::solve_request_from_json(*j);
+    service::SolveRequest request;
+    std::string convention_text = vm.count("misere") ? "misere" : "normal";
+    if (vm.count("preset")) {
+        if (vm.count("rules") || vm.count("heaps") || vm.count("max-heap") ||
+            vm.count("max-total") || vm.count("misere")) {
+            throw UsageError("--preset names the rules, convention and limits; give it alone");
+        }
+        const Preset& p = find_preset(vm["preset"].as<std::string>());
+        request.rule = engine::Rule::parse(p.rules);
+        convention_text = p.convention;
+        request.universe = engine::Bounds::box(p.max_heaps, p.max_heap_size);
+    } else {
+        if (!vm.count("rules")) throw UsageError("missing --rules (or --preset)");
+        request.rule = engine::Rule::parse(vm["rules"].as<std::string>());
+        if (vm.count("max-total")) {
+            if (vm.count("max-heap")) {
+                throw UsageError("give --max-heap H (a box) or --max-total N, not both");
+            }
+            request.universe =
+                engine::Bounds::total(number(vm, "max-total", MAX_TOTAL),
+                                      vm.count("heaps") ? number(vm, "heaps", HEAPS) : 0);
+        } else {
+            if (!vm.count("heaps")) throw UsageError("missing --heaps K (or --max-total N)");
+            if (!vm.count("max-heap")) throw UsageError("missing --max-heap H (or --max-total N)");
+            request.universe =
+                engine::Bounds::box(number(vm, "heaps", HEAPS), number(vm, "max-heap", MAX_HEAP));
+        }
+    }
+    request.convention = engine::parse_convention(convention_text);
+    request.method = engine::parse_method(vm["method"].as<std::string>());
+    request.kernel = engine::parse_kernel(vm["kernel"].as<std::string>());
+    request.remoteness = !vm.count("no-remoteness");
+    request.stream = vm.count("stream") > 0;
+    request.threads = static_cast<unsigned>(number(vm, "threads", THREADS));
+    if (vm.count("memory")) request.memory = bytes_option("memory", vm["memory"].as<std::string>());
+    request.compression = io::parse_compression(vm["compression"].as<std::string>());
+    if (vm.count("compression-level"))
+        request.level = static_cast<int>(number(vm, "compression-level", COMPRESSION_LEVEL));
+    request.format_version = number(vm, "format-version", FORMAT_VERSION);
+    request.overwrite = vm.count("force") > 0;
+    if (vm.count("checkpoint")) request.checkpoint = vm["checkpoint"].as<std::string>();
+    if (vm.count("checkpoint-every")) {
+        if (!vm.count("checkpoint")) throw UsageError("--checkpoint-every goes with --checkpoint");
+        request.checkpoint_every = vm["checkpoint-every"].as<double>();
+    }
+    if (vm.count("stats")) request.stats = vm["stats"].as<std::string>();
+    if (vm.count("output")) request.output = vm["output"].as<std::string>();
+    return request;
+}
+
 }  // namespace
 
 int cmd_solve(const std::vector<std::string>& args) {
@@ -143,73 +198,29 @@ int cmd_solve(const std::vector<std::string>& args) {
                                                            "overwrite an existing table")(
         "progress", "draw the progress bar even when stderr is not a terminal")(
         "quiet,q", "no progress bar and no summary");
+    add_request_options(opts);
     const auto vm = parse_arguments(
         "solve", args, opts, {},
         "--rules RULE [--misere] (--heaps K --max-heap H | --max-total N [--heaps K]) [-o FILE] "
-        "[options]",
+        "[options] | --request JSON [--events json]",
         fmt::format(SOLVE_EXAMPLES, engine::rules_help("  ")));
     if (!vm) return EXIT_OK;
     if (vm->count("list-presets")) return list_presets();
 
     // 1. What to solve.
-    service::SolveRequest request;
-    std::string convention_text = vm->count("misere") ? "misere" : "normal";
-    if (vm->count("preset")) {
-        if (vm->count("rules") || vm->count("heaps") || vm->count("max-heap") ||
-            vm->count("max-total") || vm->count("misere")) {
-            throw UsageError("--preset names the rules, convention and limits; give it alone");
-        }
-        const Preset& p = find_preset((*vm)["preset"].as<std::string>());
-        request.rule = engine::Rule::parse(p.rules);
-        convention_text = p.convention;
-        request.universe = engine::Bounds::box(p.max_heaps, p.max_heap_size);
-    } else {
-        if (!vm->count("rules")) throw UsageError("missing --rules (or --preset)");
-        request.rule = engine::Rule::parse((*vm)["rules"].as<std::string>());
-        if (vm->count("max-total")) {
-            if (vm->count("max-heap")) {
-                throw UsageError("give --max-heap H (a box) or --max-total N, not both");
-            }
-            request.universe =
-                engine::Bounds::total(number(*vm, "max-total", MAX_TOTAL),
-                                      vm->count("heaps") ? number(*vm, "heaps", HEAPS) : 0);
-        } else {
-            if (!vm->count("heaps")) throw UsageError("missing --heaps K (or --max-total N)");
-            if (!vm->count("max-heap")) throw UsageError("missing --max-heap H (or --max-total N)");
-            request.universe =
-                engine::Bounds::box(number(*vm, "heaps", HEAPS), number(*vm, "max-heap", MAX_HEAP));
-        }
+    const bool default_output = !vm->count("output") && !vm->count("request");
+    service::SolveRequest request = solve_request(*vm);
+    if (request.output.empty()) {
+        request.output = service::default_table_path(request.rule, request.convention,
+                                                     engine::Universe(request.bounds()));
     }
-    request.convention = engine::parse_convention(convention_text);
-    request.method = engine::parse_method((*vm)["method"].as<std::string>());
-    request.kernel = engine::parse_kernel((*vm)["kernel"].as<std::string>());
-    request.remoteness = !vm->count("no-remoteness");
-    request.stream = vm->count("stream") > 0;
-    request.threads = static_cast<unsigned>(number(*vm, "threads", THREADS));
-    if (vm->count("memory"))
-        request.memory = bytes_option("memory", (*vm)["memory"].as<std::string>());
-    request.compression = io::parse_compression((*vm)["compression"].as<std::string>());
-    if (vm->count("compression-level"))
-        request.level = static_cast<int>(number(*vm, "compression-level", COMPRESSION_LEVEL));
-    request.format_version = number(*vm, "format-version", FORMAT_VERSION);
-    request.overwrite = vm->count("force") > 0;
-    if (vm->count("checkpoint")) request.checkpoint = (*vm)["checkpoint"].as<std::string>();
-    if (vm->count("checkpoint-every")) {
-        if (!vm->count("checkpoint")) throw UsageError("--checkpoint-every goes with --checkpoint");
-        request.checkpoint_every = (*vm)["checkpoint-every"].as<double>();
-    }
-    if (vm->count("stats")) request.stats = (*vm)["stats"].as<std::string>();
-    request.output = vm->count("output")
-                         ? (*vm)["output"].as<std::string>()
-                         : service::default_table_path(request.rule, request.convention,
-                                                       engine::Universe(request.bounds()));
 
     // 2. Refuse early what would fail late (solve_table and nimtb-mpi check
     // the request again, as they do for every caller): a request no solve
     // can run, before the default folder is made; then an existing table, a
     // missing folder.
     request.check();
-    if (!vm->count("output")) {
+    if (default_output) {
         std::filesystem::create_directories(std::filesystem::path(request.output).parent_path());
     }
     service::check_destination(request);
@@ -219,12 +230,13 @@ int cmd_solve(const std::vector<std::string>& args) {
     if (under_mpirun()) hand_to_mpi(request, quiet, vm->count("progress") > 0);
 
     // 3. Solve, with progress and Ctrl-C, and write.
-    service::ProgressBar bar(fmt::format("solving {} {}", request.rule.canonical(),
-                                         engine::to_string(request.convention)),
-                             !quiet && (service::stderr_is_terminal() || vm->count("progress")));
-    const service::SolveReport report = service::solve_table(request, command_hooks(&bar));
-    bar.finish();
-    if (!quiet) std::cout << service::summary(report);
+    Report report(*vm,
+                  fmt::format("solving {} {}", request.rule.canonical(),
+                              engine::to_string(request.convention)),
+                  !quiet && (service::stderr_is_terminal() || vm->count("progress")));
+    const service::SolveReport solved = service::solve_table(request, report.hooks());
+    if (report.events() || !quiet)
+        report.result(service::summary_json(solved), [&] { return service::summary(solved); });
     return EXIT_OK;
 }
 

@@ -121,13 +121,14 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info,
 
 int cmd_verify(const std::vector<std::string>& args) {
     po::options_description opts("options");
-    opts.add_options()("table", po::value<std::string>()->required(), "the table file")(
+    opts.add_options()("table", po::value<std::string>(), "the table file")(
         "json", "print the report as JSON")(
         "progress", "draw a progress bar even when stderr is not a terminal");
+    add_request_options(opts);
     po::positional_options_description pos;
     pos.add("table", 1);
     const auto vm = parse_arguments(
-        "verify", args, opts, pos, "TABLE [--json]",
+        "verify", args, opts, pos, "TABLE [--json] | --request JSON [--events json]",
         "examples:\n  nimtb verify tables/nim-normal-k3-h15.h5\n  nimtb verify t.h5 --json\n\n"
         "Checks every position: consistency with the definitions, Sprague-Grundy and\n"
         "Bouton in normal play, Bouton's misere rule for misere Nim, and for other\n"
@@ -138,13 +139,21 @@ int cmd_verify(const std::vector<std::string>& args) {
         "Each finding says what it rests on: the definitions, a theorem checked,\n"
         "a proof, or an observation. Exit 1 when a theorem or the consistency fails.\n");
     if (!vm) return EXIT_OK;
-    io::TableReader table((*vm)["table"].as<std::string>());
-    service::ProgressBar bar("verifying", service::stderr_is_terminal() || vm->count("progress"));
-    const engine::VerifyReport r = service::verify_table(table, command_hooks(&bar));
-    bar.finish();
-    if (vm->count("json")) {
-        std::cout << service::verify_json(r, table.info()).dump(2) << "\n";
+    service::VerifyRequest request;
+    if (const auto j = request_option(*vm, {"json", "progress"})) {
+        request = service::verify_request_from_json(*j);
     } else {
+        if (!vm->count("table")) throw UsageError("missing TABLE: nimtb verify TABLE [--json]");
+        request.table = (*vm)["table"].as<std::string>();
+    }
+    io::TableReader table(request.table);
+    Report report(*vm, "verifying", service::stderr_is_terminal() || vm->count("progress"));
+    const engine::VerifyReport r = service::verify_table(table, report.hooks());
+    if (report.events() || vm->count("json")) {
+        const nlohmann::json j = service::verify_json(r, table.info());
+        report.result(j, [&] { return j.dump(2) + "\n"; });
+    } else {
+        report.finish();
         print_text(r, table.info(), table.universe());
     }
     return r.ok() ? EXIT_OK : EXIT_FAILED;

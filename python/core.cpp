@@ -328,7 +328,8 @@ class Tablebase {
     }
     std::vector<std::string> skipped() const { return folder_.skipped(); }
     std::string table_for(const std::string& rules, bool misere, const py::object& position) const {
-        const engine::Convention c = misere ? engine::Convention::misere : engine::Convention::normal;
+        const engine::Convention c =
+            misere ? engine::Convention::misere : engine::Convention::normal;
         return folder_.table_for(engine::Rule::parse(rules), c, heaps_of(position)).path;
     }
 
@@ -437,11 +438,10 @@ py::object quotient(const std::string& rules, uint32_t max_heap, bool until_prov
 }
 
 py::object genus(const std::string& rules, uint32_t max_heap, const py::object& progress) {
-    const engine::Rule rule = engine::Rule::parse(rules);
+    const service::GenusRequest r{engine::Rule::parse(rules), max_heap};
     const engine::GenusTable t = interruptible(
-        [&](const service::Hooks& hooks) { return service::compute_genus(rule, max_heap, hooks); },
-        progress);
-    return to_python(service::genus_json(rule, t));
+        [&](const service::Hooks& hooks) { return service::compute_genus(r, hooks); }, progress);
+    return to_python(service::genus_json(r.rule, t));
 }
 
 // Quotient.structure(): the monoid rebuilt from the table and P-portion

@@ -2,7 +2,35 @@
 
 #include <fmt/core.h>
 
+#include "engine/base/errors.h"
+#include "service/request/fields.h"
+
 namespace nimtb::service {
+
+namespace {
+
+constexpr auto DUMP_FIELDS = [](auto& r, auto&& f) {
+    f("table", r.table);
+    f("p_only", r.rows.p_only);
+    f("max_total", r.rows.max_total, MAX_TOTAL);
+    f("csv", r.rows.csv);
+    f("count", r.count);
+};
+
+}  // namespace
+
+nlohmann::json to_json(const DumpRequest& r) {
+    return write_fields(r, DUMP_FIELDS);
+}
+
+DumpRequest dump_request_from_json(const nlohmann::json& j) {
+    DumpRequest r;
+    read_fields(j, r, DUMP_FIELDS, "dump");
+    if (r.table.empty()) throw InputError("a dump request gives the table");
+    if (r.count && (r.rows.p_only || r.rows.max_total || r.rows.csv))
+        throw InputError("a dump request with count takes no p_only, max_total or csv");
+    return r;
+}
 
 namespace {
 

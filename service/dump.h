@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,17 @@ struct DumpOptions {
     std::optional<uint64_t> max_total;  // only positions of at most this many tokens
     bool csv = false;                   // comma-separated values, else aligned columns
 };
+
+// `nimtb dump` as a request: the table, and its rows or its census.
+struct DumpRequest {
+    std::string table;
+    DumpOptions rows;
+    bool count = false;  // the census instead of the rows
+};
+// The request as JSON (`--request`): table, p_only, max_total, csv, count;
+// an unknown key, a wrong type, or a row option with count is an InputError.
+nlohmann::json to_json(const DumpRequest& request);
+DumpRequest dump_request_from_json(const nlohmann::json& j);
 
 // The header line, then a line per position in rank order, each with its
 // fastest winning move when it has one, handed to `write` in pieces of about

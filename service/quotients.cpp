@@ -427,11 +427,32 @@ std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuo
     return out;
 }
 
-engine::GenusTable compute_genus(const engine::Rule& rule, uint32_t max_heap, const Hooks& hooks) {
+namespace {
+
+constexpr auto GENUS_FIELDS = [](auto& r, auto&& f) {
+    f("rules", r.rule);
+    f("max_heap", r.max_heap, Range{0, engine::MAX_GENUS_HEAP});
+};
+
+}  // namespace
+
+nlohmann::json to_json(const GenusRequest& r) {
+    return write_fields(r, GENUS_FIELDS);
+}
+
+GenusRequest genus_request_from_json(const nlohmann::json& j) {
+    GenusRequest r;
+    read_fields(j, r, GENUS_FIELDS, "genus");
+    for (const char* key : {"rules", "max_heap"})
+        if (!j.contains(key)) throw InputError(fmt::format("a genus request gives {}", key));
+    return r;
+}
+
+engine::GenusTable compute_genus(const GenusRequest& r, const Hooks& hooks) {
     engine::GenusOptions options;
     options.progress = hooks.progress;
     options.cancel = hooks.cancel;
-    return engine::genus_of_heaps(rule, max_heap, options);
+    return engine::genus_of_heaps(r.rule, r.max_heap, options);
 }
 
 std::optional<uint32_t> first_wild_genus(const engine::GenusTable& t) {

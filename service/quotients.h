@@ -65,7 +65,8 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& request, const Ho
 // not), phi of every heap, the multiplication table, the proof that it is
 // the whole game's quotient (or null), and the cap on copies of the
 // largest heap (null: none; set, the monoid is a predictor, not Q_N),
-// and "presentation": {"text", "latex"} (below). With `analyze`, also "structure": structure_json of its monoid.
+// and "presentation": {"text", "latex"} (below). With `analyze`, also "structure": structure_json
+// of its monoid.
 nlohmann::json quotient_json(const engine::Rule& rule, const engine::MisereQuotient& q,
                              bool analyze = false);
 
@@ -83,7 +84,15 @@ std::string presentation_latex(const engine::Rule& rule, const engine::MisereQuo
 // computation went (positions, copies of *2, where every superscript
 // alternates), each heap's genus (normal value, superscript, the symbol,
 // tame or not), and the first heap whose genus is not a nim position's.
-engine::GenusTable compute_genus(const engine::Rule& rule, uint32_t max_heap, const Hooks& hooks);
+struct GenusRequest {
+    engine::Rule rule = engine::Rule::nim();
+    uint32_t max_heap = 0;
+};
+// The request as JSON (`--request`): rules and max_heap (0 to
+// engine::MAX_GENUS_HEAP), both needed.
+nlohmann::json to_json(const GenusRequest& request);
+GenusRequest genus_request_from_json(const nlohmann::json& j);
+engine::GenusTable compute_genus(const GenusRequest& request, const Hooks& hooks);
 nlohmann::json genus_json(const engine::Rule& rule, const engine::GenusTable& t);
 // The first heap whose genus is no nim position's (a wild heap), if any.
 std::optional<uint32_t> first_wild_genus(const engine::GenusTable& t);

@@ -5,9 +5,27 @@
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
 #include "engine/checks/nim_line_check.h"
+#include "service/request/fields.h"
 #include "service/views.h"
 
 namespace nimtb::service {
+
+namespace {
+
+constexpr auto VERIFY_FIELDS = [](auto& r, auto&& f) { f("table", r.table); };
+
+}  // namespace
+
+nlohmann::json to_json(const VerifyRequest& r) {
+    return write_fields(r, VERIFY_FIELDS);
+}
+
+VerifyRequest verify_request_from_json(const nlohmann::json& j) {
+    VerifyRequest r;
+    read_fields(j, r, VERIFY_FIELDS, "verify");
+    if (r.table.empty()) throw InputError("a verify request gives the table");
+    return r;
+}
 
 namespace {
 
@@ -70,9 +88,12 @@ nlohmann::json verify_json(const engine::VerifyReport& r, const io::TableInfo& i
                         {"ok", r.ok()}};
     j["checks"] = nlohmann::json::array();
     for (const auto& c : r.checks) {
-        nlohmann::json cj = {{"name", c.name},       {"description", c.description},
-                             {"applies", c.applies}, {"basis", engine::to_string(c.basis)},
-                             {"tested", c.tested},   {"held", c.held},
+        nlohmann::json cj = {{"name", c.name},
+                             {"description", c.description},
+                             {"applies", c.applies},
+                             {"basis", engine::to_string(c.basis)},
+                             {"tested", c.tested},
+                             {"held", c.held},
                              // null for a check that does not apply: it passed nothing.
                              {"passed", c.applies ? nlohmann::json(c.passed()) : nullptr}};
         cj["counterexamples"] = nlohmann::json::array();

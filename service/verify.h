@@ -4,12 +4,21 @@
 // the free memory. What `nimtb verify` and `import nimtb`'s verify() run.
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "engine/checks/verify.h"
 #include "io/table_reader.h"
 #include "service/request/hooks.h"
 
 namespace nimtb::service {
+
+// `nimtb verify` as a request: the table to check. Its JSON (`--request`)
+// is {"table": PATH}.
+struct VerifyRequest {
+    std::string table;
+};
+nlohmann::json to_json(const VerifyRequest& request);
+VerifyRequest verify_request_from_json(const nlohmann::json& j);
 
 // Every check of engine::verify over the table. Reports progress through
 // `hooks`; throws Cancelled when hooks' cancel is set.

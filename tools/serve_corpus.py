@@ -96,8 +96,9 @@ CORPUS = [
 ]
 
 
-def main():
-    nimtb = sys.argv[1]
+def answers(nimtb, corpus=CORPUS, options=()):
+    """(status, content type, body) of each request of `corpus`, from a fresh
+    server started as `nimtb serve --port 0 ...options` over a fresh folder."""
     work = tempfile.mkdtemp(prefix="nimtb-corpus-")
     tables = os.path.join(work, "tables")
     os.mkdir(tables)
@@ -107,25 +108,31 @@ def main():
     shutil.copy(os.path.join(DATA, "damaged", "v1-crashes-hdf5.h5"), tables)
     with open(os.path.join(tables, "notes.h5"), "w") as f:
         f.write("not a table\n")
-    server = subprocess.Popen([nimtb, "serve", "--tables", tables, "--port", "0"],
+    server = subprocess.Popen([nimtb, "serve", "--tables", tables, "--port", "0", *options],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = []
     try:
         line = server.stdout.readline()
         port = int(line.split(" at ")[1].split()[0].rstrip("/").rsplit(":", 1)[1])
-        for method, target, body in CORPUS:
+        for method, target, body in corpus:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
             headers = {"Content-Type": "application/json"} if body is not None else {}
             conn.request(method, target, body=body, headers=headers)
             r = conn.getresponse()
-            data = r.read()
+            out.append((r.status, r.getheader("Content-Type", ""), r.read()))
             conn.close()
-            shown = data.decode(errors="replace") if len(data) <= 300 else ""
-            print(f"{method} {target} {body or ''}\n  {r.status} {r.getheader('Content-Type', '')} "
-                  f"{hashlib.sha256(data).hexdigest()[:16]} {shown}")
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def main():
+    for (method, target, body), (status, ctype, data) in zip(CORPUS, answers(sys.argv[1])):
+        shown = data.decode(errors="replace") if len(data) <= 300 else ""
+        print(f"{method} {target} {body or ''}\n  {status} {ctype} "
+              f"{hashlib.sha256(data).hexdigest()[:16]} {shown}")
 
 
 if __name__ == "__main__":

@@ -4,10 +4,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <sstream>
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
+#include "service/dump.h"
+#include "service/request/solve_request.h"
 #include "service/tables.h"
 
 namespace nimtb::apps {
@@ -73,10 +74,10 @@ ServerState::ServerState(ServerOptions o)
           Catalog::Options{{options.tables_dir, scratch}, options.follow_links},
           [this](const std::string& path) {
               // Read first in a child: a damaged file may crash or hang HDF5.
-              const ChildOutcome r = run_child(options.program, {"info", path},
+              const ChildOutcome r = run_child(options.program, {"info", path, "--events", "json"},
                                                {std::chrono::seconds(10), options.job_memory}, {});
-              if (r.end == ChildOutcome::End::exited && r.exit_code == 0) return;
-              if (r.end == ChildOutcome::End::exited)
+              if (r.end == ChildOutcome::End::answered) return;
+              if (r.end == ChildOutcome::End::failed)
                   throw TableError(r.error.empty() ? path + ": not a table nimtb can read"
                                                    : r.error);
               throw TableError(fmt::format(
@@ -143,31 +144,31 @@ std::string ServerState::scrub(std::string message) const {
     return message;
 }
 
-std::string ServerState::run(const http::Request& req, const std::vector<std::string>& args,
-                             std::chrono::milliseconds time, const std::string& late,
-                             const std::function<void(std::string_view)>& out) {
-    std::string collected;
+json ServerState::run(const http::Request& req, const std::string& command, const json& request,
+                      std::chrono::milliseconds time, const std::string& late,
+                      const std::function<void(std::string_view)>& data) {
     ChildIo io;
-    io.out = out ? out : [&collected](std::string_view piece) { collected.append(piece); };
+    io.data = data;
     io.cancelled = [&req] { return req.cancelled(); };
-    const ChildOutcome r = run_child(options.program, args, limits_of(options, time), io);
+    const ChildOutcome r =
+        run_child(options.program, {command, "--request", request.dump(), "--events", "json"},
+                  limits_of(options, time), io);
     switch (r.end) {
+        case ChildOutcome::End::answered:
+            return r.result;
         case ChildOutcome::End::cancelled:
             throw Cancelled();
         case ChildOutcome::End::killed_for_time:
             throw HttpError(503, late);
         case ChildOutcome::End::crashed:
-            throw HttpError(500,
-                            "the work ended abnormally (out of the server's memory for work?)");
-        case ChildOutcome::End::exited:
             break;
+        case ChildOutcome::End::failed:
+            if (r.error_kind == service::ErrorKind::memory)
+                throw HttpError(503, "this needs more memory than the server gives a request");
+            throw HttpError(status_of(r.error_kind),
+                            scrub(r.error.empty() ? "the work failed" : r.error));
     }
-    if (r.exit_code == 0) return collected;
-    const std::string message = scrub(r.error.empty() ? "the work failed" : r.error);
-    // Out of memory: an allocation failed under the child's limit.
-    if (message.find("bad_alloc") != std::string::npos)
-        throw HttpError(503, "this needs more memory than the server gives a request");
-    throw HttpError(r.exit_code == 2 ? 400 : 500, message);
+    throw HttpError(500, "the work ended abnormally (out of the server's memory for work?)");
 }
 
 json ServerState::census(const http::Request& req, const std::string& name) {
@@ -181,9 +182,10 @@ json ServerState::census(const http::Request& req, const std::string& name) {
                                          "counts ({}); run nimtb dump --count",
                                          t->positions, MAX_COUNT_POSITIONS));
     }
-    const json j = json::parse(run(req, {"dump", t->path, "--count", "--json"}, options.job_time,
-                                   "counting this table takes longer than the server allows; run "
-                                   "nimtb dump --count"));
+    const json j = run(req, "dump", service::to_json(service::DumpRequest{t->path, {}, true}),
+                       options.job_time,
+                       "counting this table takes longer than the server allows; run "
+                       "nimtb dump --count");
     std::lock_guard lock(census_mutex_);
     for (auto it = censuses_.begin(); it != censuses_.end();) {
         it = it->first.use_count() == 1 ? censuses_.erase(it) : std::next(it);  // file changed
@@ -267,25 +269,27 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
         }
     } cleanup{work};
     const std::string out = (fs::path(work) / name).string();
-    std::vector<std::string> args{"solve", "--rules", rule.canonical()};
-    if (c == engine::Convention::misere) args.push_back("--misere");
-    // The universe's options as `solve_command` words them, one argument each.
-    std::istringstream words(service::universe_options(u));
-    for (std::string w; words >> w;) args.push_back(w);
-    args.insert(args.end(), {"-o", out, "--progress"});
+    service::SolveRequest request;
+    request.rule = rule;
+    request.convention = c;
+    request.universe = u.is_box() ? engine::Bounds::box(u.max_heaps(), u.max_heap_size())
+                                  : engine::Bounds::total(u.max_total(), u.max_heaps());
+    request.output = out;
     ChildIo io;
     io.cancelled = cancelled;
     io.progress = progress;
     ChildLimits limits = limits_of(options, options.job_time);
     limits.nice = 10;  // every core, for long: below the server's answers
-    const ChildOutcome r = run_child(options.program, args, limits, io);
+    const ChildOutcome r = run_child(
+        options.program,
+        {"solve", "--request", service::to_json(request).dump(), "--events", "json"}, limits, io);
     if (r.end == ChildOutcome::End::cancelled) throw Cancelled();
     if (r.end == ChildOutcome::End::killed_for_time) {
         throw HttpError(503, fmt::format("solving this game takes longer than the server allows "
                                          "({} s); make its table with: {}",
                                          options.job_time.count(), command));
     }
-    if (r.end != ChildOutcome::End::exited || r.exit_code != 0) {
+    if (r.end != ChildOutcome::End::answered) {
         throw HttpError(500, scrub(r.error.empty() ? "the solve failed" : r.error));
     }
     std::error_code ec;
@@ -301,6 +305,23 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
     return name;
 }
 
+int status_of(service::ErrorKind kind) {
+    switch (kind) {
+        case service::ErrorKind::usage:
+        case service::ErrorKind::too_large:  // a universe too large: ask for a smaller one
+            return 400;
+        case service::ErrorKind::not_found:
+            return 404;
+        case service::ErrorKind::memory:
+        case service::ErrorKind::interrupted:
+            return 503;
+        case service::ErrorKind::file:
+        case service::ErrorKind::failed:
+            return 500;
+    }
+    return 500;
+}
+
 void answer_exception(const ServerState& state, std::exception_ptr e, http::Response& res) {
     int status = 500;
     std::string message = "internal error";
@@ -312,12 +333,6 @@ void answer_exception(const ServerState& state, std::exception_ptr e, http::Resp
     } catch (const Cancelled&) {
         status = 499;  // nginx's word for a client that went away; no one reads it
         message = "cancelled";
-    } catch (const nimtb::InputError& x) {
-        status = 400;
-        message = x.what();
-    } catch (const nimtb::ResourceError& x) {  // a universe too large: ask for a smaller one
-        status = 400;
-        message = x.what();
     } catch (const json::exception& x) {
         status = 400;
         message = std::string("bad JSON: ") + x.what();
@@ -325,6 +340,7 @@ void answer_exception(const ServerState& state, std::exception_ptr e, http::Resp
         status = 503;
         message = "the server is out of memory for this request";
     } catch (const std::exception& x) {
+        status = status_of(service::error_kind(x));
         message = x.what();
     }
     send_json(res, {{"error", state.scrub(message)}}, status);

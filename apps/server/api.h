@@ -82,15 +82,18 @@ struct ServerState {
         std::shared_ptr<http::Gate> children, solve, dump, count, sequence, quotient, plane, find;
     } gates;
 
-    // `nimtb args...` in a child for a request, within `time` (and the
-    // server's memory limit for work), stopped when the client goes away.
-    // Returns its stdout, or passes each piece to `out` when given. Throws
-    // HttpError: 400 for what the command calls bad usage, 503 when the
-    // time runs out (`late` words it), 500 otherwise, every message with the
-    // server's folders taken out; nimtb::Cancelled when the client left.
-    std::string run(const http::Request& req, const std::vector<std::string>& args,
-                    std::chrono::milliseconds time, const std::string& late,
-                    const std::function<void(std::string_view)>& out = nullptr);
+    // `nimtb command --request REQUEST --events json` in a child for a
+    // request, within `time` (and the server's memory limit for work),
+    // stopped when the client goes away. Returns its result event (without
+    // "event"); passes each data event's text to `data` when given. Throws
+    // HttpError with the status of the error event's kind (status_of), 503
+    // when the time runs out (`late` words it), 500 when the child crashed,
+    // every message with the server's folders taken out; nimtb::Cancelled
+    // when the client left.
+    nlohmann::json run(const http::Request& req, const std::string& command,
+                       const nlohmann::json& request, std::chrono::milliseconds time,
+                       const std::string& late,
+                       const std::function<void(std::string_view)>& data = nullptr);
 
     // HttpError 422 naming the solve to run when `u` is too big to solve now.
     void solvable(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) const;
@@ -122,6 +125,11 @@ struct ServerState {
     std::map<std::string, std::shared_ptr<std::mutex>> solving_;  // one solve of a table at a time
     std::atomic<uint64_t> written_bytes_{0};                      // tables this server wrote
 };
+
+// The HTTP status of a failure of `kind`: 400 for a request that is wrong
+// or too large, 404 for a file not there, 503 for a server out of memory
+// or stopping, 500 otherwise.
+int status_of(service::ErrorKind kind);
 
 // The answer of a handler's exception: 4xx for the client's mistakes
 // (with the message), 503 for a server at its limits, 500 otherwise; no

@@ -4,18 +4,21 @@
 // can be given limits a thread cannot (an address-space limit, a deadline
 // that ends it at once with SIGKILL), it holds no lock of the server's (HDF5
 // included), and a damaged file that crashes HDF5 crashes the child only.
-// Its stdout is handed to the caller as it comes (a dump streams through),
-// the first line of its stderr becomes the error, and a line of its stderr
-// that starts with '\r' and holds "NN.N%" is progress (the progress bar of
-// `--progress`).
+// The child is asked for events (`--events json`, service/request/events.h)
+// and speaks nothing else the server reads: its stdout is a stream of JSON
+// events (progress, data handed on as it comes, one result or one error
+// with its kind); its stderr, text for a person, goes to /dev/null.
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "service/request/events.h"
 
 namespace nimtb::apps {
 
@@ -29,24 +32,28 @@ struct ChildLimits {
 };
 
 struct ChildOutcome {
-    enum class End { exited, killed_for_time, cancelled, crashed } end = End::exited;
-    int exit_code = 0;
-    std::string error;  // the first line of stderr, "nimtb: error: " removed
+    // answered: its result event came; failed: its error event; crashed:
+    // neither (a signal, a sanitizer's report, a stream cut short).
+    enum class End { answered, failed, killed_for_time, cancelled, crashed } end = End::crashed;
+    int exit_code = -1;     // when it exited
+    nlohmann::json result;  // answered: the result event, without "event"
+    service::ErrorKind error_kind = service::ErrorKind::failed;  // failed: the error event's
+    std::string error;                                           // and its message
 };
 
 struct ChildIo {
-    // Each piece of stdout as it comes; throws to stop the child (it is then killed).
-    std::function<void(std::string_view)> out;
-    // Progress as a fraction in [0, 1], when the child draws a progress bar.
+    // The text of each data event as it comes; throws to stop the child (it is then killed).
+    std::function<void(std::string_view)> data;
+    // Each progress event's fraction, in [0, 1].
     std::function<void(double)> progress;
     // Polled every few milliseconds: true stops the child (End::cancelled).
     std::function<bool()> cancelled;
 };
 
-// Runs `program args...` (program: the nimtb binary) with stdin from
-// /dev/null, no descriptor of the server's but the pipes, at its nice level,
-// in a process group of its own that dies with the server (PR_SET_PDEATHSIG). Returns how it
-// ended; throws std::runtime_error only when no process could be started.
+// Runs `program args...` (program: the nimtb binary; args ask for
+// `--events json`) with stdin and stderr on /dev/null, no descriptor of the server's but the pipes,
+// at its nice level, in a process group of its own that dies with the server (PR_SET_PDEATHSIG).
+// Returns how it ended; throws std::runtime_error only when no process could be started.
 ChildOutcome run_child(const std::string& program, const std::vector<std::string>& args,
                        const ChildLimits& limits, const ChildIo& io);
 

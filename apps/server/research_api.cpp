@@ -1,4 +1,6 @@
 #include "apps/server/api.h"
+#include "service/quotients.h"
+#include "service/sequences.h"
 
 namespace nimtb::apps {
 
@@ -6,7 +8,7 @@ using nlohmann::json;
 
 namespace {
 
-// One heap size of a parameter, as text for the command line.
+// One heap size of a parameter.
 uint64_t heap_param(const http::Request& req, const char* name) {
     const engine::Heaps h = engine::parse_heaps(param(req, name));
     if (h.size() != 1) throw HttpError(400, fmt::format("'{}' is one heap size", name));
@@ -32,15 +34,16 @@ void add_research_routes(http::Server& http, ServerState& state) {
                                                         MAX_PAGE_SEQUENCE));
                    }
                    if (n == 0) throw HttpError(400, fmt::format("'{}' is 1 or more", bound));
-                   std::vector<std::string> args{"sequence", "--rules", rule.canonical(), "--json"};
-                   if (until_proven) {
-                       args.insert(args.end(), {"--until-proven", "--limit", std::to_string(n)});
-                   } else {
-                       args.insert(args.end(), {"--max-heap", std::to_string(n)});
-                   }
-                   return json::parse(state.run(req, args, state.options.job_time,
-                                                "this sequence takes longer than the server "
-                                                "allows; run nimtb sequence"));
+                   service::SequenceRequest request;
+                   request.rule = rule;
+                   if (until_proven)
+                       request.limit = n;
+                   else
+                       request.max_heap = n;
+                   return state.run(req, "sequence", service::to_json(request),
+                                    state.options.job_time,
+                                    "this sequence takes longer than the server allows; run nimtb "
+                                    "sequence");
                }),
                state.gates.sequence);
     http.route(
@@ -57,11 +60,13 @@ void add_research_routes(http::Server& http, ServerState& state) {
                 "the page computes quotients that take at most {} s, and this one takes longer: "
                 "run nimtb quotient --rules {} --max-heap {}",
                 MAX_PAGE_QUOTIENT_TIME.count(), rule.canonical(), n);
+            service::QuotientRequest request;
+            request.rule = rule;
+            request.max_heap = static_cast<uint32_t>(n);
+            request.analyze = true;
             try {
-                return json::parse(state.run(req,
-                                             {"quotient", "--rules", rule.canonical(), "--max-heap",
-                                              std::to_string(n), "--analyze", "--json"},
-                                             MAX_PAGE_QUOTIENT_TIME, late));
+                return state.run(req, "quotient", service::to_json(request), MAX_PAGE_QUOTIENT_TIME,
+                                 late);
             } catch (const HttpError& e) {
                 if (e.status == 503) throw HttpError(422, late);  // as the page has always said
                 throw;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "apps/server/api.h"
+#include "service/dump.h"
 #include "service/tables.h"
 #include "service/views.h"
 
@@ -156,7 +157,10 @@ void add_table_routes(http::Server& http, ServerState& state) {
             res.set_header("Content-Disposition",
                            "attachment; filename=\"" + fs::path(name).stem().string() + ".csv\"");
             res.stream = [&state, &req, path = t->path](http::Sink& sink) {
-                state.run(req, {"dump", path, "--csv"}, state.options.job_time,
+                service::DumpRequest request;
+                request.table = path;
+                request.rows.csv = true;
+                state.run(req, "dump", service::to_json(request), state.options.job_time,
                           "writing this table as CSV takes longer than the server allows; run "
                           "nimtb dump --csv",
                           [&sink](std::string_view piece) { sink.write(piece); });

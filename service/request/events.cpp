@@ -51,7 +51,9 @@ void EventStream::write(const nlohmann::json& event) {
 void EventStream::progress(uint64_t done, uint64_t total) {
     const auto now = std::chrono::steady_clock::now();
     if (done < total && now - last_progress_ < std::chrono::milliseconds(100)) return;
+    if (done == total && done == last_done_) return;  // the end, said once
     last_progress_ = now;
+    last_done_ = done;
     write({{"event", "progress"},
            {"done", done},
            {"total", total},

@@ -66,6 +66,7 @@ class EventStream {
     void write(const nlohmann::json& event);
     std::FILE* out_;
     std::chrono::steady_clock::time_point last_progress_{};
+    uint64_t last_done_ = UINT64_MAX;
 };
 
 // One event, parsed from a line of the stream (a reader's side): nullopt

@@ -102,9 +102,12 @@ inline void from_value(const nlohmann::json& j, io::Compression& x, Unranged) {
 template <class T>
 requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) void from_value(const nlohmann::json& j,
                                                                             T& x, Range r) {
-    const bool whole = j.is_number_integer();
-    if (!whole || (j.is_number_unsigned() ? j.get<uint64_t>() > uint64_t(r.max)
-                                          : j.get<int64_t>() < r.min || j.get<int64_t>() > r.max)) {
+    const bool within =
+        j.is_number_unsigned()
+            ? j.get<uint64_t>() <= uint64_t(r.max) && int64_t(j.get<uint64_t>()) >= r.min
+        : j.is_number_integer() ? j.get<int64_t>() >= r.min && j.get<int64_t>() <= r.max
+                                : false;
+    if (!within) {
         throw InputError(
             fmt::format("must be a whole number from {} to {}, not {}", r.min, r.max, j.dump()));
     }

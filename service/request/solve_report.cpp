@@ -93,6 +93,20 @@ std::string summary(const SolveReport& r) {
     return out + r.storage;
 }
 
+nlohmann::json summary_json(const SolveReport& r) {
+    const engine::Solution& s = r.figures;
+    return {{"request", to_json(r.request)},
+            {"universe", r.universe},
+            {"positions", s.positions},
+            {"p_positions", s.p_positions},
+            {"largest_value", s.max_value},
+            {"largest_remoteness",
+             r.remoteness_stored ? nlohmann::json(s.max_remoteness) : nlohmann::json()},
+            {"solve_seconds", r.solve_seconds},
+            {"write_seconds", r.write_seconds},
+            {"processes", r.processes}};
+}
+
 nlohmann::json stats_json(const SolveReport& r) {
     const engine::Solution& s = r.figures;
     nlohmann::json levels = nlohmann::json::array();

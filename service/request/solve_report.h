@@ -47,6 +47,10 @@ std::string plan_line(uint64_t positions, const engine::SolvePlan& plan);
 // The summary `nimtb solve` prints.
 std::string summary(const SolveReport& report);
 
+// The summary as JSON (a solve's result event): the request, the universe,
+// the counts, the largest value and remoteness, the times.
+nlohmann::json summary_json(const SolveReport& report);
+
 // The figures of every level as JSON: what `--stats` writes. A distributed
 // solve adds each process's traffic to the levels.
 nlohmann::json stats_json(const SolveReport& report);
