@@ -270,7 +270,8 @@ int cmd_quotient(const std::vector<std::string>& args) {
         out += "orders       |Q_h| for h = 1, 2, ...:";
     }
     for (size_t h = 1; h < q.orders.size(); ++h) out += fmt::format(" {}", q.orders[h]);
-    out += "\n" + service::presentation_text(q, 40);
+    out += '\n';
+    out += service::presentation_text(q, 40);
     out += fmt::format(
         "checked      predicts the misère outcome of every position with heaps of at most {}",
         m.max_heap());

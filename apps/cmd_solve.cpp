@@ -208,9 +208,9 @@ int cmd_solve(const std::vector<std::string>& args) {
     if (vm->count("list-presets")) return list_presets();
 
     // 1. What to solve.
-    const bool default_output = !vm->count("output") && !vm->count("request");
     service::SolveRequest request = solve_request(*vm);
-    if (request.output.empty()) {
+    const bool default_output = request.output.empty();
+    if (default_output) {
         request.output = service::default_table_path(request.rule, request.convention,
                                                      engine::Universe(request.bounds()));
     }

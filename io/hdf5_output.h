@@ -1,25 +1,26 @@
 #pragma once
-// A new HDF5 file that appears under its name only when whole: written under
-// a temporary name in the same folder, then flushed, synced and renamed into
-// place by commit(). On any failure, or when commit() is never reached,
-// nothing is left under either name. For io/ only.
+// A new HDF5 file that appears under its name only when whole: written as a
+// draft (io/codec/publish.h), then flushed, closed and published by
+// commit(). On any failure, or when commit() is never reached, nothing is
+// left under either name. For io/ only.
 
 #include <string>
 
+#include "io/codec/publish.h"
 #include "io/hdf5_handle.h"
 
 namespace nimtb::io {
 
 class Hdf5Output {
   public:
-    // Creates `path`.tmp-<pid>. Throws TableError (`what`: "table", "sequence").
+    // Creates the draft of `path`. Throws TableError (`what`: "table", "sequence").
     Hdf5Output(std::string path, std::string what);
     ~Hdf5Output();
     Hdf5Output(const Hdf5Output&) = delete;
     Hdf5Output& operator=(const Hdf5Output&) = delete;
 
     hid_t root() const { return file_.get(); }
-    const std::string& path() const { return path_; }
+    const std::string& path() const { return draft_.path(); }
 
     // After a failed write (a full disk above all), HDF5 cannot close a file
     // whose cached data it cannot flush, and then crashes at exit. Emptying
@@ -27,12 +28,13 @@ class Hdf5Output {
     // handles of the failed write close.
     void release_space();
 
-    // Flush and close (a full disk shows up here at the latest), fsync, then
-    // the rename and an fsync of the folder. Throws TableError.
+    // Flush and close (a full disk shows up here at the latest), then
+    // publish. Throws TableError.
     void commit();
 
   private:
-    std::string path_, what_, tmp_;
+    std::string what_;
+    FileDraft draft_;
     Handle file_;
     bool committed_ = false;
 };

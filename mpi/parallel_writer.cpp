@@ -9,8 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 
 #include "io/codec/chunk_codec.h"
+#include "io/codec/publish.h"
 #include "io/hdf5_handle.h"
 #include "io/table_layout.h"
 
@@ -191,16 +193,7 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
     check_or_fail(comm, tmp, dataset.close(), what + ": cannot write");
 }
 
-// fsync of a path (a file, or a folder after a rename).
-bool sync_path(const std::string& path, int flags) {
-    const int fd = ::open(path.c_str(), flags);
-    if (fd < 0) return false;
-    const bool ok = ::fsync(fd) == 0;
-    ::close(fd);
-    return ok;
-}
-
-// The file under its temporary name. An error in here leaves the processes
+// The file under its draft's name. An error in here leaves the processes
 // in different places of HDF5's collective calls, and closing the file while
 // unwinding would hang them: the function is noexcept, so an exception ends
 // in std::terminate, whose handler (mpi/main.cpp) stops the job.
@@ -223,7 +216,7 @@ void write_file(const Comm& comm, const std::string& tmp, const io::TableHeader&
                       s.max_remoteness, o);
     s.remoteness = engine::QuantityArray();
 
-    // 3. Closed by all, then synced and renamed by process 0.
+    // 3. Closed by all, then published by process 0.
     check_or_fail(comm, tmp, file.close(), tmp + ": cannot write");
 }
 
@@ -236,18 +229,23 @@ void write_table_parallel(const Comm& comm, const std::string& path, const io::T
     } catch (const std::exception& e) {
         abort_all(e.what());
     }
-    // 1. A temporary name beside the final one, the same on every process.
-    int64_t pid = ::getpid();
-    comm.broadcast(&pid, sizeof pid);
-    const std::string tmp = fmt::format("{}.tmp-{}", path, pid);
+    // 1. Process 0's draft of the file (io/codec/publish.h, the one way
+    // nimtb publishes a file), its name the same on every process.
+    std::optional<io::FileDraft> draft;
+    std::string tmp;
+    if (comm.rank == 0) tmp = draft.emplace(path).draft();
+    uint64_t length = tmp.size();
+    comm.broadcast(&length, sizeof length);
+    tmp.resize(length);
+    comm.broadcast(tmp.data(), length);
     write_file(comm, tmp, header, share, o);
     uint8_t ok = 1;
     if (comm.rank == 0) {
-        const std::string folder =
-            fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
-        ok = sync_path(tmp, O_RDONLY) && std::rename(tmp.c_str(), path.c_str()) == 0 &&
-             sync_path(folder, O_RDONLY | O_DIRECTORY);
-        if (!ok) std::remove(tmp.c_str());
+        try {
+            draft->publish();
+        } catch (const std::exception&) {
+            ok = 0;  // the draft is removed with it
+        }
     }
     comm.broadcast(&ok, 1);
     if (!ok)

@@ -7,6 +7,7 @@
 
 #include "engine/base/errors.h"
 #include "engine/base/names.h"
+#include "io/codec/publish.h"
 
 namespace nimtb::play {
 
@@ -154,14 +155,8 @@ void MatchboxLearner::save() const {
             moves.push_back({{"leaves", move}, {"counters", counters}});
         }
     }
-    // Written aside and renamed, like tables: an interrupted save keeps the old bags.
-    const std::string tmp = path_ + ".tmp";
-    {
-        std::ofstream out(tmp);
-        out << j.dump(1) << "\n";
-        if (!out) throw nimtb::TableError(path_ + ": cannot save the learner's bags");
-    }
-    std::filesystem::rename(tmp, path_);
+    // Published whole, like tables: an interrupted save keeps the old bags.
+    io::write_file_whole(path_, j.dump(1) + "\n");
 }
 
 }  // namespace nimtb::play

@@ -385,60 +385,41 @@ class ProvenGame {
     std::optional<service::ProvenGame> proven_;
 };
 
-// The request is the keywords as JSON (nimtb.solve builds it): read by the
-// one definition every front end shares (service/request/solve_request.h).
-Table solve(const std::string& request_json, const py::object& progress) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(request_json);
-    } catch (const nlohmann::json::exception& e) {
-        throw InputError(std::string("not a solve request: ") + e.what());
-    }
-    const service::SolveRequest r = service::solve_request_from_json(j);
+// A request of Python's keywords as JSON, as nimtb's functions build it
+// (docs/EVENTS.md): read by the one definition of its request type, which
+// every front end shares.
+nlohmann::json request_of(const std::string& text, const char* what) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw InputError(std::string("not a ") + what + " request: not JSON");
+    return j;
+}
+
+Table solve(const std::string& request, const py::object& progress) {
+    const service::SolveRequest r = service::solve_request_from_json(request_of(request, "solve"));
     interruptible([&](const service::Hooks& hooks) { return service::solve_table(r, hooks); },
                   progress);
     return Table(r.output);
 }
 
-py::dict sequence(const std::string& rules, std::optional<uint64_t> max_heap, bool until_proven,
-                  uint64_t limit, const std::string& method, unsigned threads,
-                  const std::optional<std::filesystem::path>& path, bool overwrite,
-                  const py::object& progress) {
-    if (until_proven == max_heap.has_value())
-        throw InputError("give max_heap or until_proven=True, not both or neither");
-    service::SequenceRequest r;
-    r.rule = engine::Rule::parse(rules);
-    r.max_heap = max_heap;
-    r.limit = limit;
-    r.method = engine::parse_sequence_method(method);
-    r.threads = threads;
-    if (path) r.output = path->string();
-    r.overwrite = overwrite;
+py::dict sequence(const std::string& request, const py::object& progress) {
+    const service::SequenceRequest r =
+        service::sequence_request_from_json(request_of(request, "sequence"));
     const engine::LongSequence s = interruptible(
         [&](const service::Hooks& hooks) { return service::compute_sequence(r, hooks); }, progress);
     return sequence_dict(r.rule, engine::to_string(s.method), s.values,
                          service::reported_period(r.rule, s));
 }
 
-py::object quotient(const std::string& rules, uint32_t max_heap, bool until_proven,
-                    uint32_t time_limit, uint32_t max_order, std::optional<uint32_t> max_copies,
-                    const std::optional<std::filesystem::path>& resume,
-                    const py::object& progress) {
-    service::QuotientRequest r;
-    if (resume) r.resume = resume->string();
-    r.rule = engine::Rule::parse(rules);
-    r.max_heap = max_heap;
-    r.until_proven = until_proven;
-    r.time_limit = time_limit;
-    r.max_order = max_order;
-    r.max_copies = max_copies;
+py::object quotient(const std::string& request, const py::object& progress) {
+    const service::QuotientRequest r =
+        service::quotient_request_from_json(request_of(request, "quotient"));
     const engine::MisereQuotient q = interruptible(
         [&](const service::Hooks& hooks) { return service::compute_quotient(r, hooks); }, progress);
-    return to_python(service::quotient_json(r.rule, q));
+    return to_python(service::quotient_json(r.rule, q, r.analyze));
 }
 
-py::object genus(const std::string& rules, uint32_t max_heap, const py::object& progress) {
-    const service::GenusRequest r{engine::Rule::parse(rules), max_heap};
+py::object genus(const std::string& request, const py::object& progress) {
+    const service::GenusRequest r = service::genus_request_from_json(request_of(request, "genus"));
     const engine::GenusTable t = interruptible(
         [&](const service::Hooks& hooks) { return service::compute_genus(r, hooks); }, progress);
     return to_python(service::genus_json(r.rule, t));
@@ -536,13 +517,9 @@ PYBIND11_MODULE(_core, m) {
         .def("known_up_to", &ProvenGame::known_up_to);
 
     m.def("solve", &solve, py::arg("request"), py::arg("progress"));
-    m.def("sequence", &sequence, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
-          py::arg("limit"), py::arg("method"), py::arg("threads"), py::arg("path"),
-          py::arg("overwrite"), py::arg("progress"));
+    m.def("sequence", &sequence, py::arg("request"), py::arg("progress"));
     m.def("read_sequence", &read_sequence, py::arg("path"));
-    m.def("quotient", &quotient, py::arg("rules"), py::arg("max_heap"), py::arg("until_proven"),
-          py::arg("time_limit"), py::arg("max_order"), py::arg("max_copies"), py::arg("resume"),
-          py::arg("progress"));
+    m.def("quotient", &quotient, py::arg("request"), py::arg("progress"));
     m.def("quotient_structure", &quotient_structure, py::arg("table"), py::arg("p"));
-    m.def("genus", &genus, py::arg("rules"), py::arg("max_heap"), py::arg("progress"));
+    m.def("genus", &genus, py::arg("request"), py::arg("progress"));
 }

@@ -12,6 +12,7 @@
 #include "engine/base/errors.h"
 #include "engine/game/standard_form.h"
 #include "engine/quotients/structure.h"
+#include "io/codec/publish.h"
 #include "io/output_path.h"
 #include "service/request/fields.h"
 #include "service/views.h"
@@ -19,28 +20,6 @@
 namespace nimtb::service {
 
 namespace {
-
-void write_whole(const std::string& path, const std::string& text) {
-    const std::string tmp = fmt::format("{}.tmp-{}", path, static_cast<long>(::getpid()));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw TableError("cannot write " + path +
-                             " (is the disk full, or the folder missing?)");
-        }
-    }
-    io::check_output_kind(path);
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw TableError("cannot write " + path + ": " + ec.message());
-    }
-}
 
 // The number at j[key], an unsigned integer at most `max`.
 uint32_t number(const std::string& path, const nlohmann::json& j, const char* key, uint64_t max) {
@@ -314,7 +293,7 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
         options.progress = [&](uint32_t heap, uint32_t) { hooks.progress(heap, r.max_heap); };
     }
     engine::MisereQuotient q = engine::misere_quotient(r.rule, r.max_heap, options);
-    if (!r.output.empty()) write_whole(r.output, quotient_json(r.rule, q).dump() + "\n");
+    if (!r.output.empty()) io::write_file_whole(r.output, quotient_json(r.rule, q).dump() + "\n");
     return q;
 }
 

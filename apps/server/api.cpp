@@ -7,6 +7,7 @@
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
+#include "io/codec/publish.h"
 #include "service/dump.h"
 #include "service/request/solve_request.h"
 #include "service/tables.h"
@@ -134,13 +135,8 @@ std::string ServerState::scrub(std::string message) const {
         for (size_t at; (at = message.find(f)) != std::string::npos;)
             message.replace(at, f.size(), "the tables folder");
     }
-    // A temporary name (.name.tmp.PID) says which process wrote it.
-    for (size_t at; (at = message.find(".tmp.")) != std::string::npos;) {
-        size_t end = at + 5;
-        while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end])))
-            ++end;
-        message.erase(at, end - at);
-    }
+    // A draft's name says which process wrote it (io/codec/publish.h).
+    message = io::without_draft_names(std::move(message));
     return message;
 }
 

@@ -46,6 +46,17 @@ def _whole(value: Any, name: str) -> Any:
     except TypeError:
         raise TypeError(f"{name} is a whole number, not {type(value).__name__}") from None
 
+def _text(value: Any, name: str) -> str:
+    """A rule's text (or another word of a request), never a number taken for one."""
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"{name} is text, such as \"kayles\", not {type(value).__name__}")
+
+def _request(**keywords: Any) -> str:
+    """A request as the core reads it (the JSON of every long operation,
+    docs/EVENTS.md): the keywords given, None left out."""
+    return json.dumps({key: value for key, value in keywords.items() if value is not None})
+
 def _path(path: PathLike, name: str = "path") -> str:
     if isinstance(path, (str, os.PathLike)):
         return os.fspath(path)

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._errors import InputError, NotInTableError, TableError
-from ._common import Position, PositionLike, PathLike, Progress, _T, _heaps, _histogram, _outcome, _path, _rows, _whole
+from ._common import Position, PositionLike, PathLike, Progress, _T, _heaps, _histogram, _outcome, _path, _request, _rows, _text, _whole
 
 
 @dataclass(frozen=True)
@@ -189,20 +189,14 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     a rule no theorem applies to) and, without ``time_limit``, MemoryError
     where nimtb cannot compute it (the message names the largest quotient
     it reached)."""
-    seconds = _whole(time_limit, "time_limit")
-    if seconds is not None and not 1 <= seconds <= 10_000_000:
-        raise InputError(f"time_limit must be 1 to 10000000 seconds, not {seconds}")
-    order = _whole(max_order, "max_order")
-    if not 2 <= order <= 32768:
-        raise InputError(f"max_order must be 2 to 32768, not {order}")
-    copies = _whole(max_copies, "max_copies")
-    if copies is not None and not 1 <= copies <= 1000:
-        raise InputError(f"max_copies must be 1 to 1000, not {copies}")
-    if copies is not None and (until_proven or seconds is not None):
-        raise InputError("max_copies goes without until_proven and time_limit")
-    return Quotient._of(_core.quotient(rules, _whole(max_heap, "max_heap"), until_proven,
-                                       seconds or 0, order, copies,
-                                       None if resume is None else _path(resume, "resume"), progress))
+    bound = _whole(max_heap, "max_heap")
+    request = _request(rules=_text(rules, "rules"), max_heap=None if until_proven else bound,
+                       until_proven=until_proven or None, limit=bound if until_proven else None,
+                       time_limit=_whole(time_limit, "time_limit"),
+                       max_order=_whole(max_order, "max_order"),
+                       max_copies=_whole(max_copies, "max_copies"),
+                       resume=None if resume is None else _path(resume, "resume"))
+    return Quotient._of(_core.quotient(request, progress))
 
 
 @dataclass(frozen=True)
@@ -252,10 +246,8 @@ def genus(rules: str, max_heap: int, *, progress: Optional[Progress] = None) -> 
     ``max_heap`` tokens of its heaps that are no *0, *1 or *2: Kayles
     reaches heap 108; the message names the largest heap that fits).
     Ctrl-C stops it."""
-    bound = _whole(max_heap, "max_heap")
-    if not 0 <= bound <= 1_000_000:
-        raise InputError(f"max_heap must be 0 to 1000000, not {bound}")
-    j = _core.genus(rules, bound, progress)
+    j = _core.genus(_request(rules=_text(rules, "rules"), max_heap=_whole(max_heap, "max_heap")),
+                    progress)
     return GenusTable(
         rules=j["rules"], max_heap=j["max_heap"],
         heaps=tuple(Genus(heap=h["heap"], normal=h["normal"], superscript=tuple(h["superscript"]),

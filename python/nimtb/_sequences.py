@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._errors import InputError, NotInTableError, TableError
-from ._common import Position, PositionLike, PathLike, Progress, _T, _heaps, _histogram, _outcome, _path, _rows, _whole
+from ._common import Position, PositionLike, PathLike, Progress, _T, _heaps, _histogram, _outcome, _path, _request, _rows, _text, _whole
 
 
 @dataclass(frozen=True)
@@ -83,10 +83,12 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
     moves touch several heaps, no theorem for ``until_proven``, no period
     proven within ``limit``), TableError, MemoryError.
     """
-    return Sequence._of(_core.sequence(
-        rules, _whole(max_heap, "max_heap"), until_proven, _whole(limit, "limit"), method,
-        _whole(threads, "threads"),
-        None if path is None else _path(path), overwrite, progress))
+    request = _request(rules=_text(rules, "rules"), max_heap=_whole(max_heap, "max_heap"),
+                       until_proven=until_proven or None,
+                       limit=_whole(limit, "limit") if until_proven else None,
+                       method=_text(method, "method"), threads=_whole(threads, "threads"),
+                       output=None if path is None else _path(path), overwrite=overwrite)
+    return Sequence._of(_core.sequence(request, progress))
 
 def read_sequence(path: PathLike) -> Sequence:
     """The sequence a sequence file holds (``sequence(path=...)``, ``nimtb

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/base/errors.h"
+#include "io/codec/publish.h"
 
 namespace nimtb::service {
 
@@ -48,42 +49,6 @@ static_assert(sizeof(LevelHeader) == 48);
 
 std::string system_error(const std::string& what, const std::string& path) {
     return fmt::format("{} {}: {}", what, path, std::strerror(errno));
-}
-
-// Writes `bytes` under `path` whole or not at all: a temporary file, flushed
-// to disk, renamed, and the folder flushed.
-void write_atomically(const std::string& path, const void* bytes, size_t size) {
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) fail(system_error("cannot write the checkpoint file", tmp));
-    const char* p = static_cast<const char*>(bytes);
-    size_t left = size;
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const std::string message = system_error("cannot write the checkpoint file", tmp);
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            fail(message);
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        const std::string message = system_error("cannot write the checkpoint file", tmp);
-        ::unlink(tmp.c_str());
-        fail(message);
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        fail(system_error("cannot rename the checkpoint file", tmp));
-    }
-    const std::string dir = fs::path(path).parent_path().string();
-    const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
 }
 
 std::vector<char> read_file(const std::string& path) {
@@ -227,7 +192,7 @@ void Checkpoint::write_manifest(const std::string& plan_key) const {
     m["version"] = VERSION;
     m["plan"] = plan_key;
     const std::string text = m.dump(2) + "\n";
-    write_atomically((fs::path(dir_) / "manifest.json").string(), text.data(), text.size());
+    io::write_file_whole((fs::path(dir_) / "manifest.json").string(), text);
 }
 
 size_t Checkpoint::restore(const std::string& plan_key, const engine::SolveOrder& plan,
@@ -363,9 +328,9 @@ void Checkpoint::flush() {
     if (pending_count_ == 0) return;
     compress(nullptr, 0, true);
     const size_t last = pending_first_ + pending_count_ - 1;
-    write_atomically(
+    io::write_file_whole(
         (fs::path(dir_) / fmt::format("levels-{:06}-{:06}.zst", pending_first_, last)).string(),
-        frame_.get(), frame_size_);
+        std::string_view(frame_.get(), frame_size_));
     frame_size_ = 0;
     pending_first_ = last + 1;
     pending_count_ = 0;
@@ -384,9 +349,8 @@ void Checkpoint::remove() {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
         const std::string name = e.path().filename().string();
-        if (name == "manifest.json" || name == "manifest.json.tmp" ||
-            (name.starts_with("levels-") &&
-             (name.ends_with(".zst") || name.ends_with(".zst.tmp")))) {
+        if (name == "manifest.json" || io::is_draft_name(name) ||
+            (name.starts_with("levels-") && name.ends_with(".zst"))) {
             fs::remove(e.path(), ec);
         }
     }

@@ -7,6 +7,7 @@
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
+#include "io/codec/publish.h"
 
 namespace nimtb::service {
 
@@ -135,10 +136,7 @@ nlohmann::json stats_json(const SolveReport& r) {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-    std::ofstream out(path);
-    out << j.dump(1) << "\n";
-    out.close();
-    if (!out) throw TableError("cannot write " + path);
+    io::write_file_whole(path, j.dump(1) + "\n");
 }
 
 }  // namespace nimtb::service

@@ -611,7 +611,7 @@ class Limits(ServeCase):
         worker.start()
         kid, args = solving_child(self.server.proc.pid)
         self.assertIsNotNone(kid)
-        out = args[args.index("-o") + 1]
+        out = json.loads(args[args.index("--request") + 1])["output"]
         self.assertTrue(os.path.isdir(os.path.dirname(out)))
         t0 = time.monotonic()
         self.server.proc.send_signal(signal.SIGTERM)

@@ -824,7 +824,7 @@ def test_quotient_with_a_cap_on_the_largest_heap(tmp_path):
     with pytest.raises(nimtb.InputError, match="at most 1 heap of 16"):
         capped.outcome((16, 16, 3))
     for bad in (0, 1001):
-        with pytest.raises(nimtb.InputError, match="max_copies must be 1 to 1000"):
+        with pytest.raises(nimtb.InputError, match="max_copies: must be a whole number from 1 to 1000"):
             nimtb.quotient("octal:0.6", 16, max_copies=bad)
     with pytest.raises(nimtb.InputError, match="goes without"):
         nimtb.quotient("octal:0.6", 16, max_copies=1, time_limit=5)

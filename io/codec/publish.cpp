@@ -1,0 +1,102 @@
+#include "io/codec/publish.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+
+#include "engine/base/errors.h"
+
+namespace nimtb::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// ".NAME.tmp-PID-N": hidden, so that listings (the server's catalog) pass
+// it by, and unique within the machine's processes and within one.
+const std::regex DRAFT(R"(\.([^/\s]+)\.tmp-[0-9]+-[0-9]+)");
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+    throw TableError(path + ": " + what + ": " + std::strerror(errno));
+}
+
+// fsync of a file or folder by name.
+bool sync(const std::string& path, bool folder) {
+    const int fd = ::open(path.c_str(), (folder ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
+}
+
+}  // namespace
+
+FileDraft::FileDraft(std::string path) : path_(std::move(path)) {
+    static std::atomic<unsigned> drafts{0};
+    const fs::path p(path_);
+    std::string name = ".";
+    name += p.filename().string();
+    name += ".tmp-";
+    name += std::to_string(::getpid());
+    name += '-';
+    name += std::to_string(drafts++);
+    draft_ = (p.parent_path() / name).string();
+}
+
+FileDraft::~FileDraft() {
+    if (!published_) ::unlink(draft_.c_str());
+}
+
+void FileDraft::release_space() {
+    if (::truncate(draft_.c_str(), 0) != 0) {
+        // Nothing more to do: the error being reported is the real one.
+    }
+}
+
+void FileDraft::publish() {
+    if (!sync(draft_, false)) fail(path_, "cannot finish writing it to disk");
+    std::error_code ec;
+    const fs::file_status s = fs::status(path_, ec);
+    if (fs::exists(s) && !fs::is_regular_file(s))
+        throw TableError(path_ + " exists and is not a file: choose another name");
+    if (::rename(draft_.c_str(), path_.c_str()) != 0)
+        fail(path_, "cannot put the finished file in place");
+    published_ = true;
+    const fs::path parent = fs::path(path_).parent_path();
+    sync(parent.empty() ? "." : parent.string(),
+         true);  // a folder that cannot be synced: as written
+}
+
+void write_file_whole(const std::string& path, std::string_view bytes) {
+    FileDraft draft(path);
+    const int fd = ::open(draft.draft().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail(path, "cannot write");
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int error = n < 0 ? errno : ENOSPC;
+            ::close(fd);
+            errno = error;
+            fail(path, "cannot write");
+        }
+        bytes.remove_prefix(static_cast<size_t>(n));
+    }
+    if (::close(fd) != 0) fail(path, "cannot write");
+    draft.publish();
+}
+
+bool is_draft_name(std::string_view file_name) {
+    return std::regex_match(file_name.begin(), file_name.end(), DRAFT);
+}
+
+std::string without_draft_names(std::string message) {
+    return std::regex_replace(message, DRAFT, "$1");
+}
+
+}  // namespace nimtb::io
