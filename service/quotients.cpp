@@ -263,9 +263,9 @@ engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& h
     }
     if (r.until_proven && !engine::quotient_provable(r.rule)) {
         throw InputError(fmt::format(
-            "no periodicity theorem for misère quotients applies to {}: --until-proven needs an "
-            "octal code or a subtraction game; give --max-heap instead",
-            r.rule.canonical()));
+            "no periodicity theorem for misère quotients applies to {}: {} needs an octal code "
+            "or a subtraction game; give {} instead",
+            r.rule.canonical(), mention(Option::until_proven), mention(Option::max_heap)));
     }
     std::optional<StoredQuotient> resumed;
     if (!r.resume.empty()) {
@@ -352,7 +352,7 @@ std::string presentation_text(const engine::MisereQuotient& q, size_t p_shown) {
             p_list += fmt::format("{}{}", in_p > 1 ? ", " : "", engine::word_text(q, q.words[x]));
     }
     out += fmt::format("\nP-portion    {} element{}: {}{}\n", in_p, in_p == 1 ? "" : "s", p_list,
-                       in_p > p_shown ? ", ... (--json lists all)" : "");
+                       in_p > p_shown ? ", ... (" + mention(Option::json) + " lists all)" : "");
     out += "phi          heap: element\n";
     for (uint32_t h = 1; h <= m.max_heap(); h += 6) {
         out += " ";
@@ -593,8 +593,8 @@ engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t nee
     if (needed > limit && !r.until_proven) {
         throw InputError(fmt::format(
             "a heap of {} is beyond what a misère quotient of {} can answer: quotients of such a "
-            "rule are never proven for every heap size, and --limit is {}",
-            needed, rule.canonical(), limit));
+            "rule are never proven for every heap size, and {} is {}",
+            needed, rule.canonical(), mention(Option::limit), limit));
     }
     engine::MisereQuotient q = compute_quotient(r, hooks);
     if (needed > q.monoid.max_heap() && !q.proof && !q.stopped.empty()) {
@@ -606,8 +606,8 @@ engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t nee
     if (needed > q.monoid.max_heap() && !q.proof) {
         throw InputError(
             fmt::format("a heap of {} is beyond what the misère quotient of {} answers: it is not "
-                        "proven for every heap size up to heap {} (--limit)",
-                        needed, rule.canonical(), q.monoid.max_heap()));
+                        "proven for every heap size up to heap {} ({})",
+                        needed, rule.canonical(), q.monoid.max_heap(), mention(Option::limit)));
     }
     return q;
 }

@@ -71,7 +71,9 @@ class RunFiles : public engine::RankSink {
 
 void check_destination(const SolveRequest& request) {
     io::check_output(request.output, request.write_options());
-    io::check_distinct(request.stats, request.output, "--stats and -o name the same file");
+    io::check_distinct(
+        request.stats, request.output,
+        mention(Option::stats) + " and " + mention(Option::table_path) + " name the same file");
 }
 
 void check_solve(const SolveRequest& request) {

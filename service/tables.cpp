@@ -81,9 +81,7 @@ const FolderTable& Tablebase::table_for(const engine::Rule& rule, engine::Conven
     const engine::Heaps start(heaps.begin(), heaps.end());
     std::string solve;
     try {
-        solve = fmt::format("; make one with: nimtb solve --rules {}{} {}", rule.canonical(),
-                            c == engine::Convention::misere ? " --misere" : "",
-                            universe_options(smallest_universe(rule, start)));
+        solve = "; make one with: " + solve_hint(rule, c, smallest_universe(rule, start));
     } catch (const std::exception&) {  // beyond what a table holds
     }
     std::vector<std::string> ours;
@@ -110,9 +108,7 @@ namespace {
 std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::Convention c,
                       const engine::Universe& u, const Hooks& hooks) {
     namespace fs = std::filesystem;
-    const std::string command =
-        fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
-                    c == engine::Convention::misere ? " --misere" : "", universe_options(u));
+    const std::string command = solve_hint(rule, c, u);
     if (u.size() > SOLVE_ON_THE_SPOT) {
         throw TableError("no table under " + dir + "/ holds this game; make one with: " + command);
     }
@@ -139,12 +135,19 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
     return solve_now(dir, rule, c, smallest_universe(rule, start), hooks);
 }
 
-std::string universe_options(const engine::Universe& u) {
-    if (u.is_box())
-        return fmt::format("--heaps {} --max-heap {}", u.max_heaps(), u.max_heap_size());
-    return fmt::format(
-        "--max-total {}{}", u.max_total(),
-        u.max_heaps() < u.max_total() ? fmt::format(" --heaps {}", u.max_heaps()) : "");
+std::string solve_hint(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) {
+    SolveRequest request;
+    request.rule = rule;
+    request.convention = c;
+    request.universe = u.bounds();
+    nlohmann::json j = to_json(request);
+    for (auto it = j.begin(); it != j.end();) {  // what the universe and game are, no more
+        const std::string& key = it.key();
+        const bool kept = key == "rules" || key == "convention" || key == "heaps" ||
+                          key == "max_heap" || key == "max_total";
+        it = kept ? std::next(it) : j.erase(it);
+    }
+    return mention(Option::solve_command, j.dump());
 }
 
 engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start) {

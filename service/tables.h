@@ -64,8 +64,10 @@ class Tablebase {
 std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule,
                                 engine::Convention c, const engine::Heaps& start,
                                 const Hooks& hooks = {});
-// The options of `nimtb solve` that make `u`: "--heaps K --max-heap H" or "--max-total N".
-std::string universe_options(const engine::Universe& u);
+// The solve that makes the table of `u` (the hint of every refusal that
+// names one), as a mention each front end words: "nimtb solve --rules R
+// --heaps K --max-heap H" on the command line, nimtb.solve(...) in Python.
+std::string solve_hint(const engine::Rule& rule, engine::Convention c, const engine::Universe& u);
 // The smallest universe that holds `start` and the rule's moves from it: a
 // box of its heaps, or for rules that split heaps every position of at most
 // its total.

@@ -10,11 +10,21 @@
    solver, which reaches io only through the service floor.
 
 3. The server's routes: every route the code adds (apps/server/*.cpp) is
-   listed in apps/server/web_server.h as `METHOD /api/...`, every route listed
-   there exists, and every /api/ path the page (web/*.js) asks for exists.
+   listed in docs/SERVER.md's API tables as `METHOD /api/...`, every route
+   listed there exists, and every /api/ path the page (web/*.js) asks for
+   exists.
 4. Paths the docs name: every relative link of README.md and docs/*.md, and
    every `path` in backticks that starts with a folder of the tree, exists
    (`io/probe.{h,cpp}` names two files).
+5. File names the comments name: every name of a source or doc file
+   (`name.h`, `engine/game/rules.cpp`, `check_architecture.py`, ...) in a
+   comment of the tree's code is a file of the tree (a bare name: one of that
+   name anywhere; a path: that path, from the root or the commenting file's
+   folder), or one of EXTERNAL.
+6. No option spelling on the service floor: no string literal of service/
+   holds a command-line option (`--force`, `--max-heap`); a message names an
+   option by `mention` (engine/base/errors.h), and each front end words it
+   (service/request/words.cpp, the one file of service/ that spells them).
 
 Exits 1 naming each mismatch; run by ctest (architecture.check).
 """
@@ -80,17 +90,56 @@ def check_routes(problems):
     for f in sorted((ROOT / "apps" / "server").glob("*.cpp")):
         for method, path in re.findall(r'route\(\s*"([A-Z]+)",\s*"(/api/[^"]*)"', f.read_text()):
             code[(method, path)] = f.name
-    header = (ROOT / "apps" / "server" / "web_server.h").read_text()
-    listed = set(re.findall(r"^//\s+(GET|POST)\s+(/api/[a-z/_]+)", header, re.M))
+    doc = (ROOT / "docs" / "SERVER.md").read_text()
+    listed = set(re.findall(r"^\| `(GET|POST) (/api/[a-z/_]+)", doc, re.M))
     for method, path in sorted(set(code) - listed):
-        problems.append(f"apps/server/web_server.h does not list {method} {path} ({code[(method, path)]})")
+        problems.append(f"docs/SERVER.md does not list {method} {path} ({code[(method, path)]})")
     for method, path in sorted(listed - set(code)):
-        problems.append(f"apps/server/web_server.h lists {method} {path}, which no file of apps/server/ adds")
+        problems.append(f"docs/SERVER.md lists {method} {path}, which no file of apps/server/ adds")
     paths = {p for _, p in code}
     for f in sorted((ROOT / "web").glob("*.js")):
         for path in re.findall(r'"(/api/[a-z/_]+)', f.read_text()):
             if path not in paths:
                 problems.append(f"web/{f.name} asks for {path}, which the server does not answer")
+
+
+# Files a comment may name that are not the tree's: other projects' headers.
+EXTERNAL = {"mpi.h", "zstd.h", "hdf5.h", "H5public.h", "tbb.h", "pybind11.h"}
+NAMED = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w-]+\.(?:h|cpp|py|pyi|js|md|sh|cmake))(?![\w/])")
+COMMENT = re.compile(r"//|(?:^|\s)#(?!\s*(?:include|pragma|define|if|ifdef|ifndef|endif|else|elif|undef)\b)")
+
+
+def check_comment_names(problems):
+    files = tree_files()
+    names = {p.name for p in files}
+    paths = {str(p) for p in files}
+    for rel in files:
+        if rel.suffix not in {".h", ".cpp", ".py", ".js", ".sh", ".cmake"} and rel.name != "CMakeLists.txt":
+            continue
+        for n, line in enumerate((ROOT / rel).read_text(errors="replace").splitlines(), 1):
+            m = COMMENT.search(line)
+            if not m:
+                continue
+            for name in NAMED.findall(line[m.start():]):
+                if "/" in name:
+                    found = name in paths or (ROOT / rel.parent / name).exists()
+                else:
+                    found = name in names or name in EXTERNAL
+                if not found:
+                    problems.append(f"{rel}:{n}: a comment names {name}, which is no file of the tree")
+
+
+def check_option_spellings(problems):
+    literal = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+    option = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+    for rel in tree_files():
+        if rel.parts[0] != "service" or rel.suffix not in {".h", ".cpp"} or rel.name == "words.cpp":
+            continue
+        for n, line in enumerate((ROOT / rel).read_text().splitlines(), 1):
+            code = line.split("//")[0] if not line.lstrip().startswith('"') else line
+            for text in literal.findall(code):
+                for spelled in option.findall(text):
+                    problems.append(f"{rel}:{n}: spells the option {spelled}: say mention(Option::...)")
 
 
 def check_doc_paths(problems):
@@ -118,6 +167,8 @@ def main():
     problems = []
     check_routes(problems)
     check_doc_paths(problems)
+    check_comment_names(problems)
+    check_option_spellings(problems)
     doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
     named = set(re.findall(r"`([a-z][a-z0-9_/]*)/`", doc))
     folders = source_folders()

@@ -10,6 +10,7 @@
 #include "io/codec/publish.h"
 #include "service/dump.h"
 #include "service/request/solve_request.h"
+#include "service/request/words.h"
 #include "service/tables.h"
 
 namespace nimtb::apps {
@@ -192,11 +193,10 @@ json ServerState::census(const http::Request& req, const std::string& name) {
 
 namespace {
 
+// The solve that makes `u`'s table, in the command line's words.
 std::string solve_command(const engine::Rule& rule, engine::Convention c,
                           const engine::Universe& u) {
-    return fmt::format("nimtb solve --rules {}{} {}", rule.canonical(),
-                       c == engine::Convention::misere ? " --misere" : "",
-                       service::universe_options(u));
+    return service::command_line_words(service::solve_hint(rule, c, u));
 }
 
 }  // namespace
@@ -268,8 +268,7 @@ std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
     service::SolveRequest request;
     request.rule = rule;
     request.convention = c;
-    request.universe = u.is_box() ? engine::Bounds::box(u.max_heaps(), u.max_heap_size())
-                                  : engine::Bounds::total(u.max_total(), u.max_heaps());
+    request.universe = u.bounds();
     request.output = out;
     ChildIo io;
     io.cancelled = cancelled;
@@ -339,7 +338,8 @@ void answer_exception(const ServerState& state, std::exception_ptr e, http::Resp
         status = status_of(service::error_kind(x));
         message = x.what();
     }
-    send_json(res, {{"error", state.scrub(message)}}, status);
+    // The page shows messages in the command line's words (mention, errors.h).
+    send_json(res, {{"error", state.scrub(service::command_line_words(message))}}, status);
     if (status == 503) res.set_header("Retry-After", "5");
 }
 

@@ -4,37 +4,11 @@
 // the objects the command line prints (query --json, info --json, dump
 // --count --json); errors are 4xx with {"error": "..."} (503 with
 // Retry-After when the server is at its limits) and never stop the server.
-// docs/SERVER.md is the operator's guide: the limits, writing, the token.
-//
-// Reads: answered from stored tables, never waiting on work.
-//   GET  /api/rules                             the rule families, and rules worth naming
-//   GET  /api/tables                            the tables, each as info --json (path: the name)
-//   GET  /api/info?table=T                      info --json
-//   GET  /api/query?table=T&position=3,4,5[&line=1]   query --json [--line]
-//   GET  /api/plane?table=T[&others=C,D]        values and remoteness of every a b C D, binary
-//   GET  /api/hint?table=T&position=P           {"text"}: the hint of `nimtb play`
-//   GET  /api/move?table=T&position=P&level=L   the computer's move, as in query's "moves"
-//   GET  /api/find?rules=R&convention=C&(position=P|layout=L)
-//                                               the table of a game in the folder and its start
-//   GET  /api/companion?table=T                 the same rule and universe in the other
-//                                               convention, when the folder holds it
-//   GET  /api/job?id=J                          a job's {"state","done","total"} and its
-//                                               "answer" (done) or "error" (failed, cancelled)
-//   GET  /api/northcott?board=B[&row=R&to=C][&reply=x|o&level=L]
-//                                               Northcott's game: a move checked, the computer's
-//                                               answer
-// Work: bounded in time and memory, stopped when the client goes away.
-//   GET  /api/count?table=T                     dump --count --json
-//   GET  /api/dump?table=T                      the table as `nimtb dump --csv` writes it
-//   GET  /api/sequence?rules=R&(max_heap=N|until_proven=1[&limit=N])
-//                                               sequence --json
-//   GET  /api/quotient?rules=R&max_heap=N       quotient --analyze --json
-// Changes (POST, Content-Type application/json):
-//   POST /api/find  {"rules","convention","position"|"layout"}
-//                                               as GET, solving the table now if small
-//   POST /api/companion  {"table"}              as GET, or {"job","positions"}: a job solving it
-//   POST /api/job/cancel  {"id"}                stops the job; its solve writes nothing
-//   POST /api/learn  {"table","won","draws"}    the learning level learns from a game
+// docs/SERVER.md is the operator's guide: every endpoint (a list that
+// tools/check_architecture.py keeps equal to the routes the code adds), the
+// limits, writing, the token. Reads answer from stored tables and never wait
+// on work; work (counts, dumps, sequences, quotients, solves) runs in
+// children (child.h), bounded in time and memory; changes are POSTs.
 
 #include <chrono>
 #include <cstdint>

@@ -73,23 +73,33 @@ enum class Option {
     checkpoint_every,  // seconds between a checkpoint's writes
     kernel,            // the brute method's kernel
     stream,            // a solve streamed to disk
+    until_proven,      // a sequence or quotient computed until proven
+    max_heap,          // the largest heap
+    limit,             // the largest heap tried until proven
+    json,              // the answer whole, as JSON
+    table_path,        // where a table goes, alone (the command's -o)
+    solve_command,     // the solve that makes a table; its value: the request's JSON
 };
 constexpr std::string_view OPTION_IDS[] = {
-    "output",     "overwrite",        "max_total",    "max_total_only", "kernel_brute",
-    "checkpoint", "no_remoteness",    "sequence_out", "level",          "format_version",
-    "stats",      "checkpoint_every", "kernel",       "stream"};
+    "output",       "overwrite",      "max_total",     "max_total_only",
+    "kernel_brute", "checkpoint",     "no_remoteness", "sequence_out",
+    "level",        "format_version", "stats",         "checkpoint_every",
+    "kernel",       "stream",         "until_proven",  "max_heap",
+    "limit",        "json",           "table_path",    "solve_command"};
 
-// A mention of `option` inside a message: a marker `worded` replaces.
-inline std::string mention(Option option) {
+// A mention of `option` inside a message: a marker `worded` replaces. With
+// a value (the request of Option::solve_command), the front end words both.
+inline std::string mention(Option option, std::string_view value = {}) {
     std::string marker(1, '\x1e');
     marker.append(OPTION_IDS[static_cast<int>(option)]);
+    if (!value.empty()) marker.append(1, ':').append(value);
     marker.push_back('\x1f');
     return marker;
 }
 
-// `message` with each mention replaced by name(option): how a front end
-// shows a message to its user. Text between markers that names no option is
-// left as it is.
+// `message` with each mention replaced by name(option, value): how a front
+// end shows a message to its user. Text between markers that names no
+// option is left as it is.
 template <class Name>
 std::string worded(std::string_view message, Name&& name) {
     std::string out;
@@ -101,15 +111,19 @@ std::string worded(std::string_view message, Name&& name) {
             return out;
         }
         out.append(message.substr(at, open - at));
-        const std::string_view id = message.substr(open + 1, close - open - 1);
+        const std::string_view marked = message.substr(open + 1, close - open - 1);
+        const size_t colon = marked.find(':');
+        const std::string_view id = marked.substr(0, colon);
+        const std::string_view value =
+            colon == std::string_view::npos ? std::string_view() : marked.substr(colon + 1);
         bool known = false;
         for (size_t i = 0; i < std::size(OPTION_IDS); ++i) {
             if (OPTION_IDS[i] == id) {
-                out.append(name(static_cast<Option>(i)));
+                out.append(name(static_cast<Option>(i), value));
                 known = true;
             }
         }
-        if (!known) out.append(id);
+        if (!known) out.append(marked);
         at = close + 1;
     }
 }

@@ -593,7 +593,7 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     ctx.values_are_heaps = !normal_single.empty();
     for (uint32_t h = 0; h < normal_single.size(); ++h)
         ctx.values_are_heaps = ctx.values_are_heaps && normal_single[h] == h;
-    // Nim in a box: the consistency check line by line (line_check.h), in
+    // Nim in a box: the consistency check line by line (nim_line_check.h), in
     // one pass in rank order, when its lines fit in the memory left (the
     // table is in memory already, or streams from disk); a quarter is kept
     // for the rest.

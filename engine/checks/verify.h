@@ -130,7 +130,7 @@ inline constexpr size_t MAX_COUNTEREXAMPLES = 5;
 // progress(done, total) now and then, on the calling thread. In parallel when
 // the source is thread-safe; the report is the same either way. Never throws
 // for a mismatch: mismatches are in the report.
-// Nim in a box is checked line by line (line_check.h) unless `line_check`
+// Nim in a box is checked line by line (nim_line_check.h) unless `line_check`
 // is false (the tests compare both ways).
 VerifyReport verify(const Rule& rule, Convention convention, const Universe& universe,
                     TableSource& table,

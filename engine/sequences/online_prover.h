@@ -1,7 +1,7 @@
 #pragma once
 // Finding and proving the period of a sequence while it is computed.
 //
-// find_period (periodicity.h) searches a finished table for every period and
+// find_period (period.h) searches a finished table for every period and
 // preperiod: fine for thousands of values, quadratic for millions. Here the
 // candidates come from the sequence itself: a hash of the last few values is
 // remembered (for a sample of the heaps), and a window of values seen again

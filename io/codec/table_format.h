@@ -35,7 +35,7 @@ inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
 // chunks of 2^18, 7.6 MB in chunks of 2^20, zstd level 7).
 inline constexpr uint64_t CHUNK_ELEMENTS_V2 = uint64_t{1} << 20;
 
-// What a chunk's entries go through before compression (io/chunk_codec.h).
+// What a chunk's entries go through before compression (io/codec/chunk_codec.h).
 enum class Transform { none, xor_previous, delta_zigzag };
 Transform parse_transform(std::string_view text);  // throws nimtb::InputError
 const char* to_string(Transform t);
