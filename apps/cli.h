@@ -112,10 +112,12 @@ class Report {
     template <class Text>
     void result(const nlohmann::json& j, Text&& text) {
         finish();
-        if (events_)
+        if (events_) {
             events_->result(j);
-        else
-            std::fputs(std::string(text()).c_str(), stdout);
+        } else {
+            const std::string out = text();
+            std::fwrite(out.data(), 1, out.size(), stdout);
+        }
     }
     // A piece of output that goes to stdout as it comes (dump's rows, in
     // pieces of about 64 KiB: one data event each).

@@ -91,8 +91,8 @@ int cmd_sequence(const std::vector<std::string>& args) {
         (service::stderr_is_terminal() || vm->count("progress")) && request.heaps() >= 100'000);
     const engine::LongSequence seq = service::compute_sequence(request, report.hooks());
     if (report.events() || vm->count("json")) {
-        report.result(service::sequence_json(request.rule, seq),
-                      [&] { return service::sequence_json(request.rule, seq).dump() + "\n"; });
+        const nlohmann::json j = service::sequence_json(request.rule, seq);
+        report.result(j, [&] { return j.dump() + "\n"; });
         return EXIT_OK;
     }
     report.finish();
