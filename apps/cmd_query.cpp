@@ -208,61 +208,20 @@ io::Prober open_table(const std::string& path) {
     }
 }
 
-// The heaps of `position` as a table's (each of at most 2^32 - 1 tokens),
-// and whether a table that holds them is small enough to solve on the spot.
-std::optional<engine::Heaps> table_heaps(const std::vector<uint64_t>& heaps) {
-    engine::Heaps out;
-    for (uint64_t h : heaps) {
-        if (h > UINT32_MAX) return std::nullopt;
-        out.push_back(static_cast<uint32_t>(h));
-    }
-    return out;
-}
-bool solvable_on_the_spot(const engine::Rule& rule, const engine::Heaps& heaps) {
-    try {
-        return service::smallest_universe(rule, heaps).size() <= service::SOLVE_ON_THE_SPOT;
-    } catch (const ResourceError&) {  // past what a table holds
-        return false;
-    }
-}
-
-// Seconds the misère quotient is given for a position a table can answer.
-constexpr uint32_t QUICK_QUOTIENT_SECONDS = 2;
-
-// One misère position of a rule: from its quotient; where the quotient
-// cannot answer it (not within QUICK_QUOTIENT_SECONDS when a table could),
-// from a table of tables/ that holds it or one solved now, else an error
-// that names both what stopped the quotient and the solve that would answer.
+// One misère position of a rule, as service::misere_answer finds it: from
+// its quotient, or from a table (stderr says why and which).
 int answer_misere_position(const engine::Rule& rule, const std::string& position, uint64_t needed,
                            uint32_t limit, bool json) {
-    const std::vector<uint64_t> heaps = engine::parse_big_heaps(position);
-    const std::optional<engine::Heaps> small = table_heaps(heaps);
-    const bool quick = small && solvable_on_the_spot(rule, *small);
-    std::string why;
-    try {
-        const engine::MisereQuotient q = service::answering_quotient(
-            rule, needed, limit, command_hooks(), quick ? QUICK_QUOTIENT_SECONDS : 0);
-        answer_misere(rule, q, position, json);
+    const service::MisereAnswer a = service::misere_answer(
+        rule, engine::parse_big_heaps(position), needed, limit, "tables", command_hooks());
+    if (a.quotient) {
+        answer_misere(rule, *a.quotient, position, json);
         return EXIT_OK;
-    } catch (const InputError& e) {
-        if (!small) throw;
-        why = e.what();
-    } catch (const ResourceError& e) {
-        if (!small) throw;
-        why = e.what();
     }
-    std::string table;
-    try {
-        table = service::find_or_solve_table("tables", rule, engine::Convention::misere, *small,
-                                             command_hooks());
-    } catch (const TableError& e) {
-        throw InputError(fmt::format("{}; {}", why, e.what()));
-    } catch (const ResourceError&) {  // past what a table holds
-        throw InputError(why);
-    }
-    fmt::print(stderr, "nimtb: {}; answering from {}\n", why, table);
-    io::Prober prober(table);
-    answer(prober, *small, json, false);
+    fmt::print(stderr, "nimtb: {}; answering from {}\n", service::command_line_words(a.why),
+               a.table);
+    io::Prober prober(a.table);
+    answer(prober, *service::table_heaps(engine::parse_big_heaps(position)), json, false);
     return EXIT_OK;
 }
 

@@ -194,7 +194,7 @@ void DatasetReader::get_many(std::span<DatasetReader* const> readers,
     };
     std::sort(batches.begin(), batches.end(),
               [&](const Batch& a, const Batch& b) { return cost(a) > cost(b); });
-    // 3. Each chunk read as stored on this thread (HDF5 is not thread-safe)
+    // 3. Each chunk read as stored on this thread (HDF5 serialises its calls under one lock)
     // and handed to a task that decodes it with its thread's decoder, while
     // the next one is read.
     tbb::task_group decoding;

@@ -42,8 +42,8 @@ class DatasetReader {
     uint32_t get(uint64_t rank);
 
     // outs[d][i] = readers[d]->get(ranks[i]) for every reader d and every i:
-    // the chunks of every reader read one after the other (HDF5 is not
-    // thread-safe), then decoded together in parallel, each only as far as
+    // the chunks of every reader read one after the other (HDF5 serialises
+    // its calls under one lock), then decoded together in parallel, each only as far as
     // its last look-up (ChunkDecoder). Throws TableError on a damaged chunk.
     static void get_many(std::span<DatasetReader* const> readers, std::span<const uint64_t> ranks,
                          std::span<const std::span<uint32_t>> outs);

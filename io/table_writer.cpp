@@ -52,7 +52,7 @@ Transform pick_transform(const Entries& a, unsigned file_bits, uint64_t chunk) {
 }
 
 // Chunks transformed and compressed in parallel, written in order by this
-// thread (HDF5 is not thread-safe): a batch of chunks at a time, each into
+// thread (HDF5 serialises its calls under one lock): a batch of chunks at a time, each into
 // its own slot, so memory stays at a batch whatever the table's size. The
 // bytes are what HDF5's filters would have made (chunk_codec.h), handed to
 // H5Dwrite_chunk.

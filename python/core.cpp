@@ -36,6 +36,7 @@
 #include "io/probe.h"
 #include "io/sequence_file.h"
 #include "service/dump.h"
+#include "service/plane.h"
 #include "service/quotients.h"
 #include "service/request/words.h"
 #include "service/sequences.h"
@@ -220,6 +221,16 @@ class Table {
         engine::QuantityArray values, remoteness;
         prober().table().read_all(values, remoteness);
         return py::make_tuple(numpy_of(values), numpy_of(remoteness));
+    }
+    // The plane of positions a b *others (service/plane.h): (values,
+    // remoteness), side x side each, NO_VALUE / NO_REMOTENESS outside.
+    py::tuple plane(const py::object& others, uint32_t max_side) {
+        const service::Plane p = service::plane_of(prober().table(), heaps_of(others), max_side);
+        py::array_t<uint32_t> values({size_t{p.side}, size_t{p.side}});
+        py::array_t<uint16_t> remoteness({size_t{p.side}, size_t{p.side}});
+        std::copy(p.values.begin(), p.values.end(), values.mutable_data());
+        std::copy(p.remoteness.begin(), p.remoteness.end(), remoteness.mutable_data());
+        return py::make_tuple(values, remoteness);
     }
     uint64_t rank(const py::object& position) {
         const engine::Universe& u = prober().universe();
@@ -496,6 +507,7 @@ PYBIND11_MODULE(_core, m) {
         .def("query", &Table::query, py::arg("position"), py::arg("line"))
         .def("contains", &Table::contains, py::arg("position"))
         .def("arrays", &Table::arrays)
+        .def("plane", &Table::plane, py::arg("others"), py::arg("max_side"))
         .def("rank", &Table::rank, py::arg("position"))
         .def("rank_rows", &Table::rank_rows, py::arg("rows"))
         .def("positions", &Table::positions, py::arg("start"), py::arg("stop"))

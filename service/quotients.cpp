@@ -15,6 +15,7 @@
 #include "io/codec/publish.h"
 #include "io/output_path.h"
 #include "service/request/fields.h"
+#include "service/tables.h"
 #include "service/views.h"
 
 namespace nimtb::service {
@@ -628,6 +629,48 @@ nlohmann::json misere_answer_json(const engine::Rule& rule, const engine::Misere
                         {"proven", q.proof.has_value()}};
     if (move) j["winning_move"] = heap_move_json(*move);
     return j;
+}
+
+std::optional<engine::Heaps> table_heaps(const std::vector<uint64_t>& heaps) {
+    engine::Heaps out;
+    for (uint64_t h : heaps) {
+        if (h > UINT32_MAX) return std::nullopt;
+        out.push_back(static_cast<uint32_t>(h));
+    }
+    return out;
+}
+
+MisereAnswer misere_answer(const engine::Rule& rule, const std::vector<uint64_t>& heaps,
+                           uint64_t needed, uint32_t limit, const std::string& folder,
+                           const Hooks& hooks) {
+    const std::optional<engine::Heaps> small = table_heaps(heaps);
+    bool quick = false;
+    if (small) {
+        try {
+            quick = smallest_universe(rule, *small).size() <= SOLVE_ON_THE_SPOT;
+        } catch (const ResourceError&) {  // past what a table holds
+        }
+    }
+    MisereAnswer answer;
+    try {
+        answer.quotient =
+            answering_quotient(rule, needed, limit, hooks, quick ? QUICK_QUOTIENT_SECONDS : 0);
+        return answer;
+    } catch (const InputError& e) {
+        if (!small) throw;
+        answer.why = e.what();
+    } catch (const ResourceError& e) {
+        if (!small) throw;
+        answer.why = e.what();
+    }
+    try {
+        answer.table = find_or_solve_table(folder, rule, engine::Convention::misere, *small, hooks);
+    } catch (const TableError& e) {
+        throw InputError(fmt::format("{}; {}", answer.why, e.what()));
+    } catch (const ResourceError&) {  // past what a table holds
+        throw InputError(answer.why);
+    }
+    return answer;
 }
 
 }  // namespace nimtb::service

@@ -153,6 +153,26 @@ nlohmann::json quotient_info_json(const std::string& path, const StoredQuotient&
 engine::MisereQuotient answering_quotient(const engine::Rule& rule, uint64_t needed, uint32_t limit,
                                           const Hooks& hooks, uint32_t time_limit = 0);
 
+// How misère play of a position of `rule` is answered (`query --misere
+// --rules`): from the rule's misère quotient (answering_quotient, given
+// QUICK_QUOTIENT_SECONDS when a table small enough to solve now holds the
+// position); where the quotient cannot answer it, from a table of `folder`
+// that holds it, solved there now if need be (find_or_solve_table); else
+// an InputError naming both what stopped the quotient and the solve that
+// would answer.
+inline constexpr uint32_t QUICK_QUOTIENT_SECONDS = 2;
+struct MisereAnswer {
+    std::optional<engine::MisereQuotient> quotient;  // the quotient that answers it, or
+    std::string table;                               // the table that does,
+    std::string why;                                 // and why the quotient did not
+};
+MisereAnswer misere_answer(const engine::Rule& rule, const std::vector<uint64_t>& heaps,
+                           uint64_t needed, uint32_t limit, const std::string& folder,
+                           const Hooks& hooks);
+
+// The heaps of a position as a table's, when each has at most 2^32 - 1 tokens.
+std::optional<engine::Heaps> table_heaps(const std::vector<uint64_t>& heaps);
+
 // `nimtb query --misere --json`: the outcome, the position's element, a
 // winning move, and what the answer rests on.
 nlohmann::json misere_answer_json(const engine::Rule& rule, const engine::MisereQuotient& q,

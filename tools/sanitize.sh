@@ -66,9 +66,14 @@ for kind in "${KINDS[@]}"; do
         # Two of the quotient's tests are the same computation at scale (the
         # quotients of ten games checked position by position, Dawson's
         # Kayles heap by heap to 30: 66 s and 41 s under ASan, 7 s and 6 s in
-        # release); their code meets ASan in the other Quotient tests.
+        # release); their code meets ASan in the other Quotient tests. The
+        # writers killed with SIGKILL at many moments (e2e.test_whole_files)
+        # and the server run twice over the corpus with a rewording worker
+        # (e2e.test_events.Worker) exercise processes, not memory: the
+        # publishing of files and the events meet ASan in e2e.test_events.Events,
+        # e2e.test_cli and e2e.test_serve.
         ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" \
-            -E '^(VerifyLarge\.|LongSequence\.TwoThreadsGiveTheValuesOfOne$|Quotient\.(ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt|PredictsEveryPositionAndIsReduced|DawsonsKaylesGrowsHeapByHeapTo360ElementsAtHeap30)$|e2e\.test_first_use\.(Usage|Answers)$|e2e\.test_mpi\.(Checkpoints|ProcessDeath)|browser\.)'
+            -E '^(VerifyLarge\.|LongSequence\.TwoThreadsGiveTheValuesOfOne$|Quotient\.(ACandidateTooLargeStopsItsHeapBeforeItsTableIsBuilt|PredictsEveryPositionAndIsReduced|DawsonsKaylesGrowsHeapByHeapTo360ElementsAtHeap30)$|e2e\.test_first_use\.(Usage|Answers)$|e2e\.test_mpi\.(Checkpoints|ProcessDeath)|e2e\.test_whole_files\.|e2e\.test_events\.Worker$|browser\.)'
     else
         # The parallel parts: the solver, verify, the parallel table writer,
         # the sequence on two threads and the genus of sums.

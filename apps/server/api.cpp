@@ -88,7 +88,7 @@ ServerState::ServerState(ServerOptions o)
                   path,
                   r.end == ChildOutcome::End::killed_for_time ? "took over 10 s" : "crashed HDF5"));
           }),
-      rng(std::random_device{}()) {
+      rng_(std::random_device{}()) {
     options.program = program_of(options);
     const unsigned n = std::max(1u, options.max_children);
     gates.children = std::make_shared<http::Gate>(n);
@@ -108,8 +108,25 @@ ServerState::~ServerState() {
 }
 
 uint64_t ServerState::random() {
-    std::lock_guard lock(rng_mutex);
-    return rng();
+    std::lock_guard lock(rng_mutex_);
+    return rng_();
+}
+
+std::pair<io::ProbedMove, play::MatchboxLearner::Draw> ServerState::Learners::choose(
+    const std::string& name, const io::ProbeResult& probe, std::mt19937_64& rng) {
+    std::lock_guard lock(mutex_);
+    auto& learner = learners_.try_emplace(name, "").first->second;
+    const io::ProbedMove& m = learner.choose(probe, rng);
+    return {m, learner.take_draws().at(0)};
+}
+
+size_t ServerState::Learners::learn(const std::string& name,
+                                    const std::vector<play::MatchboxLearner::Draw>& draws,
+                                    bool won) {
+    std::lock_guard lock(mutex_);
+    auto& learner = learners_.try_emplace(name, "").first->second;
+    learner.learn(draws, won);
+    return learner.positions_known();
 }
 
 std::string ServerState::scrub(std::string message) const {

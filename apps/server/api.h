@@ -34,9 +34,6 @@ using HttpError = http::Error;
 
 // The explorer's pictures: a plane of at most this many heap sizes a side.
 inline constexpr uint32_t MAX_PLANE_SIDE = 2048;
-// In a plane's binary answer: a cell outside the universe, a remoteness not stored.
-inline constexpr uint32_t NO_VALUE = UINT32_MAX;
-inline constexpr uint16_t NO_REMOTENESS = UINT16_MAX;
 // Single-heap sequences the page plots: a few seconds of work at most.
 inline constexpr uint64_t MAX_PAGE_SEQUENCE = 65'536;
 // The largest heap bound of a misère quotient the page asks for, and the
@@ -110,15 +107,31 @@ struct ServerState {
     // The census of a table (dump --count --json), computed once per version.
     nlohmann::json census(const http::Request& req, const std::string& name);
 
+    // A seed for a request's own generator.
     uint64_t random();
-    std::mutex learners_mutex;
-    std::map<std::string, play::MatchboxLearner> learners;
-    std::mt19937_64 rng;
-    std::mutex rng_mutex;  // guards rng
+
+    // The learning level's matchboxes, a learner per table, in memory while
+    // the server runs; each call takes the one lock.
+    class Learners {
+      public:
+        // The learner's move of `probe` in table `name` and the counter it drew.
+        std::pair<io::ProbedMove, play::MatchboxLearner::Draw> choose(const std::string& name,
+                                                                      const io::ProbeResult& probe,
+                                                                      std::mt19937_64& rng);
+        // Learns from a game's draws; returns the positions the learner knows.
+        size_t learn(const std::string& name, const std::vector<play::MatchboxLearner::Draw>& draws,
+                     bool won);
+
+      private:
+        std::mutex mutex_;
+        std::map<std::string, play::MatchboxLearner> learners_;
+    } learners;
 
     Jobs jobs;
 
   private:
+    std::mutex rng_mutex_;
+    std::mt19937_64 rng_;
     std::mutex census_mutex_;
     std::map<std::shared_ptr<const Catalog::Table>, nlohmann::json> censuses_;
     std::mutex solving_mutex_;

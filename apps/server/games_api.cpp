@@ -140,52 +140,47 @@ void add_game_routes(http::Server& http, ServerState& state) {
                        return json{{"text", play::hint(p, r)}};
                    });
                }));
-    http.route(
-        "GET", "/api/move", guarded([&state](const http::Request& req) {
-            const engine::Heaps heaps = position_param(req);
-            const play::Level level = play::parse_level(param(req, "level"));
-            const std::string name = param(req, "table");
-            const io::ProbeResult r =
-                state.catalog.with_prober(name, [&](io::Prober& p) { return p.probe(heaps); });
-            if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
-            std::mt19937_64 rng(state.random());
-            if (level == play::Level::learning) {
-                std::lock_guard lock(state.learners_mutex);
-                auto& learner = state.learners.try_emplace(name, "").first->second;
-                const io::ProbedMove& m = learner.choose(r, rng);
-                const auto draws = learner.take_draws();
-                return json{{"move", move_json(m)}, {"draw", {draws[0].first, draws[0].second}}};
-            }
-            const auto player =
-                play::make_table_player(level, state.catalog.table(name)->convention);
-            return json{{"move", move_json(player->choose(r, rng))}};
-        }));
-    http.route(
-        "POST", "/api/learn", guarded([&state](const http::Request& req) {
-            const json body = json_body(req);
-            const std::string name = body.at("table").get<std::string>();
-            const bool won = body.at("won").get<bool>();
-            // Every draw must be a move of the table's game, so the bags hold only real positions.
-            std::vector<play::MatchboxLearner::Draw> draws;
-            state.catalog.with_prober(name, [&](io::Prober& p) {
-                for (const auto& d : body.at("draws")) {
-                    const std::string from = d.at(0).get<std::string>(),
-                                      to = d.at(1).get<std::string>();
-                    const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
-                    const bool legal = std::any_of(
-                        r.moves.begin(), r.moves.end(),
-                        [&](const auto& m) { return play::MatchboxLearner::key(m.result) == to; });
-                    if (play::MatchboxLearner::key(r.heaps) != from || !legal) {
-                        throw HttpError(400, "no move from " + from + " to " + to);
-                    }
-                    draws.push_back({from, to});
-                }
-            });
-            std::lock_guard lock(state.learners_mutex);
-            auto& learner = state.learners.try_emplace(name, "").first->second;
-            learner.learn(draws, won);
-            return json{{"learned", draws.size()}, {"positions_known", learner.positions_known()}};
-        }));
+    http.route("GET", "/api/move", guarded([&state](const http::Request& req) {
+                   const engine::Heaps heaps = position_param(req);
+                   const play::Level level = play::parse_level(param(req, "level"));
+                   const std::string name = param(req, "table");
+                   const io::ProbeResult r = state.catalog.with_prober(
+                       name, [&](io::Prober& p) { return p.probe(heaps); });
+                   if (r.moves.empty()) throw HttpError(400, "no move is left: the game is over");
+                   std::mt19937_64 rng(state.random());
+                   if (level == play::Level::learning) {
+                       const auto [m, draw] = state.learners.choose(name, r, rng);
+                       return json{{"move", move_json(m)}, {"draw", {draw.first, draw.second}}};
+                   }
+                   const auto player =
+                       play::make_table_player(level, state.catalog.table(name)->convention);
+                   return json{{"move", move_json(player->choose(r, rng))}};
+               }));
+    http.route("POST", "/api/learn", guarded([&state](const http::Request& req) {
+                   const json body = json_body(req);
+                   const std::string name = body.at("table").get<std::string>();
+                   const bool won = body.at("won").get<bool>();
+                   // Every draw must be a move of the table's game, so the bags hold only real
+                   // positions.
+                   std::vector<play::MatchboxLearner::Draw> draws;
+                   state.catalog.with_prober(name, [&](io::Prober& p) {
+                       for (const auto& d : body.at("draws")) {
+                           const std::string from = d.at(0).get<std::string>(),
+                                             to = d.at(1).get<std::string>();
+                           const io::ProbeResult r = p.probe(play::MatchboxLearner::heaps_of(from));
+                           const bool legal =
+                               std::any_of(r.moves.begin(), r.moves.end(), [&](const auto& m) {
+                                   return play::MatchboxLearner::key(m.result) == to;
+                               });
+                           if (play::MatchboxLearner::key(r.heaps) != from || !legal) {
+                               throw HttpError(400, "no move from " + from + " to " + to);
+                           }
+                           draws.push_back({from, to});
+                       }
+                   });
+                   const size_t known = state.learners.learn(name, draws, won);
+                   return json{{"learned", draws.size()}, {"positions_known", known}};
+               }));
     // The table of a game and its start, when the folder holds it.
     http.route("GET", "/api/find", guarded([&state](const http::Request& req) {
                    const std::string rules = param(req, "rules");

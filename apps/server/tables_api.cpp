@@ -4,6 +4,7 @@
 
 #include "apps/server/api.h"
 #include "service/dump.h"
+#include "service/plane.h"
 #include "service/tables.h"
 #include "service/views.h"
 
@@ -15,71 +16,22 @@ using namespace service;
 
 namespace {
 
-// A picture's data: every position a b c... of two heaps a (rows) and b
-// (columns) from 0, the other heaps fixed at `others`. The body is binary,
-// little-endian: rows x cols values (uint32, NO_VALUE outside the universe),
-// then rows x cols remoteness (uint16, NO_REMOTENESS when not stored); the
-// headers X-Rows and X-Cols give its shape, X-Clipped says the universe
-// goes on beyond it.
+// A picture's data (service/plane.h), binary and little-endian: rows x
+// cols values (uint32, NO_VALUE outside the universe), then rows x cols
+// remoteness (uint16, NO_REMOTENESS when not stored); the headers X-Rows
+// and X-Cols give its shape, X-Clipped says the universe goes on beyond it.
 void plane(io::Prober& prober, const http::Request& req, http::Response& res) {
-    io::TableReader& r = prober.table();
-    const engine::Universe& u = r.universe();
-    if (u.max_heaps() < 2) throw HttpError(400, "the table holds one heap: there is no plane");
     const engine::Heaps others =
         req.has_param("others") ? engine::parse_heaps(param(req, "others")) : engine::Heaps{};
-    if (others.size() > u.max_heaps() - 2) {
-        throw HttpError(400, fmt::format("a plane of a table of {} heaps fixes at most {} others",
-                                         u.max_heaps(), u.max_heaps() - 2));
-    }
-    u.normalise(others);  // a clear error when the others alone are beyond the table
-    uint64_t fixed_total = 0;
-    engine::Heaps fixed;
-    for (uint32_t c : others) {
-        fixed_total += c;
-        if (c) fixed.push_back(c);
-    }
-    // The heap sizes a or b can take with the others as they are.
-    const uint64_t extent =
-        u.is_box() ? uint64_t{u.max_heap_size()} + 1 : uint64_t{u.max_total()} - fixed_total + 1;
-    const uint32_t side = static_cast<uint32_t>(std::min<uint64_t>(extent, MAX_PLANE_SIDE));
-    const size_t cells = size_t{side} * side;
-    std::vector<uint64_t> ranks;
-    std::vector<uint32_t> where;  // the cell of each rank
-    ranks.reserve(cells);
-    where.reserve(cells);
-    engine::Heaps h(u.max_heaps());
-    for (uint32_t a = 0; a < side; ++a) {
-        for (uint32_t b = 0; b < side; ++b) {
-            // The universe's limits checked here, not by normalise(), whose
-            // exception for each cell beyond a total would cost seconds.
-            const size_t nonzero = fixed.size() + (a != 0) + (b != 0);
-            if (nonzero > u.max_heaps() || (!u.is_box() && a + b + fixed_total > u.max_total()))
-                continue;  // outside the universe: NO_VALUE
-            std::fill(h.begin(), h.end(), 0);
-            std::copy(fixed.begin(), fixed.end(), h.begin());
-            h[fixed.size()] = a;
-            h[fixed.size() + 1] = b;
-            std::sort(h.begin(), h.end());
-            ranks.push_back(u.rank(h));
-            where.push_back(a * side + b);
-        }
-    }
-    const bool rem = r.has_remoteness();
-    std::vector<uint32_t> found_values(ranks.size()), found_remoteness(rem ? ranks.size() : 0);
-    r.look_up(ranks, found_values, found_remoteness);
-    std::vector<uint32_t> values(cells, NO_VALUE);
-    std::vector<uint16_t> remoteness(cells, NO_REMOTENESS);
-    for (size_t i = 0; i < ranks.size(); ++i) {
-        values[where[i]] = found_values[i];
-        if (rem) remoteness[where[i]] = static_cast<uint16_t>(found_remoteness[i]);
-    }
+    const Plane p = plane_of(prober.table(), others, MAX_PLANE_SIDE);
+    const size_t cells = p.values.size();
     std::string body(cells * (sizeof(uint32_t) + sizeof(uint16_t)), '\0');
-    std::memcpy(body.data(), values.data(), cells * sizeof(uint32_t));
-    std::memcpy(body.data() + cells * sizeof(uint32_t), remoteness.data(),
+    std::memcpy(body.data(), p.values.data(), cells * sizeof(uint32_t));
+    std::memcpy(body.data() + cells * sizeof(uint32_t), p.remoteness.data(),
                 cells * sizeof(uint16_t));
-    res.set_header("X-Rows", std::to_string(side));
-    res.set_header("X-Cols", std::to_string(side));
-    res.set_header("X-Clipped", extent > side ? "1" : "0");
+    res.set_header("X-Rows", std::to_string(p.side));
+    res.set_header("X-Cols", std::to_string(p.side));
+    res.set_header("X-Clipped", p.clipped ? "1" : "0");
     res.content_type = "application/octet-stream";
     res.body = std::move(body);
 }

@@ -47,6 +47,10 @@ def _two_colours(zero: str, one: str) -> Any:
     return ListedColormap([zero, one])
 
 
+# A cell outside the table in the plane the core gives (service/plane.h).
+NO_VALUE = 2**32 - 1
+
+
 def plane_data(table: Table, others: Seq[int] = (), what: str = "outcome") -> npt.NDArray[np.float64]:
     """The plane of positions (a, b, *others) as an array: row a, column b,
     for every a and b up to the table's largest heap; each cell the
@@ -54,29 +58,18 @@ def plane_data(table: Table, others: Seq[int] = (), what: str = "outcome") -> np
     NaN where (a, b, *others) is not a position of the table."""
     if what not in ("outcome", "value", "remoteness"):
         raise InputError(f"what is 'outcome', 'value' or 'remoteness', not {what!r}")
-    info = table.info
-    k, h, n = info["max_heaps"], info["max_heap_size"], info["max_total"]
-    rest = [int(x) for x in others]
-    if any(x < 0 for x in rest):
-        raise InputError("the other heaps are whole numbers")
-    a, b = np.meshgrid(np.arange(h + 1), np.arange(h + 1), indexing="ij")
-    rows = np.column_stack([a.ravel(), b.ravel()] + [np.full(a.size, x) for x in rest])
-    inside = (rows <= h).all(axis=1) & ((rows > 0).sum(axis=1) <= k)
-    if n is not None:
-        inside &= rows.sum(axis=1) <= n
-    if not inside.any():
-        raise InputError(f"no position ({'a b ' + ' '.join(map(str, rest))}) is in the table: "
-                         f"{table.universe}")
-    values, remoteness = table.arrays()
-    if what == "remoteness" and remoteness is None:
+    if what == "remoteness" and "remoteness" not in table.info["quantities"]:
         raise InputError("the table stores no remoteness")
-    ranks = table.rank(rows[inside])
-    source = remoteness if what == "remoteness" else values
-    assert source is not None
-    cells = np.full(rows.shape[0], np.nan)
-    got = source[ranks].astype(np.float64)
-    cells[inside] = (got != 0) if what == "outcome" else got
-    return cells.reshape(h + 1, h + 1)
+    h = table.info["max_heap_size"]
+    # The page's plane (service/plane.h), padded to every heap size 0 .. H.
+    values, remoteness = table._t.plane([int(x) for x in others], h + 1)
+    outside = values == NO_VALUE
+    cells = np.full((h + 1, h + 1), np.nan)
+    side = values.shape[0]
+    got = remoteness.astype(np.float64) if what == "remoteness" else values.astype(np.float64)
+    got = (got != 0).astype(np.float64) if what == "outcome" else got
+    cells[:side, :side] = np.where(outside, np.nan, got)
+    return cells
 
 
 def plane(table: Table, others: Seq[int] = (), what: str = "outcome",

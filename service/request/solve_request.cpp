@@ -79,7 +79,18 @@ io::WriteOptions SolveRequest::write_options() const {
 }
 
 void SolveRequest::check() const {
-    engine::check_closed(rule, engine::Universe(bounds()));
+    // Everything the plan refuses (a method the convention or the rule has
+    // not, a universe the moves leave, a kernel the universe cannot take, a
+    // game longer than the format holds), before any work. Whether it can
+    // stream depends on where its positions go (the driver's sink): the
+    // driver's plan says, before any work too.
+    engine::SolveOptions planned = solve_options();
+    planned.stream = false;
+    (void)engine::estimate_memory(rule, engine::Universe(bounds()), planned);
+    if (!remoteness && method != engine::SolveMethod::brute)
+        throw InputError(
+            mention(Option::no_remoteness) +
+            " goes with the brute method: the sprague-grundy method stores values only");
     if (level && (*level < 1 || *level > 9))
         throw InputError(mention(Option::level) + " must be from 1 to 9, not " +
                          std::to_string(*level));

@@ -52,10 +52,14 @@ struct SolveRequest {
     engine::SolveOptions solve_options() const;  // without hooks
     io::WriteOptions write_options() const;      // without hooks
 
-    // Throws InputError for a request no solve can run: no universe, or one
-    // the rule's moves leave; a level, version or interval out of range; a
-    // level for a codec without levels; a kernel, a checkpoint or statistics
-    // with a method that has none; no output.
+    // Throws InputError (ResourceError) for a request no solve can run,
+    // before any work: no universe; whatever the plan refuses (a method the
+    // convention or rule has not, a universe the rule's moves leave, a
+    // kernel the universe cannot take; streaming is the driver's plan's to
+    // refuse); a level, version or
+    // interval out of range; a level for a codec without levels; a kernel,
+    // a checkpoint, statistics or no remoteness with a method that has
+    // none; no output.
     void check() const;
 };
 

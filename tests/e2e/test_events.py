@@ -97,6 +97,15 @@ class Events(Workdir):
         self.assert_failure(*request("solve", dict(req, heaps=0, output=self.path("u.h5"))),
                             "usage", "heaps: must be a whole number from 1 to 128", 2)
         self.assertFalse(os.path.exists(self.path("u.h5")))
+        # What the plan refuses is refused by the request's one check, before any
+        # work: no default folder made.
+        for bad, fragment in ((["--method", "sprague-grundy", "--misere"], "normal play only"),
+                              (["--method", "sprague-grundy", "--no-remoteness"], "goes with the brute")):
+            code, out, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "5", *bad,
+                                 cwd=self.dir)
+            self.assertEqual(code, 2, err)
+            self.assertIn(fragment, err)
+            self.assertFalse(os.path.exists(self.path("tables")), bad)
         # The table is the one the options make.
         self.solve("--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "10",
                    name="o.h5")

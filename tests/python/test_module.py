@@ -659,7 +659,7 @@ def test_plot_plane_is_the_tables(tables, agg, tmp_path):
         assert values[2, 3] == t.query([2, 3, 1]).value
         image.figure.savefig(tmp_path / "plane.png")
         assert (tmp_path / "plane.png").stat().st_size > 1000
-    with pytest.raises(nimtb.InputError, match="no position"):
+    with pytest.raises(nimtb.InputError, match="more than this table's limit"):
         nimtb.plot.plane(nimtb.Table(tables[0][1]), others=[9])  # a heap above the 7 of the table
 
 
