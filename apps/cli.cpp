@@ -116,10 +116,10 @@ bool wants_events(const std::vector<std::string>& args) {
 std::optional<nlohmann::json> request_option(const po::variables_map& vm,
                                              std::initializer_list<const char*> own) {
     if (!vm.count("request")) return std::nullopt;
-    for (const auto& [name, value] : vm) {
-        if (value.defaulted() || name == "request" || name == "events") continue;
-        if (std::find_if(own.begin(), own.end(), [&](const char* o) { return name == o; }) ==
-            own.end())
+    for (const auto& option : vm) {
+        const std::string& name = option.first;
+        if (option.second.defaulted() || name == "request" || name == "events") continue;
+        if (std::find(own.begin(), own.end(), std::string_view(name)) == own.end())
             throw UsageError("--request takes the place of the request's options; --" + name +
                              " is one of them");
     }
