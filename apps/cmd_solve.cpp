@@ -62,6 +62,13 @@ bool under_mpirun() {
            std::getenv("PMIX_RANK");
 }
 
+// This process's rank in its MPI job (0 outside one).
+int mpi_rank() {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+        if (const char* rank = std::getenv(name)) return std::atoi(rank);
+    return 0;
+}
+
 // Replaces this process by nimtb-mpi, beside this program, with the
 // request (and how to present the solve): the distributed solve lives in a
 // program of its own, so that nimtb itself never links MPI.
@@ -218,12 +225,18 @@ int cmd_solve(const std::vector<std::string>& args) {
     // 2. Refuse early what would fail late (solve_table and nimtb-mpi check
     // the request again, as they do for every caller): a request no solve
     // can run, before the default folder is made; then an existing table, a
-    // missing folder.
-    request.check();
-    if (default_output) {
-        std::filesystem::create_directories(std::filesystem::path(request.output).parent_path());
+    // missing folder. Under mpirun every process checks, and the first says why.
+    try {
+        request.check();
+        if (default_output) {
+            std::filesystem::create_directories(
+                std::filesystem::path(request.output).parent_path());
+        }
+        service::check_destination(request);
+    } catch (const std::exception& e) {
+        if (!under_mpirun() || mpi_rank() == 0) throw;
+        return service::exit_code(service::error_kind(e));
     }
-    service::check_destination(request);
 
     // Under mpirun every process hands the solve to nimtb-mpi (mpi/).
     const bool quiet = vm->count("quiet") > 0;

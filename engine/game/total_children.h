@@ -94,7 +94,7 @@ class TotalChildren {
     bool limited_ = false;  // K < N
     // Written at every position: kept inside the object, which lives in the
     // sweeping task's stack frame (small heap blocks of two threads can share
-    // a cache line: see BruteKernel::Scratch in solver.cpp).
+    // a cache line: see BruteKernel::Scratch in brute_kernel.h).
     std::array<uint32_t, Universe::MAX_TOTAL + 2> parts_{};  // 1-based, descending
     std::array<uint32_t, Universe::MAX_TOTAL + 2> sums_{};   // S_j
     std::vector<uint64_t> pf_;     // Pf(j, N + c): rows j = 0..n, columns c = 0..p_1

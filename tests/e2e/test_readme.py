@@ -40,6 +40,11 @@ class Tour(unittest.TestCase):
                                    timeout=300)
                 self.assertEqual(p.returncode, 0, f"{line}\n{p.stderr}")
                 self.assertTrue(p.stdout.strip(), f"{line} printed nothing")
+            # The module beside the binary, where this build has one (the
+            # sanitizers' builds have none: their Python is the release build's).
+            if not os.path.isdir(os.path.join(BUILD_PYTHON, "nimtb")):
+                self.assertIn("-asan", NIMTB + os.getcwd() + BUILD_PYTHON, "no module beside " + NIMTB)
+                return
             (script,) = blocks("python")
             env = dict(os.environ, PYTHONPATH=BUILD_PYTHON)
             p = subprocess.run(["/usr/bin/python3", "-c", script], cwd=folder, capture_output=True, text=True,
