@@ -85,9 +85,10 @@ QuotientRequest quotient_request_from_json(const nlohmann::json& j) {
 }
 
 engine::MisereQuotient compute_quotient(const QuotientRequest& r, const Hooks& hooks) {
-    if (r.max_heap < 1 || r.max_heap > engine::MAX_QUOTIENT_HEAP) {
-        throw InputError(fmt::format("the largest heap must be 1 to {}, not {}",
-                                     engine::MAX_QUOTIENT_HEAP, r.max_heap));
+    if (r.max_heap < 1) throw InputError("the largest heap must be 1 or more, not 0");
+    if (r.max_heap > engine::MAX_QUOTIENT_HEAP) {  // too large, as the command says it
+        throw ResourceError(fmt::format("misère quotients are computed up to heap {}, not {}",
+                                        engine::MAX_QUOTIENT_HEAP, r.max_heap));
     }
     if (r.max_copies && !r.output.empty()) {
         throw InputError(

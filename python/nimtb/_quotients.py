@@ -185,10 +185,10 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     read; TableError if it is damaged): the result is the one a run from
     heap 1 gives. Ctrl-C (or an exception
     raised by ``progress``) stops it. Raises InputError (a rule whose moves
-    touch several heaps, a bound outside 1 .. 100000, ``until_proven`` for
-    a rule no theorem applies to) and, without ``time_limit``, MemoryError
-    where nimtb cannot compute it (the message names the largest quotient
-    it reached)."""
+    touch several heaps, a bound below 1, ``until_proven`` for a rule no
+    theorem applies to) and MemoryError past heap 100000, and, without
+    ``time_limit``, where nimtb cannot compute it (the message names the
+    largest quotient it reached), as for every bound too large."""
     bound = _whole(max_heap, "max_heap")
     request = _request(rules=_text(rules, "rules"), max_heap=None if until_proven else bound,
                        until_proven=until_proven or None, limit=bound if until_proven else None,
