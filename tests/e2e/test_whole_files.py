@@ -6,6 +6,7 @@ name is always the old file or a whole new one, never part of one.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -123,9 +124,16 @@ class WholeFiles(Workdir):
                 p.send_signal(signal.SIGKILL)
             p.wait()
             # Every file of the checkpoint is whole: the same command resumes from it
-            # (a damaged file would be refused) and writes the table of a whole run.
-            code, out, err = run(*args)
-            self.assertEqual(code, 0, err)
+            # (a damaged file would be refused) and writes the table of a whole run
+            # (unless the run killed had written it already).
+            if os.path.exists(self.path("c.h5")):
+                # Killed after its table was in place, perhaps before it removed
+                # its checkpoint: the table is whole; what is left of the
+                # checkpoint goes with it here.
+                shutil.rmtree(folder, ignore_errors=True)
+            else:
+                code, out, err = run(*args)
+                self.assertEqual(code, 0, err)
             code, a, _ = run("dump", self.path("c.h5"), "--csv")
             code, b, _ = run("dump", self.path("ref.h5"), "--csv")
             self.assertEqual(a, b)
