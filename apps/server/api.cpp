@@ -28,17 +28,14 @@ std::string program_of(const ServerOptions& o) {
     return ec ? std::string("/proc/self/exe") : self.string();
 }
 
-// A fresh private folder for the tables solved while the folder is read-only.
-std::string make_scratch() {
-    std::string pattern = (fs::temp_directory_path() / "nimtb-serve-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
+// The folders of a server: the tables', a fresh private one for the tables
+// solved while that is read-only, and where solves go.
+Folders folders_of(const ServerOptions& o) {
+    std::string scratch = (fs::temp_directory_path() / "nimtb-serve-XXXXXX").string();
+    if (!::mkdtemp(scratch.data()))
         throw TableError("cannot make a temporary folder for solved tables");
-    return pattern;
-}
-
-// The children of one command line, and their limits.
-ChildLimits limits_of(const ServerOptions& o, std::chrono::milliseconds time) {
-    return ChildLimits{std::min<std::chrono::milliseconds>(time, o.job_time), o.job_memory};
+    const std::string solve = o.writable ? o.tables_dir : scratch;
+    return {o.tables_dir, scratch, solve};
 }
 
 }  // namespace
@@ -70,10 +67,9 @@ json json_body(const http::Request& req) {
 
 ServerState::ServerState(ServerOptions o)
     : options(std::move(o)),
-      scratch(make_scratch()),
-      solve_dir(options.writable ? options.tables_dir : scratch),
+      folders(folders_of(options)),
       catalog(
-          Catalog::Options{{options.tables_dir, scratch}, options.follow_links},
+          Catalog::Options{{folders.tables, folders.scratch}, options.follow_links},
           [this](const std::string& path) {
               // Read first in a child: a damaged file may crash or hang HDF5.
               const ChildOutcome r = run_child(options.program, {"info", path, "--events", "json"},
@@ -88,23 +84,15 @@ ServerState::ServerState(ServerOptions o)
                   path,
                   r.end == ChildOutcome::End::killed_for_time ? "took over 10 s" : "crashed HDF5"));
           }),
+      work(options, folders, catalog),
       rng_(std::random_device{}()) {
     options.program = program_of(options);
-    const unsigned n = std::max(1u, options.max_children);
-    gates.children = std::make_shared<http::Gate>(n);
-    gates.solve = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
-    gates.dump = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
-    gates.count = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
-    gates.sequence = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
-    gates.quotient = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
-    gates.plane = std::make_shared<http::Gate>(2);
-    gates.find = std::make_shared<http::Gate>(16);
 }
 
 ServerState::~ServerState() {
     jobs.stop_all();  // their children write into the private folder
     std::error_code ec;
-    fs::remove_all(scratch, ec);
+    fs::remove_all(folders.scratch, ec);
 }
 
 uint64_t ServerState::random() {
@@ -129,9 +117,9 @@ size_t ServerState::Learners::learn(const std::string& name,
     return learner.positions_known();
 }
 
-std::string ServerState::scrub(std::string message) const {
+std::string Folders::scrub(std::string message) const {
     std::vector<std::string> folders;
-    for (const std::string& dir : {options.tables_dir, scratch}) {
+    for (const std::string& dir : {tables, scratch}) {
         std::error_code ec;
         const fs::path absolute = fs::absolute(dir, ec);
         const fs::path canonical = fs::weakly_canonical(dir, ec);
@@ -156,165 +144,6 @@ std::string ServerState::scrub(std::string message) const {
     // A draft's name says which process wrote it (io/codec/publish.h).
     message = io::without_draft_names(std::move(message));
     return message;
-}
-
-json ServerState::run(const http::Request& req, const std::string& command, const json& request,
-                      std::chrono::milliseconds time, const std::string& late,
-                      const std::function<void(std::string_view)>& data) {
-    ChildIo io;
-    io.data = data;
-    io.cancelled = [&req] { return req.cancelled(); };
-    const ChildOutcome r =
-        run_child(options.program, {command, "--request", request.dump(), "--events", "json"},
-                  limits_of(options, time), io);
-    switch (r.end) {
-        case ChildOutcome::End::answered:
-            return r.result;
-        case ChildOutcome::End::cancelled:
-            throw Cancelled();
-        case ChildOutcome::End::killed_for_time:
-            throw HttpError(503, late);
-        case ChildOutcome::End::crashed:
-            break;
-        case ChildOutcome::End::failed:
-            if (r.error_kind == service::ErrorKind::memory)
-                throw HttpError(503, "this needs more memory than the server gives a request");
-            throw HttpError(status_of(r.error_kind),
-                            scrub(r.error.empty() ? "the work failed" : r.error));
-    }
-    throw HttpError(500, "the work ended abnormally (out of the server's memory for work?)");
-}
-
-json ServerState::census(const http::Request& req, const std::string& name) {
-    const auto t = catalog.table(name);
-    {
-        std::lock_guard lock(census_mutex_);
-        if (const auto it = censuses_.find(t); it != censuses_.end()) return it->second;
-    }
-    if (t->positions > MAX_COUNT_POSITIONS) {
-        throw HttpError(422, fmt::format("the table has {} positions, more than the server "
-                                         "counts ({}); run nimtb dump --count",
-                                         t->positions, MAX_COUNT_POSITIONS));
-    }
-    const json j = run(req, "dump", service::to_json(service::DumpRequest{t->path, {}, true}),
-                       options.job_time,
-                       "counting this table takes longer than the server allows; run "
-                       "nimtb dump --count");
-    std::lock_guard lock(census_mutex_);
-    for (auto it = censuses_.begin(); it != censuses_.end();) {
-        it = it->first.use_count() == 1 ? censuses_.erase(it) : std::next(it);  // file changed
-    }
-    censuses_[t] = j;
-    return j;
-}
-
-namespace {
-
-// The solve that makes `u`'s table, in the command line's words.
-std::string solve_command(const engine::Rule& rule, engine::Convention c,
-                          const engine::Universe& u) {
-    return service::command_line_words(service::solve_hint(rule, c, u));
-}
-
-}  // namespace
-
-void ServerState::solvable(const engine::Rule& rule, engine::Convention c,
-                           const engine::Universe& u) const {
-    if (u.size() > service::SOLVE_ON_THE_SPOT) {
-        throw HttpError(422, "no table in the folder holds this game; make one with: " +
-                                 solve_command(rule, c, u));
-    }
-}
-
-std::string ServerState::solve(const engine::Rule& rule, engine::Convention c,
-                               const engine::Universe& u, const std::function<bool()>& cancelled,
-                               const std::function<void(double)>& progress) {
-    solvable(rule, c, u);
-    const std::string command = solve_command(rule, c, u);
-    std::string name = fs::path(service::default_table_path(rule, c, u)).filename().string();
-    if (!is_table_name(name)) {
-        // A long rule text: a short name of the game, still a name the server serves.
-        name = fmt::format("{}-{:016x}.h5", service::game_stem(rule, c).substr(0, 40),
-                           std::hash<std::string>{}(name));
-        if (!is_table_name(name))
-            name = fmt::format("table-{:016x}.h5", std::hash<std::string>{}(name));
-    }
-    // One solve of a table at a time: the next asker finds it solved.
-    std::shared_ptr<std::mutex> one;
-    {
-        std::lock_guard lock(solving_mutex_);
-        auto& m = solving_[name];
-        if (!m) m = std::make_shared<std::mutex>();
-        one = m;
-    }
-    std::lock_guard solving(*one);
-    try {
-        const auto t = catalog.table(name);
-        if (t->rules == rule.canonical() && t->convention == c &&
-            t->universe->describe() == u.describe())
-            return name;
-    } catch (const std::exception&) {
-        // Not there yet (or not that game): solve it.
-    }
-    if (!gates.solve->try_enter()) {
-        throw HttpError(503,
-                        "the server is solving as many tables as it may at once; try again "
-                        "in a few seconds");
-    }
-    struct Leave {
-        http::Gate& gate;
-        ~Leave() { gate.leave(); }
-    } leave{*gates.solve};
-    if (written_bytes_.load() >= options.disk_budget) {
-        throw HttpError(507, fmt::format("the server has written the tables its operator allows "
-                                         "({}); make this one with: {}",
-                                         engine::format_bytes(options.disk_budget), command));
-    }
-    // The solve writes into a folder of its own, removed whatever happens;
-    // the table is moved into place whole.
-    std::string work = (fs::path(solve_dir) / ".nimtb-solve-XXXXXX").string();
-    if (!::mkdtemp(work.data())) throw TableError("cannot solve here: the folder is not writable");
-    struct Cleanup {
-        std::string dir;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(dir, ec);
-        }
-    } cleanup{work};
-    const std::string out = (fs::path(work) / name).string();
-    service::SolveRequest request;
-    request.rule = rule;
-    request.convention = c;
-    request.universe = u.bounds();
-    request.output = out;
-    ChildIo io;
-    io.cancelled = cancelled;
-    io.progress = progress;
-    ChildLimits limits = limits_of(options, options.job_time);
-    limits.nice = 10;  // every core, for long: below the server's answers
-    const ChildOutcome r = run_child(
-        options.program,
-        {"solve", "--request", service::to_json(request).dump(), "--events", "json"}, limits, io);
-    if (r.end == ChildOutcome::End::cancelled) throw Cancelled();
-    if (r.end == ChildOutcome::End::killed_for_time) {
-        throw HttpError(503, fmt::format("solving this game takes longer than the server allows "
-                                         "({} s); make its table with: {}",
-                                         options.job_time.count(), command));
-    }
-    if (r.end != ChildOutcome::End::answered) {
-        throw HttpError(500, scrub(r.error.empty() ? "the solve failed" : r.error));
-    }
-    std::error_code ec;
-    const uintmax_t bytes = fs::file_size(out, ec);
-    if (ec || written_bytes_.load() + bytes > options.disk_budget) {
-        throw HttpError(507, fmt::format("the table would pass the disk budget its operator "
-                                         "allows ({}); make it with: {}",
-                                         engine::format_bytes(options.disk_budget), command));
-    }
-    fs::rename(out, fs::path(solve_dir) / name, ec);
-    if (ec) throw TableError("cannot place the solved table in the folder");
-    written_bytes_ += bytes;
-    return name;
 }
 
 int status_of(service::ErrorKind kind) {
@@ -356,7 +185,7 @@ void answer_exception(const ServerState& state, std::exception_ptr e, http::Resp
         message = x.what();
     }
     // The page shows messages in the command line's words (mention, errors.h).
-    send_json(res, {{"error", state.scrub(service::command_line_words(message))}}, status);
+    send_json(res, {{"error", state.folders.scrub(service::command_line_words(message))}}, status);
     if (status == 503) res.set_header("Retry-After", "5");
 }
 

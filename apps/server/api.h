@@ -1,9 +1,9 @@
 #pragma once
-// What the endpoints of `nimtb serve` share: the server's state (the
-// catalog of its tables, the folder it solves into, the jobs a page follows,
-// the gates that bound work), and the helpers that turn requests into
-// answers. Reads (query, info, moves, hints, pictures) use the catalog's
-// open tables, each under its own lock; work that can be long (solves,
+// What the endpoints of `nimtb serve` share: the server's state, a part per
+// job (its folders, the catalog of its tables, the work in children behind
+// its gates, the learners, the jobs a page follows; each part keeps its own
+// locks), and the helpers that turn requests into answers. Reads (query, info, moves, hints,
+// pictures) use the catalog's open tables, each under its own lock; work that can be long (solves,
 // dumps, counts, sequences, quotients) runs as a child process of `nimtb`
 // (child.h) behind a gate. Each group of endpoints has a file of its own:
 // tables_api.cpp (tables, answers, pictures), games_api.cpp (playing),
@@ -25,6 +25,7 @@
 #include "apps/server/http.h"
 #include "apps/server/jobs.h"
 #include "apps/server/web_server.h"
+#include "apps/server/work.h"
 #include "engine/game/universe.h"
 #include "play/players.h"
 
@@ -68,44 +69,9 @@ struct ServerState {
     ServerState& operator=(const ServerState&) = delete;
 
     ServerOptions options;
-    std::string scratch;    // private, temporary: tables solved when the folder is read-only
-    std::string solve_dir;  // where solves go: options.tables_dir when writable, else scratch
-    Catalog catalog;
-
-    // Work in children: at most `children` at once, and per kind fewer.
-    // `find` admits requests that may solve (on the work pool, since a
-    // solve is long); the solve itself is admitted by `solve`.
-    struct Gates {
-        std::shared_ptr<http::Gate> children, solve, dump, count, sequence, quotient, plane, find;
-    } gates;
-
-    // `nimtb command --request REQUEST --events json` in a child for a
-    // request, within `time` (and the server's memory limit for work),
-    // stopped when the client goes away. Returns its result event (without
-    // "event"); passes each data event's text to `data` when given. Throws
-    // HttpError with the status of the error event's kind (status_of), 503
-    // when the time runs out (`late` words it), 500 when the child crashed,
-    // every message with the server's folders taken out; nimtb::Cancelled
-    // when the client left.
-    nlohmann::json run(const http::Request& req, const std::string& command,
-                       const nlohmann::json& request, std::chrono::milliseconds time,
-                       const std::string& late,
-                       const std::function<void(std::string_view)>& data = nullptr);
-
-    // HttpError 422 naming the solve to run when `u` is too big to solve now.
-    void solvable(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) const;
-    // Solves `u` into solve_dir when it is small and returns the table's
-    // name; throws as solvable() when it is not, HttpError 507 when the
-    // disk budget would be spent, 503 when it takes longer than job_time.
-    std::string solve(const engine::Rule& rule, engine::Convention c, const engine::Universe& u,
-                      const std::function<bool()>& cancelled,
-                      const std::function<void(double)>& progress);
-
-    // `message` with the server's folders taken out: no answer names a path.
-    std::string scrub(std::string message) const;
-
-    // The census of a table (dump --count --json), computed once per version.
-    nlohmann::json census(const http::Request& req, const std::string& name);
+    Folders folders;
+    Catalog catalog;  // the tables, read from their files (catalog.h)
+    Work work;        // work in children, behind its gates (work.h)
 
     // A seed for a request's own generator.
     uint64_t random();

@@ -28,7 +28,7 @@ std::shared_ptr<const Catalog::Table> find(ServerState& state, const engine::Rul
 std::string find_or_solve(ServerState& state, const http::Request& req, const engine::Rule& rule,
                           engine::Convention c, const engine::Heaps& start) {
     if (const auto t = find(state, rule, c, start)) return t->name;
-    return state.solve(
+    return state.work.solve(
         rule, c, smallest_universe(rule, start), [&req] { return req.cancelled(); }, nullptr);
 }
 
@@ -48,7 +48,7 @@ json find_game(ServerState& state, const http::Request& req, const std::string& 
     } else if (const auto t = find(state, rule, convention, need)) {
         name = t->name;
     } else {
-        state.solvable(rule, convention, smallest_universe(rule, need));
+        state.work.solvable(rule, convention, smallest_universe(rule, need));
         throw HttpError(404, "no table in the folder holds this game; POST /api/find solves it");
     }
     const auto t = state.catalog.table(name);
@@ -202,10 +202,10 @@ void add_game_routes(http::Server& http, ServerState& state) {
                                         : std::optional(body.at("position").get<std::string>()),
                                     by_layout ? body.at("layout").get<std::string>() : "", true);
                }),
-               state.gates.find);
+               state.work.gates.find);
     http.route("GET", "/api/northcott",
                guarded([&state](const http::Request& req) { return northcott(state, req); }),
-               state.gates.find);
+               state.work.gates.find);
 }
 
 }  // namespace nimtb::apps

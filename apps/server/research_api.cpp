@@ -40,12 +40,12 @@ void add_research_routes(http::Server& http, ServerState& state) {
                        request.limit = n;
                    else
                        request.max_heap = n;
-                   return state.run(req, "sequence", service::to_json(request),
-                                    state.options.job_time,
-                                    "this sequence takes longer than the server allows; run nimtb "
-                                    "sequence");
+                   return state.work.run(
+                       req, "sequence", service::to_json(request), state.options.job_time,
+                       "this sequence takes longer than the server allows; run nimtb "
+                       "sequence");
                }),
-               state.gates.sequence);
+               state.work.gates.sequence);
     http.route(
         "GET", "/api/quotient", guarded([&state](const http::Request& req) {
             const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
@@ -65,14 +65,14 @@ void add_research_routes(http::Server& http, ServerState& state) {
             request.max_heap = static_cast<uint32_t>(n);
             request.analyze = true;
             try {
-                return state.run(req, "quotient", service::to_json(request), MAX_PAGE_QUOTIENT_TIME,
-                                 late);
+                return state.work.run(req, "quotient", service::to_json(request),
+                                      MAX_PAGE_QUOTIENT_TIME, late);
             } catch (const HttpError& e) {
                 if (e.status == 503) throw HttpError(422, late);  // as the page has always said
                 throw;
             }
         }),
-        state.gates.quotient);
+        state.work.gates.quotient);
 }
 
 }  // namespace nimtb::apps

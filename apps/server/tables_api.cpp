@@ -83,16 +83,16 @@ void add_table_routes(http::Server& http, ServerState& state) {
                    });
                }));
     http.route("GET", "/api/count", guarded([&state](const http::Request& req) {
-                   return state.census(req, param(req, "table"));
+                   return state.work.census(req, param(req, "table"));
                }),
-               state.gates.count);
+               state.work.gates.count);
     http.route(
         "GET", "/api/plane",
         [&state](const http::Request& req, http::Response& res) {
             state.catalog.with_prober(param(req, "table"),
                                       [&](io::Prober& p) { plane(p, req, res); });
         },
-        state.gates.plane);
+        state.work.gates.plane);
     // The table as `nimtb dump --csv` writes it, byte for byte, streamed
     // from a child as it writes it.
     http.route(
@@ -112,13 +112,13 @@ void add_table_routes(http::Server& http, ServerState& state) {
                 service::DumpRequest request;
                 request.table = path;
                 request.rows.csv = true;
-                state.run(req, "dump", service::to_json(request), state.options.job_time,
-                          "writing this table as CSV takes longer than the server allows; run "
-                          "nimtb dump --csv",
-                          [&sink](std::string_view piece) { sink.write(piece); });
+                state.work.run(req, "dump", service::to_json(request), state.options.job_time,
+                               "writing this table as CSV takes longer than the server allows; run "
+                               "nimtb dump --csv",
+                               [&sink](std::string_view piece) { sink.write(piece); });
             };
         },
-        state.gates.dump);
+        state.work.gates.dump);
     // The table of the other convention, when the folder holds it.
     http.route("GET", "/api/companion", guarded([&state](const http::Request& req) {
                    const Companion c = companion(state, param(req, "table"));
@@ -137,14 +137,14 @@ void add_table_routes(http::Server& http, ServerState& state) {
                    if (c.found) return found_json(state, c.found->name);
                    const engine::Universe& u = *c.universe;
                    // Refused now, with the solve to run, rather than as a job that fails.
-                   state.solvable(c.rule, c.convention, u);
+                   state.work.solvable(c.rule, c.convention, u);
                    const std::string key = service::default_table_path(c.rule, c.convention, u);
                    const std::string job = state.jobs.start(
                        key, u.size(),
                        [&state, c](const std::function<bool()>& cancelled,
                                    const std::function<void(double)>& progress) {
-                           const std::string name =
-                               state.solve(c.rule, c.convention, *c.universe, cancelled, progress);
+                           const std::string name = state.work.solve(
+                               c.rule, c.convention, *c.universe, cancelled, progress);
                            return found_json(state, name);
                        });
                    return json{{"job", job}, {"positions", u.size()}};
