@@ -94,7 +94,7 @@ class WholeFiles(Workdir):
             return "levels" in json_of(path)
         self.killed_at_moments(["solve", "--rules", "octal:0.07", "--max-total", "40", "-o", self.path("k.h5"),
                                 "--force", "--quiet", "--stats", stats, "--threads", "1"],
-                               stats_whole, old=read_file(stats))
+                               stats_whole, old=read_file(stats), target=stats)
         bags = self.path("bags.json")
 
         def bags_whole(path):
