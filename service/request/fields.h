@@ -1,13 +1,14 @@
 #pragma once
 // How a request type is read from JSON and written back: each request lists
-// its fields once, in a `fields(request, f)` function that calls
+// its fields once, in a callable `list(request, f)` beside it (FIELDS in
+// solve_request.cpp, SEQUENCE_FIELDS, QUOTIENT_FIELDS, ...) that calls
 // `f("json_key", field)` (or `f("json_key", field, RANGE)` for a whole
 // number with a range), and read_fields / write_fields walk that one list.
 // The JSON keys are Python's keywords and what `--request JSON` takes; the
 // ranges are the command's, so a number means one range everywhere.
 //
-// A new field: its member in the request, one line in the request's
-// fields(); a new type of field: a to_value / from_value pair below.
+// A new field: its member in the request, one line in the request's list;
+// a new type of field: a to_value / from_value pair below.
 
 #include <fmt/core.h>
 

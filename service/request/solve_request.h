@@ -7,7 +7,7 @@
 // for their solves on the spot. One definition (the fields below, each
 // named once in solve_request.cpp's list), checked in one place (check()).
 //
-// A new option: a field here, its line in fields() (its JSON name, which is
+// A new option: a field here, its line in FIELDS (its JSON name, which is
 // Python's keyword), its use in solve_options() or write_options(), and its
 // wording in the command (apps/cmd_solve.cpp) and in Python's signature
 // (python/nimtb/_tables.py).
@@ -66,7 +66,7 @@ struct SolveRequest {
 // The request as JSON, and back. The keys are Python's keywords: `rules`,
 // `convention` ("normal" or "misere"), the universe as `heaps` and
 // `max_heap` (a box) or `max_total` (and `heaps`), then one key per field
-// (fields() in solve_request.cpp). Reading, a key left out keeps its
+// (FIELDS in solve_request.cpp). Reading, a key left out keeps its
 // default; an unknown key, a value of the wrong type or out of range is an
 // InputError that names the key.
 nlohmann::json to_json(const SolveRequest& request);
