@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -828,3 +829,27 @@ def test_quotient_with_a_cap_on_the_largest_heap(tmp_path):
             nimtb.quotient("octal:0.6", 16, max_copies=bad)
     with pytest.raises(nimtb.InputError, match="goes without"):
         nimtb.quotient("octal:0.6", 16, max_copies=1, time_limit=5)
+
+
+def test_bad_keywords_are_refused_in_pythons_words(tmp_path):
+    """Each long function hands the core one request (docs/EVENTS.md), read by
+    the command's definition: a bad keyword is a ValueError naming the keyword
+    and the command's range, or a TypeError, never pybind11's signature."""
+    cases = [
+        (lambda: nimtb.sequence("kayles", -5), nimtb.InputError, "max_heap: must be a whole number from 1 to"),
+        (lambda: nimtb.quotient("kayles", -1), nimtb.InputError, "max_heap: must be a whole number from 1 to"),
+        (lambda: nimtb.quotient("kayles", 10**30), nimtb.InputError, "max_heap: must be a whole number"),
+        (lambda: nimtb.genus("kayles", 2_000_000), nimtb.InputError, "max_heap: must be a whole number from 0 to 1000000"),
+        (lambda: nimtb.sequence(5, 10), TypeError, "rules is text"),
+        (lambda: nimtb.solve("nim", tmp_path / "a.h5", heaps=-1, max_heap=3), nimtb.InputError,
+         "heaps: must be a whole number from 1 to 128"),
+        (lambda: nimtb.solve("nim", tmp_path / "b.h5", heaps=2, max_heap=2**40), nimtb.InputError,
+         "max_heap: must be a whole number from 1 to 4294967295"),
+        (lambda: nimtb.quotient("hex:0.F", 100, until_proven=True), nimtb.InputError,
+         "until_proven=True needs an octal code or a subtraction game; give max_heap instead"),
+    ]
+    for call, kind, words in cases:
+        with pytest.raises(kind, match=re.escape(words)) as e:
+            call()
+        assert "incompatible function arguments" not in str(e.value)
+    assert issubclass(nimtb.InputError, ValueError)
