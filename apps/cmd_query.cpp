@@ -212,8 +212,9 @@ io::Prober open_table(const std::string& path) {
 // its quotient, or from a table (stderr says why and which).
 int answer_misere_position(const engine::Rule& rule, const std::string& position, uint64_t needed,
                            uint32_t limit, bool json) {
-    const service::MisereAnswer a = service::misere_answer(
-        rule, engine::parse_big_heaps(position), needed, limit, "tables", command_hooks());
+    const std::vector<uint64_t> heaps = engine::parse_big_heaps(position);
+    const service::MisereAnswer a =
+        service::misere_answer(rule, heaps, needed, limit, "tables", command_hooks());
     if (a.quotient) {
         answer_misere(rule, *a.quotient, position, json);
         return EXIT_OK;
@@ -221,7 +222,7 @@ int answer_misere_position(const engine::Rule& rule, const std::string& position
     fmt::print(stderr, "nimtb: {}; answering from {}\n", service::command_line_words(a.why),
                a.table);
     io::Prober prober(a.table);
-    answer(prober, *service::table_heaps(engine::parse_big_heaps(position)), json, false);
+    answer(prober, *service::table_heaps(heaps), json, false);
     return EXIT_OK;
 }
 

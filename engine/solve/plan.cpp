@@ -50,8 +50,12 @@ unsigned bits_for(uint64_t bound, const char* what) {
                         "smaller ones");
 }
 
-uint64_t line_store_bytes(const Universe& u, const ArrayWidths& w) {
-    return line_count(u) * line_words(u) * 8 + line_count(u) * 2 * (w.remoteness_bits / 8);
+uint64_t line_seen_bytes(const Universe& u) {
+    return line_count(u) * line_words(u) * 8;
+}
+
+uint64_t line_remoteness_bytes(const Universe& u, const ArrayWidths& w) {
+    return line_count(u) * 2 * (w.remoteness_bits / 8);
 }
 
 namespace {

@@ -24,7 +24,12 @@ void add_order(const Universe& u, SolvePlan& plan);
 // 8 or 16: the width of an array whose numbers reach `bound`; ResourceError
 // past 16 bits (`what`: "values", "remoteness").
 unsigned bits_for(uint64_t bound, const char* what);
-// Bytes of the line kernel's aggregates (the run's LineStore) at widths `w`.
-uint64_t line_store_bytes(const Universe& u, const ArrayWidths& w);
+// Bytes of the line kernel's aggregates (the run's LineStore) at widths
+// `w`: the values seen on every line, and its two remoteness numbers.
+uint64_t line_seen_bytes(const Universe& u);
+uint64_t line_remoteness_bytes(const Universe& u, const ArrayWidths& w);
+inline uint64_t line_store_bytes(const Universe& u, const ArrayWidths& w) {
+    return line_seen_bytes(u) + line_remoteness_bytes(u, w);
+}
 
 }  // namespace nimtb::engine

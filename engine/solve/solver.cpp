@@ -138,10 +138,9 @@ Pass run_brute(const Universe& u, const Children& children, const SolveOrder& pl
 // The line kernel's aggregates: per line, W words of values seen and (when
 // remoteness is stored) two remoteness numbers of the array's width.
 struct LineStore {
-    // line_store_bytes (plan.h) is these two together.
+    // The bytes the plan counted (plan.h: line_store_bytes).
     LineStore(const Universe& u, const ArrayWidths& w)
-        : seen(line_count(u) * line_words(u) * 8),
-          remoteness(line_count(u) * 2 * (w.remoteness_bits / 8)) {}
+        : seen(line_seen_bytes(u)), remoteness(line_remoteness_bytes(u, w)) {}
     LargeBuffer seen;
     LargeBuffer remoteness;
 };
