@@ -39,7 +39,9 @@ constexpr std::array<std::array<std::string_view, 2>, std::size(OPTION_IDS)> WOR
 // writes it) in a front end's words: the command, or Python's call.
 std::string solve_words(FrontEnd front_end, std::string_view value) {
     const nlohmann::json r = nlohmann::json::parse(value, nullptr, false);
-    if (r.is_discarded() || !r.is_object()) return "nimtb solve";
+    if (r.is_discarded() || !r.is_object())  // no request: the command alone, as the table says
+        return std::string(
+            WORDS[static_cast<size_t>(Option::solve_command)][static_cast<size_t>(front_end)]);
     const bool misere = r.value("convention", "normal") == "misere";
     const std::string rules = r.value("rules", "nim");
     const auto number = [&](const char* key) { return r.value(key, uint64_t{0}); };

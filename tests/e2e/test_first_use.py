@@ -280,7 +280,7 @@ class Messages(Workdir):
         self.assertRegex(out, r"\nPeriod 12 from heap \d+")
 
     def test_a_closed_terminal_leaves_no_table(self):
-        """SIGHUP (the terminal closed) cleans up as Ctrl-C does: no NAME.h5.tmp-PID left."""
+        """SIGHUP (the terminal closed) cleans up as Ctrl-C does: no draft (.NAME.h5.tmp-PID-N) left."""
         self.interrupt_once(["solve", "--rules", "nim", "--heaps", "6", "--max-heap", "40", "--progress",
                              "-o", self.path("t.h5")], b"solving", sig=signal.SIGHUP)
 
