@@ -1,4 +1,5 @@
 #include <fmt/core.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <boost/asio/ip/address.hpp>
@@ -20,8 +21,8 @@ inline constexpr Range JOB_TIME{1, 86'400};        // --job-time SECONDS
 inline constexpr Range JOB_MEMORY{64, 1'000'000};  // --job-memory MB
 inline constexpr Range JOBS{1, 64};                // --jobs
 inline constexpr Range REQUEST_TIME{1, 3600};      // --request-time SECONDS
+inline constexpr Range PER_ADDRESS{1, 65'536};     // --per-address
 
-// "64K", "512M", "2G" or a number of bytes.
 bool is_loopback(const std::string& host) {
     if (host == "localhost") return true;
     boost::system::error_code ec;
@@ -62,6 +63,16 @@ int cmd_serve(const std::vector<std::string>& args) {
                "kept-alive connection); slower clients are dropped",
                REQUEST_TIME)
             .c_str())(
+        "per-address", po::value<int64_t>()->default_value(256),
+        ranged("connections one client address may hold open at once; more are closed at once",
+               PER_ADDRESS)
+            .c_str())(
+        "answer-memory", po::value<std::string>()->default_value("256M"),
+        "memory for answers made and not yet taken by their clients, together (a size); past "
+        "it a request is answered 503")(
+        "learning-memory", po::value<std::string>()->default_value("64M"),
+        "memory for what the learning level learns, every table together (a size); past it "
+        "the positions used least recently are forgotten")(
         "worker", po::value<std::string>(),
         "the program that runs each piece of work (default: this nimtb); it is started as "
         "nimtb is, with --request JSON --events json, and must speak its events "
@@ -103,6 +114,9 @@ int cmd_serve(const std::vector<std::string>& args) {
     o.job_memory = number(*vm, "job-memory", JOB_MEMORY) << 20;
     o.max_children = static_cast<unsigned>(number(*vm, "jobs", JOBS));
     o.limits.request_time = std::chrono::seconds(number(*vm, "request-time", REQUEST_TIME));
+    o.limits.per_address = number(*vm, "per-address", PER_ADDRESS);
+    o.limits.answer_bytes = bytes_option("answer-memory", (*vm)["answer-memory"].as<std::string>());
+    o.learning_bytes = bytes_option("learning-memory", (*vm)["learning-memory"].as<std::string>());
     if (vm->count("worker")) {
         o.program = std::filesystem::absolute((*vm)["worker"].as<std::string>()).string();
         if (::access(o.program.c_str(), X_OK) != 0)
@@ -112,6 +126,11 @@ int cmd_serve(const std::vector<std::string>& args) {
     if (!std::filesystem::is_directory(o.tables_dir, ec)) {
         throw UsageError("--tables " + o.tables_dir + ": not a folder");
     }
+    // Big blocks (a picture's answer, a CSV piece) from the system and back
+    // to it when freed, not kept by malloc: glibc's default threshold grows
+    // to the largest block freed, and a burst of large answers would then
+    // stay in the server's memory for good.
+    ::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     WebServer server(o);
     const int port = server.bind();
     // Before the address is printed: whoever reads it may stop the server at once.

@@ -84,7 +84,7 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
     try {
         const nlohmann::json j = nlohmann::json::parse(in);
         for (const auto& [position, moves] : j.at("bags").items()) {
-            auto& bag = bags_[position];
+            Bag& b = bag(position);
             for (const auto& m : moves) {
                 std::string leaves;
                 if (m.contains("leaves")) {
@@ -99,7 +99,7 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
                     *it -= m.at("take").get<uint32_t>();
                     leaves = key(child);
                 }
-                bag[leaves] = std::max<uint32_t>(1, m.at("counters").get<uint32_t>());
+                counter(b, leaves, 1) = std::max<uint32_t>(1, m.at("counters").get<uint32_t>());
             }
         }
     } catch (const std::exception& e) {
@@ -109,12 +109,9 @@ MatchboxLearner::MatchboxLearner(std::string path) : path_(std::move(path)) {
 
 const io::ProbedMove& MatchboxLearner::choose(const io::ProbeResult& probe, std::mt19937_64& rng) {
     const std::string position = key(probe.heaps);
-    auto& bag = bags_[position];
+    Bag& b = bag(position);
     std::vector<uint32_t> weights;
-    for (const auto& m : probe.moves) {
-        auto [it, fresh] = bag.try_emplace(key(m.result), 1u);
-        weights.push_back(it->second);
-    }
+    for (const auto& m : probe.moves) weights.push_back(counter(b, key(m.result), 1));
     const size_t i = std::discrete_distribution<size_t>(weights.begin(), weights.end())(rng);
     drawn_.push_back({position, key(probe.moves[i].result)});
     return probe.moves[i];
@@ -136,7 +133,7 @@ void MatchboxLearner::game_over(bool won) {
 
 void MatchboxLearner::learn(const std::vector<Draw>& draws, bool won) {
     for (const auto& [position, move] : draws) {
-        uint32_t& counters = bags_[position][move];
+        uint32_t& counters = counter(bag(position), move, 1);  // a new counter: as choose() makes it
         if (won) {
             ++counters;
         } else if (counters > 1) {
@@ -146,12 +143,52 @@ void MatchboxLearner::learn(const std::vector<Draw>& draws, bool won) {
     save();
 }
 
+namespace {
+
+// A node of std::map with its name: what one bag or one counter costs.
+uint64_t node_bytes(const std::string& name) {
+    constexpr uint64_t NODE = 48 + sizeof(std::string);  // links, colour, and the key
+    return NODE + (name.size() > 15 ? name.size() + 1 : 0);  // past the short string's room
+}
+
+}  // namespace
+
+MatchboxLearner::Bag& MatchboxLearner::bag(const std::string& position) {
+    auto [it, fresh] = bags_.try_emplace(position);
+    if (fresh) bytes_ += node_bytes(position) + sizeof(Bag);
+    it->second.used = ++used_;
+    return it->second;
+}
+
+uint32_t& MatchboxLearner::counter(Bag& b, const MoveKey& move, uint32_t initial) {
+    auto [it, fresh] = b.counters.try_emplace(move, initial);
+    if (fresh) bytes_ += node_bytes(move) + sizeof(uint32_t);
+    return it->second;
+}
+
+void MatchboxLearner::forget_oldest(uint64_t keep) {
+    if (bytes_ <= keep) return;
+    std::vector<std::pair<uint64_t, std::map<std::string, Bag>::iterator>> by_use;
+    by_use.reserve(bags_.size());
+    for (auto it = bags_.begin(); it != bags_.end(); ++it) by_use.emplace_back(it->second.used, it);
+    std::sort(by_use.begin(), by_use.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [used, it] : by_use) {
+        if (bytes_ <= keep) break;
+        uint64_t freed = node_bytes(it->first) + sizeof(Bag);
+        for (const auto& [move, counters] : it->second.counters)
+            freed += node_bytes(move) + sizeof(uint32_t);
+        bytes_ -= freed;
+        bags_.erase(it);
+    }
+}
+
 void MatchboxLearner::save() const {
     if (path_.empty()) return;
     nlohmann::json j = {{"format", "nimtb-matchboxes"}, {"bags", nlohmann::json::object()}};
-    for (const auto& [position, bag] : bags_) {
+    for (const auto& [position, b] : bags_) {
         auto& moves = j["bags"][position] = nlohmann::json::array();
-        for (const auto& [move, counters] : bag) {
+        for (const auto& [move, counters] : b.counters) {
             moves.push_back({{"leaves", move}, {"counters", counters}});
         }
     }

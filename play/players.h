@@ -44,6 +44,12 @@ class MatchboxLearner : public Player {
     const io::ProbedMove& choose(const io::ProbeResult& probe, std::mt19937_64& rng) override;
     void game_over(bool won) override;  // learns from this game's draws, saves the bags
     size_t positions_known() const { return bags_.size(); }
+    // About the memory its bags take (a map node and a name per position
+    // and per move), for a server that caps it.
+    uint64_t bytes() const { return bytes_; }
+    // Forgets the positions used least recently (drawn from or learned)
+    // until its bags take at most `keep` bytes.
+    void forget_oldest(uint64_t keep);
 
     // A drawn counter: the position (sorted heaps, as format_heaps writes
     // them) and the position its move leaves.
@@ -63,11 +69,21 @@ class MatchboxLearner : public Player {
     // A move is named by the position it leaves (sorted heaps): the same for
     // every family and independent of heap order.
     using MoveKey = std::string;
+    struct Bag {
+        std::map<MoveKey, uint32_t> counters;
+        uint64_t used = 0;  // when it was last drawn from or learned: a tick of used_
+    };
+    // The bag of `position`, made when new; counts its bytes and its use.
+    Bag& bag(const std::string& position);
+    // One more counter of `move` in `b` (made at `initial` when new).
+    uint32_t& counter(Bag& b, const MoveKey& move, uint32_t initial);
     void save() const;
 
     std::string path_;
-    std::map<std::string, std::map<MoveKey, uint32_t>> bags_;
+    std::map<std::string, Bag> bags_;
     std::vector<Draw> drawn_;
+    uint64_t used_ = 0;   // ticks: one per use of a bag
+    uint64_t bytes_ = 0;  // bytes(): kept as bags and counters are added and forgotten
 };
 
 }  // namespace nimtb::play

@@ -94,7 +94,7 @@ export async function ncArrive(view, mover) {
   const serial = nc.serial;
   setTimeout(guard(async () => {
     if (serial !== nc.serial) return;
-    const answer = await api("/api/northcott", { board: nc.board, reply: "o", level: $("nc-level").value });
+    const answer = await api("/api/northcott", {}, { board: nc.board, reply: "o", level: $("nc-level").value });  // POST: may solve
     const r = answer.reply;
     nc.history.push(`O: row ${r.row}, column ${r.from} to ${r.to}` + (r.closes ? "" : " (a retreat)"));
     ncHistory();
@@ -141,7 +141,7 @@ export function ncSetupMode() {
 
 export async function ncHint() {
   if (nc.state !== "human-turn") throw new Error("a hint is for your move");
-  const answer = await api("/api/northcott", { board: nc.board, reply: "x", level: "perfect" });
+  const answer = await api("/api/northcott", {}, { board: nc.board, reply: "x", level: "perfect" });  // POST: may solve
   const r = answer.reply;
   const view = answer.after_move;
   $("nc-hint-text").textContent = view.xor === 0

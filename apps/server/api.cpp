@@ -72,6 +72,11 @@ ServerState::ServerState(ServerOptions o)
           Catalog::Options{{folders.tables, folders.scratch}, options.follow_links},
           [this](const std::string& path) {
               // Read first in a child: a damaged file may crash or hang HDF5.
+              // A child like any other, within --jobs.
+              if (!work.gates.children->enter_within(std::chrono::seconds(2)))
+                  throw HttpError(503, "the server is busy with as much work as it allows; try "
+                                       "again in a few seconds");
+              const http::Admission admitted(*work.gates.children);
               const ChildOutcome r = run_child(options.program, {"info", path, "--events", "json"},
                                                {std::chrono::seconds(10), options.job_memory}, {});
               if (r.end == ChildOutcome::End::answered) return;
@@ -85,6 +90,7 @@ ServerState::ServerState(ServerOptions o)
                   r.end == ChildOutcome::End::killed_for_time ? "took over 10 s" : "crashed HDF5"));
           }),
       work(options, folders, catalog),
+      learners(options.learning_bytes),
       rng_(std::random_device{}()) {
     options.program = program_of(options);
 }
@@ -103,18 +109,43 @@ uint64_t ServerState::random() {
 std::pair<io::ProbedMove, play::MatchboxLearner::Draw> ServerState::Learners::choose(
     const std::string& name, const io::ProbeResult& probe, std::mt19937_64& rng) {
     std::lock_guard lock(mutex_);
-    auto& learner = learners_.try_emplace(name, "").first->second;
-    const io::ProbedMove& m = learner.choose(probe, rng);
-    return {m, learner.take_draws().at(0)};
+    play::MatchboxLearner& l = learner(name);
+    const io::ProbedMove& m = l.choose(probe, rng);
+    auto answer = std::make_pair(m, l.take_draws().at(0));
+    within_cap();
+    return answer;
 }
 
 size_t ServerState::Learners::learn(const std::string& name,
                                     const std::vector<play::MatchboxLearner::Draw>& draws,
                                     bool won) {
     std::lock_guard lock(mutex_);
-    auto& learner = learners_.try_emplace(name, "").first->second;
-    learner.learn(draws, won);
-    return learner.positions_known();
+    play::MatchboxLearner& l = learner(name);
+    l.learn(draws, won);
+    within_cap();
+    return l.positions_known();
+}
+
+uint64_t ServerState::Learners::bytes() {
+    std::lock_guard lock(mutex_);
+    uint64_t total = 0;
+    for (const auto& [name, l] : learners_) total += l.bytes();
+    return total;
+}
+
+play::MatchboxLearner& ServerState::Learners::learner(const std::string& name) {
+    return learners_.try_emplace(name, "").first->second;
+}
+
+void ServerState::Learners::within_cap() {
+    uint64_t total = 0;
+    for (const auto& [name, l] : learners_) total += l.bytes();
+    if (total <= cap_) return;
+    // Each forgets in proportion to what it holds, down to 3/4 of the cap
+    // together: a forgetting now and then, not one at every draw.
+    const double keep = 0.75 * static_cast<double>(cap_) / static_cast<double>(total);
+    for (auto& [name, l] : learners_)
+        l.forget_oldest(static_cast<uint64_t>(keep * static_cast<double>(l.bytes())));
 }
 
 std::string Folders::scrub(std::string message) const {

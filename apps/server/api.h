@@ -77,9 +77,12 @@ struct ServerState {
     uint64_t random();
 
     // The learning level's matchboxes, a learner per table, in memory while
-    // the server runs; each call takes the one lock.
+    // the server runs, within ServerOptions::learning_bytes: past it, each
+    // learner forgets its least recently used positions until they all take
+    // three quarters of it. Each call takes the one lock.
     class Learners {
       public:
+        explicit Learners(uint64_t cap_bytes) : cap_(cap_bytes) {}
         // The learner's move of `probe` in table `name` and the counter it drew.
         std::pair<io::ProbedMove, play::MatchboxLearner::Draw> choose(const std::string& name,
                                                                       const io::ProbeResult& probe,
@@ -88,7 +91,13 @@ struct ServerState {
         size_t learn(const std::string& name, const std::vector<play::MatchboxLearner::Draw>& draws,
                      bool won);
 
+        uint64_t bytes();  // what they take now
+
       private:
+        play::MatchboxLearner& learner(const std::string& name);
+        void within_cap();
+
+        const uint64_t cap_;
         std::mutex mutex_;
         std::map<std::string, play::MatchboxLearner> learners_;
     } learners;

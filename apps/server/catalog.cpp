@@ -1,5 +1,7 @@
 #include "apps/server/catalog.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "apps/server/http.h"
@@ -43,6 +45,38 @@ std::string Catalog::locate(const std::string& name) const {
     return "";
 }
 
+std::optional<Catalog::Version> Catalog::version_of(const std::string& path) {
+    struct stat st {};
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) return std::nullopt;
+    const auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
+    return Version{static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
+                   ns(st.st_mtim), ns(st.st_ctim)};
+}
+
+bool Catalog::changed(const Table& t) {
+    const auto now = version_of(locate(t.name));
+    return !now || !(*now == t.version);
+}
+
+void Catalog::throw_changing(const std::string& name) {
+    throw http::Error(503, "the table '" + name +
+                               "' is being replaced or written; ask again in a few seconds");
+}
+
+void Catalog::close(const std::string& name) {
+    std::shared_ptr<Open> open;
+    {
+        std::lock_guard lock(mutex_);
+        const auto it = open_.find(name);
+        if (it == open_.end()) return;
+        open = it->second;
+        open_.erase(it);
+        recent_.remove(name);
+    }
+    std::lock_guard lock(open->mutex);
+    open->prober.reset();
+}
+
 std::shared_ptr<const Catalog::Table> Catalog::table(const std::string& name) {
     if (!is_table_name(name)) {
         throw http::Error(400, "'" + name +
@@ -50,24 +84,35 @@ std::shared_ptr<const Catalog::Table> Catalog::table(const std::string& name) {
                                    "tables folder, like nim-normal-k3-h15.h5");
     }
     const std::string path = locate(name);
-    std::error_code ec;
-    const auto written = path.empty() ? fs::file_time_type{} : fs::last_write_time(path, ec);
-    const uintmax_t bytes = path.empty() || ec ? 0 : fs::file_size(path, ec);
-    if (path.empty() || ec) {
+    const std::optional<Version> version = version_of(path);
+    if (!version) {
         std::lock_guard lock(mutex_);
         known_.erase(name);
         throw http::Error(404, "no table '" + name + "'");
     }
+    // A file that cannot be read, written a moment ago: most likely being
+    // written still (a copy under way), so not yet called damaged.
+    const auto refuse = [&](const std::string& error) {
+        const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+        if (now_ns - version->written_ns <
+            std::chrono::duration_cast<std::chrono::nanoseconds>(CHANGING).count())
+            throw_changing(name);
+        throw TableError(error);
+    };
     {
         std::lock_guard lock(mutex_);
         const auto it = known_.find(name);
-        if (it != known_.end() && it->second.written == written && it->second.bytes == bytes) {
-            if (!it->second.table) throw TableError(it->second.error);
+        if (it != known_.end() && it->second.version == *version) {
+            if (!it->second.table) refuse(it->second.error);
             return it->second.table;
         }
     }
-    // A new file, or one that changed: read it, with no lock held.
-    Known k{written, bytes, nullptr, ""};
+    // A new file, or one that changed: read it, with no lock held but the
+    // old version's handle, closed first.
+    close(name);
+    Known k{*version, nullptr, ""};
     try {
         if (vet_) vet_(path);
         const io::TableReader reader(path);
@@ -78,16 +123,23 @@ std::shared_ptr<const Catalog::Table> Catalog::table(const std::string& name) {
         t->convention = reader.info().convention;
         t->universe = std::make_shared<const engine::Universe>(reader.universe());
         t->positions = reader.info().positions;
-        t->file_bytes = bytes;
+        t->file_bytes = version->bytes;
+        t->version = *version;
         t->info = service::info_json(reader);
         t->info["path"] = name;  // the folder stays the server's business
         k.table = std::move(t);
+    } catch (const http::Error&) {
+        throw;  // not the file's fault (the server busy): not remembered
     } catch (const std::exception& e) {
         k.error = e.what();
     }
-    std::lock_guard lock(mutex_);
-    known_[name] = k;
-    if (!k.table) throw TableError(k.error);
+    // The file read may be newer than the version looked at: it is then
+    // read again at the next request.
+    {
+        std::lock_guard lock(mutex_);
+        known_[name] = k;
+    }
+    if (!k.table) refuse(k.error);
     return k.table;
 }
 

@@ -1,12 +1,21 @@
 #pragma once
 // The tables a server answers from: the regular files of its folders whose
 // names are table names (is_table_name), each read once per version of the
-// file (its size and time) — first in a child process (vet), since a
-// damaged file of HDF5's older format can crash or hang HDF5, then opened
-// here for what it holds. A few are kept open for queries, the least
-// recently used closed beyond that; each open table has a lock of its own,
-// so that a query of one table never waits on another. Thread-safe.
+// file (its inode, size and times, looked at on every request) — first in a
+// child process (vet), since a damaged file of HDF5's older format can crash
+// or hang HDF5, then opened here for what it holds. A few are kept open for
+// queries, the least recently used closed beyond that; each open table has a
+// lock of its own, so that a query of one table never waits on another.
+//
+// A file replaced while served (by rename, or overwritten in place) is read
+// anew at the next request. Its open handle is closed first: HDF5 shares
+// one open file, and its cached metadata, among every handle of the same
+// inode, so a handle left open would lend the new file the old one's
+// metadata. While a file is changing (it cannot be read, and was written in
+// the last CHANGING seconds) its requests are answered 503, not as damage.
+// Thread-safe.
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <list>
@@ -14,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +45,13 @@ class Catalog {
 
     Catalog(Options options, Vet vet);
 
+    // What tells one version of a file from the next.
+    struct Version {
+        uint64_t inode = 0, bytes = 0;
+        int64_t written_ns = 0, changed_ns = 0;  // mtime and ctime
+        bool operator==(const Version&) const = default;
+    };
+
     // What a table holds, read once per version of its file.
     struct Table {
         std::string name, path;
@@ -44,6 +61,7 @@ class Catalog {
         uint64_t positions = 0;
         uint64_t file_bytes = 0;
         nlohmann::json info;  // info --json, its path the name alone
+        Version version;      // of the file read
     };
 
     // Every table of the folders, by name; files that are not tables nimtb
@@ -53,33 +71,50 @@ class Catalog {
     // name, 404 when no folder holds such a file, TableError when the file
     // is not a table nimtb can read.
     std::shared_ptr<const Table> table(const std::string& name);
-    // f(io::Prober&) with the table open, holding that table's lock only.
+    // f(io::Prober&) with the table open, holding that table's lock only
+    // (f must not call back into the catalog). A read that fails because
+    // the file changed under it is HttpError 503.
     template <class F>
     auto with_prober(const std::string& name, F&& f) {
         const auto t = table(name);
         const std::shared_ptr<Open> open = opened(*t);
         std::lock_guard lock(open->mutex);
         if (!open->prober || open->version != t) {
+            open->prober.reset();  // closed before the file is opened again
             open->prober = std::make_unique<io::Prober>(t->path);
             open->prober->table().set_cache_bytes(options_.cache_bytes);
             open->prober->table().keep_decoded_chunks(true);  // many queries of one table
             open->version = t;
         }
-        return f(*open->prober);
+        try {
+            return f(*open->prober);
+        } catch (const std::exception&) {
+            open->prober.reset();  // the next request opens it afresh
+            if (changed(*t)) throw_changing(name);
+            throw;
+        }
     }
     // The smallest table of a rule and convention whose universe `fits`, or nullptr.
     std::shared_ptr<const Table> smallest(const std::string& rules, engine::Convention c,
                                           const std::function<bool(const engine::Universe&)>& fits);
 
+    // A file written this recently that cannot be read is taken as being written.
+    static constexpr std::chrono::seconds CHANGING{2};
+
   private:
+    static std::optional<Version> version_of(const std::string& path);
+    bool changed(const Table& t);
+    [[noreturn]] static void throw_changing(const std::string& name);
+    // Closes the open handle of `name`, waiting for the query that holds it.
+    void close(const std::string& name);
+
     struct Open {
         std::mutex mutex;
         std::unique_ptr<io::Prober> prober;
         std::shared_ptr<const Table> version;  // the description the prober was opened for
     };
     struct Known {
-        std::filesystem::file_time_type written;
-        uintmax_t bytes = 0;
+        Version version;
         std::shared_ptr<const Table> table;  // null: not a table, for `error`
         std::string error;
     };

@@ -56,7 +56,9 @@ json find_game(ServerState& state, const http::Request& req, const std::string& 
     return json{{"table", name}, {"start", heaps_json(start)}, {"info", t->info}};
 }
 
-json northcott(ServerState& state, const http::Request& req) {
+// Northcott's game: a move checked, and the computer's reply from the Nim
+// table of the gaps — found in the folder, or with `solve` (a POST) solved now.
+json northcott(ServerState& state, const http::Request& req, bool solve) {
     using play::NorthcottBoard, play::Piece;
     NorthcottBoard board = NorthcottBoard::parse(param(req, "board"));
     auto piece_param = [&](const char* name) {
@@ -92,11 +94,19 @@ json northcott(ServerState& state, const http::Request& req) {
             play::parse_level(req.has_param("level") ? param(req, "level") : "perfect");
         if (level == play::Level::learning)
             throw HttpError(400, "the learning level plays heap games only");
-        // The Nim table of the gaps, solved now when the folder has none (a few
-        // thousand positions at most: Northcott's boards are small).
-        const std::string table =
-            find_or_solve(state, req, engine::Rule::parse("nim"), engine::Convention::normal,
-                          engine::Heaps(board.rows().size(), board.width() - 2));
+        // The Nim table of the gaps (a few thousand positions at most:
+        // Northcott's boards are small).
+        const engine::Rule nim = engine::Rule::parse("nim");
+        const engine::Heaps gaps(board.rows().size(), board.width() - 2);
+        std::string table;
+        if (solve) {
+            table = find_or_solve(state, req, nim, engine::Convention::normal, gaps);
+        } else if (const auto t = find(state, nim, engine::Convention::normal, gaps)) {
+            table = t->name;
+        } else {
+            throw HttpError(404, "no Nim table in the folder holds this board; POST "
+                                 "/api/northcott solves it");
+        }
         const auto player = play::make_table_player(level, engine::Convention::normal);
         std::mt19937_64 rng(state.random());
         const auto m = state.catalog.with_prober(table, [&](io::Prober& p) {
@@ -180,7 +190,8 @@ void add_game_routes(http::Server& http, ServerState& state) {
                    });
                    const size_t known = state.learners.learn(name, draws, won);
                    return json{{"learned", draws.size()}, {"positions_known", known}};
-               }));
+               }),
+               state.work.gates.costly);  // a probe per draw: thousands in a body
     // The table of a game and its start, when the folder holds it.
     http.route("GET", "/api/find", guarded([&state](const http::Request& req) {
                    const std::string rules = param(req, "rules");
@@ -203,8 +214,19 @@ void add_game_routes(http::Server& http, ServerState& state) {
                                     by_layout ? body.at("layout").get<std::string>() : "", true);
                }),
                state.work.gates.find);
-    http.route("GET", "/api/northcott",
-               guarded([&state](const http::Request& req) { return northcott(state, req); }),
+    http.route("GET", "/api/northcott", guarded([&state](const http::Request& req) {
+                   return northcott(state, req, false);
+               }));
+    // The same, its parameters in a JSON object, solving the Nim table when the folder has none.
+    http.route("POST", "/api/northcott", guarded([&state](const http::Request& req) {
+                   http::Request asked = req;
+                   asked.params.clear();
+                   for (const auto& [key, value] : json_body(req).items()) {
+                       asked.params[key] = value.is_string() ? value.get<std::string>()
+                                                              : value.dump();
+                   }
+                   return northcott(state, asked, true);
+               }),
                state.work.gates.find);
 }
 

@@ -2,13 +2,17 @@
 
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <future>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/base/errors.h"
 
@@ -36,6 +40,15 @@ bool Gate::try_enter() {
     if (outer_ && !outer_->try_enter()) {
         --used_;
         return false;
+    }
+    return true;
+}
+
+bool Gate::enter_within(std::chrono::milliseconds wait) {
+    const auto end = std::chrono::steady_clock::now() + wait;
+    while (!try_enter()) {
+        if (std::chrono::steady_clock::now() >= end) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return true;
 }
@@ -104,7 +117,90 @@ std::optional<std::string> decode(std::string_view s, bool plus_is_space) {
     return out;
 }
 
+// UTF-8 without control characters: what a path or a parameter may hold.
+bool is_plain_text(std::string_view s) {
+    const auto control = [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u < 0x20 || u == 0x7F;
+    };
+    return is_utf8(s) && std::none_of(s.begin(), s.end(), control);
+}
+
+std::string_view trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+bool same_word(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+// What is worth compressing: JSON and text (CSV, the page), not the
+// pictures' binary planes.
+bool compressible(const std::string& content_type) {
+    return content_type.starts_with("application/json") || content_type.starts_with("text/") ||
+           content_type.starts_with("application/javascript");
+}
+
+constexpr size_t SMALLEST_GZIPPED = 1024;  // below this, gzip's header costs what it saves
+
+// A gzip stream (zlib, RFC 1952), piece by piece: each piece flushed, so
+// that a streamed answer reaches its client as it is made.
+class Gzip {
+  public:
+    Gzip() {
+        if (deflateInit2(&z_, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            throw std::bad_alloc();
+    }
+    ~Gzip() { deflateEnd(&z_); }
+    Gzip(const Gzip&) = delete;
+    Gzip& operator=(const Gzip&) = delete;
+
+    // `piece` compressed; with `last`, the stream's end.
+    std::string add(std::string_view piece, bool last) {
+        std::string out;
+        z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(piece.data()));
+        z_.avail_in = static_cast<uInt>(piece.size());
+        const int flush = last ? Z_FINISH : Z_SYNC_FLUSH;
+        int r;
+        do {
+            const size_t had = out.size();
+            out.resize(had + std::max<size_t>(4096, deflateBound(&z_, z_.avail_in)));
+            z_.next_out = reinterpret_cast<Bytef*>(out.data() + had);
+            z_.avail_out = static_cast<uInt>(out.size() - had);
+            r = deflate(&z_, flush);
+            out.resize(out.size() - z_.avail_out);
+        } while (r == Z_OK && (z_.avail_in > 0 || z_.avail_out == 0));
+        return out;
+    }
+
+  private:
+    z_stream z_{};
+};
+
 }  // namespace
+
+bool accepts_gzip(std::string_view value) {
+    while (!value.empty()) {
+        const size_t comma = value.find(',');
+        std::string_view item = value.substr(0, comma);
+        value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+        const size_t semi = item.find(';');
+        const std::string_view coding = trimmed(item.substr(0, semi));
+        if (!same_word(coding, "gzip") && coding != "*") continue;
+        if (semi == std::string_view::npos) return true;
+        // "gzip;q=0" refuses it; any other weight accepts it.
+        std::string_view q = trimmed(item.substr(semi + 1));
+        if (!q.starts_with("q=") && !q.starts_with("Q=")) return true;
+        q.remove_prefix(2);
+        return std::any_of(q.begin(), q.end(), [](char c) { return c >= '1' && c <= '9'; });
+    }
+    return false;
+}
 
 std::optional<std::map<std::string, std::string>> parse_query(std::string_view query) {
     std::map<std::string, std::string> params;
@@ -117,7 +213,8 @@ std::optional<std::map<std::string, std::string>> parse_query(std::string_view q
         const auto name = decode(pair.substr(0, eq), true);
         const auto value =
             decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
-        if (!name || !value || !is_utf8(*name) || !is_utf8(*value)) return std::nullopt;
+        if (!name || !value || !is_plain_text(*name) || !is_plain_text(*value))
+            return std::nullopt;
         params.emplace(*name, *value);  // the first of a repeated name counts
     }
     return params;
@@ -128,8 +225,18 @@ namespace {
 struct Route {
     std::string method, path;
     Handler handler;
-    std::shared_ptr<Gate> gate;
+    Server::GateFor gate_for;  // empty: a read
 };
+
+// The threads of gated work run below the reads (a thread's nice value on
+// Linux is its own): a costly read or a child's wait never takes a core
+// from a query. Once per thread; children started from it inherit it.
+void below_reads() {
+    thread_local bool lowered = false;
+    if (lowered) return;
+    lowered = true;
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+}
 
 }  // namespace
 
@@ -148,6 +255,18 @@ struct Server::Impl {
     std::function<void(std::exception_ptr, Response&)> on_exception;
     std::atomic<bool> stopping{false};
     std::atomic<size_t> connections{0}, queued_reads{0};
+    std::atomic<uint64_t> answer_bytes{0};  // bodies made and not yet sent
+    std::mutex addresses_mutex;
+    std::map<net::ip::address, size_t> addresses;  // connections open, by client address
+
+    // Room for `n` bytes of answer: always for the first, else within the limit.
+    bool reserve(uint64_t n) {
+        uint64_t used = answer_bytes.load();
+        do {
+            if (used > 0 && used + n > limits.answer_bytes) return false;
+        } while (!answer_bytes.compare_exchange_weak(used, used + n));
+        return true;
+    }
 
     // Destroyed in reverse: the pools (joined) before the network that
     // their tasks post to.
@@ -177,9 +296,14 @@ namespace {
 
 class Session : public std::enable_shared_from_this<Session> {
   public:
-    Session(tcp::socket socket, Server::Impl& server)
-        : server_(server), stream_(std::move(socket)) {}
-    ~Session() { --server_.connections; }
+    Session(tcp::socket socket, net::ip::address peer, Server::Impl& server)
+        : server_(server), stream_(std::move(socket)), peer_(std::move(peer)) {}
+    ~Session() {
+        release();
+        --server_.connections;
+        std::lock_guard lock(server_.addresses_mutex);
+        if (--server_.addresses[peer_] == 0) server_.addresses.erase(peer_);
+    }
 
     void read_next() {
         parser_.emplace();
@@ -210,6 +334,18 @@ class Session : public std::enable_shared_from_this<Session> {
         handle(parser_->release());
     }
 
+    // A request that two readers could frame differently (RFC 9112 6.1,
+    // 3.2): smuggling's way in, refused rather than guessed.
+    static bool ambiguous(const bhttp::request<bhttp::string_body>& msg) {
+        const size_t hosts = msg.count(bhttp::field::host);
+        if (hosts > 1 || (msg.version() >= 11 && hosts == 0)) return true;
+        const size_t codings = msg.count(bhttp::field::transfer_encoding);
+        if (codings == 0) return false;
+        const auto te = msg.find(bhttp::field::transfer_encoding);
+        return codings > 1 ||
+               !same_word(trimmed(std::string_view(te->value().data(), te->value().size())), "chunked");
+    }
+
     // An error of the request itself: answered, then the connection closed
     // (the rest of what it sends is not read).
     void refuse(int status, const std::string& why) {
@@ -218,6 +354,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
 
     void handle(bhttp::request<bhttp::string_body> msg) {
+        if (ambiguous(msg)) return refuse(400, "framing");
         keep_alive_ = msg.keep_alive();
         Request req;
         req.method = std::string(msg.method_string());
@@ -228,7 +365,7 @@ class Session : public std::enable_shared_from_this<Session> {
         const auto path = decode(target.substr(0, q), false);
         const auto params =
             parse_query(q == std::string_view::npos ? std::string_view() : target.substr(q + 1));
-        if (!path || !params || !is_utf8(*path)) {
+        if (!path || !params || !is_plain_text(*path)) {
             return send(server_.error(400, "encoding"));
         }
         req.path = *path;
@@ -239,6 +376,7 @@ class Session : public std::enable_shared_from_this<Session> {
             req.headers.emplace(std::move(name), std::string(f.value()));
         }
         req.body = std::move(msg.body());
+        gzip_ = accepts_gzip(req.header("accept-encoding"));
         if (server_.check) {
             if (auto refused = server_.check(req)) return send(std::move(*refused));
         }
@@ -250,20 +388,19 @@ class Session : public std::enable_shared_from_this<Session> {
             if (r.method == req.method) route = &r;
         }
         if (!route) return send(server_.error(path_known ? 405 : 404, "route"));
-        if (route->gate && !route->gate->try_enter()) {
+        std::shared_ptr<Gate> gate = route->gate_for ? route->gate_for(req) : nullptr;
+        if (gate && !gate->try_enter()) return send(server_.error(503, "busy"));
+        if (!gate && server_.queued_reads.load() >= server_.limits.read_queue) {
             return send(server_.error(503, "busy"));
         }
-        if (!route->gate && server_.queued_reads.load() >= server_.limits.read_queue) {
-            return send(server_.error(503, "busy"));
-        }
+        held_ = gate;  // left when the answer is sent (release)
         gone_ = req.gone;
         stream_.expires_never();
         watch();
-        if (!route->gate) ++server_.queued_reads;
-        auto run = [self = shared_from_this(), route, req = std::move(req)]() mutable {
-            self->run(*route, req);
-        };
-        if (route->gate) {
+        if (!gate) ++server_.queued_reads;
+        auto run = [self = shared_from_this(), route, gated = gate != nullptr,
+                    req = std::move(req)]() mutable { self->run(*route, gated, req); };
+        if (gate) {
             net::post(server_.work, std::move(run));
         } else {
             net::post(server_.reads, std::move(run));
@@ -271,18 +408,30 @@ class Session : public std::enable_shared_from_this<Session> {
     }
 
     // On a worker thread.
-    void run(const Route& route, const Request& req) {
-        if (!route.gate) --server_.queued_reads;
+    void run(const Route& route, bool gated, const Request& req) {
+        if (gated) {
+            below_reads();
+        } else {
+            --server_.queued_reads;
+        }
         Response res;
         try {
             route.handler(req, res);
         } catch (...) {
             server_.translate(std::current_exception(), res);
         }
-        if (route.gate && !res.stream) route.gate->leave();
         if (res.stream) {
-            stream_out(route, std::move(res));
+            stream_out(std::move(res));
             return;
+        }
+        if (gzip_ && res.body.size() >= SMALLEST_GZIPPED && compressible(res.content_type)) {
+            res.body = Gzip().add(res.body, true);
+            res.set_header("Content-Encoding", "gzip");
+        }
+        if (!server_.reserve(res.body.size())) {
+            res = server_.error(503, "memory");  // its body freed at once
+        } else {
+            reserved_ = res.body.size();
         }
         net::post(stream_.get_executor(),
                   [self = shared_from_this(), res = std::move(res)]() mutable {
@@ -290,24 +439,35 @@ class Session : public std::enable_shared_from_this<Session> {
                   });
     }
 
-    void stream_out(const Route& route, Response res);
+    void stream_out(Response res);
 
-    // Turns gone_ true when the client hangs up while its answer is made.
+    // The gate's place and the answer's memory, given back once it is sent.
+    void release() {
+        if (held_) {
+            held_->leave();
+            held_.reset();
+        }
+        server_.answer_bytes -= std::exchange(reserved_, 0);
+    }
+
+    // Turns gone_ true when the client hangs up while its answer is made,
+    // however it closes: what it sends first (the next request of a
+    // pipelining client, or a byte before it hangs up) is read into the
+    // buffer the next request is parsed from.
     void watch() {
-        stream_.socket().async_wait(
-            tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
-                if (ec) return;  // cancelled: the answer is on its way
-                char c;
-                const ssize_t n =
-                    ::recv(self->stream_.socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-                // n > 0: the next request of a pipelining client; it waits.
-                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-                    self->gone_->store(true);
-                }
+        watching_ = true;
+        if (buffer_.size() >= server_.limits.header_bytes) return;  // enough kept: the rest waits
+        stream_.socket().async_read_some(
+            buffer_.prepare(4096), [self = shared_from_this()](beast::error_code ec, size_t n) {
+                self->buffer_.commit(n);
+                if (ec == net::error::operation_aborted) return;  // the answer is on its way
+                if (ec) return self->gone_->store(true);          // closed or reset
+                if (self->watching_) self->watch();
             });
     }
 
     void unwatch() {
+        watching_ = false;
         beast::error_code ignored;
         stream_.socket().cancel(ignored);
     }
@@ -329,6 +489,7 @@ class Session : public std::enable_shared_from_this<Session> {
         stream_.expires_after(server_.limits.write_time);
         bhttp::async_write(stream_, *m,
                            [self = shared_from_this(), m](beast::error_code ec, size_t) {
+                               self->release();
                                if (ec || !m->keep_alive()) return self->close();
                                self->read_next();
                            });
@@ -344,7 +505,12 @@ class Session : public std::enable_shared_from_this<Session> {
     beast::tcp_stream stream_;
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+    const net::ip::address peer_;
     bool keep_alive_ = false;
+    bool gzip_ = false;      // the client accepts gzip
+    bool watching_ = false;  // on the network thread: a hang-up is watched for
+    std::shared_ptr<Gate> held_;
+    uint64_t reserved_ = 0;  // bytes of server_.answer_bytes this answer holds
     std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
 };
 
@@ -353,18 +519,36 @@ class Session : public std::enable_shared_from_this<Session> {
 class StreamSink : public Sink {
   public:
     StreamSink(std::shared_ptr<Session> s, Response head)
-        : s_(std::move(s)), head_(std::move(head)) {}
+        : s_(std::move(s)), head_(std::move(head)) {
+        if (s_->gzip_ && compressible(head_.content_type)) {
+            gzip_.emplace();
+            head_.set_header("Content-Encoding", "gzip");
+        }
+    }
 
     void write(std::string_view piece) override {
-        if (!piece.empty()) put(std::string(piece), false);
+        if (piece.empty()) return;
+        if (!gzip_) return put(std::string(piece), false);
+        std::string packed = gzip_->add(piece, false);
+        if (!packed.empty()) put(std::move(packed), false);
     }
-    void finish() { put("", true); }
+    void finish() {
+        if (gzip_) put(gzip_->add("", true), false);
+        put("", true);
+    }
     bool started() const { return started_; }
 
   private:
     void put(std::string data, bool last) {
         Server::Impl& server = s_->server_;
         if (server.stopping || s_->gone_->load()) throw Cancelled();
+        // A piece in flight counts among the answers' bytes (one per stream).
+        server.answer_bytes += data.size();
+        struct GiveBack {
+            std::atomic<uint64_t>& total;
+            const uint64_t n;
+            ~GiveBack() { total -= n; }
+        } give_back{server.answer_bytes, data.size()};
         auto done = std::make_shared<std::promise<beast::error_code>>();
         auto result = done->get_future();
         auto buf = std::make_shared<std::string>(std::move(data));
@@ -408,12 +592,13 @@ class StreamSink : public Sink {
 
     std::shared_ptr<Session> s_;
     Response head_;
+    std::optional<Gzip> gzip_;
     bool started_ = false;
 };
 
 }  // namespace
 
-void Session::stream_out(const Route& route, Response res) {
+void Session::stream_out(Response res) {
     auto make = std::move(res.stream);
     res.stream = nullptr;
     StreamSink sink(shared_from_this(), res);
@@ -426,7 +611,6 @@ void Session::stream_out(const Route& route, Response res) {
         if (!sink.started()) {
             Response error;
             server_.translate(std::current_exception(), error);
-            if (route.gate) route.gate->leave();
             net::post(stream_.get_executor(),
                       [self = shared_from_this(), error = std::move(error)]() mutable {
                           self->send(std::move(error));
@@ -434,7 +618,9 @@ void Session::stream_out(const Route& route, Response res) {
             return;
         }
     }
-    if (route.gate) route.gate->leave();
+    // Cut short (its work failed, or ran out of time): the connection is
+    // closed without the last chunk, which every client reads as a broken answer.
+    release();
     net::post(stream_.get_executor(), [self = shared_from_this(), whole] {
         self->unwatch();
         if (whole && self->keep_alive_ && !self->server_.stopping) return self->read_next();
@@ -451,13 +637,20 @@ void Server::Impl::accept() {
             accept_pause.async_wait([this](beast::error_code) { accept(); });
             return;
         }
-        if (connections.load() >= limits.connections) {
+        const net::ip::address peer = socket.remote_endpoint(ec).address();
+        bool room = !ec && connections.load() < limits.connections;
+        if (room) {
+            std::lock_guard lock(addresses_mutex);
+            room = addresses[peer] < limits.per_address;
+            if (room) ++addresses[peer];
+        }
+        if (!room) {
             beast::error_code ignored;
-            socket.close(ignored);  // full: refused at once, not queued
+            socket.close(ignored);  // full, or this address holds its share: refused at once
         } else {
             ++connections;
             socket.set_option(tcp::no_delay(true), ec);
-            std::make_shared<Session>(std::move(socket), *this)->read_next();
+            std::make_shared<Session>(std::move(socket), peer, *this)->read_next();
         }
         accept();
     });
@@ -473,7 +666,14 @@ Server::~Server() {
 
 void Server::route(const std::string& method, const std::string& path, Handler handler,
                    std::shared_ptr<Gate> gate) {
-    impl_->routes.push_back({method, path, std::move(handler), std::move(gate)});
+    GateFor gate_for;
+    if (gate) gate_for = [gate](const Request&) { return gate; };
+    route(method, path, std::move(handler), std::move(gate_for));
+}
+
+void Server::route(const std::string& method, const std::string& path, Handler handler,
+                   GateFor gate_for) {
+    impl_->routes.push_back({method, path, std::move(handler), std::move(gate_for)});
 }
 
 void Server::filter(std::function<std::optional<Response>(const Request&)> check) {

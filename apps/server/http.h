@@ -7,14 +7,26 @@
 //   headers and body, and the wait for it on a kept-alive connection, must
 //   arrive within Limits::request_time, or the connection is dropped; the
 //   body is limited whether or not it is chunked.
+// - One address holds at most Limits::per_address connections, so that
+//   one client cannot take the slots of everyone else.
+// - A request whose framing could be read two ways is refused (400): a
+//   transfer coding other than `chunked`, two Host headers, HTTP/1.1
+//   without Host; so is a control character in the path or a parameter.
 // - Handlers run on worker threads: reads (a query, an answer from a table)
 //   on a pool of their own, bounded work (a Gate) on another, so that reads
 //   never wait on work. A Gate admits a few requests of its kind at once;
-//   more are answered 503 with Retry-After at once, never queued.
+//   more are answered 503 with Retry-After at once, never queued. A gated
+//   request keeps its place until its answer is sent, and its handler
+//   runs below the reads' priority (nice 10).
 // - While a handler runs, the connection is watched: when the client hangs
-//   up, Request::cancelled() turns true, and at shutdown too.
+//   up, Request::cancelled() turns true, and at shutdown too; what it sends
+//   meanwhile (a pipelined request) is kept for after the answer.
 // - An answer is a body, or a stream (Response::stream) written in chunks as
-//   it is made, each chunk written before the next is made.
+//   it is made, each chunk written before the next is made. Bodies waiting
+//   for their client count against Limits::answer_bytes: past it, an answer
+//   is 503 instead. A stream that fails after its first piece ends without
+//   its last chunk, so that the client sees it cut short.
+// - JSON and text answers of a client that accepts gzip are sent gzipped.
 
 #include <atomic>
 #include <chrono>
@@ -43,6 +55,9 @@ struct Limits {
     int backlog = 4096;                 // connections the kernel holds before accept
     // Open at once (fewer when descriptors run short); more are closed at once.
     size_t connections = 2048;
+    size_t per_address = 256;  // open at once from one client address
+    // Bodies made and not yet taken by their clients, together.
+    uint64_t answer_bytes = uint64_t{256} << 20;
     unsigned read_threads = 4;  // handlers without a Gate
     size_t read_queue = 512;    // reads waiting beyond this answer 503
 };
@@ -103,6 +118,9 @@ class Gate {
     explicit Gate(unsigned slots, std::shared_ptr<Gate> outer = nullptr)
         : slots_(slots), outer_(std::move(outer)) {}
     bool try_enter();
+    // try_enter() until it admits, for at most `wait` (short work that a
+    // read needs, such as a look at a new file, waits rather than fails).
+    bool enter_within(std::chrono::milliseconds wait);
     void leave();
     unsigned slots() const { return slots_; }
 
@@ -110,6 +128,18 @@ class Gate {
     std::atomic<unsigned> used_{0};
     const unsigned slots_;
     std::shared_ptr<Gate> outer_;
+};
+
+// A place taken in a gate (try_enter() said yes), left when this goes.
+class Admission {
+  public:
+    explicit Admission(Gate& gate) : gate_(gate) {}
+    ~Admission() { gate_.leave(); }
+    Admission(const Admission&) = delete;
+    Admission& operator=(const Admission&) = delete;
+
+  private:
+    Gate& gate_;
 };
 
 class Server {
@@ -123,6 +153,11 @@ class Server {
     // admitted by it (503 when full) and runs on the work pool.
     void route(const std::string& method, const std::string& path, Handler handler,
                std::shared_ptr<Gate> gate = nullptr);
+    // The same, with the gate chosen by the request (a costly variant of a
+    // read), or none (nullptr: a read).
+    using GateFor = std::function<std::shared_ptr<Gate>(const Request&)>;
+    void route(const std::string& method, const std::string& path, Handler handler,
+               GateFor gate_for);
     // Runs before any route on every request; an answer it returns is sent
     // instead (a Host or token refused).
     void filter(std::function<std::optional<Response>(const Request&)> check);
@@ -150,8 +185,11 @@ class Server {
 };
 
 // The query string `a=1&b=x%20y` decoded into names and values; nullopt when
-// a name or value is not valid UTF-8 once decoded (or a '%' is malformed).
+// a name or value is not valid UTF-8 once decoded, holds a control
+// character (a NUL, say), or a '%' is malformed.
 std::optional<std::map<std::string, std::string>> parse_query(std::string_view query);
 bool is_utf8(std::string_view text);
+// True when an Accept-Encoding value accepts gzip.
+bool accepts_gzip(std::string_view accept_encoding);
 
 }  // namespace nimtb::apps::http

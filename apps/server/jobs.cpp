@@ -78,9 +78,18 @@ std::string Jobs::start(const std::string& key, uint64_t total, Work work) {
     std::lock_guard lock(mutex_);
     sweep();
     const std::string ticket = new_id();
+    const auto too_many = [] {
+        return http::Error(503, "the server holds as many tickets for this work as it allows; try "
+                                "again in a few seconds");
+    };
+    if (tickets_.size() >= MAX_TICKETS) throw too_many();
     if (const auto it = running_.find(key); it != running_.end()) {
         std::lock_guard job_lock(it->second->mutex);
         if (it->second->state == "running") {
+            const auto held = std::count_if(tickets_.begin(), tickets_.end(), [&](const auto& t) {
+                return t.second.job == it->second;
+            });
+            if (static_cast<size_t>(held) >= MAX_TICKETS_PER_JOB) throw too_many();
             tickets_[ticket] = {it->second, Clock::now(), false};
             return ticket;
         }

@@ -42,8 +42,13 @@ class Jobs {
 
     // Jobs that may run at once; a new one past them is refused.
     static constexpr size_t MAX_RUNNING = 16;
+    // Tickets kept (a finished job's for KEPT_DONE), and the tickets of one
+    // job: a client that asks again and again gets 503, not a pile of them.
+    static constexpr size_t MAX_TICKETS = 4096;
+    static constexpr size_t MAX_TICKETS_PER_JOB = 256;
     // A ticket for the job of `key` still running, or for a new job running
-    // `work` of `total` steps; HttpError 503 when MAX_RUNNING run.
+    // `work` of `total` steps; HttpError 503 when MAX_RUNNING run, or the
+    // tickets are at their limits.
     std::string start(const std::string& key, uint64_t total, Work work);
     // {"state": "running" | "done" | "failed" | "cancelled", "done", "total",
     //  and "answer" or "error"}; HttpError 404 for an unknown ticket.

@@ -75,13 +75,19 @@ void add_table_routes(http::Server& http, ServerState& state) {
     http.route("GET", "/api/info", guarded([&state](const http::Request& req) {
                    return state.catalog.table(param(req, "table"))->info;
                }));
-    http.route("GET", "/api/query", guarded([&state](const http::Request& req) {
+    const auto wants_line = [](const http::Request& req) {
+        return req.has_param("line") && req.params.at("line") != "0";
+    };
+    http.route("GET", "/api/query", guarded([&state, wants_line](const http::Request& req) {
                    const engine::Heaps heaps = position_param(req);
-                   const bool line = req.has_param("line") && param(req, "line") != "0";
                    return state.catalog.with_prober(param(req, "table"), [&](io::Prober& p) {
-                       return query_json(p, heaps, line);
+                       return query_json(p, heaps, wants_line(req));
                    });
-               }));
+               }),
+               // A line is a probe per move of the game: thousands for long games.
+               [&state, wants_line](const http::Request& req) {
+                   return wants_line(req) ? state.work.gates.costly : nullptr;
+               });
     http.route("GET", "/api/count", guarded([&state](const http::Request& req) {
                    return state.work.census(req, param(req, "table"));
                }),

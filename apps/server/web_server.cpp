@@ -18,9 +18,13 @@ constexpr uint64_t MAX_BODY_BYTES = 64 * 1024;
 std::string reason(int status, const std::string& why) {
     switch (status) {
         case 400:
-            return why == "encoding" ? "400 the path or a parameter is not valid UTF-8, or has a "
-                                       "malformed % escape"
-                                     : "400 bad request";
+            if (why == "encoding")
+                return "400 the path or a parameter is not valid UTF-8, holds a control character, "
+                       "or has a malformed % escape";
+            if (why == "framing")
+                return "400 the request can be read two ways (a transfer coding other than "
+                       "chunked, two Host headers, or HTTP/1.1 without Host)";
+            return "400 bad request";
         case 404:
             return "404 no such page or API";
         case 405:
@@ -32,6 +36,9 @@ std::string reason(int status, const std::string& why) {
         case 431:
             return "431 the request's headers are too long";
         case 503:
+            if (why == "memory")
+                return "503 the server holds as many answers for their clients as it allows; try "
+                       "again in a few seconds";
             return "503 the server is busy with as much of this work as it allows; try again in a "
                    "few seconds";
         default:
@@ -132,9 +139,12 @@ std::optional<http::Response> WebServer::Impl::refuse(const http::Request& req) 
         }
     }
     if (req.method != "GET") {
-        const std::string origin = req.header("origin");
-        if (req.header("sec-fetch-site") == "cross-site" ||
-            (!origin.empty() && lower(host_part(origin)) != lower(host_part(req.header("host"))))) {
+        // The page's own origin is exactly http://HOST as the request names
+        // it: another scheme or port is another site (RFC 6454).
+        const std::string origin = lower(req.header("origin"));
+        const std::string site = req.header("sec-fetch-site");
+        if ((!site.empty() && site != "same-origin" && site != "none") ||
+            (!origin.empty() && origin != "http://" + lower(req.header("host")))) {
             return no(403, "a change must come from this server's own page");
         }
     }

@@ -40,6 +40,8 @@ struct ServerOptions {
     std::chrono::seconds job_time{60};        // the longest work of a request
     uint64_t job_memory = uint64_t{2} << 30;  // address space of a child's work
     unsigned max_children = 4;                // children at once
+    // The learning level's memory of every table's games (api.h, Learners).
+    uint64_t learning_bytes = uint64_t{64} << 20;
     http::Limits limits;
 };
 

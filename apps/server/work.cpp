@@ -3,10 +3,12 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "apps/server/api.h"
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
+#include "io/codec/publish.h"
 #include "service/dump.h"
 #include "service/request/solve_request.h"
 #include "service/request/words.h"
@@ -35,7 +37,9 @@ Work::Work(const ServerOptions& options, const Folders& folders, Catalog& catalo
     gates.count = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
     gates.sequence = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
     gates.quotient = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
-    gates.plane = std::make_shared<http::Gate>(2);
+    const unsigned half_the_cores = std::max(1u, std::thread::hardware_concurrency() / 2);
+    gates.plane = std::make_shared<http::Gate>(half_the_cores);
+    gates.costly = std::make_shared<http::Gate>(half_the_cores);
     gates.find = std::make_shared<http::Gate>(16);
 }
 
@@ -129,23 +133,31 @@ std::string Work::solve(const engine::Rule& rule, engine::Convention c, const en
         one = m;
     }
     std::lock_guard solving(*one);
-    try {
-        const auto t = catalog_.table(name);
-        if (t->rules == rule.canonical() && t->convention == c &&
-            t->universe->describe() == u.describe())
-            return name;
-    } catch (const std::exception&) {
-        // Not there yet (or not that game): solve it.
+    // The table under its name, or under the first free one of NAME-2.h5,
+    // NAME-3.h5, ...: a file of that name that is not this game (another
+    // game's table, a file of the operator's) is never replaced.
+    const std::string stem = fs::path(name).stem().string();
+    for (int n = 2;; ++n) {
+        try {
+            const auto t = catalog_.table(name);
+            if (t->rules == rule.canonical() && t->convention == c &&
+                t->universe->describe() == u.describe())
+                return name;
+        } catch (const HttpError& e) {
+            if (e.status == 404) break;  // a free name
+            throw;                       // the server busy
+        } catch (const std::exception&) {
+            // A file the server cannot read: someone else's.
+        }
+        if (n > 100) throw TableError("cannot solve here: every name for the table is taken");
+        name = fmt::format("{}-{}.h5", stem, n);
     }
     if (!gates.solve->try_enter()) {
         throw HttpError(503,
                         "the server is solving as many tables as it may at once; try again "
                         "in a few seconds");
     }
-    struct Leave {
-        http::Gate& gate;
-        ~Leave() { gate.leave(); }
-    } leave{*gates.solve};
+    const http::Admission admitted(*gates.solve);
     if (written_bytes_.load() >= options_.disk_budget) {
         throw HttpError(507, fmt::format("the server has written the tables its operator allows "
                                          "({}); make this one with: {}",
@@ -154,7 +166,11 @@ std::string Work::solve(const engine::Rule& rule, engine::Convention c, const en
     // The solve writes into a folder of its own, removed whatever happens;
     // the table is moved into place whole.
     std::string work = (fs::path(folders_.solve) / ".nimtb-solve-XXXXXX").string();
-    if (!::mkdtemp(work.data())) throw TableError("cannot solve here: the folder is not writable");
+    if (!::mkdtemp(work.data())) {
+        throw HttpError(507, "the server cannot write this table (its disk is full, or its folder "
+                             "is not writable); make it with: " +
+                                 command);
+    }
     struct Cleanup {
         std::string dir;
         ~Cleanup() {
@@ -182,8 +198,16 @@ std::string Work::solve(const engine::Rule& rule, engine::Convention c, const en
                                          "({} s); make its table with: {}",
                                          options_.job_time.count(), command));
     }
+    if (r.end == ChildOutcome::End::failed && r.error_kind == service::ErrorKind::file) {
+        throw HttpError(507, "the server cannot write this table (its disk is full, or its folder "
+                             "is not writable); make it with: " +
+                                 command);
+    }
     if (r.end != ChildOutcome::End::answered) {
-        throw HttpError(500, folders_.scrub(r.error.empty() ? "the solve failed" : r.error));
+        std::string error = r.error.empty() ? "the solve failed" : r.error;
+        for (size_t at; (at = error.find(work + "/")) != std::string::npos;)
+            error.erase(at, work.size() + 1);  // the solve's own folder is named by no answer
+        throw HttpError(500, folders_.scrub(error));
     }
     std::error_code ec;
     const uintmax_t bytes = fs::file_size(out, ec);
@@ -192,8 +216,9 @@ std::string Work::solve(const engine::Rule& rule, engine::Convention c, const en
                                          "allows ({}); make it with: {}",
                                          engine::format_bytes(options_.disk_budget), command));
     }
-    fs::rename(out, fs::path(folders_.solve) / name, ec);
-    if (ec) throw TableError("cannot place the solved table in the folder");
+    if (!io::move_without_replacing(out, (fs::path(folders_.solve) / name).string())) {
+        throw HttpError(409, "a file took the table's name while it was solved; ask again");
+    }
     written_bytes_ += bytes;
     return name;
 }

@@ -1,6 +1,7 @@
 #include "io/codec/publish.h"
 
 #include <fcntl.h>
+#include <stdio.h>  // renameat2 (glibc 2.28)
 #include <unistd.h>
 
 #include <atomic>
@@ -89,6 +90,16 @@ void write_file_whole(const std::string& path, std::string_view bytes) {
     }
     if (::close(fd) != 0) fail(path, "cannot write");
     draft.publish();
+}
+
+bool move_without_replacing(const std::string& from, const std::string& to) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0) {
+        if (errno == EEXIST) return false;
+        fail(to, "cannot put the finished file in place");
+    }
+    const fs::path parent = fs::path(to).parent_path();
+    sync(parent.empty() ? "." : parent.string(), true);
+    return true;
 }
 
 bool is_draft_name(std::string_view file_name) {

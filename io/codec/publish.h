@@ -45,6 +45,13 @@ class FileDraft {
 // the file (a full disk, a missing or read-only folder).
 void write_file_whole(const std::string& path, std::string_view bytes);
 
+// Moves the whole file `from` (published in another folder of the same
+// disk) to `to`, only when no file has that name (renameat2 with
+// RENAME_NOREPLACE: never over a file of someone else's), and flushes the
+// folder. False when a file holds the name; throws TableError naming `to`
+// for any other failure.
+bool move_without_replacing(const std::string& from, const std::string& to);
+
 // Whether `file_name` (no folder) is the name of a draft: a file left by a
 // writer that was killed, which whoever cleans a folder may remove.
 bool is_draft_name(std::string_view file_name);

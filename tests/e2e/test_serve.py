@@ -25,6 +25,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from load_serve import children, rss_mb  # noqa: E402
 
 
+def settled(path):
+    """Dates a file a minute back: one that has been in the folder a while, not one being
+    written (a file written in the last seconds that cannot be read is answered 503)."""
+    past = time.time() - 60
+    os.utime(path, (past, past))
+
+
 class Server:
     """`nimtb serve` on a free port of loopback, over the folder `tables`."""
 
@@ -103,6 +110,12 @@ class Api(ServeCase):
         self.assertTrue(code < 0 or "Sanitizer" in err, "the regression input no longer crashes HDF5")
         shutil.copy(damaged, os.path.join(self.tables, "damaged.h5"))
         status, body, _ = self.get("/api/info", table="damaged.h5")
+        # Written a moment ago, it may be a copy under way: "ask again" (503) ...
+        self.assertEqual(status, 503, body)
+        self.assertIn("being replaced or written", body["error"])
+        # ... and once it has been there a while, the damage.
+        settled(os.path.join(self.tables, "damaged.h5"))
+        status, body, _ = self.get("/api/info", table="damaged.h5")
         self.assertEqual(status, 500, body)
         self.assertIn("crashed HDF5", body["error"])
         status, body, _ = self.get("/api/tables")
@@ -124,6 +137,7 @@ class Api(ServeCase):
         with h5py.File(liar, "r+") as f:
             del f.attrs["rules"]
             f.attrs["rules"] = np.bytes_(b"x" * 100000)
+        settled(liar)
         status, body, _ = self.get("/api/info", table="liar.h5")
         self.assertEqual(status, 500, body)
         self.assertIn("unknown rule 'xxxxxxxxxxxxxxxxxxxx...' (100000 characters)", body["error"])
@@ -255,6 +269,7 @@ class Api(ServeCase):
         # A damaged file in the folder: an error for it, the rest still served.
         with open(os.path.join(self.tables, "broken.h5"), "wb") as f:
             f.write(b"\x89HDF\r\n" + os.urandom(2000))
+        settled(os.path.join(self.tables, "broken.h5"))
         s, body, _ = self.get("/api/query", table="broken.h5", position="1")
         self.assertEqual(s, 500, body)
         self.assertIn("error", body)
@@ -361,16 +376,24 @@ class Api(ServeCase):
             {"rules": "nim", "convention": "normal", "layout": "random"}))
         self.assertEqual(s, 200, f)
         self.assertTrue(2 <= len(f["start"]) <= 4, f)
-        # Northcott: X widens a gap, the computer closes it again; the XOR stays 0 after it.
-        s, n, _ = self.get("/api/northcott", board="1-5 11-8", piece="x", row="2", to="12", reply="o")
+        # Northcott: a GET answers from the folder's tables only; a POST may solve.
+        s, n, _ = self.get("/api/northcott", board="1-5 11-8 3-4 2-9 1-2", reply="o")
+        self.assertEqual(s, 404, n)
+        self.assertIn("POST /api/northcott solves it", n["error"])
+
+        def northcott(**params):
+            return self.server.request("/api/northcott", body=json.dumps(params))
+
+        # X widens a gap, the computer closes it again; the XOR stays 0 after it.
+        s, n, _ = northcott(board="1-5 11-8", piece="x", row=2, to=12, reply="o")
         self.assertEqual(s, 200, n)
         self.assertEqual(n["after_move"]["gaps"], [3, 3])
-        s, n, _ = self.get("/api/northcott", board="1-6 12-8", reply="o")
+        s, n, _ = self.get("/api/northcott", board="1-6 12-8", reply="o")  # its table is there now
         self.assertEqual(n["after_reply"]["xor"], 0)
         self.assertEqual(n["reply"], {"row": 1, "from": 6, "to": 5, "closes": True})
-        s, n, _ = self.get("/api/northcott", board="1-2", reply="o")  # O must retreat
+        s, n, _ = northcott(board="1-2", reply="o")  # O must retreat
         self.assertEqual(n["reply"]["closes"], False)
-        s, n, _ = self.get("/api/northcott", board="11-12", reply="o")  # O is stuck
+        s, n, _ = northcott(board="11-12", reply="o")  # O is stuck
         self.assertIsNone(n["reply"])
         # Nothing in the served folder was created or changed.
         self.assertEqual(sorted(os.listdir(self.tables)), before)
