@@ -221,7 +221,8 @@ void add_game_routes(http::Server& http, ServerState& state) {
     http.route("POST", "/api/northcott", guarded([&state](const http::Request& req) {
                    http::Request asked = req;
                    asked.params.clear();
-                   for (const auto& [key, value] : json_body(req).items()) {
+                   const json body = json_body(req);
+                   for (const auto& [key, value] : body.items()) {
                        asked.params[key] = value.is_string() ? value.get<std::string>()
                                                               : value.dump();
                    }
