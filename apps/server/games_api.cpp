@@ -191,7 +191,7 @@ void add_game_routes(http::Server& http, ServerState& state) {
                    const size_t known = state.learners.learn(name, draws, won);
                    return json{{"learned", draws.size()}, {"positions_known", known}};
                }),
-               state.work.gates.costly);  // a probe per draw: thousands in a body
+               state.work.gates.learn);  // a probe per draw: thousands in a body
     // The table of a game and its start, when the folder holds it.
     http.route("GET", "/api/find", guarded([&state](const http::Request& req) {
                    const std::string rules = param(req, "rules");

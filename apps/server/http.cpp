@@ -474,6 +474,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
     void add_headers(bhttp::response_header<>& h, const Response& res) {
         h.set(bhttp::field::content_type, res.content_type);
+        if (compressible(res.content_type)) h.set(bhttp::field::vary, "Accept-Encoding");
         for (const auto& [k, v] : server_.always) h.set(k, v);
         for (const auto& [k, v] : res.headers) h.set(k, v);
     }

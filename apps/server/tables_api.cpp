@@ -86,7 +86,7 @@ void add_table_routes(http::Server& http, ServerState& state) {
                }),
                // A line is a probe per move of the game: thousands for long games.
                [&state, wants_line](const http::Request& req) {
-                   return wants_line(req) ? state.work.gates.costly : nullptr;
+                   return wants_line(req) ? state.work.gates.line : nullptr;
                });
     http.route("GET", "/api/count", guarded([&state](const http::Request& req) {
                    return state.work.census(req, param(req, "table"));

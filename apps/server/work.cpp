@@ -39,7 +39,8 @@ Work::Work(const ServerOptions& options, const Folders& folders, Catalog& catalo
     gates.quotient = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
     const unsigned half_the_cores = std::max(1u, std::thread::hardware_concurrency() / 2);
     gates.plane = std::make_shared<http::Gate>(half_the_cores);
-    gates.costly = std::make_shared<http::Gate>(half_the_cores);
+    gates.line = std::make_shared<http::Gate>(half_the_cores);
+    gates.learn = std::make_shared<http::Gate>(half_the_cores);
     gates.find = std::make_shared<http::Gate>(16);
 }
 
@@ -145,7 +146,7 @@ std::string Work::solve(const engine::Rule& rule, engine::Convention c, const en
                 return name;
         } catch (const HttpError& e) {
             if (e.status == 404) break;  // a free name
-            throw;                       // the server busy
+            // A file being written, or the server too busy to look: not free.
         } catch (const std::exception&) {
             // A file the server cannot read: someone else's.
         }

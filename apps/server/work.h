@@ -37,13 +37,13 @@ class Work {
 
     // Work in children: at most `children` at once, and per kind fewer.
     // `find` admits requests that may solve (on the work pool, since a
-    // solve is long); the solve itself is admitted by `solve`. `plane` and
-    // `costly` admit reads that cost more than a look-up (a picture; a
-    // query's line, thousands of probes; a game's draws learned), a core's
-    // worth at most, so that plain queries keep the others.
+    // solve is long); the solve itself is admitted by `solve`. `plane`,
+    // `line` and `learn` admit reads that cost more than a look-up (a
+    // picture; a query's line, thousands of probes; a game's draws
+    // learned, a probe each), each kind half the cores at most.
     struct Gates {
         std::shared_ptr<http::Gate> children, solve, dump, count, sequence, quotient, plane, find,
-            costly;
+            line, learn;
     } gates;
 
     // `nimtb command --request REQUEST --events json` in a child for a

@@ -13,6 +13,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -705,6 +706,367 @@ class Limits(ServeCase):
         self.assertEqual(job["state"], "done", job)
         s, body, _ = self.get("/api/job", id="1")
         self.assertEqual(s, 404, body)
+
+
+def http_raw(port, data, source="127.0.0.1", timeout=10, whole=False):
+    """Sends bytes on a new connection from `source`; the answer's status (None when the
+    connection closed first), or with `whole` every byte until the server closes."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.bind((source, 0))
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(data)
+        answer = b""
+        try:
+            while whole or b"\r\n" not in answer:
+                piece = sock.recv(65536)
+                if not piece:
+                    break
+                answer += piece
+        except OSError:
+            pass
+        if whole:
+            return answer
+        return int(answer.split()[1]) if answer else None
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+class Determined(ServeCase):
+    """A determined client against the shared server (docs/SERVER.md, "What it promises"):
+    answers it never reads, the costliest reads in a loop, the learners' memory, every
+    connection from one address, a table replaced under the server, writes by GET or from
+    another origin, ambiguous framing. Loopback only, bounded in count and time; figures
+    are printed, and bounds are an order of magnitude above what is measured."""
+
+    BIG = "nim-normal-k2-h1998.h5"  # 1,999,000 positions: a plane of 1999 a side, a dump of 2 M rows
+
+    @classmethod
+    def setUpClass(cls):
+        cls.shared = tempfile.mkdtemp(prefix="nimtb-e2e-big-")
+        code, _, err = run("solve", "--rules", "nim", "--heaps", "2", "--max-heap", "1998", "--quiet",
+                           "-o", os.path.join(cls.shared, cls.BIG))
+        assert code == 0, err
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.shared, ignore_errors=True)
+
+    def setUp(self):
+        super().setUp()
+        shutil.copy(os.path.join(self.shared, self.BIG), os.path.join(self.tables, self.BIG))
+
+    def restart(self, *options):
+        self.server.stop()
+        self.server = Server(self.tables, options=list(options))
+
+    def plain_query_ms(self):
+        t0 = time.monotonic()
+        status = self.get("/api/query", table="nim-normal-k3-h15.h5", position="3,4,5")[0]
+        self.assertEqual(status, 200)
+        return 1000 * (time.monotonic() - t0)
+
+    def test_clients_that_never_read_hold_at_most_the_answer_memory(self):
+        self.restart("--answer-memory", "64M")
+        pid = self.server.proc.pid
+        self.assertEqual(self.get("/api/info", table=self.BIG)[0], 200)
+        base = rss_mb(pid)
+        socks, statuses = [], []
+        for i in range(80):  # 40 pictures of 24 MB, 40 exports of 27 MB, none of them read
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(("127.0.0.1", self.server.port))
+            what = "plane" if i % 2 == 0 else "dump"
+            sock.sendall(f"GET /api/{what}?table={self.BIG} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            socks.append(sock)
+        time.sleep(4)
+        peak = max(rss_mb(pid) for _ in range(20) if time.sleep(0.05) is None)
+        for sock in socks:
+            sock.settimeout(0.2)
+            try:
+                statuses.append(int(sock.recv(64).split()[1]))
+            except (OSError, IndexError, ValueError):
+                statuses.append(None)
+            sock.close()
+        self.assertTrue(all(self.plain_query_ms() < 5000 for _ in range(3)))
+        time.sleep(2)
+        after = rss_mb(pid)
+        print(f"\n80 clients that never read a plane or a dump: RSS {base:.0f} MB -> {peak:.0f} MB "
+              f"-> {after:.0f} MB after they left; answers began {statuses.count(200)}, "
+              f"refused 503 {statuses.count(503)}", file=sys.stderr)
+        self.assertIn(503, statuses, "beyond the gates, 503 at once")
+        # The answers' memory (64 MB), a table's cache (32 MB) and a picture in the making.
+        self.assertLess(peak - base, 64 + 32 + 64, "RSS grows by the answers allowed in flight")
+        self.assertLess(after - base, 48, "and comes back near its base")
+
+    def test_the_costliest_reads_in_a_loop_leave_plain_queries_quick(self):
+        idle = [self.plain_query_ms() for _ in range(200)]
+        stop = time.monotonic() + 8
+        seen = {"line": [], "learn": []}
+        # A lesson of 2,000 draws (50 KB), from "a b" to "a-1 b": every one legal, a probe each.
+        draws = [[f"{a} {a + 1}", f"{a - 1} {a + 1}"] for a in range(2, 1998)]
+        body = json.dumps({"table": self.BIG, "won": True, "draws": draws})
+
+        def loop(kind):
+            conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+            while time.monotonic() < stop:
+                if kind == "line":
+                    conn.request("GET", f"/api/query?table={self.BIG}&position=1998,1997&line=1")
+                else:
+                    conn.request("POST", "/api/learn", body=body, headers={"Content-Type": "application/json"})
+                r = conn.getresponse()
+                r.read()
+                seen[kind].append(r.status)
+                if r.status == 503:
+                    self.assertEqual(r.getheader("Retry-After"), "5")
+                    time.sleep(0.05)
+            conn.close()
+
+        loaders = [threading.Thread(target=loop, args=("line",)) for _ in range(4)]
+        loaders += [threading.Thread(target=loop, args=("learn",)) for _ in range(8)]
+        for t in loaders:
+            t.start()
+        time.sleep(1)
+        loaded = []
+        while time.monotonic() < stop - 0.5:
+            loaded.append(self.plain_query_ms())
+        for t in loaders:
+            t.join()
+        p_idle, p_loaded = percentile(idle, 0.99), percentile(loaded, 0.99)
+        print(f"\nplain query p99 {p_idle:.1f} ms idle, {p_loaded:.1f} ms beside 4 clients looping "
+              f"line=1 and 8 posting 64 KB lessons ({p_loaded / p_idle:.1f}x); lines answered "
+              f"{seen['line'].count(200)}, refused {seen['line'].count(503)}; lessons answered "
+              f"{seen['learn'].count(200)}, refused {seen['learn'].count(503)}", file=sys.stderr)
+        self.assertEqual(set(seen["line"]) | set(seen["learn"]), {200, 503})
+        self.assertLess(p_loaded, 1000)
+
+    def test_the_learners_memory_has_a_cap(self):
+        self.restart("--learning-memory", "1M")
+        pid = self.server.proc.pid
+        base = rss_mb(pid)
+        known = []
+        pairs = [(a, b) for b in range(3, 1999) for a in range(2, b)][:40000]
+        for start in range(0, len(pairs), 2000):  # 40,000 positions, each learned once
+            draws = [[f"{a} {b}", f"{a - 1} {b}"] for a, b in pairs[start:start + 2000]]
+            s, j, _ = self.server.request("/api/learn", body=json.dumps({"table": self.BIG, "won": True,
+                                                                          "draws": draws}))
+            self.assertEqual(s, 200, j)
+            known.append(j["positions_known"])
+        for _ in range(2000):  # the learning level's own draws grow it too
+            a = random.randint(1, 1998)
+            s, j, _ = self.get("/api/move", table=self.BIG, position=f"{a} {a}", level="learning")
+            self.assertEqual(s, 200, j)
+        print(f"\nlearning 40,000 positions within --learning-memory 1M: positions known "
+              f"{known[0]} .. {max(known)}, last {known[-1]}; RSS {base:.0f} -> {rss_mb(pid):.0f} MB",
+              file=sys.stderr)
+        self.assertLess(max(known), 10000, "past the cap the oldest positions are forgotten")
+        self.assertGreater(known[-1], 1000, "and the newest kept")
+
+    def test_one_address_cannot_take_every_connection(self):
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+        held = []
+        try:
+            for _ in range(1900):
+                try:
+                    held.append(socket.create_connection(("127.0.0.1", self.server.port), timeout=2))
+                except OSError:
+                    break
+            time.sleep(0.5)
+            t0 = time.monotonic()
+            status = http_raw(self.server.port, b"GET /api/query?table=nim-normal-k3-h15.h5&position=3,4,5 "
+                              b"HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", source="127.0.0.2")
+            seconds = time.monotonic() - t0
+            alive = 0
+            for sock in held:
+                sock.setblocking(False)
+                try:
+                    alive += sock.recv(1) != b""
+                except BlockingIOError:
+                    alive += 1  # still open: the server holds it
+                except OSError:
+                    pass
+            print(f"\n{len(held)} connections from 127.0.0.1 ({alive} kept by the server): a query from "
+                  f"127.0.0.2 answered {status} in {1000 * seconds:.0f} ms", file=sys.stderr)
+            self.assertEqual(status, 200)
+            self.assertLess(seconds, 1)
+            self.assertLessEqual(alive, 256, "one address holds --per-address connections at most")
+        finally:
+            for sock in held:
+                sock.close()
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    def test_a_table_replaced_in_place_or_by_rename_is_read_anew(self):
+        served = os.path.join(self.tables, "k.h5")
+        nim, kayles = (os.path.join(self.tables, n) for n in ("nim-normal-k3-h15.h5", "kayles-n12.h5"))
+        shutil.copy(nim, served)
+        self.assertEqual(self.get("/api/query", table="k.h5", position="1 2 3")[0], 200)
+        self.assertEqual(self.get("/api/count", table="k.h5")[0], 200)
+
+        def expect(game_file, rules):
+            s, info, _ = self.get("/api/info", table="k.h5")
+            self.assertEqual((s, info["rules"], info["file_bytes"]), (200, rules, os.path.getsize(served)))
+            s, q, _ = self.get("/api/query", table="k.h5", position="1 2 3")
+            code, out, err = run("query", game_file, "1 2 3", "--json")
+            self.assertEqual((s, q), (200, json.loads(out)))
+            s, count, _ = self.get("/api/count", table="k.h5")
+            code, out, err = run("dump", game_file, "--count", "--json")
+            self.assertEqual((s, count), (200, json.loads(out)))
+            s, listing, _ = self.get("/api/tables")
+            self.assertIn(rules, [t["rules"] for t in listing["tables"] if t["path"] == "k.h5"])
+
+        # Overwritten in place (the same inode, as cp does it), half first: "ask again", never damage.
+        with open(kayles, "rb") as f:
+            data = f.read()
+        with open(served, "r+b") as f:
+            f.truncate(0)
+            f.write(data[: len(data) // 2])
+            f.flush()
+            s, body, _ = self.get("/api/query", table="k.h5", position="1 2 3")
+            self.assertEqual(s, 503, body)
+            f.write(data[len(data) // 2:])
+        expect(kayles, "octal:0.77")
+        # Replaced by rename.
+        shutil.copy(nim, served + ".new")
+        os.replace(served + ".new", served)
+        expect(nim, "nim")
+
+    def test_with_write_no_get_writes_and_no_file_is_replaced(self):
+        self.restart("--write")
+        # The operator's files under names a solve would want: a text file, a Kayles table.
+        mine = {"nim-normal-k4-h10.h5": b"my notes\n", "subtract-1-3-normal-k1-h21.h5": None}
+        shutil.copy(os.path.join(self.tables, "kayles-n12.h5"), os.path.join(self.tables, "subtract-1-3-normal-k1-h21.h5"))
+        for name, text in mine.items():
+            if text:
+                with open(os.path.join(self.tables, name), "wb") as f:
+                    f.write(text)
+        digest = {}
+        for name in os.listdir(self.tables):
+            with open(os.path.join(self.tables, name), "rb") as f:
+                digest[name] = f.read()
+        # No GET writes: Northcott's reply on 4 rows needs a Nim table of 4 heaps to 10.
+        board = "1-5 11-8 3-4 2-9"
+        s, n, _ = self.get("/api/northcott", board=board, reply="o")
+        self.assertEqual(s, 404, n)
+        self.assertEqual(sorted(os.listdir(self.tables)), sorted(digest))
+        # A write from another origin (scheme, host or port) is refused.
+        port = self.server.port
+        for origin in [f"http://127.0.0.1:{port + 1}", f"https://127.0.0.1:{port}", "http://evil.example",
+                       "null"]:
+            body = json.dumps({"board": board, "reply": "o"}).encode()
+            status = http_raw(port, b"POST /api/northcott HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: %s\r\n"
+                              b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                              % (port, origin.encode(), len(body), body))
+            self.assertEqual(status, 403, origin)
+        status = http_raw(port, b"POST /api/find HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nSec-Fetch-Site: same-site\r\n"
+                          b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}" % port)
+        self.assertEqual(status, 403)
+        # The page's own POSTs solve, under names no file holds.
+        s, n, _ = self.server.request("/api/northcott", body=json.dumps({"board": board, "reply": "o"}))
+        self.assertEqual(s, 200, n)
+        self.assertEqual(n["table"], "nim-normal-k4-h10-2.h5")
+        s, f, _ = self.server.request("/api/find", body=json.dumps(
+            {"rules": "subtract:1-3", "convention": "normal", "layout": "matches"}))
+        self.assertEqual(s, 200, f)
+        self.assertEqual(f["table"], "subtract-1-3-normal-k1-h21-2.h5")
+        for name, data in digest.items():
+            with open(os.path.join(self.tables, name), "rb") as f:
+                self.assertEqual(f.read(), data, f"{name} is the operator's and stays as it was")
+
+    def test_ambiguous_framing_control_characters_and_hang_ups(self):
+        port = self.server.port
+        query = b"GET /api/query?table=nim-normal-k3-h15.h5&position=3,4,5 HTTP/1.1\r\n"
+        for head in [b"Host: 127.0.0.1\r\nTransfer-Encoding: xchunked\r\n",
+                     b"Host: 127.0.0.1\r\nTransfer-Encoding: chunked, identity\r\n",
+                     b"Host: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+                     b"Host: 127.0.0.1\r\nHost: evil.example\r\n",
+                     b""]:
+            answer = http_raw(port, query + head + b"\r\n" + query + b"Host: 127.0.0.1\r\n\r\n", whole=True)
+            self.assertTrue(answer.startswith(b"HTTP/1.1 400"), (head, answer[:100]))
+            self.assertNotIn(b"HTTP/1.1 200", answer, "the rest is not read as a second request")
+        self.assertEqual(http_raw(port, query.replace(b"1.1", b"1.0") + b"\r\n"), 200)
+        s, body, _ = self.server.request("/api/query?table=nim-normal-k3-h15.h5&position=3%004", raw_path=True)
+        self.assertEqual(s, 400, body)
+        self.assertIn("control character", body["error"])
+        # A client that sends a byte after its request and hangs up: its solve stops.
+        body = json.dumps({"rules": "wythoff", "convention": "normal", "position": "3000,3000"}).encode()
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"POST /api/find HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        pid = self.server.proc.pid
+        self.assertIsNotNone(solving_child(pid)[0])
+        sock.sendall(b"x")
+        time.sleep(0.2)
+        sock.close()
+        t0 = time.monotonic()
+        while children(pid) and time.monotonic() - t0 < 10:
+            time.sleep(0.01)
+        print(f"\na client that sent a byte more and hung up: its solve stopped in "
+              f"{time.monotonic() - t0:.2f} s", file=sys.stderr)
+        self.assertEqual(children(pid), [])
+
+    def test_jobs_bound_every_child(self):
+        self.restart("--jobs", "1")
+        for i in range(12):  # new files: each is looked at in a child before it is served
+            shutil.copy(os.path.join(self.tables, "nim-normal-k3-h15.h5"), os.path.join(self.tables, f"c{i}.h5"))
+        pid, most, done = self.server.proc.pid, [0], []
+
+        def watch():
+            while not done:
+                most[0] = max(most[0], len(children(pid)))
+                time.sleep(0.002)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        askers = [threading.Thread(target=self.get, args=("/api/info",), kwargs={"table": f"c{i}.h5"})
+                  for i in range(12)]
+        askers.append(threading.Thread(target=self.get, args=("/api/count",),
+                                       kwargs={"table": "kayles-n12.h5"}))
+        for t in askers:
+            t.start()
+        for t in askers:
+            t.join()
+        done.append(True)
+        watcher.join()
+        s, listing, _ = self.get("/api/tables")
+        print(f"\n--jobs 1 with 12 new files and a count: at most {most[0]} children at once", file=sys.stderr)
+        self.assertLessEqual(most[0], 1)
+        self.assertEqual(len(listing["tables"]), 4 + 12)
+
+    def test_a_cut_stream_is_seen_broken_and_answers_are_gzipped(self):
+        self.restart("--job-time", "1")
+        answer = http_raw(self.server.port, f"GET /api/dump?table={self.BIG} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          "Connection: close\r\n\r\n".encode(), whole=True, timeout=30)
+        head, _, rest = answer.partition(b"\r\n\r\n")
+        print(f"\na dump cut by --job-time 1: {len(rest)} bytes, then the connection closed", file=sys.stderr)
+        self.assertTrue(head.startswith(b"HTTP/1.1 200"), head)
+        self.assertIn(b"transfer-encoding: chunked", head.lower())
+        self.assertFalse(rest.endswith(b"0\r\n\r\n"), "no last chunk: every client sees it cut short")
+        # gzip, when the client accepts it: the same bytes once unpacked.
+        import gzip
+        plain = self.get("/api/tables")[1]
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        for target in ["/api/tables", "/api/dump?table=kayles-n12.h5"]:
+            conn.request("GET", target, headers={"Accept-Encoding": "gzip, deflate"})
+            r = conn.getresponse()
+            packed = r.read()
+            self.assertEqual(r.getheader("Content-Encoding"), "gzip", target)
+            self.assertIn("Accept-Encoding", r.getheader("Vary", ""))
+            unpacked = gzip.decompress(packed)
+            if target == "/api/tables":
+                self.assertEqual(json.loads(unpacked), plain)
+            else:
+                code, out, err = run("dump", os.path.join(self.tables, "kayles-n12.h5"), "--csv")
+                self.assertEqual(unpacked.decode(), out)
+        conn.request("GET", "/api/tables", headers={"Accept-Encoding": "gzip;q=0"})
+        r = conn.getresponse()
+        self.assertIsNone(r.getheader("Content-Encoding"))
+        self.assertEqual(json.loads(r.read()), plain)
+        conn.close()
 
 
 class Load(ServeCase):
