@@ -103,6 +103,34 @@ TEST_F(PlayTest, LearnerReadsBagsOfTheFirstFormat) {
     EXPECT_EQ(c.at(1) + c.at(2) + c.at(3), 7u + 1u + 1u + 1u);
 }
 
+// A server caps what its learners hold: forget_oldest drops the positions
+// used least recently, and bytes() follows what is added and forgotten.
+TEST_F(PlayTest, LearnerForgetsTheLeastRecentlyUsedPositions) {
+    nimtb::io::Prober p(table_);
+    std::mt19937_64 rng(5);
+    nimtb::play::MatchboxLearner learner("");
+    EXPECT_EQ(learner.bytes(), 0u);
+    for (uint32_t h = 1; h <= 21; ++h) learner.choose(p.probe({h}), rng);
+    learner.take_draws();
+    const uint64_t all = learner.bytes();
+    EXPECT_GT(all, 21u * 100u);
+    learner.choose(p.probe({1}), rng);  // heap 1 used again: the newest
+    learner.take_draws();
+    learner.forget_oldest(all / 3);
+    EXPECT_LE(learner.bytes(), all / 3);
+    EXPECT_GT(learner.positions_known(), 1u);
+    EXPECT_LT(learner.positions_known(), 21u);
+    // The newest kept: heaps 1 and 21, 20, ...; the oldest gone.
+    const uint64_t kept = learner.bytes();
+    learner.learn({{"1", "(empty)"}}, true);  // known: no new bag
+    EXPECT_EQ(learner.bytes(), kept);
+    learner.learn({{"2", "1"}}, true);  // forgotten: a new bag and counter
+    EXPECT_GT(learner.bytes(), kept);
+    learner.forget_oldest(0);
+    EXPECT_EQ(learner.bytes(), 0u);
+    EXPECT_EQ(learner.positions_known(), 0u);
+}
+
 TEST_F(PlayTest, LearnerRefusesAForeignFile) {
     const std::string bags = (dir_ / "bags.json").string();
     std::ofstream(bags) << "not json";

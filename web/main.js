@@ -68,7 +68,14 @@ function wireDownloads() {
     // The table itself, as nimtb dump --csv writes it.
     csv: async () => {
       const res = await fetch("/api/dump?" + new URLSearchParams({ table: need($("ex-table").value, "choose a table") }));
-      const text = await res.text();
+      let text;
+      try {
+        text = await res.text();
+      } catch {
+        // The server ends an export it cannot finish without its last chunk: the body is refused whole.
+        throw new Error("the export was cut short (the server's time for work ran out, or the connection broke), " +
+                        "so nothing was saved; nimtb dump --csv writes any table whole");
+      }
       if (!res.ok) throw new Error(JSON.parse(text).error);
       return text;
     },
