@@ -730,6 +730,11 @@ def http_raw(port, data, source="127.0.0.1", timeout=10, whole=False):
         return int(answer.split()[1]) if answer else None
 
 
+# A sanitizer's shadow memory and quarantine make RSS say nothing of the server's own, and
+# its checks make every request slower: the memory and time bounds are for release builds.
+UNDER_SANITIZER = any(v in os.environ for v in ("ASAN_OPTIONS", "TSAN_OPTIONS"))
+
+
 def percentile(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -798,9 +803,10 @@ class Determined(ServeCase):
               f"-> {after:.0f} MB after they left; answers began {statuses.count(200)}, "
               f"refused 503 {statuses.count(503)}", file=sys.stderr)
         self.assertIn(503, statuses, "beyond the gates, 503 at once")
-        # The answers' memory (64 MB), a table's cache (32 MB) and a picture in the making.
-        self.assertLess(peak - base, 64 + 32 + 64, "RSS grows by the answers allowed in flight")
-        self.assertLess(after - base, 48, "and comes back near its base")
+        if not UNDER_SANITIZER:
+            # The answers' memory (64 MB), a table's cache (32 MB) and a picture in the making.
+            self.assertLess(peak - base, 64 + 32 + 64, "RSS grows by the answers allowed in flight")
+            self.assertLess(after - base, 48, "and comes back near its base")
 
     def test_the_costliest_reads_in_a_loop_leave_plain_queries_quick(self):
         idle = [self.plain_query_ms() for _ in range(200)]
@@ -841,7 +847,8 @@ class Determined(ServeCase):
               f"{seen['line'].count(200)}, refused {seen['line'].count(503)}; lessons answered "
               f"{seen['learn'].count(200)}, refused {seen['learn'].count(503)}", file=sys.stderr)
         self.assertEqual(set(seen["line"]) | set(seen["learn"]), {200, 503})
-        self.assertLess(p_loaded, 1000)
+        if not UNDER_SANITIZER:
+            self.assertLess(p_loaded, 1000)
 
     def test_the_learners_memory_has_a_cap(self):
         self.restart("--learning-memory", "1M")
@@ -893,7 +900,8 @@ class Determined(ServeCase):
             print(f"\n{len(held)} connections from 127.0.0.1 ({alive} kept by the server): a query from "
                   f"127.0.0.2 answered {status} in {1000 * seconds:.0f} ms", file=sys.stderr)
             self.assertEqual(status, 200)
-            self.assertLess(seconds, 1)
+            if not UNDER_SANITIZER:
+                self.assertLess(seconds, 1)
             self.assertLessEqual(alive, 256, "one address holds --per-address connections at most")
         finally:
             for sock in held:
@@ -1036,6 +1044,41 @@ class Determined(ServeCase):
         print(f"\n--jobs 1 with 12 new files and a count: at most {most[0]} children at once", file=sys.stderr)
         self.assertLessEqual(most[0], 1)
         self.assertEqual(len(listing["tables"]), 4 + 12)
+
+    def test_tickets_for_one_job_are_bounded(self):
+        statuses = []
+        for _ in range(300):  # the other convention of BIG: a solve of a few seconds
+            s, j, _ = self.server.request("/api/companion", body=json.dumps({"table": self.BIG}))
+            statuses.append((s, j))
+            if s != 200:
+                break
+        self.assertEqual([s for s, _ in statuses].count(200), 256, statuses[-1])
+        self.assertEqual(statuses[-1][0], 503, statuses[-1])
+        self.assertIn("tickets", statuses[-1][1]["error"])
+
+    def test_a_full_disk_is_507_and_names_no_folder(self):
+        disk = self.path("disk")
+        os.mkdir(disk)
+        if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", disk],
+                                               capture_output=True).returncode != 0:
+            self.skipTest("needs root to mount a small tmpfs")
+        try:
+            shutil.copy(os.path.join(self.tables, "nim-normal-k3-h15.h5"), disk)
+            self.restart_over(disk, "--write")
+            s, body, _ = self.server.request("/api/find", body=json.dumps(
+                {"rules": "nim", "convention": "misere", "position": "60 50 40 30"}))
+            self.assertEqual(s, 507, body)
+            self.assertIn("disk is full", body["error"])
+            for word in (disk, "nimtb-solve", "/tmp"):
+                self.assertNotIn(word, body["error"])
+            self.assertEqual(os.listdir(disk), ["nim-normal-k3-h15.h5"], "nothing left behind")
+        finally:
+            self.server.stop()
+            subprocess.run(["umount", disk], capture_output=True)
+
+    def restart_over(self, tables, *options):
+        self.server.stop()
+        self.server = Server(tables, options=list(options))
 
     def test_a_cut_stream_is_seen_broken_and_answers_are_gzipped(self):
         self.restart("--job-time", "1")
