@@ -91,11 +91,11 @@ ProbeResult Prober::probe_unordered(const engine::Heaps& heaps, bool phrases) {
 std::vector<ProbedMove> Prober::principal_line(const engine::Heaps& heaps) {
     std::vector<ProbedMove> line;
     engine::Heaps current = heaps;
-    for (;;) {
-        ProbeResult r = probe(current);
-        if (r.moves.empty()) break;
-        line.push_back(r.moves.front());
-        current = r.moves.front().result;
+    // Each step's best move only, without wording the others: a long game's
+    // line probes thousands of positions of thousands of moves each.
+    while (std::optional<ProbedMove> best = best_move(current)) {
+        current = best->result;
+        line.push_back(std::move(*best));
     }
     return line;
 }

@@ -98,6 +98,23 @@ class Catalog {
     std::shared_ptr<const Table> smallest(const std::string& rules, engine::Convention c,
                                           const std::function<bool(const engine::Universe&)>& fits);
 
+    // f(io::Prober&) with a prober of its own, opened for this call: for a
+    // read that takes long (a query's line, a picture), so that it holds no
+    // lock a plain query of the same table waits on.
+    template <class F>
+    auto with_own_prober(const std::string& name, F&& f) {
+        const auto t = table(name);
+        try {
+            io::Prober prober(t->path);
+            prober.table().set_cache_bytes(options_.cache_bytes);
+            prober.table().keep_decoded_chunks(true);
+            return f(prober);
+        } catch (const std::exception&) {
+            if (changed(*t)) throw_changing(name);
+            throw;
+        }
+    }
+
     // A file written this recently that cannot be read is taken as being written.
     static constexpr std::chrono::seconds CHANGING{2};
 

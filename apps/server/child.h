@@ -25,9 +25,10 @@ namespace nimtb::apps {
 struct ChildLimits {
     std::chrono::milliseconds time{30'000};     // killed when it runs longer
     uint64_t memory_bytes = uint64_t{2} << 30;  // RLIMIT_AS (none under a sanitizer)
-    // Its priority below the server's: a solve (every core, for long) runs
-    // at 10, so that answers from tables stay quick; work a person waits
-    // for with nothing else to do (an export, a sequence) at 0.
+    // Its nice value, when not 0. A child inherits the thread's that starts
+    // it: gated work's threads run at 10 (http.h), so their children do
+    // too; a solve (every core, for long) asks for 10 wherever it starts (a
+    // job's thread runs at 0), so that answers from tables stay quick.
     int nice = 0;
 };
 

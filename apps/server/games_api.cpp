@@ -173,7 +173,7 @@ void add_game_routes(http::Server& http, ServerState& state) {
                    // Every draw must be a move of the table's game, so the bags hold only real
                    // positions.
                    std::vector<play::MatchboxLearner::Draw> draws;
-                   state.catalog.with_prober(name, [&](io::Prober& p) {
+                   state.catalog.with_own_prober(name, [&](io::Prober& p) {
                        for (const auto& d : body.at("draws")) {
                            const std::string from = d.at(0).get<std::string>(),
                                              to = d.at(1).get<std::string>();

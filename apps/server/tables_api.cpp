@@ -80,9 +80,12 @@ void add_table_routes(http::Server& http, ServerState& state) {
     };
     http.route("GET", "/api/query", guarded([&state, wants_line](const http::Request& req) {
                    const engine::Heaps heaps = position_param(req);
-                   return state.catalog.with_prober(param(req, "table"), [&](io::Prober& p) {
+                   const auto query = [&](io::Prober& p) {
                        return query_json(p, heaps, wants_line(req));
-                   });
+                   };
+                   const std::string name = param(req, "table");
+                   return wants_line(req) ? state.catalog.with_own_prober(name, query)
+                                          : state.catalog.with_prober(name, query);
                }),
                // A line is a probe per move of the game: thousands for long games.
                [&state, wants_line](const http::Request& req) {
@@ -95,8 +98,8 @@ void add_table_routes(http::Server& http, ServerState& state) {
     http.route(
         "GET", "/api/plane",
         [&state](const http::Request& req, http::Response& res) {
-            state.catalog.with_prober(param(req, "table"),
-                                      [&](io::Prober& p) { plane(p, req, res); });
+            state.catalog.with_own_prober(param(req, "table"),
+                                          [&](io::Prober& p) { plane(p, req, res); });
         },
         state.work.gates.plane);
     // The table as `nimtb dump --csv` writes it, byte for byte, streamed

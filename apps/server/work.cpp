@@ -38,9 +38,11 @@ Work::Work(const ServerOptions& options, const Folders& folders, Catalog& catalo
     gates.sequence = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
     gates.quotient = std::make_shared<http::Gate>(std::max(1u, n / 2), gates.children);
     const unsigned half_the_cores = std::max(1u, std::thread::hardware_concurrency() / 2);
-    gates.plane = std::make_shared<http::Gate>(half_the_cores);
-    gates.line = std::make_shared<http::Gate>(half_the_cores);
-    gates.learn = std::make_shared<http::Gate>(half_the_cores);
+    // Costly reads together take half the cores at most: plain queries keep the rest.
+    const auto costly = std::make_shared<http::Gate>(half_the_cores);
+    gates.plane = std::make_shared<http::Gate>(half_the_cores, costly);
+    gates.line = std::make_shared<http::Gate>(half_the_cores, costly);
+    gates.learn = std::make_shared<http::Gate>(half_the_cores, costly);
     gates.find = std::make_shared<http::Gate>(16);
 }
 

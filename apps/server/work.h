@@ -40,7 +40,7 @@ class Work {
     // solve is long); the solve itself is admitted by `solve`. `plane`,
     // `line` and `learn` admit reads that cost more than a look-up (a
     // picture; a query's line, thousands of probes; a game's draws
-    // learned, a probe each), each kind half the cores at most.
+    // learned, a probe each), half the cores at most, all three together.
     struct Gates {
         std::shared_ptr<http::Gate> children, solve, dump, count, sequence, quotient, plane, find,
             line, learn;
