@@ -137,6 +137,10 @@ std::shared_ptr<const Catalog::Table> Catalog::table(const std::string& name) {
     // read again at the next request.
     {
         std::lock_guard lock(mutex_);
+        if (!k.table && borrowed_.count(name)) {
+            known_.erase(name);  // an old handle may have lent its metadata: not the file's fault
+            throw_changing(name);
+        }
         known_[name] = k;
     }
     if (!k.table) refuse(k.error);

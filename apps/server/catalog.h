@@ -104,6 +104,7 @@ class Catalog {
     template <class F>
     auto with_own_prober(const std::string& name, F&& f) {
         const auto t = table(name);
+        const Borrowed borrowed(*this, name);
         try {
             io::Prober prober(t->path);
             prober.table().set_cache_bytes(options_.cache_bytes);
@@ -125,6 +126,22 @@ class Catalog {
     // Closes the open handle of `name`, waiting for the query that holds it.
     void close(const std::string& name);
 
+    // An own prober in use: HDF5 lends its open file's metadata to whoever
+    // opens the same inode meanwhile, so a new version read then may fail
+    // for no fault of its own; it is not remembered as damaged.
+    struct Borrowed {
+        Borrowed(Catalog& c, std::string n) : catalog(c), name(std::move(n)) {
+            std::lock_guard lock(catalog.mutex_);
+            ++catalog.borrowed_[name];
+        }
+        ~Borrowed() {
+            std::lock_guard lock(catalog.mutex_);
+            if (--catalog.borrowed_[name] == 0) catalog.borrowed_.erase(name);
+        }
+        Catalog& catalog;
+        const std::string name;
+    };
+
     struct Open {
         std::mutex mutex;
         std::unique_ptr<io::Prober> prober;
@@ -145,6 +162,7 @@ class Catalog {
     Vet vet_;
     std::mutex mutex_;  // guards known_, open_, recent_; held briefly, never over a file's work
     std::map<std::string, Known> known_;
+    std::map<std::string, int> borrowed_;  // own probers in use, by table
     std::map<std::string, std::shared_ptr<Open>> open_;
     std::list<std::string> recent_;  // open tables, most recently used first
 };
