@@ -234,10 +234,7 @@ int answer_misere_position(const engine::Rule& rule, const std::string& position
 int answer_each(const std::string& position, bool json,
                 const std::function<void(const std::string&)>& answer) {
     auto answer_one = [&](const std::string& text) {
-        if (text.find_first_not_of(" ,\t\r") == std::string::npos)
-            throw InputError(
-                "the position is blank: give heap sizes such as '3 4 5' ('0' is "
-                "the board with no tokens)");
+        service::refuse_blank_position(text);
         answer(text);
     };
     if (position != "-") {

@@ -165,15 +165,19 @@ std::vector<uint64_t> whole_numbers(const py::object& position, uint64_t max) {
 
 // A position of a table: text ("3 4 5", "3,4,5") or whole numbers.
 engine::Heaps heaps_of(const py::object& position) {
-    if (py::isinstance<py::str>(position)) return engine::parse_heaps(position.cast<std::string>());
+    if (py::isinstance<py::str>(position))
+        return service::typed_position(position.cast<std::string>());
     const std::vector<uint64_t> sizes = whole_numbers(position, engine::Universe::MAX_HEAP_SIZE);
     return engine::Heaps(sizes.begin(), sizes.end());
 }
 
 // A position of heaps of any size up to 2^63, for a proven game.
 std::vector<uint64_t> big_heaps_of(const py::object& position) {
-    if (py::isinstance<py::str>(position))
-        return engine::parse_big_heaps(position.cast<std::string>());
+    if (py::isinstance<py::str>(position)) {
+        const std::string text = position.cast<std::string>();
+        service::refuse_blank_position(text);
+        return engine::parse_big_heaps(text);
+    }
     return whole_numbers(position, uint64_t{1} << 63);
 }
 

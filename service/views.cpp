@@ -46,6 +46,18 @@ nlohmann::json move_json(const io::ProbedMove& m) {
     return j;
 }
 
+void refuse_blank_position(std::string_view text) {
+    if (text.find_first_not_of(" ,\t\r\n") == std::string_view::npos)
+        throw InputError(
+            "the position is blank: give heap sizes such as '3 4 5' ('0' is the board with no "
+            "tokens)");
+}
+
+engine::Heaps typed_position(std::string_view text) {
+    refuse_blank_position(text);
+    return engine::parse_heaps(text);
+}
+
 nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool line) {
     const io::ProbeResult r = prober.probe(heaps);
     nlohmann::json j = {{"position", heaps_json(r.heaps)},

@@ -37,6 +37,14 @@ nlohmann::json heap_move_json(const Move& m) {
             {"leaves", m.leaves}};
 }
 
+// A position a person typed (the command's argument, a line of its input,
+// Python's text): heap sizes such as "3 4 5" or "3,4,5"; blank text is
+// refused (InputError), since it is more often a slip than the empty board,
+// which is "0". (A URL's empty parameter is the empty board: the page's.)
+engine::Heaps typed_position(std::string_view text);
+// The same refusal alone, for text read as heaps of another size.
+void refuse_blank_position(std::string_view text);
+
 // One position: rank, outcome, value, remoteness, every move best first, and
 // with `line` the whole game under perfect play.
 nlohmann::json query_json(io::Prober& prober, const engine::Heaps& heaps, bool line);

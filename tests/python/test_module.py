@@ -853,3 +853,16 @@ def test_bad_keywords_are_refused_in_pythons_words(tmp_path):
             call()
         assert "incompatible function arguments" not in str(e.value)
     assert issubclass(nimtb.InputError, ValueError)
+
+
+def test_a_blank_position_is_refused_as_the_command_refuses_it(tmp_path):
+    """Blank text is more often a slip than the empty board: the command refuses it,
+    and so does Python, in the same words; the empty board is "0" or ()."""
+    table = nimtb.solve("nim", tmp_path / "t.h5", heaps=2, max_heap=3)
+    code = subprocess.run([NIMTB, "query", str(tmp_path / "t.h5"), " "], capture_output=True, text=True)
+    assert code.returncode == 2
+    for call in (lambda: table.query(""), lambda: table.query(" , "), lambda: nimtb.ProvenGame("octal:0.16").query("")):
+        with pytest.raises(nimtb.InputError, match="the position is blank") as e:
+            call()
+        assert str(e.value).split("blank")[1] in code.stderr
+    assert table.query(()).rank == table.query("0").rank == 0
