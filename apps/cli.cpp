@@ -4,12 +4,35 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 
 #include "engine/quotients/quotient.h"
 #include "service/request/interrupt.h"
 #include "service/sequences.h"
 
 namespace nimtb::apps {
+
+namespace {
+
+// The range of each option whose help `ranged` wrote, by that help: what a
+// number Boost cannot read (one past int64) is refused with.
+std::map<std::string, Range>& ranges_by_help() {
+    static std::map<std::string, Range> ranges;
+    return ranges;
+}
+
+// The text given for `option` ("--max-heap", or "-H") in `args`, or "".
+std::string given(const std::vector<std::string>& args, const std::string& option) {
+    const bool is_short = option.size() == 2;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == option && i + 1 < args.size()) return args[i + 1];
+        if (args[i].rfind(option + "=", 0) == 0) return args[i].substr(option.size() + 1);
+        if (is_short && args[i].rfind(option, 0) == 0) return args[i].substr(2);  // -H15
+    }
+    return "";
+}
+
+}  // namespace
 
 std::optional<po::variables_map> parse_arguments(
     const std::string& command, const std::vector<std::string>& args,
@@ -40,6 +63,19 @@ std::optional<po::variables_map> parse_arguments(
         if (name.rfind("--", 0) == 0) name = name.substr(2);
         for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         throw UsageError("missing " + name + ": nimtb " + command + " " + synopsis);
+    } catch (const po::invalid_option_value& e) {
+        // A number past what Boost reads: refused as every number out of range is.
+        const std::string option = e.get_option_name();
+        const po::option_description* d =
+            all.find_nothrow(option.substr(option.rfind('-') == std::string::npos ? 0 : 2), false);
+        const auto range = d ? ranges_by_help().find(d->description()) : ranges_by_help().end();
+        if (range == ranges_by_help().end()) throw UsageError(e.what());
+        std::string text = given(args, option);
+        const std::string short_name =
+            d->canonical_display_name(po::command_line_style::allow_dash_for_short);
+        if (text.empty() && short_name.size() == 2) text = given(args, short_name);
+        throw UsageError(fmt::format("{} must be a whole number from {} to {}, not {}", option,
+                                     range->second.min, range->second.max, text));
     } catch (const po::error& e) {
         throw UsageError(e.what());
     }
@@ -47,7 +83,9 @@ std::optional<po::variables_map> parse_arguments(
 }
 
 std::string ranged(const std::string& help, Range r) {
-    return fmt::format("{} ({} to {})", help, r.min, r.max);
+    std::string text = fmt::format("{} ({} to {})", help, r.min, r.max);
+    ranges_by_help().emplace(text, r);
+    return text;
 }
 
 uint64_t number(const po::variables_map& vm, const char* name, Range r) {
