@@ -92,14 +92,22 @@ const FolderTable& Tablebase::table_for(const engine::Rule& rule, engine::Conven
                                        t.universe.describe()));
     }
     const std::string game = rule.canonical() + " " + engine::to_string(c);
+    // A file skipped may be the table that was meant (a copy cut short, say): said first.
+    std::string passed_over;
+    if (!skipped_.empty()) {
+        passed_over = fmt::format(" ({} file{} passed over as no table nimtb can read: {}{})",
+                                  skipped_.size(), skipped_.size() == 1 ? "" : "s", skipped_.front(),
+                                  skipped_.size() > 1 ? "; ..." : "");
+    }
     if (ours.empty()) {
-        throw NotInTable(fmt::format("no table in {} is of {} ({} table{} of other games){}", dir_,
-                                     game, tables_.size(), tables_.size() == 1 ? "" : "s", solve));
+        throw NotInTable(fmt::format("no table in {} is of {} ({} table{} of other games){}{}",
+                                     dir_, game, tables_.size(), tables_.size() == 1 ? "" : "s",
+                                     passed_over, solve));
     }
     std::string list;
     for (const std::string& o : ours) list += (list.empty() ? "" : "; ") + o;
-    throw NotInTable(fmt::format("no table of {} in {} holds {}: {}{}", game, dir_,
-                                 engine::format_heaps(heaps), list, solve));
+    throw NotInTable(fmt::format("no table of {} in {} holds {}: {}{}{}", game, dir_,
+                                 engine::format_heaps(heaps), list, passed_over, solve));
 }
 
 namespace {

@@ -574,11 +574,12 @@ class Query(Workdir):
         self.assertEqual([l for l in out.splitlines() if l.startswith("from")],
                          [f"from        {tb}/k12.h5"] * 2)
         self.assertIn(f"line 2: no table of octal:0.77 normal in {tb} holds 12 12: k12.h5 holds at "
-                      "most 12 tokens in all; k20.h5 holds at most 20 tokens in all; make one with: "
-                      "nimtb solve --rules octal:0.77 --max-total 24", err)
+                      "most 12 tokens in all; k20.h5 holds at most 20 tokens in all (1 file passed over "
+                      f"as no table nimtb can read: {tb}/junk.h5: ", err)
+        self.assertIn("make one with: nimtb solve --rules octal:0.77 --max-total 24", err)
         code, out, err = run("query", "--tables", tb, "--rules", "dawsons-kayles", "5 6")
         self.assert_error(code, err, 2, f"no table in {tb} is of octal:0.07 normal (4 tables of "
-                                        "other games); make one with")
+                                        "other games) (1 file passed over")
         code, out, err = run("query", "--tables", self.path("none"), "--rules", "kayles", "5 6")
         self.assert_error(code, err, 1, "no such folder")
         code, out, err = run("query", "--tables", tb, "5 6")
