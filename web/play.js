@@ -147,10 +147,7 @@ async function settle(probe) {
     return;
   }
   if (side.human) {
-    const how = game.pins
-      ? "click a pin, then the last pin of the run to knock down (the same pin again to knock it down alone)"
-      : "click a token to take it and every token right of it";
-    setPlayState("human-turn", `${side.name === "you" ? "your" : side.name + "'s"} move: ${how}`);
+    setPlayState("human-turn", `${side.name === "you" ? "your" : side.name + "'s"} move: ${howToMove()}`);
   } else {
     setPlayState("computer-turn", `${side.name} is thinking`);
     setTimeout(() => { if (serial === game.serial) computerMove(); }, 500);
@@ -231,15 +228,29 @@ function runMove(heap, a, b) {
 }
 
 // The move a click on a token or a pin makes (for a pin, with the pin
-// chosen first), or null where the rule has none.
-function moveAt(button) {
-  const heap = Number(button.dataset.heap);
+// chosen first), or null where the rule has none. `at`: { heap, take } or
+// { heap, pin }, from 1.
+function moveAt(at) {
+  const heap = Number(at.heap);
   if (!game.pins) {
-    const size = game.heaps[heap - 1], take = Number(button.dataset.take);
+    const size = game.heaps[heap - 1], take = Number(at.take);
     return twinMove(heap, take, size > take ? [size - take] : []);
   }
-  const pin = Number(button.dataset.pin);
+  const pin = Number(at.pin);
   return runMove(heap, game.pick && game.pick.heap === heap ? game.pick.pin : pin, pin);
+}
+
+// What a person is asked to do, from the moves the rule has here: a click
+// on a token where some move is a plain take, a button for every other
+// move (a split, a move of several heaps).
+function howToMove() {
+  if (game.pins) {
+    return "click a pin, then the last pin of the run to knock down (the same pin again to knock it down alone)";
+  }
+  const clicks = game.probe.moves.some(plainTake), buttons = game.probe.moves.some((m) => !plainTake(m));
+  const click = "click a token to take it and every token right of it";
+  if (clicks && buttons) return `${click}, or choose a move below`;
+  return clicks ? click : "choose a move below";
 }
 
 // Makes `move`: first the answer for the position it leaves, then the move.
@@ -330,6 +341,12 @@ export function drawHeaps() {
     const tokens = el("span", { class: "tokens" + (game.pins ? " pins" : "") });
     for (let t = 0; t < size; ++t) {
       const data = game.pins ? { heap: i + 1, pin: t + 1 } : { heap: i + 1, take: size - t };
+      // A token is a button only where a click on it makes a move of the rule
+      // (Grundy's game takes none: its tokens are there to be counted).
+      if (!game.pins && !over && !moveAt(data)) {
+        tokens.append(el("span", { class: "token still", "aria-hidden": "true" }));
+        continue;
+      }
       const label = game.pins ? `pin ${t + 1} of heap ${i + 1}` : `take ${size - t} from heap ${i + 1}`;
       const button = el("button", { class: "token", type: "button", dataset: data,
         ...(over ? { disabled: "" } : {}) });
@@ -338,7 +355,7 @@ export function drawHeaps() {
       const picked = Boolean(game.pick && game.pick.heap === data.heap);
       if (game.pins) button.setAttribute("aria-pressed", String(picked && game.pick.pin === data.pin));
       // Where a pin is chosen, the pins that end a run the rule allows.
-      const m = over || (game.pins && game.pick && !picked) ? null : moveAt(button);
+      const m = over || (game.pins && game.pick && !picked) ? null : moveAt(data);
       if (game.pins && picked && m) button.classList.add("reach");
       const says = colour && m ? (m.wins ? "wins" : "loses") : null;
       if (says) button.classList.add(says);

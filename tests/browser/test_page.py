@@ -384,6 +384,52 @@ class Games(Page):
         self.assertTrue(all(re.match(r"^(you|computer \(perfect\)): (take \d+ from heap \d \(the \d+\))$", h)
                             for h in history), history)
 
+    def test_every_family_offers_only_the_moves_its_rule_has(self):
+        """The board asks the rule which moves exist: a token is a button exactly where a click
+        on it makes a move of the rule (a take of that many from that heap), every other move
+        (a split, a move of several heaps) is a button of its own, and what the page asks of
+        the person names only the ways that exist. Nim, a subtraction game, Grundy's game,
+        Lasker's Nim, Wythoff's game, Moore's Nim; Kayles, played on pins, has its own tests."""
+        self.open("play")
+        for rules, start, how in [
+                ("nim", "3 4 5", "click a token to take it and every token right of it"),
+                ("subtract:1-3", "7 5", "click a token to take it and every token right of it"),
+                ("grundy", "9 7", "choose a move below"),
+                ("lasker", "5 4", "click a token to take it and every token right of it, or choose a move below"),
+                ("wythoff", "12 20", "click a token to take it and every token right of it, or choose a move below"),
+                ("moore:2", "3 5 6", "click a token to take it and every token right of it, or choose a move below"),
+                ("octal:0.77", "5 6", "click a pin, then the last pin of the run")]:
+            self.new_game(rules=rules, start=start, opponent="human")
+            self.assertIn(how, self.text("play-status"), rules)
+            board = self.driver.execute_script("""
+                const g = window.nimtb.game;
+                const plain = (m) => m.heap !== null && m.leaves.length <= 1;
+                return {
+                  pins: g.pins, heaps: g.heaps,
+                  takes: g.probe.moves.filter(plain).map(m => [m.heap_size, m.take]),
+                  others: g.probe.moves.filter(m => !plain(m)).map(m => m.move),
+                  tokens: [...document.querySelectorAll('#play-board button.token:enabled')]
+                    .map(b => [Number(b.dataset.heap), Number(b.dataset.take || 0)]),
+                  still: document.querySelectorAll('#play-board .token.still').length,
+                  buttons: [...document.querySelectorAll('#play-move-buttons button')].map(b => b.textContent),
+                };""")
+            self.assertEqual(sum(board["heaps"]), sum(int(x) for x in start.split()), rules)
+            if board["pins"]:
+                self.assertEqual(len(board["tokens"]), sum(board["heaps"]), "every pin begins a run")
+                continue
+            allowed = {(size, take) for size, take in board["takes"]}
+            offered = {(board["heaps"][heap - 1], take) for heap, take in board["tokens"]}
+            self.assertEqual(offered, allowed, rules)  # every click a move, every take a click
+            for heap, size in enumerate(board["heaps"], 1):  # on every heap of that size
+                self.assertEqual({t for h, t in board["tokens"] if h == heap},
+                                 {t for s, t in allowed if s == size}, (rules, heap))
+            self.assertEqual(len(board["tokens"]) + board["still"], sum(board["heaps"]), rules)
+            self.assertEqual(sorted(board["buttons"]), sorted(board["others"]), rules)
+            if rules == "grundy":
+                self.assertEqual(board["tokens"], [], "Grundy's game takes no tokens")
+                self.assertIn("split", " ".join(board["buttons"]))
+            self.no_error()
+
     def test_play_survives_a_server_that_stops_and_restarts(self):
         self.open("play")
         table = os.path.join(self.tables, "nim-normal-k3-h15.h5")

@@ -70,6 +70,7 @@ class Usage(Workdir):
             ("serve", "job-memory"): [],
             ("serve", "jobs"): [],
             ("serve", "request-time"): [],
+            ("serve", "per-address"): [],
         }
         seen = {}
         letters = {}
@@ -84,7 +85,7 @@ class Usage(Workdir):
                     continue
                 self.assertIn((command, name), contexts, f"{command} --{name} has a range no test tries")
                 low, high = bounds
-                for value in (low - 1, high + 1):
+                for value in (low - 1, high + 1, 10**20):  # and past what 64 bits hold
                     code, out, err = run(command, *contexts[(command, name)], f"--{name}", str(value),
                                          cwd=self.dir, stdin="")
                     self.assert_error(code, err, 2, f"--{name} must be a whole number from {low} to {high}")
