@@ -2,7 +2,7 @@
 // API (the same JSON as `nimtb query --json`, `info --json`, `dump --count
 // --json`), one module per view; this one wires them to the page.
 import { $, guard, loadRules, loadTables, showView } from "./common.js";
-import { boardKeys, drawHeaps, game, hint, newGame, redo, retry, showSetupChoices, startFromLink, undo } from "./play.js";
+import { boardKeys, drawHeaps, game, hint, newGame, redo, retry, showClassChoices, showSetupChoices, startFromLink, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
 import { clearAnswer, describeCell, drawPictures, ex, explore, fitPosition, queryCell } from "./explore.js";
 import { quotient, re, research, sequence } from "./research.js";
@@ -17,6 +17,8 @@ export function wire() {
   $("play-board").addEventListener("keydown", boardKeys);
   $("play-hint").addEventListener("click", guard(hint));
   $("play-colour").addEventListener("change", drawHeaps);
+  $("play-class").addEventListener("change", showClassChoices);
+  $("play-size").addEventListener("change", showClassChoices);
   $("play-retry").addEventListener("click", guard(retry));
   $("play-opponent").addEventListener("change", showSetupChoices);
   showSetupChoices();

@@ -104,16 +104,39 @@ export function boardAfter(heaps, move) {
   return out;
 }
 
+// Class mode hides what would give the answer away: who wins, the value,
+// the remoteness, the chart, hints and the colours of moves. It is off by
+// default: the page's first reader is someone finding out how a game works,
+// for whom those are the lesson; a teacher switches it on, and the link the
+// page's address then holds (class=1) opens every student's page that way.
+// The tokens' size (large: for a projector) travels in the link too.
+export function classMode() {
+  return $("play-class").checked;
+}
+
+export function showClassChoices() {
+  $("play").classList.toggle("class-mode", classMode());
+  $("play").classList.toggle("large", $("play-size").value === "large");
+  if (classMode()) $("play-hint-text").hidden = true;
+  if (game.probe) linkHere();
+  drawHeaps();
+}
+
 // The page's address names the game and the position on the board, so that
 // it can be linked to or bookmarked: #play?rules=octal:0.77&convention=normal&heaps=3,4,5
-// (startFromLink starts a game there).
+// (startFromLink starts a game there), and class mode and the tokens' size when chosen.
 function linkHere() {
   const params = new URLSearchParams({ rules: game.rules, convention: game.convention, heaps: game.heaps.join(",") });
+  if (classMode()) params.set("class", "1");
+  if ($("play-size").value === "large") params.set("size", "large");
   history.replaceState(null, "", "#play?" + params);
 }
 
 // A game from a link made by linkHere: the form filled in, then New game.
 export async function startFromLink(params) {
+  $("play-class").checked = params.get("class") === "1";
+  $("play-size").value = params.get("size") === "large" ? "large" : "normal";
+  showClassChoices();
   if (!params.get("rules") || !params.get("heaps")) return;
   $("play-rules").value = params.get("rules");
   $("play-convention").value = params.get("convention") === "misere" ? "misere" : "normal";
@@ -333,7 +356,7 @@ export function drawHeaps() {
   const changed = changedRows();
   const who = game.last ? game.sides[game.last.mover].name : "";
   const over = game.state === "game-over" || !game.probe;
-  const colour = $("play-colour").checked && game.state === "human-turn";
+  const colour = $("play-colour").checked && !classMode() && game.state === "human-turn";
   game.heaps.forEach((size, i) => {
     const mark = changed.get(i);
     const row = el("div", { class: "heap" + (mark ? " changed" : ""), dataset: { heap: i + 1, size } },
@@ -502,6 +525,7 @@ export async function redo() {
 
 export async function hint() {
   if (game.state !== "human-turn") throw new Error("a hint is for a person's move");
+  if (classMode()) throw new Error("class mode hides hints: switch it off for one");
   const h = await api("/api/hint", { table: game.table, position: positionText(game.heaps) });
   $("play-hint-text").textContent = h.text;
   $("play-hint-text").hidden = false;

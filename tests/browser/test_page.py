@@ -430,6 +430,43 @@ class Games(Page):
                 self.assertIn("split", " ".join(board["buttons"]))
             self.no_error()
 
+    def test_class_mode_hides_the_answer_and_travels_in_the_link(self):
+        """A teacher's class mode: who wins, the value, the remoteness, the chart, hints and
+        the colours of moves leave the page, and come back when it is switched off; the link
+        in the address opens a student's page in class mode, with tokens for a projector."""
+        self.open("play")
+        self.new_game(start="3 4 5", opponent="human")
+        self.by_id("play-colour").click()
+        answers = ["play-outcome", "play-value", "play-remoteness", "play-chart", "play-hint"]
+        chart_downloads = '.downloads[data-for="play-chart"]'
+        coloured = lambda: self.driver.find_elements(By.CSS_SELECTOR, "#play-board .token.wins, #play-board .token.loses")
+        self.assertTrue(all(self.by_id(a).is_displayed() for a in answers))
+        self.assertTrue(coloured())
+        self.by_id("play-class").click()
+        self.assertEqual([a for a in answers if self.by_id(a).is_displayed()], [])
+        self.assertEqual(coloured(), [])
+        self.assertFalse(self.by_id("play-colour").is_displayed())
+        self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, chart_downloads).is_displayed())
+        self.assertIn("class=1", self.driver.current_url)
+        Select(self.by_id("play-size")).select_by_value("large")
+        size = self.driver.find_element(By.CSS_SELECTOR, "#play-board button.token").size
+        self.assertGreaterEqual(size["width"], 40)
+        link = self.driver.current_url
+        self.assertIn("size=large", link)
+        self.screenshot("play-class-mode-large")
+        # A student opens the link: the same board, in class mode, large.
+        self.driver.get("about:blank")
+        self.driver.get(link)
+        self.state("play", ("human-turn",))
+        self.assertTrue(self.by_id("play-class").is_selected())
+        self.assertEqual([a for a in answers if self.by_id(a).is_displayed()], [])
+        self.assertEqual(coloured(), [])
+        self.assertGreaterEqual(self.driver.find_element(By.CSS_SELECTOR, "#play-board button.token").size["width"], 40)
+        self.by_id("play-class").click()  # the teacher shows the answer
+        self.assertTrue(all(self.by_id(a).is_displayed() for a in answers))
+        self.assertNotIn("class=1", self.driver.current_url)
+        self.no_error()
+
     def test_play_survives_a_server_that_stops_and_restarts(self):
         self.open("play")
         table = os.path.join(self.tables, "nim-normal-k3-h15.h5")
@@ -1100,6 +1137,11 @@ class Views(Page):
             self.driver.find_element(By.CSS_SELECTOR, '#play-board .token[data-pin="2"]').click()
             self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, '#play-board .token[aria-pressed="true"]'))
 
+        def class_mode_large_grundy():
+            self.driver.get("about:blank")
+            self.driver.get(self.server.url + "#play?rules=grundy&convention=misere&heaps=9,7&class=1&size=large")
+            self.state("play", ("human-turn",))
+
         def northcott_over():
             self.open("northcott")
             Select(self.by_id("nc-rows")).select_by_value("2")
@@ -1115,6 +1157,7 @@ class Views(Page):
         states = [("first load", lambda: self.open("play")), ("refused rule", refused_rule),
                   ("play mid-game", lambda: self.show_everything("play")), ("play over", play_over),
                   ("kayles, a pin chosen, moves coloured", kayles_pin_chosen_moves_coloured),
+                  ("class mode, large tokens, Grundy's game", class_mode_large_grundy),
                   ("northcott mid-game", lambda: self.show_everything("northcott")),
                   ("northcott over", northcott_over),
                   ("explore", lambda: self.show_everything("explore")),
