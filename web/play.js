@@ -13,8 +13,48 @@ export const game = {
   last: null, pending: null,
   undone: [],  // what Undo took back, latest last: each { history, positions } for Redo
   pins: false,  // the heaps are rows of pins, a move knocks down a run of them (Kayles)
+  rows: null,   // in pin games, each row's pins, standing (true) or knocked down: heaps are its runs
   pick: null,   // in pin games, the pin chosen first: { heap, pin }, both from 1
 };
+
+// Pin games keep every row where it is: a run knocked down leaves a gap,
+// and the heaps of the position are the runs of standing pins, row by row,
+// left to right (heap i of the position is runs(rows)[i - 1]).
+function runs(rows) {
+  const out = [];
+  rows.forEach((pins, row) => {
+    for (let c = 0; c < pins.length; ++c) {
+      if (!pins[c] || (c > 0 && pins[c - 1])) continue;
+      let end = c;
+      while (end < pins.length && pins[end]) ++end;
+      out.push({ row, start: c, size: end - c });
+    }
+  });
+  return out;
+}
+const heapsOfRows = (rows) => runs(rows).map((r) => r.size);
+
+// The pins a move knocks down, from 1 within its heap: the run a person
+// chose, or for a move of the table (whose parts are ascending) the run
+// that leaves the smaller part on the left.
+function runOf(m) {
+  if (m.run) return m.run;
+  const left = m.touches[0].leaves.length ? m.touches[0].leaves[0] : 0;
+  return [left + 1, left + m.take];
+}
+
+// The rows after a pin game's move, and where the run was: { rows, row, cells }.
+function rowsAfter(rows, m) {
+  const place = runs(rows)[m.heap - 1];
+  const [a, b] = runOf(m);
+  const out = rows.map((pins) => [...pins]);
+  const cells = [];
+  for (let c = place.start + a - 1; c <= place.start + b - 1; ++c) {
+    out[place.row][c] = false;
+    cells.push(c);
+  }
+  return { rows: out, row: place.row, cells };
+}
 
 // A rule whose every move takes a run of tokens from one heap and leaves
 // at most the two rows either side of it is played on rows of pins, as
@@ -66,8 +106,12 @@ export async function newGame(event) {
   Object.assign(game, {
     rules: found.info.rules, convention: found.info.convention, heaps: found.start, toMove: 0,
     level, history: [], positions: [], draws: [], last: null, pending: null, undone: [],
-    pins: playsOnPins(found.info.move_shape), pick: null,
+    pins: playsOnPins(found.info.move_shape), pick: null, rows: null,
   });
+  if (game.pins) {
+    game.rows = found.start.map((n) => Array(n).fill(true));
+    game.heaps = heapsOfRows(game.rows);
+  }
   const person = { human: true, name: "you" };
   const computer = { human: false, name: `computer (${level})` };
   game.sides = opponent === "human"
@@ -81,7 +125,7 @@ export async function newGame(event) {
 
 function clearGame() {
   Object.assign(game, { table: null, heaps: [], history: [], positions: [], probe: null, last: null, pending: null,
-    undone: [], pick: null });
+    undone: [], pick: null, pins: false, rows: null });
   $("play-table").textContent = "—";
   for (const id of ["play-outcome", "play-value", "play-remoteness"]) $(id).textContent = "—";
   $("play-hint-text").hidden = true;
@@ -219,12 +263,12 @@ export function plainTake(m) {
 // from an end leaves the row on the left), which places their run.
 export function moveText(m) {
   if (game.pins && m.heap !== null) {
-    const left = m.touches[0].leaves;
-    const a = m.run ? m.run[0] : (left.length ? left[0] : 0) + 1;
-    const b = m.run ? m.run[1] : a + m.take - 1;
+    // Pins counted along the row as the board shows it, gaps included.
+    const place = runs(game.rows)[m.heap - 1];
+    const [a, b] = runOf(m).map((x) => place.start + x);
     const pins = a === b ? `pin ${a}` : `pins ${a}–${b}`;
-    return `knock down ${pins} of heap ${m.heap} (the ${m.heap_size})` +
-      (left.length ? `, leaving ${left.join(" and ")}` : "");
+    const left = m.touches[0].leaves;
+    return `knock down ${pins} of row ${place.row + 1}` + (left.length ? `, leaving ${left.join(" and ")}` : "");
   }
   return plainTake(m) ? `take ${m.take} from heap ${m.heap} (the ${m.heap_size})` : m.move;
 }
@@ -279,14 +323,18 @@ function howToMove() {
 // Makes `move`: first the answer for the position it leaves, then the move.
 export async function apply(move, draw) {
   const serial = game.serial;
-  const heaps = boardAfter(game.heaps, move);
+  const pinned = game.pins ? rowsAfter(game.rows, move) : null;
+  const heaps = pinned ? heapsOfRows(pinned.rows) : boardAfter(game.heaps, move);
   const probe = await probeOf(heaps);
   if (serial !== game.serial) return;
   game.undone = [];  // a move of its own ends what Redo could bring back
-  game.history.push({ heaps: game.heaps, mover: game.toMove, text: moveText(move), result: heaps });
+  game.history.push({ heaps: game.heaps, rows: game.rows, mover: game.toMove, text: moveText(move), result: heaps,
+    rowsAfter: pinned && pinned.rows });
   if (draw) game.draws.push(draw);
-  game.last = { mover: game.toMove, touches: move.touches || [], before: game.heaps };
+  game.last = { mover: game.toMove, touches: move.touches || [], before: game.heaps,
+    row: pinned && pinned.row, cells: pinned && pinned.cells };
   game.heaps = heaps;
+  if (pinned) game.rows = pinned.rows;
   game.toMove = 1 - game.toMove;
   $("play-hint-text").hidden = true;
   await settle(probe);
@@ -357,7 +405,25 @@ export function drawHeaps() {
   const who = game.last ? game.sides[game.last.mover].name : "";
   const over = game.state === "game-over" || !game.probe;
   const colour = $("play-colour").checked && !classMode() && game.state === "human-turn";
-  game.heaps.forEach((size, i) => {
+  // A token's or a pin's button: its move's colours when asked, and where a
+  // pin is chosen, the pins that end a run the rule allows.
+  const tokenButton = (data, label) => {
+    const button = el("button", { class: "token", type: "button", dataset: data,
+      ...(over ? { disabled: "" } : {}) });
+    button.addEventListener("click", guard(() => (game.pins ? choosePin(data) : takeTokens(data.heap, data.take))));
+    const picked = Boolean(game.pick && game.pick.heap === data.heap);
+    if (game.pins) button.setAttribute("aria-pressed", String(picked && game.pick.pin === data.pin));
+    const m = over || (game.pins && game.pick && !picked) ? null : moveAt(data);
+    if (game.pins && picked && m) button.classList.add("reach");
+    const says = colour && m ? (m.wins ? "wins" : "loses") : null;
+    if (says) button.classList.add(says);
+    const text = label + (says ? ` (${says === "wins" ? "a winning" : "a losing"} move)` : "");
+    button.title = text;
+    button.setAttribute("aria-label", text);
+    return button;
+  };
+  if (game.pins && game.rows) drawPinRows(board, tokenButton, who);
+  else game.heaps.forEach((size, i) => {
     const mark = changed.get(i);
     const row = el("div", { class: "heap" + (mark ? " changed" : ""), dataset: { heap: i + 1, size } },
       el("span", { class: "heap-label" }, `heap ${i + 1}`));
@@ -370,21 +436,7 @@ export function drawHeaps() {
         tokens.append(el("span", { class: "token still", "aria-hidden": "true" }));
         continue;
       }
-      const label = game.pins ? `pin ${t + 1} of heap ${i + 1}` : `take ${size - t} from heap ${i + 1}`;
-      const button = el("button", { class: "token", type: "button", dataset: data,
-        ...(over ? { disabled: "" } : {}) });
-      button.addEventListener("click", guard(() => (game.pins ? choosePin(data) : takeTokens(data.heap, data.take))));
-      tokens.append(button);
-      const picked = Boolean(game.pick && game.pick.heap === data.heap);
-      if (game.pins) button.setAttribute("aria-pressed", String(picked && game.pick.pin === data.pin));
-      // Where a pin is chosen, the pins that end a run the rule allows.
-      const m = over || (game.pins && game.pick && !picked) ? null : moveAt(data);
-      if (game.pins && picked && m) button.classList.add("reach");
-      const says = colour && m ? (m.wins ? "wins" : "loses") : null;
-      if (says) button.classList.add(says);
-      const text = label + (says ? ` (${says === "wins" ? "a winning" : "a losing"} move)` : "");
-      button.title = text;
-      button.setAttribute("aria-label", text);
+      tokens.append(tokenButton(data, `take ${size - t} from heap ${i + 1}`));
     }
     // What the last move took, faded, where it was.
     if (mark && mark.part === 0) {
@@ -425,6 +477,35 @@ export function drawHeaps() {
         onclick: guard(() => humanMove(m)) }, m.move));
     }
   }
+}
+
+// The rows of a pin game: each row where it began, its standing pins
+// buttons (their heap is the run they stand in), the pins knocked down
+// gaps, those of the last move drawn faded where they stood.
+function drawPinRows(board, tokenButton, who) {
+  const heapOf = new Map();  // "row:cell" -> { heap, pin }, from 1
+  runs(game.rows).forEach((r, i) => {
+    for (let k = 0; k < r.size; ++k) heapOf.set(`${r.row}:${r.start + k}`, { heap: i + 1, pin: k + 1 });
+  });
+  game.rows.forEach((pins, row) => {
+    const last = game.last && game.last.row === row;
+    const standing = runs([pins]).map((r) => r.size);
+    const line = el("div", { class: "heap" + (last ? " changed" : ""), dataset: { row: row + 1 } },
+      el("span", { class: "heap-label" }, `row ${row + 1}`));
+    const cells = el("span", { class: "tokens pins" });
+    pins.forEach((up, c) => {
+      if (!up) {
+        const fresh = last && game.last.cells.includes(c);
+        cells.append(el("span", { class: "token " + (fresh ? "taken" : "down"), "aria-hidden": "true" }));
+        return;
+      }
+      const at = heapOf.get(`${row}:${c}`);
+      cells.append(tokenButton(at, `pin ${c + 1} of row ${row + 1}`));
+    });
+    line.append(cells, el("span", { class: "heap-size" }, standing.length ? standing.join(" + ") : "0"));
+    if (last) line.append(el("span", { class: "moved-by" }, `← ${who}: ${game.history.at(-1).text}`));
+    board.append(line);
+  });
 }
 
 // Tokens left in the rows a touched heap became.
@@ -498,6 +579,7 @@ export async function undo() {
   game.history.length = cut;
   game.positions.length = cut;
   game.heaps = back.heaps;
+  game.rows = back.rows;
   game.toMove = back.mover;
   game.last = null;
   game.pending = null;
@@ -516,6 +598,7 @@ export async function redo() {
   game.history.push(...history);
   game.positions.push(...positions);
   game.heaps = last.result;
+  game.rows = last.rowsAfter;
   game.toMove = 1 - last.mover;
   game.last = null;
   game.pending = null;

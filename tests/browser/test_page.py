@@ -210,9 +210,22 @@ class Page(unittest.TestCase):
         return json.loads(out)  # Python's ints are exact
 
     def board_heaps(self):
+        """The heaps the board shows: its rows, or in a pin game the runs of standing pins,
+        row by row (each pin's heap is the run it stands in)."""
         # Read in one script: the board may be redrawn between two element reads.
+        return self.driver.execute_script("""
+            if (!window.nimtb.game.pins)
+              return [...document.querySelectorAll('#play-board .heap')].map(h => Number(h.dataset.size));
+            const runs = [];
+            for (const b of document.querySelectorAll('#play-board .token[data-heap]'))
+              runs[Number(b.dataset.heap) - 1] = (runs[Number(b.dataset.heap) - 1] || 0) + 1;
+            return runs;""")
+
+    def board_rows(self):
+        """Each row of a pin game as the board draws it: 'I' a pin standing, '.' a gap."""
         return self.driver.execute_script(
-            "return [...document.querySelectorAll('#play-board .heap')].map(h => Number(h.dataset.size))")
+            "return [...document.querySelectorAll('#play-board .heap')].map(r => [...r.querySelectorAll('.token')]"
+            ".map(t => t.matches('button') ? 'I' : '.').join(''))")
 
     def history_length(self):
         return self.driver.execute_script("return document.querySelectorAll('#play-history li').length")
@@ -694,8 +707,12 @@ class Games(Page):
         self.knock(2, 5, 4)  # either end first
         self.settled(2)
         g = self.game_state()
-        self.assertEqual(g["history"][0]["result"], [6, 3, 2])  # the rows either side of the run, in their places
-        self.assertEqual(g["history"][0]["text"], "knock down pins 4–5 of heap 2 (the 7), leaving 3 and 2")
+        self.assertEqual(g["history"][0]["result"][:3], [6, 3, 2])  # the parts either side of the run, in their places
+        self.assertEqual(g["history"][0]["text"], "knock down pins 4–5 of row 2, leaving 3 and 2")
+        # The row keeps its place and its number, with a gap where the run stood.
+        rows = self.board_rows()  # after the computer's move too: gaps stay gaps
+        self.assertEqual([len(r) for r in rows], [6, 7], rows)
+        self.assertEqual(rows[1][3:5], "..", rows)
         for _ in range(20):
             if self.text("play-state") == "game-over":
                 break
@@ -710,8 +727,8 @@ class Games(Page):
         # Both players' moves in one vocabulary: runs of pins knocked down.
         history = [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#play-history li")]
         for line in history:
-            self.assertRegex(line, r"^(you|computer \(perfect\)): knock down pins? \d+(–\d+)? of heap \d+ "
-                                   r"\(the \d+\)(, leaving \d+( and \d+)?)?$")
+            self.assertRegex(line, r"^(you|computer \(perfect\)): knock down pins? \d+(–\d+)? of row [12]"
+                                   r"(, leaving \d+( and \d+)?)?$")
         self.screenshot("play-kayles")
 
     def test_kayles_by_the_keyboard_with_moves_coloured(self):
@@ -735,7 +752,7 @@ class Games(Page):
         self.assertTrue(self.by_id("play-colour-key").is_displayed())
         label = lambda: self.driver.execute_script("return document.activeElement.getAttribute('aria-label')")
         self.tab_to("e.classList.contains('token')")
-        self.assertRegex(label(), r"^pin 1 of heap 1 \(a (winning|losing) move\)$")
+        self.assertRegex(label(), r"^pin 1 of row 1 \(a (winning|losing) move\)$")
         # Every pin's colour is what the table says of knocking it down alone.
         for heap, size in enumerate([3, 4, 5], 1):
             for p in range(1, size + 1):
@@ -746,14 +763,14 @@ class Games(Page):
                                  (heap, p))
         self.screenshot("play-kayles-coloured")
         self.press(Keys.ARROW_DOWN, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
-        self.assertEqual(label().split(" (")[0], "pin 3 of heap 2")
+        self.assertEqual(label().split(" (")[0], "pin 3 of row 2")
         self.press(Keys.ENTER)
         self.wait_for(lambda d: self.pin(2, 3).get_attribute("aria-pressed") == "true")
-        self.assertEqual(label().split(" (")[0], "pin 3 of heap 2")  # focus stays on the pin chosen
+        self.assertEqual(label().split(" (")[0], "pin 3 of row 2")  # focus stays on the pin chosen
         self.press(Keys.ESCAPE)
         self.wait_for(lambda d: self.pin(2, 3).get_attribute("aria-pressed") == "false")
         self.press(Keys.ENTER, Keys.ARROW_LEFT)
-        self.assertEqual(label().split(" (")[0], "pin 2 of heap 2")
+        self.assertEqual(label().split(" (")[0], "pin 2 of row 2")
         self.press(Keys.ENTER)  # knocks down pins 2-3 of heap 2
         self.settled(2)
         self.assertEqual(self.game_state()["history"][0]["result"], [3, 1, 1, 5])
