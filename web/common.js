@@ -65,6 +65,22 @@ export function guard(action) {
   };
 }
 
+// The same, the error shown in the element `id` beside the form that
+// caused it, not in the banner at the top of the page.
+export function guardIn(id, action) {
+  return async (...args) => {
+    const shown = $(id);
+    showError(null);
+    shown.hidden = true;
+    try {
+      await action(...args);
+    } catch (e) {
+      shown.textContent = String(e.message || e);
+      shown.hidden = false;
+    }
+  };
+}
+
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -92,13 +108,21 @@ export function showView(name, linked = false) {
 
 export let tables = [];
 
+// The table a view opens on before anyone chooses: Nim's in normal play
+// where the folder has one (where a class starts), else Nim's, else the first.
+function firstChoice() {
+  const nim = tables.filter((t) => t.rules === "nim");
+  const t = nim.find((x) => x.convention === "normal") || nim[0] || tables[0];
+  return t ? t.path : "";
+}
+
 export async function loadTables() {
   tables = (await api("/api/tables")).tables;
   for (const select of document.querySelectorAll(".table-select")) {
     const keep = select.value;
     select.replaceChildren(...tables.map((t) => el("option", { value: t.path },
       `${t.path} — ${t.rules} ${t.convention}, ${t.positions} positions`)));
-    if (tables.some((t) => t.path === keep)) select.value = keep;
+    select.value = tables.some((t) => t.path === keep) ? keep : firstChoice();
   }
 }
 

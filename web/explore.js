@@ -26,12 +26,24 @@ export function fitPosition() {
   if (!fits) $("ex-position").value = heaps.join(" ") || "0";
 }
 
+// The table and the position a link names (#explore?table=T&position=P):
+// chosen, and true when there is a position to answer.
+export function exploreFromLink(params) {
+  const table = params.get("table");
+  if (table && tables.some((t) => t.path === table)) $("ex-table").value = table;
+  if (!params.get("position")) return false;
+  $("ex-position").value = params.get("position");
+  return true;
+}
+
 export async function explore(event) {
   if (event) event.preventDefault();
   clearAnswer();  // no answer of another table or position stays under an error
   const table = $("ex-table").value;
   if (!table) throw new Error("no table in the server's folder yet: solve one with nimtb solve");
   const q = await api("/api/query", { table, position: $("ex-position").value, line: 1 });
+  // The address names the table and the position: a link opens this answer.
+  history.replaceState(null, "", "#explore?" + new URLSearchParams({ table, position: q.position.join(" ") || "0" }));
   await markPosition(q.position);
   $("ex-summary").textContent = `${heapsText(q.position)}: the player to move ` +
     (q.to_move_wins ? "wins (N-position)" : "loses (P-position)") +
@@ -141,6 +153,7 @@ export async function drawPictures(keep = false) {
     return;
   }
   const mode = $("ex-compare").value, colour = $("ex-colour").value;
+  $("ex-pictures").closest(".explore").classList.toggle("stacked", mode === "side");
   let pair = [t];
   if (mode !== "one") {
     const c = await companionOf(t.path);
@@ -149,7 +162,9 @@ export async function drawPictures(keep = false) {
   const others = [...ex.others];
   let planes;
   try {
-    planes = await Promise.all(pair.map((x) => fetchPlane(x.path, others)));
+    // One after the other: a big picture is costly work the server admits one at a time.
+    planes = [];
+    for (const x of pair) planes.push(await fetchPlane(x.path, others));
   } catch (e) {
     // No picture of other heaps stays under the error (the sliders moved on).
     if (serial === ex.serial) {

@@ -1,11 +1,11 @@
 // The page of `nimtb serve`: plain JavaScript modules over the server's JSON
 // API (the same JSON as `nimtb query --json`, `info --json`, `dump --count
 // --json`), one module per view; this one wires them to the page.
-import { $, guard, loadRules, loadTables, showView } from "./common.js";
+import { $, guard, guardIn, loadRules, loadTables, showView, tables } from "./common.js";
 import { boardKeys, drawHeaps, game, hint, newGame, redo, retry, showClassChoices, showSetupChoices, startFromLink, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
-import { clearAnswer, describeCell, drawPictures, ex, explore, fitPosition, queryCell } from "./explore.js";
-import { quotient, re, research, sequence } from "./research.js";
+import { clearAnswer, describeCell, drawPictures, ex, explore, exploreFromLink, fitPosition, queryCell } from "./explore.js";
+import { genus, quotient, re, research, sequence } from "./research.js";
 import { csvText, downloadButtons } from "./export.js";
 import { PlaneView } from "./plane.js";
 
@@ -46,15 +46,20 @@ export function wire() {
   $("ex-zoom-in").addEventListener("click", () => ex.view.zoom(1.5));
   $("ex-zoom-out").addEventListener("click", () => ex.view.zoom(1 / 1.5));
   $("ex-zoom-fit").addEventListener("click", () => ex.view.fit());
-  $("re-form").addEventListener("submit", guard(research));
-  $("sq-form").addEventListener("submit", guard(sequence));
-  $("mq-form").addEventListener("submit", guard(quotient));
+  // The research forms each say their errors beside themselves.
+  $("re-form").addEventListener("submit", guardIn("re-error", research));
+  $("sq-form").addEventListener("submit", guardIn("sq-error", sequence));
+  $("mq-form").addEventListener("submit", guardIn("mq-error", quotient));
+  $("gn-form").addEventListener("submit", guardIn("gn-error", genus));
   wireDownloads();
   // #view, or #play?rules=...&heaps=... (a linked position: play.js's linkHere).
   const fromHash = () => {
     const [view, query] = location.hash.slice(1).split("?");
     showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play", query !== undefined);
     if (view === "play" && query) guard(() => startFromLink(new URLSearchParams(query)))();
+    if (view === "explore" && query && tables.length) {
+      guard(async () => { if (exploreFromLink(new URLSearchParams(query))) await explore(); await drawPictures(true); })();
+    }
   };
   window.addEventListener("hashchange", fromHash);
   fromHash();
@@ -127,6 +132,11 @@ function wireDownloads() {
       return csvText(["heap", "element", "in_p"], q.phi.map((x, h) => [h, q.elements[x].word, q.elements[x].p ? 1 : 0]));
     },
   });
+  downloadButtons($("gn-table"), {
+    id: "gn-table", title: "the genus", name: () => `${need(re.genus, "compute a genus").rules.replace(/[:,]/g, "_")}-genus`,
+    csv: () => csvText(["heap", "genus", "normal", "tame"],
+      need(re.genus, "compute a genus").heaps.map((h) => [h.heap, h.genus, h.normal, h.tame ? 1 : 0])),
+  });
   downloadButtons($("play-chart"), {
     id: "play-chart", title: "the game's values", name: () => "game", svg: () => $("play-chart"),
     csv: () => csvText(["move", "value", "remoteness", "to_move_wins"],
@@ -141,6 +151,10 @@ Object.assign(window, { nimtb: { game, nc, ex } }, { ex });
 guard(async () => {
   await loadRules();
   await loadTables();
-  fitPosition();
+  // A link to an answer (#explore?table=T&position=P) opens it once the tables are known.
+  const [view, query] = location.hash.slice(1).split("?");
+  const linked = view === "explore" && query && exploreFromLink(new URLSearchParams(query));
+  if (!linked) fitPosition();
   await drawPictures();
+  if (linked) await explore();
 })();

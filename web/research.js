@@ -3,7 +3,7 @@ import { $, api, el, minus } from "./common.js";
 import { barChart, phiPlot, quotientTable, sequencePlot } from "./plots.js";
 
 // The latest of each, for the downloads.
-export const re = { count: null, sequence: null, quotient: null };
+export const re = { count: null, sequence: null, quotient: null, genus: null };
 
 export async function research(event) {
   if (event) event.preventDefault();
@@ -128,6 +128,41 @@ export async function quotient(event) {
     phiWords(q);
   } catch (e) {
     $("mq-summary").textContent = "";
+    throw e;
+  }
+}
+
+// "4^{146}" as 4 with 146 raised, as the genus is written.
+function genusText(genus) {
+  const [base, rest] = genus.split("^{");
+  return rest === undefined ? [genus] : [base, el("sup", {}, rest.replace(/}$/, ""))];
+}
+
+// Conway's genus of each heap (`nimtb genus --json`): ten heaps a row, the
+// wild heaps (whose genus is no nim heap's) marked.
+export async function genus(event) {
+  if (event) event.preventDefault();
+  const params = { rules: $("gn-rules").value.trim(), max_heap: $("gn-max").value };
+  $("gn-summary").textContent = "computing…";
+  $("gn-table").replaceChildren();
+  try {
+    const g = await api("/api/genus", params);
+    re.genus = g;
+    $("gn-summary").textContent = `${g.rules}, heaps up to ${g.max_heap}: ` +
+      (g.first_wild === null ? "every heap is tame" : `heap ${g.first_wild} is the first wild heap`) +
+      (g.alternates_from === null ? "" : `; every superscript alternates from γ${g.alternates_from} on`) + ".";
+    const head = el("tr", {}, el("th", { scope: "col" }, "heap"),
+      ...[...Array(10).keys()].map((k) => el("th", { scope: "col" }, `+${k}`)));
+    const rows = [];
+    for (let row = 0; row <= g.max_heap; row += 10) {
+      const cells = g.heaps.slice(row, row + 10).map((h) => el("td", {
+        class: h.tame ? "" : "p", title: `heap ${h.heap}: genus ${h.genus}${h.tame ? ", tame" : ", wild"}`,
+      }, ...genusText(h.genus), ...(h.tame ? [] : [el("span", { class: "visually-hidden" }, " (wild)")])));
+      rows.push(el("tr", {}, el("th", { scope: "row" }, String(row)), ...cells));
+    }
+    $("gn-table").replaceChildren(el("caption", {}, "the genus of heap n = row + column; wild heaps dark"), head, ...rows);
+  } catch (e) {
+    $("gn-summary").textContent = "";
     throw e;
   }
 }

@@ -35,9 +35,15 @@ using HttpError = http::Error;
 
 // The explorer's pictures: a plane of at most this many heap sizes a side.
 inline constexpr uint32_t MAX_PLANE_SIDE = 2048;
+// Reads past these are costly, and admitted by a gate (work.h): a plane
+// of more cells, a query's line of more probes (a few milliseconds'
+// worth: (tokens + 1)^2), a lesson of a longer body (about 100 draws).
+inline constexpr uint64_t PLAIN_PLANE_CELLS = 512 * 512;
+inline constexpr uint64_t PLAIN_LINE_PROBES = 200'000;
+inline constexpr size_t PLAIN_LESSON_BYTES = 4096;
 // Single-heap sequences the page plots: a few seconds of work at most.
 inline constexpr uint64_t MAX_PAGE_SEQUENCE = 65'536;
-// The largest heap bound of a misère quotient the page asks for, and the
+// The largest heap bound of a misère quotient (or a genus) the page asks for, and the
 // time its computation may take (learning a quotient can take minutes below
 // that bound, as octal:0.76 at heap 12 does).
 inline constexpr uint32_t MAX_PAGE_QUOTIENT_HEAP = 100;

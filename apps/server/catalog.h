@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/server/http.h"
 #include "engine/game/universe.h"
 #include "io/probe.h"
 
@@ -88,6 +89,8 @@ class Catalog {
         }
         try {
             return f(*open->prober);
+        } catch (const http::Error&) {
+            throw;  // the request's fault (a move that is none, say), not the file's
         } catch (const std::exception&) {
             open->prober.reset();  // the next request opens it afresh
             if (changed(*t)) throw_changing(name);

@@ -173,7 +173,7 @@ void add_game_routes(http::Server& http, ServerState& state) {
                    // Every draw must be a move of the table's game, so the bags hold only real
                    // positions.
                    std::vector<play::MatchboxLearner::Draw> draws;
-                   state.catalog.with_own_prober(name, [&](io::Prober& p) {
+                   const auto check = [&](io::Prober& p) {
                        for (const auto& d : body.at("draws")) {
                            const std::string from = d.at(0).get<std::string>(),
                                              to = d.at(1).get<std::string>();
@@ -187,11 +187,19 @@ void add_game_routes(http::Server& http, ServerState& state) {
                            }
                            draws.push_back({from, to});
                        }
-                   });
+                   };
+                   if (req.body.size() <= PLAIN_LESSON_BYTES) {
+                       state.catalog.with_prober(name, check);
+                   } else {
+                       state.catalog.with_own_prober(name, check);
+                   }
                    const size_t known = state.learners.learn(name, draws, won);
                    return json{{"learned", draws.size()}, {"positions_known", known}};
                }),
-               state.work.gates.learn);  // a probe per draw: thousands in a body
+               // A game's lesson is tens of draws; a body may hold thousands, a probe each.
+               [&state](const http::Request& req) {
+                   return req.body.size() > PLAIN_LESSON_BYTES ? state.work.gates.learn : nullptr;
+               });
     // The table of a game and its start, when the folder holds it.
     http.route("GET", "/api/find", guarded([&state](const http::Request& req) {
                    const std::string rules = param(req, "rules");

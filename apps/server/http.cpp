@@ -433,6 +433,7 @@ class Session : public std::enable_shared_from_this<Session> {
         } else {
             reserved_ = res.body.size();
         }
+        held_by_handler_ = std::move(res.held);
         net::post(stream_.get_executor(),
                   [self = shared_from_this(), res = std::move(res)]() mutable {
                       self->send(std::move(res));
@@ -448,6 +449,7 @@ class Session : public std::enable_shared_from_this<Session> {
             held_.reset();
         }
         server_.answer_bytes -= std::exchange(reserved_, 0);
+        held_by_handler_.reset();
     }
 
     // Turns gone_ true when the client hangs up while its answer is made,
@@ -511,6 +513,7 @@ class Session : public std::enable_shared_from_this<Session> {
     bool gzip_ = false;      // the client accepts gzip
     bool watching_ = false;  // on the network thread: a hang-up is watched for
     std::shared_ptr<Gate> held_;
+    std::shared_ptr<void> held_by_handler_;  // Response::held, until the answer is sent
     uint64_t reserved_ = 0;  // bytes of server_.answer_bytes this answer holds
     std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
 };

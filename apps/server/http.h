@@ -96,6 +96,10 @@ struct Response {
     // When set, the body is what stream() writes, sent chunked; status and
     // headers are sent before its first piece.
     std::function<void(Sink&)> stream;
+    // Kept until the answer is sent: a place in a gate that the handler took
+    // itself (a read that turned out costly), so that its body waiting for
+    // the client holds it as a gated route's does.
+    std::shared_ptr<void> held;
 
     void set_header(std::string name, std::string value) {
         headers.emplace_back(std::move(name), std::move(value));

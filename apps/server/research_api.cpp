@@ -15,12 +15,42 @@ uint64_t heap_param(const http::Request& req, const char* name) {
     return h[0];
 }
 
+// `max_heap` of a single-heap computation the page asks for: at least
+// `least`, at most MAX_PAGE_QUOTIENT_HEAP (422 past it, naming `command`).
+uint32_t page_heap(const http::Request& req, uint64_t least, const char* command) {
+    const uint64_t n = heap_param(req, "max_heap");
+    if (n < least) throw HttpError(400, fmt::format("'max_heap' is one heap size, {} or more", least));
+    if (n > MAX_PAGE_QUOTIENT_HEAP) {
+        throw HttpError(422, fmt::format("the page computes {}s up to heap {}; run nimtb {} for "
+                                         "larger ones",
+                                         command, MAX_PAGE_QUOTIENT_HEAP, command));
+    }
+    return static_cast<uint32_t>(n);
+}
+
+// `nimtb COMMAND` in a child for the page, within MAX_PAGE_QUOTIENT_TIME:
+// past it a 422 that names the command to run without the page's limit.
+json page_work(ServerState& state, const http::Request& req, const char* command,
+               const json& request, const engine::Rule& rule, uint32_t max_heap) {
+    const std::string late = fmt::format(
+        "the page computes {}s that take at most {} s, and this one takes longer: run nimtb {} "
+        "--rules {} --max-heap {}",
+        command, MAX_PAGE_QUOTIENT_TIME.count(), command, rule.canonical(), max_heap);
+    try {
+        return state.work.run(req, command, request, MAX_PAGE_QUOTIENT_TIME, late);
+    } catch (const HttpError& e) {
+        if (e.status == 503) throw HttpError(422, late);  // as the page has always said
+        throw;
+    }
+}
+
 }  // namespace
 
 // Research: single-heap sequences and their periods, as `nimtb sequence
 // --json` prints them, short enough for the page; misère quotients as
-// `nimtb quotient --json` prints them. Each is computed by the command in a
-// child, within the server's limits.
+// `nimtb quotient --json` prints them; Conway's genus as `nimtb genus --json`
+// prints it. Each is computed by the command in a child, within the
+// server's limits.
 void add_research_routes(http::Server& http, ServerState& state) {
     http.route("GET", "/api/sequence", guarded([&state](const http::Request& req) {
                    const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
@@ -46,33 +76,24 @@ void add_research_routes(http::Server& http, ServerState& state) {
                        "sequence");
                }),
                state.work.gates.sequence);
-    http.route(
-        "GET", "/api/quotient", guarded([&state](const http::Request& req) {
-            const engine::Rule rule = engine::Rule::parse(param(req, "rules"));
-            const uint64_t n = heap_param(req, "max_heap");
-            if (n == 0) throw HttpError(400, "'max_heap' is one heap size, 1 or more");
-            if (n > MAX_PAGE_QUOTIENT_HEAP) {
-                throw HttpError(422, fmt::format("the page computes quotients up to heap {}; "
-                                                 "run nimtb quotient for larger ones",
-                                                 MAX_PAGE_QUOTIENT_HEAP));
-            }
-            const std::string late = fmt::format(
-                "the page computes quotients that take at most {} s, and this one takes longer: "
-                "run nimtb quotient --rules {} --max-heap {}",
-                MAX_PAGE_QUOTIENT_TIME.count(), rule.canonical(), n);
-            service::QuotientRequest request;
-            request.rule = rule;
-            request.max_heap = static_cast<uint32_t>(n);
-            request.analyze = true;
-            try {
-                return state.work.run(req, "quotient", service::to_json(request),
-                                      MAX_PAGE_QUOTIENT_TIME, late);
-            } catch (const HttpError& e) {
-                if (e.status == 503) throw HttpError(422, late);  // as the page has always said
-                throw;
-            }
-        }),
-        state.work.gates.quotient);
+    http.route("GET", "/api/quotient", guarded([&state](const http::Request& req) {
+                   service::QuotientRequest request;
+                   request.rule = engine::Rule::parse(param(req, "rules"));
+                   request.max_heap = page_heap(req, 1, "quotient");
+                   request.analyze = true;
+                   return page_work(state, req, "quotient", service::to_json(request),
+                                    request.rule, request.max_heap);
+               }),
+               state.work.gates.quotient);
+    // Conway's genus of each heap, as `nimtb genus --json` prints it.
+    http.route("GET", "/api/genus", guarded([&state](const http::Request& req) {
+                   service::GenusRequest request;
+                   request.rule = engine::Rule::parse(param(req, "rules"));
+                   request.max_heap = page_heap(req, 0, "genus");
+                   return page_work(state, req, "genus", service::to_json(request), request.rule,
+                                    request.max_heap);
+               }),
+               state.work.gates.quotient);
 }
 
 }  // namespace nimtb::apps

@@ -75,33 +75,46 @@ void add_table_routes(http::Server& http, ServerState& state) {
     http.route("GET", "/api/info", guarded([&state](const http::Request& req) {
                    return state.catalog.table(param(req, "table"))->info;
                }));
-    const auto wants_line = [](const http::Request& req) {
-        return req.has_param("line") && req.params.at("line") != "0";
+    // A line probes each position of the game to its end: about as many
+    // positions as tokens, each with about as many moves. Decided from the
+    // URL alone, before any work: a costly line runs as gated work.
+    const auto long_line = [](const http::Request& req) {
+        const auto line = req.params.find("line");
+        if (line == req.params.end() || line->second == "0") return false;
+        try {
+            uint64_t tokens = 1;
+            for (uint32_t h : position_param(req)) tokens += h;
+            return tokens * tokens > PLAIN_LINE_PROBES;
+        } catch (const std::exception&) {
+            return false;  // the handler words what is wrong with it
+        }
     };
-    http.route("GET", "/api/query", guarded([&state, wants_line](const http::Request& req) {
+    http.route("GET", "/api/query", guarded([&state, long_line](const http::Request& req) {
                    const engine::Heaps heaps = position_param(req);
-                   const auto query = [&](io::Prober& p) {
-                       return query_json(p, heaps, wants_line(req));
-                   };
-                   const std::string name = param(req, "table");
-                   return wants_line(req) ? state.catalog.with_own_prober(name, query)
-                                          : state.catalog.with_prober(name, query);
+                   const bool line = req.has_param("line") && param(req, "line") != "0";
+                   const auto query = [&](io::Prober& p) { return query_json(p, heaps, line); };
+                   return long_line(req) ? state.catalog.with_own_prober(param(req, "table"), query)
+                                         : state.catalog.with_prober(param(req, "table"), query);
                }),
-               // A line is a probe per move of the game: thousands for long games.
-               [&state, wants_line](const http::Request& req) {
-                   return wants_line(req) ? state.work.gates.line : nullptr;
+               [&state, long_line](const http::Request& req) {
+                   return long_line(req) ? state.work.gates.line : nullptr;
                });
     http.route("GET", "/api/count", guarded([&state](const http::Request& req) {
                    return state.work.census(req, param(req, "table"));
                }),
                state.work.gates.count);
-    http.route(
-        "GET", "/api/plane",
-        [&state](const http::Request& req, http::Response& res) {
-            state.catalog.with_own_prober(param(req, "table"),
-                                          [&](io::Prober& p) { plane(p, req, res); });
-        },
-        state.work.gates.plane);
+    http.route("GET", "/api/plane", [&state](const http::Request& req, http::Response& res) {
+        const std::string name = param(req, "table");
+        const auto t = state.catalog.table(name);
+        const uint64_t side =
+            std::min<uint64_t>(MAX_PLANE_SIDE, uint64_t{t->universe->max_heap_size()} + 1);
+        if (side * side <= PLAIN_PLANE_CELLS) {
+            return state.catalog.with_prober(name, [&](io::Prober& p) { plane(p, req, res); });
+        }
+        // A big picture: its place kept until the client has taken it.
+        res.held = Work::admit(*state.work.gates.plane);
+        state.catalog.with_own_prober(name, [&](io::Prober& p) { plane(p, req, res); });
+    });
     // The table as `nimtb dump --csv` writes it, byte for byte, streamed
     // from a child as it writes it.
     http.route(

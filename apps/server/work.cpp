@@ -46,6 +46,14 @@ Work::Work(const ServerOptions& options, const Folders& folders, Catalog& catalo
     gates.find = std::make_shared<http::Gate>(16);
 }
 
+std::shared_ptr<http::Admission> Work::admit(http::Gate& gate) {
+    if (!gate.try_enter()) {
+        throw HttpError(503, "the server is busy with as many costly reads as it allows; try again "
+                             "in a few seconds");
+    }
+    return std::make_shared<http::Admission>(gate);
+}
+
 json Work::run(const http::Request& req, const std::string& command, const json& request,
                std::chrono::milliseconds time, const std::string& late,
                const std::function<void(std::string_view)>& data) {

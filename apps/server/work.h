@@ -38,13 +38,18 @@ class Work {
     // Work in children: at most `children` at once, and per kind fewer.
     // `find` admits requests that may solve (on the work pool, since a
     // solve is long); the solve itself is admitted by `solve`. `plane`,
-    // `line` and `learn` admit reads that cost more than a look-up (a
-    // picture; a query's line, thousands of probes; a game's draws
-    // learned, a probe each), half the cores at most, all three together.
+    // `line` and `learn` admit the reads that turn out costly (a big
+    // picture; a long game's line, thousands of probes; a long lesson, a
+    // probe a draw), half the cores at most, all three together: the
+    // handler measures the cost and asks with admit().
     struct Gates {
         std::shared_ptr<http::Gate> children, solve, dump, count, sequence, quotient, plane, find,
             line, learn;
     } gates;
+
+    // A place in `gate`, for a response to hold until it is sent
+    // (http::Response::held); HttpError 503 when the gate is full.
+    static std::shared_ptr<http::Admission> admit(http::Gate& gate);
 
     // `nimtb command --request REQUEST --events json` in a child for a
     // request, within `time` (and the server's memory limit for work),

@@ -900,6 +900,60 @@ class Views(Page):
               # Its ordered tuples number C(60, 30) = 118264581564861424, above 2^53.
               (["--rules", "octal:0.77", "--misere", "--max-total", "30"], "kayles-misere-n30.h5")]
 
+    def test_explore_links_research_errors_beside_their_forms_and_the_genus(self):
+        """Explore opens on Nim and keeps its answer in the address, which opens it again;
+        #research keeps the tabs in sight; each research form says its error beside itself;
+        Conway's genus is computed as `nimtb genus --json` computes it."""
+        self.open("explore")
+        self.wait_for(lambda d: self.by_id("ex-table").get_attribute("value"))
+        chosen = self.by_id("ex-table").get_attribute("value")
+        self.assertTrue(chosen.startswith("nim-normal-"), chosen)
+        self.choose_table("ex-table", "wythoff-normal-k2-h200.h5")
+        self.by_id("ex-position").clear()
+        self.by_id("ex-position").send_keys("12 20")
+        self.by_id("ex-form").submit()
+        self.wait_for(lambda d: self.text("ex-summary").startswith("12 20"))
+        link = self.driver.current_url
+        self.assertIn("#explore?table=wythoff-normal-k2-h200.h5&position=12+20", link)
+        summary = self.text("ex-summary")
+        self.driver.get("about:blank")
+        self.driver.get(link)
+        self.wait_for(lambda d: self.text("ex-summary") == summary)
+        self.assertEqual(self.by_id("ex-table").get_attribute("value"), "wythoff-normal-k2-h200.h5")
+        # Research: the page's top in sight, errors beside the forms.
+        self.open("research")
+        self.assertEqual(self.driver.execute_script("return window.scrollY"), 0)
+        for form, rules, field in [("mq", "kaylez", "mq-rules"), ("sq", "kaylez", "sq-rules"), ("gn", "kaylez", "gn-rules")]:
+            self.by_id(field).clear()
+            self.by_id(field).send_keys(rules)
+            self.by_id(form + "-form").submit()
+            self.wait_for(lambda d: self.by_id(form + "-error").is_displayed())
+            self.assertIn("unknown rule 'kaylez'", self.text(form + "-error"))
+            self.assertFalse(self.by_id("error").is_displayed(), "not in the banner at the top")
+        self.by_id("mq-rules").clear()
+        self.by_id("mq-rules").send_keys("octal:0.54")
+        self.by_id("mq-max").clear()
+        self.by_id("mq-max").send_keys("100")
+        self.by_id("mq-form").submit()
+        self.wait_for(lambda d: self.by_id("mq-error").is_displayed() and "computing" not in self.text("mq-summary"),
+                      timeout=30)
+        self.assertIn("run nimtb quotient --rules octal:0.54 --max-heap 100", self.text("mq-error"))
+        # The genus, against the command's.
+        self.by_id("gn-rules").clear()
+        self.by_id("gn-rules").send_keys("octal:0.77")
+        self.by_id("gn-max").clear()
+        self.by_id("gn-max").send_keys("30")
+        self.by_id("gn-form").submit()
+        self.wait_for(lambda d: "first wild heap" in self.text("gn-summary"))
+        self.assertFalse(self.by_id("gn-error").is_displayed())
+        want = json.loads(run("genus", "--rules", "octal:0.77", "--max-heap", "30", "--json")[1])
+        cells = self.driver.execute_script(
+            "return [...document.querySelectorAll('#gn-table td')].map(td => td.textContent.replace(' (wild)', ''))")
+        self.assertEqual(cells, [h["genus"].replace("^{", "").replace("}", "") for h in want["heaps"]])
+        self.assertIn(f"heap {want['first_wild']} is the first wild heap", self.text("gn-summary"))
+        self.screenshot("research-genus")
+        self.no_error()
+
     def downloaded(self, figure, kind, name):
         """Clicks the download button of `kind` under the figure of id `figure` and returns the
         bytes of the file `name`."""
@@ -923,6 +977,8 @@ class Views(Page):
     def wythoff_error_after_a_nim_answer(self):
         self.open("explore")
         self.choose_table("ex-table", "nim-normal-k3-h15.h5")
+        self.by_id("ex-position").clear()
+        self.by_id("ex-position").send_keys("3 4 5")
         self.by_id("ex-query").click()
         self.wait_for(lambda d: d.find_element(By.ID, "ex-summary").text.startswith("3 4 5:"))
         self.choose_table("ex-table", "wythoff-normal-k2-h200.h5")
@@ -1154,6 +1210,15 @@ class Views(Page):
             self.driver.find_element(By.CSS_SELECTOR, '#play-board .token[data-pin="2"]').click()
             self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, '#play-board .token[aria-pressed="true"]'))
 
+        def research_error_and_genus():
+            self.open("research")
+            self.by_id("gn-form").submit()
+            self.wait_for(lambda d: "first wild heap" in self.text("gn-summary"))
+            self.by_id("mq-rules").clear()
+            self.by_id("mq-rules").send_keys("kaylez")
+            self.by_id("mq-form").submit()
+            self.wait_for(lambda d: self.by_id("mq-error").is_displayed())
+
         def class_mode_large_grundy():
             self.driver.get("about:blank")
             self.driver.get(self.server.url + "#play?rules=grundy&convention=misere&heaps=9,7&class=1&size=large")
@@ -1175,6 +1240,7 @@ class Views(Page):
                   ("play mid-game", lambda: self.show_everything("play")), ("play over", play_over),
                   ("kayles, a pin chosen, moves coloured", kayles_pin_chosen_moves_coloured),
                   ("class mode, large tokens, Grundy's game", class_mode_large_grundy),
+                  ("research, an error beside its form, a genus", research_error_and_genus),
                   ("northcott mid-game", lambda: self.show_everything("northcott")),
                   ("northcott over", northcott_over),
                   ("explore", lambda: self.show_everything("explore")),
@@ -1650,7 +1716,7 @@ class Views(Page):
         field.clear()
         field.send_keys("wythoff")
         self.by_id("mq-compute").click()
-        self.wait_for(lambda d: "several heaps" in d.find_element(By.ID, "error").text)
+        self.wait_for(lambda d: "several heaps" in d.find_element(By.ID, "mq-error").text)  # beside its form
         self.assertEqual(self.text("mq-summary"), "")
 
 
