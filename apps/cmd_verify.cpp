@@ -86,6 +86,10 @@ void print_text(const engine::VerifyReport& r, const io::TableInfo& info,
                                   info.rules, engine::to_string(info.convention), u.describe());
     out += fmt::format("positions    {}\nP-positions  {}\n\n", r.positions, r.p_positions);
     for (const auto& c : r.checks) {
+        if (!c.applies && !c.skipped.empty()) {
+            out += fmt::format("{:<22} skipped\n", c.name);
+            out += paragraph(fmt::format("{}: {}", c.description, c.skipped), "  ");
+        }
         if (!c.applies) continue;
         const char* verdict = c.passed()      ? "holds"
                               : c.must_hold() ? "FAILS: holds"

@@ -95,7 +95,10 @@ nlohmann::json verify_json(const engine::VerifyReport& r, const io::TableInfo& i
                              {"tested", c.tested},
                              {"held", c.held},
                              // null for a check that does not apply: it passed nothing.
-                             {"passed", c.applies ? nlohmann::json(c.passed()) : nullptr}};
+                             {"passed", c.applies ? nlohmann::json(c.passed()) : nullptr},
+                             // why a check meaningful here was not made, or null
+                             {"skipped", c.skipped.empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(c.skipped)}};
         cj["counterexamples"] = nlohmann::json::array();
         for (const auto& e : c.counterexamples) {
             cj["counterexamples"].push_back({{"position", e.heaps},

@@ -562,16 +562,20 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
     if (Check& q = report.check(CheckId::misere_quotient); q.applies) {
         if (u.max_heap_size() > VERIFY_QUOTIENT_MAX_HEAP) {
             q.applies = false;
-            q.description +=
-                fmt::format(" (not computed: heaps above {})", VERIFY_QUOTIENT_MAX_HEAP);
+            q.skipped = fmt::format("heaps above {} are beyond the quotients verify computes",
+                                    VERIFY_QUOTIENT_MAX_HEAP);
         } else {
             try {
-                MisereQuotient m = misere_quotient(rule, u.max_heap_size());
+                QuotientOptions options;
+                options.max_order = VERIFY_QUOTIENT_MAX_ORDER;
+                MisereQuotient m = misere_quotient(rule, u.max_heap_size(), options);
                 q.description += fmt::format(" (order {})", m.monoid.order);
                 quotient = std::move(m.monoid);
             } catch (const ResourceError& e) {
                 q.applies = false;
-                q.description += fmt::format(" (not computed: {})", e.what());
+                q.skipped = fmt::format("beyond the quotients verify computes ({} elements at "
+                                        "most): {}",
+                                        VERIFY_QUOTIENT_MAX_ORDER, e.what());
             }
         }
     }

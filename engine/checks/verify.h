@@ -77,7 +77,10 @@ struct Counterexample {
 struct Check {
     std::string name;
     std::string description;
-    bool applies = false;  // false: not meaningful for this rule/convention
+    bool applies = false;  // false: not meaningful for this rule/convention, or skipped
+    // Why a check that is meaningful here was not made (a misère quotient
+    // beyond what verify computes); empty otherwise.
+    std::string skipped;
     // definition or theorem: a position where it does not hold is a failure;
     // observation: a finding about the table, which may hold or not.
     Basis basis = Basis::theorem;
@@ -101,9 +104,12 @@ enum class CheckId : size_t {
 };
 inline constexpr size_t CHECK_COUNT = 8;
 
-// The largest heap for which verify computes the misère quotient (its cost
-// grows quickly with the heap bound).
+// The largest heap for which verify computes the misère quotient, and the
+// largest order it lets a candidate reach (its cost grows quickly with
+// both: Dawson's Kayles to heap 50 took 20 s to find its candidates pass
+// 8192 elements at heap 34; at 1024 it stops at heap 33 in 0.6 s).
 inline constexpr uint32_t VERIFY_QUOTIENT_MAX_HEAP = 128;
+inline constexpr uint32_t VERIFY_QUOTIENT_MAX_ORDER = 1024;
 
 struct SingleHeaps {
     std::vector<uint32_t> values;  // value of one heap of h tokens, h = 0..H

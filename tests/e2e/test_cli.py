@@ -810,6 +810,26 @@ class Verify(Workdir):
             self.assertTrue(report["ok"])
             os.remove(t)
 
+    def test_the_misere_quotient_is_checked_or_its_skip_explained(self):
+        """verify checks a misère take-and-break table against the game's misère quotient when
+        the quotient stays small (Kayles), and otherwise says it skipped the check and why
+        (Dawson's Kayles past heap 32: candidates of over 1024 elements), in the text and in
+        the JSON, rather than spending seconds to report nothing."""
+        kayles = self.solve("--rules", "kayles", "--misere", "--max-total", "30", name="k.h5")
+        check = lambda report: [c for c in report["checks"] if c["name"] == "misere-quotient"][0]
+        code, out, err = run("verify", kayles, "--json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual((check(json.loads(out))["passed"], check(json.loads(out))["skipped"]), (True, None))
+        dawson = self.solve("--rules", "dawsons-kayles", "--misere", "--max-total", "40", name="d.h5")
+        code, out, err = run("verify", dawson, "--json")
+        self.assertEqual(code, 0, err)
+        q = check(json.loads(out))
+        self.assertIsNone(q["passed"])
+        self.assertIn("a candidate for heap 33 has more than 1024 elements", q["skipped"])
+        code, out, err = run("verify", dawson)
+        self.assertIn("misere-quotient        skipped", out)
+        self.assertIn("verify computes (1024 elements at most)", " ".join(out.split()))
+
     def test_misere_finding_and_periods(self):
         t = self.solve("--rules", "subtract:1,3,4", "--misere", "--heaps", "3", "--max-heap", "20")
         code, out, err = run("verify", t, "--json")
