@@ -110,7 +110,7 @@ std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention)
             fmt::format("every amount of the subtraction set is a move from a heap of {} or more, "
                         "so each value depends only on the {} values before it",
                         s, s),
-            fmt::format("n0 + p + {}", s - 1)};
+            s > 1 ? fmt::format("n0 + p + {}", s - 1) : "n0 + p"};
     }
     if (rule.kind() == RuleKind::octal && convention == Convention::normal) {
         // The octal periodicity theorem: the window n0 .. 2 n0 + p + t - 1.
@@ -120,9 +120,9 @@ std::optional<ProofWindow> proof_window(const Rule& rule, Convention convention)
                            t,
                            1,
                            fmt::format("by the octal periodicity theorem of Guy and Smith, as at "
-                                       "most {} tokens are taken in a move",
-                                       t),
-                           fmt::format("2 n0 + 2 p + {}", t - 1)};
+                                       "most {} token{} taken in a move",
+                                       t, t == 1 ? " is" : "s are"),
+                           t > 1 ? fmt::format("2 n0 + 2 p + {}", t - 1) : "2 n0 + 2 p"};
     }
     return std::nullopt;
 }
