@@ -81,7 +81,7 @@ const FolderTable& Tablebase::table_for(const engine::Rule& rule, engine::Conven
     const engine::Heaps start(heaps.begin(), heaps.end());
     std::string solve;
     try {
-        solve = "; make one with: " + solve_hint(rule, c, smallest_universe(rule, start));
+        solve = "; " + make_table_hint(rule, c, smallest_universe(rule, start));
     } catch (const std::exception&) {  // beyond what a table holds
     }
     std::vector<std::string> ours;
@@ -116,9 +116,9 @@ namespace {
 std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::Convention c,
                       const engine::Universe& u, const Hooks& hooks) {
     namespace fs = std::filesystem;
-    const std::string command = solve_hint(rule, c, u);
     if (u.size() > SOLVE_ON_THE_SPOT) {
-        throw TableError("no table under " + dir + "/ holds this game; make one with: " + command);
+        throw TableError("no table under " + dir + "/ holds this game; " +
+                         make_table_hint(rule, c, u));
     }
     SolveRequest request;
     request.rule = rule;
@@ -156,6 +156,20 @@ std::string solve_hint(const engine::Rule& rule, engine::Convention c, const eng
         it = kept ? std::next(it) : j.erase(it);
     }
     return mention(Option::solve_command, j.dump());
+}
+
+std::string make_table_hint(const engine::Rule& rule, engine::Convention c,
+                            const engine::Universe& u) {
+    SolveRequest request;
+    request.rule = rule;
+    request.convention = c;
+    request.universe = u.bounds();
+    try {
+        engine::check_fits(rule, u, request.solve_options());
+    } catch (const ResourceError& e) {
+        return std::string("no table of it can be made on this machine: ") + e.what();
+    }
+    return "make one with: " + solve_hint(rule, c, u);
 }
 
 engine::Universe smallest_universe(const engine::Rule& rule, const engine::Heaps& start) {

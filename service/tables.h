@@ -68,6 +68,12 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
 // names one), as a mention each front end words: "nimtb solve --rules R
 // --heaps K --max-heap H" on the command line, nimtb.solve(...) in Python.
 std::string solve_hint(const engine::Rule& rule, engine::Convention c, const engine::Universe& u);
+// The clause of a refusal that says how to get the table of `u`: "make one
+// with: " and solve_hint, or, when that solve would be refused here (more
+// memory than this machine has), why no table of it can be made here: no
+// refusal suggests a command that then refuses.
+std::string make_table_hint(const engine::Rule& rule, engine::Convention c,
+                            const engine::Universe& u);
 // The smallest universe that holds `start` and the rule's moves from it: a
 // box of its heaps, or for rules that split heaps every position of at most
 // its total.

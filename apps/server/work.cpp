@@ -117,8 +117,8 @@ std::string solve_command(const engine::Rule& rule, engine::Convention c,
 void Work::solvable(const engine::Rule& rule, engine::Convention c,
                     const engine::Universe& u) const {
     if (u.size() > service::SOLVE_ON_THE_SPOT) {
-        throw HttpError(422, "no table in the folder holds this game; make one with: " +
-                                 solve_command(rule, c, u));
+        throw HttpError(422, "no table in the folder holds this game; " +
+                                 service::command_line_words(service::make_table_hint(rule, c, u)));
     }
 }
 

@@ -236,6 +236,10 @@ void refuse_past_memory(const Rule& rule, const Universe& u, const SolvePlan& pl
     }
 }
 
+void check_fits(const Rule& rule, const Universe& u, const SolveOptions& options) {
+    refuse_past_memory(rule, u, plan_without_order(rule, u, options), options);
+}
+
 SolvePlan plan_solve(const Rule& rule, const Universe& u, const SolveOptions& options) {
     SolvePlan plan = plan_without_order(rule, u, options);
     add_order(u, plan);

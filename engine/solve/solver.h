@@ -126,6 +126,10 @@ struct ArraySummary {
 ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness,
                        uint64_t count = UINT64_MAX);
 
+// Throws the ResourceError solve() would throw for a plan that needs more
+// memory than the machine has (or options.memory_limit), without solving.
+void check_fits(const Rule& rule, const Universe& universe, const SolveOptions& options);
+
 // Bytes a solve would allocate for its arrays: plan_solve(...).memory.
 uint64_t estimate_memory(const Rule& rule, const Universe& universe, const SolveOptions& options);
 
