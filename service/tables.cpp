@@ -164,10 +164,15 @@ std::string make_table_hint(const engine::Rule& rule, engine::Convention c,
     request.rule = rule;
     request.convention = c;
     request.universe = u.bounds();
+    const engine::SolveOptions options = request.solve_options();
     try {
-        engine::check_fits(rule, u, request.solve_options());
-    } catch (const ResourceError& e) {
-        return std::string("no table of it can be made on this machine: ") + e.what();
+        engine::check_fits(rule, u, options);
+    } catch (const ResourceError&) {
+        // Worded without the memory available now, which changes from one moment to the next.
+        return fmt::format(
+            "no table of it can be made on this machine: solving its {} positions needs {} of "
+            "memory, more than is available",
+            u.size(), engine::format_bytes(engine::estimate_memory(rule, u, options)));
     }
     return "make one with: " + solve_hint(rule, c, u);
 }

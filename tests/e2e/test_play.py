@@ -130,10 +130,10 @@ class Play(Workdir):
         self.assert_error(code, err, 1, "make one with: nimtb solve --rules nim --heaps 5 --max-heap 100")
         # Never a command that would then refuse: 21.5 TiB of Nim, 117 GiB of Kayles.
         code, out, err = self.play("--start", "900 900 900 900 900", stdin="quit\n")
-        self.assert_error(code, err, 1, "no table of it can be made on this machine: solving 5003280395806 "
+        self.assert_error(code, err, 1, "no table of it can be made on this machine: solving its 5003280395806 "
                                         "positions needs 21.5 TiB of memory")
         code, out, err = self.play("--rules", "kayles", "--start", "64 64", stdin="quit\n")
-        self.assert_error(code, err, 1, "no table of it can be made on this machine: solving 41959382090 "
+        self.assert_error(code, err, 1, "no table of it can be made on this machine: solving its 41959382090 "
                                         "positions needs 117.2 GiB of memory")
         self.assertNotIn("nimtb solve", err)
         t = self.solve("--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "7")
