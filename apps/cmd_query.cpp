@@ -114,8 +114,14 @@ service::ProvenGame proven_game(const po::variables_map& vm, uint64_t needed) {
         return service::proven_game(vm["sequence"].as<std::string>(), rule);
     }
     const uint64_t limit = vm.count("limit") ? number(vm, "limit", LIMIT) : DEFAULT_LIMIT;
-    return service::proven_game(engine::Rule::parse(vm["rules"].as<std::string>()), limit,
-                                command_hooks(), needed);
+    // Values up to a big heap take seconds (Grundy's game to 3,000,000: 24 s):
+    // a person at a terminal sees them come, as sequence shows them.
+    service::ProgressBar bar("values of one heap",
+                             service::stderr_is_terminal() && std::max(needed, limit) >= 100'000);
+    service::ProvenGame game = service::proven_game(
+        engine::Rule::parse(vm["rules"].as<std::string>()), limit, command_hooks(&bar), needed);
+    bar.finish();
+    return game;
 }
 
 void answer_from_period(const service::ProvenGame& proven, const std::string& text, bool json) {

@@ -625,6 +625,32 @@ class Query(Workdir):
         self.assert_error(code, err, 1, self.t)
 
 
+    def test_a_long_query_shows_its_progress_on_a_terminal(self):
+        """query --rules of a big heap of a rule with no period proven computes the values up to
+        it: on a terminal a progress bar shows them come, as sequence's does; piped, nothing."""
+        import pty
+        leader, follower = pty.openpty()
+        p = subprocess.Popen([NIMTB, "query", "--rules", "grundy", "300000 1", "--json"],
+                             stdout=subprocess.PIPE, stderr=follower)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                piece = os.read(leader, 4096)
+            except OSError:  # the terminal's other end closed
+                break
+            if not piece:
+                break
+            seen += piece
+        out, _ = p.communicate(timeout=120)
+        os.close(leader)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn(b"values of one heap [", seen)
+        self.assertEqual(json.loads(out)["heaps"], [300000, 1])
+        code, out, err = run("query", "--rules", "grundy", "300000 1", "--json")
+        self.assertEqual((code, err), (0, ""))
+
+
 class Formats(Workdir):
     def test_h5py_reads_the_worked_examples(self):
         cases = [("nim", [], 7, 48, 2, 11), ("nim", [], 7, 3, 1, 3), ("nim", ["--misere"], 7, 48, 2, 10),
