@@ -21,8 +21,12 @@ class MoveGenerator {
     MoveGenerator(const Rule& rule, const Universe& universe)
         : rule_(rule), universe_(universe), amounts_(rule, universe.max_heap_size()) {}
 
-    // Every move of `heaps` (any order, in the universe), each child once, in
-    // the order the family generates them.
+    // Every move of `heaps` (any order, in the universe), in the order the
+    // family generates them: one move per child and per shape of what it
+    // does (the sizes of the heaps it touches and the parts it leaves), so
+    // that taking from one of two equal heaps is listed once, but Wythoff's
+    // "take 8 from both" at 12 20 beside "take 16 from the 20", which leaves
+    // the same position, is a move of its own.
     void moves(std::span<const uint32_t> heaps, std::vector<Move>& out) const;
     std::vector<Move> moves(std::span<const uint32_t> heaps) const {
         std::vector<Move> out;

@@ -625,6 +625,18 @@ class Query(Workdir):
         self.assert_error(code, err, 1, self.t)
 
 
+    def test_wythoffs_take_from_both_is_shown_beside_the_take_that_leaves_the_same(self):
+        """At 12 20, taking 8 from both leaves 4 12, as taking 16 from the 20 does: a teacher of
+        Wythoff's game wants both moves shown, and they are (docs/MOVES.md)."""
+        t = self.solve("--rules", "wythoff", "--heaps", "2", "--max-heap", "25", name="w.h5")
+        code, out, err = run("query", t, "12 20", "--json")
+        self.assertEqual(code, 0, err)
+        moves = {m["move"]: m for m in json.loads(out)["moves"]}
+        self.assertEqual(moves["take 8 from the 12 and from the 20"]["result"], [4, 12])
+        self.assertEqual(moves["take 16 from the 20"]["result"], [12, 4])
+        code, out, err = run("query", t, "3 3", "--json")
+        self.assertEqual([m["move"] for m in json.loads(out)["moves"]].count("take 1 from the 3"), 1)
+
     def test_a_long_query_shows_its_progress_on_a_terminal(self):
         """query --rules of a big heap of a rule with no period proven computes the values up to
         it: on a terminal a progress bar shows them come, as sequence's does; piped, nothing."""
