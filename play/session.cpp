@@ -337,6 +337,9 @@ void Session::human_turn() {
 }
 
 void Session::computer_turn() {
+    // The board a person's move left, before the computer's answer changes it.
+    if (!options_.brief && !history_.empty() && options_.sides[history_.back().mover].human)
+        draw_board();
     const io::ProbedMove m =
         players_[to_move_]->choose(position_, rng_);  // a copy: apply re-probes
     if (!options_.brief) {
