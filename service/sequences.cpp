@@ -58,6 +58,10 @@ uint64_t check_sequence(const SequenceRequest& r) {
         throw InputError(
             fmt::format("a sequence runs to a heap from 1 to {}, not {}", MAX_SEQUENCE_HEAPS, n));
     }
+    engine::SequenceOptions refusals;  // what the engine refuses before any work, first
+    refusals.method = r.method;
+    refusals.until_proven = r.until_proven();
+    engine::check_long_sequence(r.rule, refusals);
     const uint64_t bytes = engine::long_sequence_bytes(n);
     const uint64_t available = engine::available_memory();
     if (available && bytes > available) {

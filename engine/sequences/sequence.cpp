@@ -119,14 +119,13 @@ uint64_t long_sequence_bytes(uint64_t max_heap) {
     return (max_heap + 1) * sizeof(uint16_t);
 }
 
-LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOptions& options) {
+void check_long_sequence(const Rule& rule, const SequenceOptions& options) {
     if (!rule.one_heap()) {
         throw InputError("the rule " + rule.canonical() +
                          " has moves that touch several heaps, so a position's value is not the "
                          "XOR of its heaps' values; solve whole positions instead");
     }
-    const std::optional<ProofWindow> window = proof_window(rule, Convention::normal);
-    if (options.until_proven && !window) {
+    if (options.until_proven && !proof_window(rule, Convention::normal)) {
         throw InputError("no theorem proves a period of " + rule.canonical() +
                          " from finitely many values (subtraction games and octal codes have "
                          "one)");
@@ -138,6 +137,12 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
             "with a digit 4 to 7, grundy); " +
             rule.canonical() + " does not");
     }
+}
+
+LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOptions& options) {
+    check_long_sequence(rule, options);
+    const std::optional<ProofWindow> window = proof_window(rule, Convention::normal);
+    const std::optional<SplitMoves> moves = split_moves(rule);
     LongSequence out;
     std::optional<PeriodProver> prover;
     if (window) prover.emplace(*window);

@@ -86,6 +86,10 @@ struct LongSequence {
 // until_proven stops at a proof. Throws InputError for rules whose moves
 // touch several heaps, or when a value does not fit in 16 bits.
 LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOptions& options);
+// The refusals long_sequence makes before any work (a rule of several heaps;
+// until_proven without a theorem; the sparse method for a rule that does not
+// split), on their own: a caller that says what it is about to do first asks.
+void check_long_sequence(const Rule& rule, const SequenceOptions& options);
 
 // Bytes long_sequence needs for `max_heap` (the values; the method's tables
 // are small beside them).

@@ -1462,6 +1462,13 @@ class Quotients(Workdir):
 class Sequences(Workdir):
     """Single-heap sequences at length: proven periods, files, positions of any size."""
 
+    def test_a_refusal_comes_before_the_plan_is_told(self):
+        """--until-proven of a rule no theorem covers is refused at once, in one line, before
+        the memory the sequence would take is said."""
+        code, out, err = run("sequence", "--rules", "hex:0.F", "--until-proven")
+        self.assert_error(code, err, 2, "no theorem proves a period of hex:0.F")
+        self.assertEqual(err.count("\n"), 1, err)
+
     def test_gangolli_and_plambecks_period_of_0_16(self):
         code, out, err = run("sequence", "--rules", "octal:0.16", "--until-proven", "--json",
                              "-o", self.path("s.h5"))
