@@ -480,6 +480,7 @@ PYBIND11_MODULE(_core, m) {
     static PyObject* not_in_table = py::object(errors.attr("NotInTableError")).release().ptr();
     static PyObject* table_error = py::object(errors.attr("TableError")).release().ptr();
     static PyObject* not_found = py::object(errors.attr("TableNotFoundError")).release().ptr();
+    static PyObject* too_large = py::object(errors.attr("TooLargeError")).release().ptr();
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
@@ -491,8 +492,10 @@ PYBIND11_MODULE(_core, m) {
             PyErr_SetString(not_found, python_words(e.what()).c_str());
         } catch (const TableError& e) {
             PyErr_SetString(table_error, python_words(e.what()).c_str());
-        } catch (const ResourceError& e) {
+        } catch (const MemoryShortfall& e) {
             PyErr_SetString(PyExc_MemoryError, python_words(e.what()).c_str());
+        } catch (const ResourceError& e) {
+            PyErr_SetString(too_large, python_words(e.what()).c_str());
         } catch (const Cancelled& e) {
             PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
         }

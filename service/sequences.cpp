@@ -65,7 +65,7 @@ uint64_t check_sequence(const SequenceRequest& r) {
     const uint64_t bytes = engine::long_sequence_bytes(n);
     const uint64_t available = engine::available_memory();
     if (available && bytes > available) {
-        throw ResourceError(fmt::format("{} heaps need {} of memory, more than the {} available", n,
+        throw MemoryShortfall(fmt::format("{} heaps need {} of memory, more than the {} available", n,
                                         human_count(double(bytes)) + "B",
                                         human_count(double(available)) + "B"));
     }

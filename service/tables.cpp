@@ -167,7 +167,7 @@ std::string make_table_hint(const engine::Rule& rule, engine::Convention c,
     const engine::SolveOptions options = request.solve_options();
     try {
         engine::check_fits(rule, u, options);
-    } catch (const ResourceError&) {
+    } catch (const MemoryShortfall&) {
         // Worded without the memory available now, which changes from one moment to the next.
         return fmt::format(
             "no table of it can be made on this machine: solving its {} positions needs {} of "

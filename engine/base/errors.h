@@ -38,6 +38,14 @@ class ResourceError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The one ResourceError that is this machine's, not nimtb's limit: work that
+// needs more memory than is available (or than the limit given). Python
+// raises MemoryError for it, and its ValueError TooLargeError for the rest.
+class MemoryShortfall : public ResourceError {
+  public:
+    using ResourceError::ResourceError;
+};
+
 // A solve or write stopped on request (Ctrl-C); nothing is left half-written.
 class Cancelled : public std::runtime_error {
   public:

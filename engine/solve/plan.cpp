@@ -230,7 +230,7 @@ void refuse_past_memory(const Rule& rule, const Universe& u, const SolvePlan& pl
                           format_bytes(streamed.memory);
             }
         }
-        throw ResourceError("solving " + std::to_string(u.size()) + " positions needs " +
+        throw MemoryShortfall("solving " + std::to_string(u.size()) + " positions needs " +
                             format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
                             " is available; " + instead);
     }

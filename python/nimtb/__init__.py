@@ -21,7 +21,7 @@ from typing import Any
 from . import _core
 from ._common import PathLike as PathLike, Position as Position, PositionLike as PositionLike
 from ._common import Progress as Progress
-from ._errors import InputError, NotInTableError, TableError, TableNotFoundError
+from ._errors import InputError, NotInTableError, TableError, TableNotFoundError, TooLargeError
 from ._quotients import (Genus, GenusTable, IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, genus,
                          quotient)
 from ._sequences import HeapMove, Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
@@ -34,7 +34,7 @@ __all__ = [
     "Answer", "Check", "FolderTable", "Genus", "GenusTable", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
     "PositionLike", "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier",
     "QuotientStructure", "Sequence", "Table", "Tablebase",
-    "TableError", "TableNotFoundError", "Touch", "Verification", "__version__", "genus", "open_tablebase", "quotient", "read_sequence", "sequence",
+    "TableError", "TableNotFoundError", "TooLargeError", "Touch", "Verification", "__version__", "genus", "open_tablebase", "quotient", "read_sequence", "sequence",
     "solve",
 ]
 

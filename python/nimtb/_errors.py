@@ -1,11 +1,18 @@
 """The exceptions of nimtb, raised by its C++ half (nimtb._core) and by the
 Python half alike. Each carries one line a user can act on."""
 
-__all__ = ["InputError", "NotInTableError", "TableError", "TableNotFoundError"]
+__all__ = ["InputError", "NotInTableError", "TableError", "TableNotFoundError", "TooLargeError"]
 
 
 class InputError(ValueError):
     """Input nimtb cannot take: a rule text, a position, a bound, an option."""
+
+
+class TooLargeError(InputError):
+    """Work beyond nimtb's limits, whatever the machine: a box of more than
+    64 heaps, a universe of more than 2^64 positions, a quotient past heap
+    100000, a genus of more than 100 million positions. (Work that fits
+    nimtb's limits but not this machine's memory is a MemoryError.)"""
 
 
 class NotInTableError(InputError, KeyError):

@@ -186,7 +186,7 @@ def quotient(rules: str, max_heap: int, *, until_proven: bool = False,
     heap 1 gives. Ctrl-C (or an exception
     raised by ``progress``) stops it. Raises InputError (a rule whose moves
     touch several heaps, a bound below 1, ``until_proven`` for a rule no
-    theorem applies to) and MemoryError past heap 100000, and, without
+    theorem applies to) and TooLargeError (a ValueError) past heap 100000, and, without
     ``time_limit``, where nimtb cannot compute it (the message names the
     largest quotient it reached), as for every bound too large."""
     bound = _whole(max_heap, "max_heap")
@@ -241,7 +241,7 @@ def genus(rules: str, max_heap: int, *, progress: Optional[Progress] = None) -> 
     """Conway's genus of every heap up to ``max_heap`` (0 .. 1000000), as
     ``nimtb genus`` computes it: from the definition over every position the
     heaps reach. Raises InputError for a rule whose moves touch several
-    heaps, MemoryError past 100 million positions or 400 million moves (for a
+    heaps, TooLargeError (a ValueError) past 100 million positions or 400 million moves (for a
     rule that splits heaps the positions are the sums of at most
     ``max_heap`` tokens of its heaps that are no *0, *1 or *2: Kayles
     reaches heap 108; the message names the largest heap that fits).

@@ -81,7 +81,7 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
     The memory is checked before any work; Ctrl-C (or an exception raised by
     ``progress``) stops it and leaves no file. Raises InputError (a rule whose
     moves touch several heaps, no theorem for ``until_proven``, no period
-    proven within ``limit``), TableError, MemoryError.
+    proven within ``limit``), TableError, MemoryError (more memory than this machine has).
     """
     request = _request(rules=_text(rules, "rules"), max_heap=_whole(max_heap, "max_heap"),
                        until_proven=until_proven or None,

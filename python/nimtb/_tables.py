@@ -449,7 +449,8 @@ def solve(rules: str, path: PathLike, *, heaps: Optional[int] = None,
     leaves no file.
 
     Raises InputError (a request no solve can run), TableError (``path``
-    taken without ``overwrite``, its folder missing), MemoryError (beyond
+    taken without ``overwrite``, its folder missing), TooLargeError (a
+    universe beyond nimtb's limits, a ValueError), MemoryError (beyond
     ``memory`` or the machine's).
     """
     # Every keyword but these is the request's option of the same name

@@ -222,8 +222,11 @@ def test_solve_keywords_are_the_requests_options(tmp_path):
             assert s.query_json(position) == i.query_json(position)
     with pytest.raises(nimtb.InputError, match="stream=True needs"):
         nimtb.solve("allbut:1,2", tmp_path / "a.h5", heaps=4, max_heap=12, stream=True)
-    with pytest.raises(MemoryError, match="a box holds at most 64 heaps"):
+    # nimtb's limits are a ValueError (TooLargeError), never a MemoryError; this machine's
+    # memory (above) is a MemoryError.
+    with pytest.raises(nimtb.TooLargeError, match="a box holds at most 64 heaps") as e:
         nimtb.solve("nim", tmp_path / "n.h5", heaps=65, max_heap=2)
+    assert isinstance(e.value, ValueError) and not isinstance(e.value, MemoryError)
 
 
 def test_messages_speak_python(tables, tmp_path):
@@ -803,7 +806,7 @@ def test_genus_is_the_commands():
     assert (g.normal, [g.gamma(n) for n in range(6)]) == (4, [1, 4, 6, 4, 6, 4])
     with pytest.raises(nimtb.InputError, match="several heaps"):
         nimtb.genus("wythoff", 5)
-    with pytest.raises(MemoryError, match="heap 108"):
+    with pytest.raises(nimtb.TooLargeError, match="heap 108"):
         nimtb.genus("kayles", 200)
 
 
@@ -847,6 +850,11 @@ def test_bad_keywords_are_refused_in_pythons_words(tmp_path):
          "max_heap: must be a whole number from 1 to 4294967295"),
         (lambda: nimtb.quotient("hex:0.F", 100, until_proven=True), nimtb.InputError,
          "until_proven=True needs an octal code or a subtraction game; give max_heap instead"),
+    ]
+    cases += [
+        (lambda: nimtb.quotient("kayles", 200_000), nimtb.TooLargeError, "misère quotients are computed up to heap 100000"),
+        (lambda: nimtb.solve("nim", tmp_path / "c.h5", heaps=64, max_heap=1_000_000), nimtb.TooLargeError,
+         "more than 2^64 positions"),
     ]
     for call, kind, words in cases:
         with pytest.raises(kind, match=re.escape(words)) as e:
