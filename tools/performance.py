@@ -29,6 +29,8 @@ NIMTB = os.path.join(HERE, "..", "build", "apps", "nimtb")
 SETUP = [
     ["solve", "--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "63", "-o", "{work}/k6.h5", "--quiet"],
     ["solve", "--rules", "kayles", "--misere", "--max-total", "60", "-o", "{work}/kayles60.h5", "--quiet"],
+    ["solve", "--rules", "kayles", "--misere", "--max-total", "50", "-o", "{work}/kayles50.h5", "--quiet"],
+    ["solve", "--rules", "dawsons-kayles", "--misere", "--max-total", "50", "-o", "{work}/dawson50.h5", "--quiet"],
 ]
 QUESTIONS = [
     ("How long does a solve take, end to end?", [
@@ -50,6 +52,8 @@ QUESTIONS = [
     ("How long does verify take?", [
         ("the nim misère K=6 table (120 M positions)", ["verify", "{work}/k6.h5"]),
         ("the misère Kayles table of at most 60 pins", ["verify", "{work}/kayles60.h5"]),
+        ("misère Kayles of at most 50 pins (its quotient checked)", ["verify", "{work}/kayles50.h5"]),
+        ("misère Dawson's Kayles of at most 50 (its quotient skipped, and why)", ["verify", "{work}/dawson50.h5"]),
     ]),
     ("How long does a single-heap sequence take?", [
         ("Grundy's game to 2^20 heaps", ["sequence", "--rules", "grundy", "--max-heap", "1048576", "--json"]),
