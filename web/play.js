@@ -546,11 +546,13 @@ export async function choosePin(pin) {
   const m = runMove(pin.heap, first.pin, pin.pin);
   if (!m) {
     drawHeaps();
-    const [a, b] = [first.pin, pin.pin].sort((x, y) => x - y);
+    // Pins named by their place in the row, as the board and the history name them.
+    const place = runs(game.rows)[pin.heap - 1];
+    const [a, b] = [first.pin, pin.pin].sort((x, y) => x - y).map((x) => place.start + x);
     const takes = [...new Set(game.probe.moves.filter((x) => x.heap !== null && x.heap_size === game.heaps[pin.heap - 1])
       .map((x) => x.take))].sort((x, y) => x - y);
-    throw new Error(`the rule does not allow knocking down ${a === b ? `pin ${a}` : `pins ${a}–${b}`} of heap ${pin.heap}` +
-      (takes.length ? `; from this heap it knocks down runs of ${takes.join(", ")}, at the places it allows` : "; no move is left in it"));
+    throw new Error(`the rule does not allow knocking down ${a === b ? `pin ${a}` : `pins ${a}–${b}`} of row ${place.row + 1}` +
+      (takes.length ? `; from this run of pins it knocks down runs of ${takes.join(", ")}, at the places it allows` : "; no move is left in it"));
   }
   await humanMove(m);
 }

@@ -496,10 +496,10 @@ class Games(Page):
                 self.assertEqual(self.game_state(), before)
                 self.assertEqual(self.history_length(), 2)
                 self.assertEqual(self.text("play-state"), "human-turn")
-            # Research says so too, and leaves no "counting…" under the error.
+            # Research says so too, beside its form, and leaves no "counting…" under the error.
             self.driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="research"]').click()
             self.by_id("re-count").click()
-            self.wait_for(lambda d: "not answering" in self.text("error"))
+            self.wait_for(lambda d: "not answering" in self.text("re-error"))
             self.assertEqual(self.text("re-summary"), "")
             self.driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="play"]').click()
         finally:
@@ -701,7 +701,7 @@ class Games(Page):
         self.screenshot("play-kayles-pin-chosen")
         # A run the rule does not allow: refused, nothing changes.
         self.pin(2, 7).click()
-        self.wait_for(lambda d: "does not allow knocking down pins 4–7 of heap 2" in self.text("error"))
+        self.wait_for(lambda d: "does not allow knocking down pins 4–7 of row 2" in self.text("error"))
         self.assertEqual(self.history_length(), 0)
         self.assertEqual(self.pins_marked(2, "reach"), [])
         self.knock(2, 5, 4)  # either end first
