@@ -112,6 +112,15 @@ const FolderTable& Tablebase::table_for(const engine::Rule& rule, engine::Conven
 
 namespace {
 
+// The solve of `u`'s table with every other option at its default.
+SolveRequest request_for(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) {
+    SolveRequest request;
+    request.rule = rule;
+    request.convention = c;
+    request.universe = u.bounds();
+    return request;
+}
+
 // Solves `u` into `dir` when it is small, or names the solve to run.
 std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::Convention c,
                       const engine::Universe& u, const Hooks& hooks) {
@@ -120,10 +129,7 @@ std::string solve_now(const std::string& dir, const engine::Rule& rule, engine::
         throw TableError("no table under " + dir + "/ holds this game; " +
                          make_table_hint(rule, c, u));
     }
-    SolveRequest request;
-    request.rule = rule;
-    request.convention = c;
-    request.universe = u.bounds();
+    SolveRequest request = request_for(rule, c, u);
     request.output = (fs::path(dir) / fs::path(default_table_path(rule, c, u)).filename()).string();
     hooks.say(fmt::format(
         "nimtb: no table under {}/ holds this game; solving one now ({} positions) -> {}", dir,
@@ -144,10 +150,7 @@ std::string find_or_solve_table(const std::string& dir, const engine::Rule& rule
 }
 
 std::string solve_hint(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) {
-    SolveRequest request;
-    request.rule = rule;
-    request.convention = c;
-    request.universe = u.bounds();
+    const SolveRequest request = request_for(rule, c, u);
     nlohmann::json j = to_json(request);
     for (auto it = j.begin(); it != j.end();) {  // what the universe and game are, no more
         const std::string& key = it.key();
@@ -160,10 +163,7 @@ std::string solve_hint(const engine::Rule& rule, engine::Convention c, const eng
 
 std::string make_table_hint(const engine::Rule& rule, engine::Convention c,
                             const engine::Universe& u) {
-    SolveRequest request;
-    request.rule = rule;
-    request.convention = c;
-    request.universe = u.bounds();
+    const SolveRequest request = request_for(rule, c, u);
     const engine::SolveOptions options = request.solve_options();
     try {
         engine::check_fits(rule, u, options);

@@ -113,11 +113,6 @@ struct ServerState {
   private:
     std::mutex rng_mutex_;
     std::mt19937_64 rng_;
-    std::mutex census_mutex_;
-    std::map<std::shared_ptr<const Catalog::Table>, nlohmann::json> censuses_;
-    std::mutex solving_mutex_;
-    std::map<std::string, std::shared_ptr<std::mutex>> solving_;  // one solve of a table at a time
-    std::atomic<uint64_t> written_bytes_{0};                      // tables this server wrote
 };
 
 // The HTTP status of a failure of `kind`: 400 for a request that is wrong

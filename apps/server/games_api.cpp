@@ -25,11 +25,19 @@ std::shared_ptr<const Catalog::Table> find(ServerState& state, const engine::Rul
                                   [&](const engine::Universe& u) { return u.holds(start); });
 }
 
-std::string find_or_solve(ServerState& state, const http::Request& req, const engine::Rule& rule,
-                          engine::Convention c, const engine::Heaps& start) {
+// The table of the game that holds `start`: the smallest of the folder, or
+// with `solve` (a POST) one solved now; else HttpError 404 `missing` (422
+// naming the solve to run when the server would not solve it either).
+std::string table_for(ServerState& state, const http::Request& req, const engine::Rule& rule,
+                      engine::Convention c, const engine::Heaps& start, bool solve,
+                      const std::string& missing) {
     if (const auto t = find(state, rule, c, start)) return t->name;
-    return state.work.solve(
-        rule, c, smallest_universe(rule, start), [&req] { return req.cancelled(); }, nullptr);
+    const engine::Universe u = smallest_universe(rule, start);
+    if (!solve) {
+        state.work.solvable(rule, c, u);
+        throw HttpError(404, missing);
+    }
+    return state.work.solve(rule, c, u, [&req] { return req.cancelled(); }, nullptr);
 }
 
 // The table of a game from a start (position) or a named layout (classic,
@@ -42,15 +50,9 @@ json find_game(ServerState& state, const http::Request& req, const std::string& 
     std::mt19937_64 rng(state.random());
     const engine::Heaps need =
         position ? engine::parse_heaps(*position) : play::layout_needs(layout, rule, rng);
-    std::string name;
-    if (solve) {
-        name = find_or_solve(state, req, rule, convention, need);
-    } else if (const auto t = find(state, rule, convention, need)) {
-        name = t->name;
-    } else {
-        state.work.solvable(rule, convention, smallest_universe(rule, need));
-        throw HttpError(404, "no table in the folder holds this game; POST /api/find solves it");
-    }
+    const std::string name =
+        table_for(state, req, rule, convention, need, solve,
+                  "no table in the folder holds this game; POST /api/find solves it");
     const auto t = state.catalog.table(name);
     const engine::Heaps start = layout == "random" ? play::random_start(*t->universe, rng) : need;
     return json{{"table", name}, {"start", heaps_json(start)}, {"info", t->info}};
@@ -96,17 +98,10 @@ json northcott(ServerState& state, const http::Request& req, bool solve) {
             throw HttpError(400, "the learning level plays heap games only");
         // The Nim table of the gaps (a few thousand positions at most:
         // Northcott's boards are small).
-        const engine::Rule nim = engine::Rule::parse("nim");
-        const engine::Heaps gaps(board.rows().size(), board.width() - 2);
-        std::string table;
-        if (solve) {
-            table = find_or_solve(state, req, nim, engine::Convention::normal, gaps);
-        } else if (const auto t = find(state, nim, engine::Convention::normal, gaps)) {
-            table = t->name;
-        } else {
-            throw HttpError(404, "no Nim table in the folder holds this board; POST "
-                                 "/api/northcott solves it");
-        }
+        const std::string table = table_for(
+            state, req, engine::Rule::parse("nim"), engine::Convention::normal,
+            engine::Heaps(board.rows().size(), board.width() - 2), solve,
+            "no Nim table in the folder holds this board; POST /api/northcott solves it");
         const auto player = play::make_table_player(level, engine::Convention::normal);
         std::mt19937_64 rng(state.random());
         const auto m = state.catalog.with_prober(table, [&](io::Prober& p) {
