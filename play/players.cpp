@@ -133,7 +133,8 @@ void MatchboxLearner::game_over(bool won) {
 
 void MatchboxLearner::learn(const std::vector<Draw>& draws, bool won) {
     for (const auto& [position, move] : draws) {
-        uint32_t& counters = counter(bag(position), move, 1);  // a new counter: as choose() makes it
+        uint32_t& counters =
+            counter(bag(position), move, 1);  // a new counter: as choose() makes it
         if (won) {
             ++counters;
         } else if (counters > 1) {
@@ -147,7 +148,7 @@ namespace {
 
 // A node of std::map with its name: what one bag or one counter costs.
 uint64_t node_bytes(const std::string& name) {
-    constexpr uint64_t NODE = 48 + sizeof(std::string);  // links, colour, and the key
+    constexpr uint64_t NODE = 48 + sizeof(std::string);      // links, colour, and the key
     return NODE + (name.size() > 15 ? name.size() + 1 : 0);  // past the short string's room
 }
 

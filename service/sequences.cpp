@@ -65,9 +65,9 @@ uint64_t check_sequence(const SequenceRequest& r) {
     const uint64_t bytes = engine::long_sequence_bytes(n);
     const uint64_t available = engine::available_memory();
     if (available && bytes > available) {
-        throw MemoryShortfall(fmt::format("{} heaps need {} of memory, more than the {} available", n,
-                                        human_count(double(bytes)) + "B",
-                                        human_count(double(available)) + "B"));
+        throw MemoryShortfall(fmt::format("{} heaps need {} of memory, more than the {} available",
+                                          n, human_count(double(bytes)) + "B",
+                                          human_count(double(available)) + "B"));
     }
     std::error_code ec;
     if (!r.output.empty()) io::check_output_kind(r.output);

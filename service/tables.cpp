@@ -96,8 +96,8 @@ const FolderTable& Tablebase::table_for(const engine::Rule& rule, engine::Conven
     std::string passed_over;
     if (!skipped_.empty()) {
         passed_over = fmt::format(" ({} file{} passed over as no table nimtb can read: {}{})",
-                                  skipped_.size(), skipped_.size() == 1 ? "" : "s", skipped_.front(),
-                                  skipped_.size() > 1 ? "; ..." : "");
+                                  skipped_.size(), skipped_.size() == 1 ? "" : "s",
+                                  skipped_.front(), skipped_.size() > 1 ? "; ..." : "");
     }
     if (ours.empty()) {
         throw NotInTable(fmt::format("no table in {} is of {} ({} table{} of other games){}{}",
@@ -113,7 +113,8 @@ const FolderTable& Tablebase::table_for(const engine::Rule& rule, engine::Conven
 namespace {
 
 // The solve of `u`'s table with every other option at its default.
-SolveRequest request_for(const engine::Rule& rule, engine::Convention c, const engine::Universe& u) {
+SolveRequest request_for(const engine::Rule& rule, engine::Convention c,
+                         const engine::Universe& u) {
     SolveRequest request;
     request.rule = rule;
     request.convention = c;

@@ -88,17 +88,17 @@ nlohmann::json verify_json(const engine::VerifyReport& r, const io::TableInfo& i
                         {"ok", r.ok()}};
     j["checks"] = nlohmann::json::array();
     for (const auto& c : r.checks) {
-        nlohmann::json cj = {{"name", c.name},
-                             {"description", c.description},
-                             {"applies", c.applies},
-                             {"basis", engine::to_string(c.basis)},
-                             {"tested", c.tested},
-                             {"held", c.held},
-                             // null for a check that does not apply: it passed nothing.
-                             {"passed", c.applies ? nlohmann::json(c.passed()) : nullptr},
-                             // why a check meaningful here was not made, or null
-                             {"skipped", c.skipped.empty() ? nlohmann::json(nullptr)
-                                                           : nlohmann::json(c.skipped)}};
+        nlohmann::json cj = {
+            {"name", c.name},
+            {"description", c.description},
+            {"applies", c.applies},
+            {"basis", engine::to_string(c.basis)},
+            {"tested", c.tested},
+            {"held", c.held},
+            // null for a check that does not apply: it passed nothing.
+            {"passed", c.applies ? nlohmann::json(c.passed()) : nullptr},
+            // why a check meaningful here was not made, or null
+            {"skipped", c.skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.skipped)}};
         cj["counterexamples"] = nlohmann::json::array();
         for (const auto& e : c.counterexamples) {
             cj["counterexamples"].push_back({{"position", e.heaps},

@@ -74,8 +74,9 @@ ServerState::ServerState(ServerOptions o)
               // Read first in a child: a damaged file may crash or hang HDF5.
               // A child like any other, within --jobs.
               if (!work.gates.children->enter_within(std::chrono::seconds(2)))
-                  throw HttpError(503, "the server is busy with as much work as it allows; try "
-                                       "again in a few seconds");
+                  throw HttpError(503,
+                                  "the server is busy with as much work as it allows; try "
+                                  "again in a few seconds");
               const http::Admission admitted(*work.gates.children);
               const ChildOutcome r = run_child(options.program, {"info", path, "--events", "json"},
                                                {std::chrono::seconds(10), options.job_memory}, {});

@@ -59,8 +59,8 @@ bool Catalog::changed(const Table& t) {
 }
 
 void Catalog::throw_changing(const std::string& name) {
-    throw http::Error(503, "the table '" + name +
-                               "' is being replaced or written; ask again in a few seconds");
+    throw http::Error(
+        503, "the table '" + name + "' is being replaced or written; ask again in a few seconds");
 }
 
 void Catalog::close(const std::string& name) {

@@ -37,7 +37,8 @@ std::string table_for(ServerState& state, const http::Request& req, const engine
         state.work.solvable(rule, c, u);
         throw HttpError(404, missing);
     }
-    return state.work.solve(rule, c, u, [&req] { return req.cancelled(); }, nullptr);
+    return state.work.solve(
+        rule, c, u, [&req] { return req.cancelled(); }, nullptr);
 }
 
 // The table of a game from a start (position) or a named layout (classic,
@@ -98,10 +99,10 @@ json northcott(ServerState& state, const http::Request& req, bool solve) {
             throw HttpError(400, "the learning level plays heap games only");
         // The Nim table of the gaps (a few thousand positions at most:
         // Northcott's boards are small).
-        const std::string table = table_for(
-            state, req, engine::Rule::parse("nim"), engine::Convention::normal,
-            engine::Heaps(board.rows().size(), board.width() - 2), solve,
-            "no Nim table in the folder holds this board; POST /api/northcott solves it");
+        const std::string table =
+            table_for(state, req, engine::Rule::parse("nim"), engine::Convention::normal,
+                      engine::Heaps(board.rows().size(), board.width() - 2), solve,
+                      "no Nim table in the folder holds this board; POST /api/northcott solves it");
         const auto player = play::make_table_player(level, engine::Convention::normal);
         std::mt19937_64 rng(state.random());
         const auto m = state.catalog.with_prober(table, [&](io::Prober& p) {
@@ -226,8 +227,8 @@ void add_game_routes(http::Server& http, ServerState& state) {
                    asked.params.clear();
                    const json body = json_body(req);
                    for (const auto& [key, value] : body.items()) {
-                       asked.params[key] = value.is_string() ? value.get<std::string>()
-                                                              : value.dump();
+                       asked.params[key] =
+                           value.is_string() ? value.get<std::string>() : value.dump();
                    }
                    return northcott(state, asked, true);
                }),

@@ -213,8 +213,7 @@ std::optional<std::map<std::string, std::string>> parse_query(std::string_view q
         const auto name = decode(pair.substr(0, eq), true);
         const auto value =
             decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
-        if (!name || !value || !is_plain_text(*name) || !is_plain_text(*value))
-            return std::nullopt;
+        if (!name || !value || !is_plain_text(*name) || !is_plain_text(*value)) return std::nullopt;
         params.emplace(*name, *value);  // the first of a repeated name counts
     }
     return params;
@@ -343,7 +342,8 @@ class Session : public std::enable_shared_from_this<Session> {
         if (codings == 0) return false;
         const auto te = msg.find(bhttp::field::transfer_encoding);
         return codings > 1 ||
-               !same_word(trimmed(std::string_view(te->value().data(), te->value().size())), "chunked");
+               !same_word(trimmed(std::string_view(te->value().data(), te->value().size())),
+                          "chunked");
     }
 
     // An error of the request itself: answered, then the connection closed
@@ -514,7 +514,7 @@ class Session : public std::enable_shared_from_this<Session> {
     bool watching_ = false;  // on the network thread: a hang-up is watched for
     std::shared_ptr<Gate> held_;
     std::shared_ptr<void> held_by_handler_;  // Response::held, until the answer is sent
-    uint64_t reserved_ = 0;  // bytes of server_.answer_bytes this answer holds
+    uint64_t reserved_ = 0;                  // bytes of server_.answer_bytes this answer holds
     std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
 };
 

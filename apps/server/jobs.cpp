@@ -79,8 +79,9 @@ std::string Jobs::start(const std::string& key, uint64_t total, Work work) {
     sweep();
     const std::string ticket = new_id();
     const auto too_many = [] {
-        return http::Error(503, "the server holds as many tickets for this work as it allows; try "
-                                "again in a few seconds");
+        return http::Error(503,
+                           "the server holds as many tickets for this work as it allows; try "
+                           "again in a few seconds");
     };
     if (tickets_.size() >= MAX_TICKETS) throw too_many();
     if (const auto it = running_.find(key); it != running_.end()) {

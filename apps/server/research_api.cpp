@@ -19,7 +19,8 @@ uint64_t heap_param(const http::Request& req, const char* name) {
 // `least`, at most MAX_PAGE_QUOTIENT_HEAP (422 past it, naming `command`).
 uint32_t page_heap(const http::Request& req, uint64_t least, const char* command) {
     const uint64_t n = heap_param(req, "max_heap");
-    if (n < least) throw HttpError(400, fmt::format("'max_heap' is one heap size, {} or more", least));
+    if (n < least)
+        throw HttpError(400, fmt::format("'max_heap' is one heap size, {} or more", least));
     if (n > MAX_PAGE_QUOTIENT_HEAP) {
         throw HttpError(422, fmt::format("the page computes {}s up to heap {}; run nimtb {} for "
                                          "larger ones",
@@ -81,8 +82,8 @@ void add_research_routes(http::Server& http, ServerState& state) {
                    request.rule = engine::Rule::parse(param(req, "rules"));
                    request.max_heap = page_heap(req, 1, "quotient");
                    request.analyze = true;
-                   return page_work(state, req, "quotient", service::to_json(request),
-                                    request.rule, request.max_heap);
+                   return page_work(state, req, "quotient", service::to_json(request), request.rule,
+                                    request.max_heap);
                }),
                state.work.gates.quotient);
     // Conway's genus of each heap, as `nimtb genus --json` prints it.

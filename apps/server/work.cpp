@@ -48,8 +48,9 @@ Work::Work(const ServerOptions& options, const Folders& folders, Catalog& catalo
 
 std::shared_ptr<http::Admission> Work::admit(http::Gate& gate) {
     if (!gate.try_enter()) {
-        throw HttpError(503, "the server is busy with as many costly reads as it allows; try again "
-                             "in a few seconds");
+        throw HttpError(503,
+                        "the server is busy with as many costly reads as it allows; try again "
+                        "in a few seconds");
     }
     return std::make_shared<http::Admission>(gate);
 }
@@ -178,9 +179,10 @@ std::string Work::solve(const engine::Rule& rule, engine::Convention c, const en
     // the table is moved into place whole.
     std::string work = (fs::path(folders_.solve) / ".nimtb-solve-XXXXXX").string();
     if (!::mkdtemp(work.data())) {
-        throw HttpError(507, "the server cannot write this table (its disk is full, or its folder "
-                             "is not writable); make it with: " +
-                                 command);
+        throw HttpError(507,
+                        "the server cannot write this table (its disk is full, or its folder "
+                        "is not writable); make it with: " +
+                            command);
     }
     struct Cleanup {
         std::string dir;
@@ -210,9 +212,10 @@ std::string Work::solve(const engine::Rule& rule, engine::Convention c, const en
                                          options_.job_time.count(), command));
     }
     if (r.end == ChildOutcome::End::failed && r.error_kind == service::ErrorKind::file) {
-        throw HttpError(507, "the server cannot write this table (its disk is full, or its folder "
-                             "is not writable); make it with: " +
-                                 command);
+        throw HttpError(507,
+                        "the server cannot write this table (its disk is full, or its folder "
+                        "is not writable); make it with: " +
+                            command);
     }
     if (r.end != ChildOutcome::End::answered) {
         std::string error = r.error.empty() ? "the solve failed" : r.error;

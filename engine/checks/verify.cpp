@@ -573,9 +573,10 @@ VerifyReport verify(const Rule& rule, Convention convention, const Universe& u, 
                 quotient = std::move(m.monoid);
             } catch (const ResourceError& e) {
                 q.applies = false;
-                q.skipped = fmt::format("beyond the quotients verify computes ({} elements at "
-                                        "most): {}",
-                                        VERIFY_QUOTIENT_MAX_ORDER, e.what());
+                q.skipped = fmt::format(
+                    "beyond the quotients verify computes ({} elements at "
+                    "most): {}",
+                    VERIFY_QUOTIENT_MAX_ORDER, e.what());
             }
         }
     }

@@ -231,8 +231,8 @@ void refuse_past_memory(const Rule& rule, const Universe& u, const SolvePlan& pl
             }
         }
         throw MemoryShortfall("solving " + std::to_string(u.size()) + " positions needs " +
-                            format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
-                            " is available; " + instead);
+                              format_bytes(needed) + " of memory, but only " + format_bytes(limit) +
+                              " is available; " + instead);
     }
 }
 
