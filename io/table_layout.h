@@ -70,9 +70,7 @@ struct DatasetLayout {
 
 inline DatasetLayout dataset_layout(uint64_t entries, uint32_t max, const WriteOptions& o) {
     const bool v2 = o.format_version >= 2;
-    const uint64_t wanted = o.chunk_elements ? o.chunk_elements
-                            : v2             ? CHUNK_ELEMENTS_V2
-                                             : CHUNK_ELEMENTS;
+    const uint64_t wanted = o.chunk_elements ? o.chunk_elements : CHUNK_ELEMENTS;
     return {max <= 0xff ? 8u : 16u, std::min(wanted, entries),
             o.level ? o.level : default_level(o.compression), v2};
 }

@@ -156,7 +156,7 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
 
 uint64_t write_memory(unsigned threads) {
     // A 16-bit chunk, raw, and compressed (at most a little more).
-    const uint64_t chunk = std::max(CHUNK_ELEMENTS, CHUNK_ELEMENTS_V2) * 2;
+    const uint64_t chunk = CHUNK_ELEMENTS * 2;
     return CHUNKS_IN_FLIGHT * std::max(1u, threads) * (chunk + chunk + chunk / 8);
 }
 

@@ -20,9 +20,9 @@ struct WriteOptions {
     Compression compression = Compression::zstd;
     int level = 0;  // deflate 1-9, zstd 1-9 (Blosc's scale); 0: default_level
     uint64_t format_version = FORMAT_VERSION;  // 1 writes what nimtb 0.1 wrote
-    uint64_t chunk_elements = 0;  // entries per chunk; 0: the version's (CHUNK_ELEMENTS*)
-    bool overwrite = false;       // replace an existing table at the path
-    unsigned threads = 0;         // threads that compress chunks, whatever the codec; 0: every core
+    uint64_t chunk_elements = 0;               // entries per chunk; 0: CHUNK_ELEMENTS
+    bool overwrite = false;                    // replace an existing table at the path
+    unsigned threads = 0;  // threads that compress chunks, whatever the codec; 0: every core
     // Set from any thread (a SIGINT handler) to abandon the write: the
     // temporary file is removed and nimtb::Cancelled thrown.
     const std::atomic<bool>* cancel = nullptr;

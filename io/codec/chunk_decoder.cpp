@@ -10,6 +10,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "engine/base/memory.h"
 #include "io/codec/checksum.h"
 #include "io/codec/compressors.h"
 #include "io/codec/transforms.h"
@@ -108,16 +109,14 @@ void fold(Transform t, unsigned width, bool planar, const uint8_t* b, uint64_t c
 }  // namespace
 
 struct ChunkDecoder::State {
-    std::unique_ptr<uint8_t[]> buffer;  // never zero-filled
-    size_t capacity = 0;
+    // Never zero-filled by us; the kernel's huge pages make its first touch
+    // one fault per 2 MiB rather than one per 4 KiB.
+    engine::LargeBuffer buffer;
     std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> zstd{ZSTD_createDCtx(), ZSTD_freeDCtx};
 
     uint8_t* reserve(size_t bytes) {
-        if (bytes > capacity) {
-            buffer.reset(new uint8_t[bytes]);
-            capacity = bytes;
-        }
-        return buffer.get();
+        if (bytes > buffer.bytes()) buffer = engine::LargeBuffer(bytes);
+        return static_cast<uint8_t*>(buffer.data());
     }
 
     // Decompresses `frame` into the first `size` bytes of the buffer until
@@ -130,7 +129,7 @@ struct ChunkDecoder::State {
         // zstd that refuses it only copies more.
         ZSTD_DCtx_setParameter(z, ZSTD_d_stableOutBuffer, 1);
         ZSTD_inBuffer in{frame.data(), frame.size(), 0};
-        ZSTD_outBuffer out{buffer.get(), size, 0};
+        ZSTD_outBuffer out{buffer.data(), size, 0};
         while (out.pos < needed) {
             const size_t before = in.pos + out.pos;
             const size_t left = ZSTD_decompressStream(z, &out, &in);

@@ -25,15 +25,15 @@ inline constexpr const char* TRANSFORM_ATTRIBUTE = "transform";
 inline constexpr int BLOSC_FILTER = 32001;
 inline constexpr int LZ4_FILTER = 32004;
 
-// Elements per chunk of version 1. One chunk is what a point look-up reads
-// and decompresses: 256 Ki elements (256 KiB of 8-bit values) inflate in
-// about a millisecond, and deflate's 32 KiB window gains next to nothing
-// from larger chunks.
+// Elements per chunk, both versions. One chunk is what a cold look-up
+// decompresses, up to the entry it needs (for 16-bit entries, the chunk's
+// whole plane of low bytes first): longer chunks compress better, shorter
+// ones answer sooner. Nim misere K=6 H=63, format v2 zstd, side by side
+// (`perf stat -r 40 nimtb query k6.h5 "3 17 25 40 51 60"`, tools/bench_query.sh):
+// chunks of 2^20: 7.4 MiB, 14.0 ms; 2^18: 10.0 MiB, 10.1 ms; 2^17:
+// 12.3 MiB, 10.6 ms; 2^16: 14.9 MiB, 10.6 ms. K=7: 58.2 MiB at 2^20, 84.9
+// MiB at 2^18.
 inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
-// Version 2's chunks are four times longer: zstd finds the repeats of a
-// table's structure in them (nim misere K=6 H=63, remoteness: 10.8 MB in
-// chunks of 2^18, 7.6 MB in chunks of 2^20, zstd level 7).
-inline constexpr uint64_t CHUNK_ELEMENTS_V2 = uint64_t{1} << 20;
 
 // What a chunk's entries go through before compression (io/codec/chunk_codec.h).
 enum class Transform { none, xor_previous, delta_zigzag };
