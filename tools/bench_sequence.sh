@@ -1,118 +1,176 @@
 #!/usr/bin/env bash
-# Single-heap sequences side by side with the fastest public code: nimtb
-# against the C++ analyser of tczajka/octal-games (old/src/analyze_exec.cc,
-# built here with g++ -O2 as its Makefile does), whole processes, the median
-# of RUNS runs each, and the ratio (the peer's time / nimtb's: above 1, nimtb
-# is faster).
+# Single-heap sequences side by side with the fastest public programs, built
+# from their source by tools/build_peers.sh: tczajka/octal-games' C++
+# analyser (`analyze`) and beling/impartial-games' `ogsolve -m rc`. Whole
+# processes, the median of RUNS runs each, alternating, and the ratio (the
+# peer's time / nimtb's: above 1, nimtb is faster); nimtb with its threads
+# (every core) and with --threads 1. Every row checks that the values agree:
+# ogsolve's checksum (Fletcher-16 pairs over every value) against the same
+# sum of nimtb's values, the analyser's largest value and its heap, and its
+# count of rare values, against nimtb's values; a difference stops the run.
 #
-#   tools/bench_sequence.sh [--peer-source DIR | --peer BINARY] [--runs N] [--long]
+#   tools/bench_sequence.sh [--peers DIR] [--runs N] [--long]
 #
-#   --peer-source DIR  a checkout of tczajka/octal-games (or its git folder):
-#                      the peer is built from old/src into a scratch folder
-#   --peer BINARY      the peer's `analyze` binary, already built
-#   --long             also Grundy's game to 2^24 (about a minute each)
+#   --peers DIR  the folder tools/build_peers.sh built (default build/peers);
+#                without it, nimtb's figures alone
+#   --long       also Grundy's game to 2^24 (about a minute each)
 #
-# Without a peer, nimtb's figures alone. The peer has no --max-heap: it runs
-# until a period is found (checked at powers of two) and prints a line at
-# every power of two, so "to 2^k" is the time until it prints n=2^k, and
-# "until proven" the time until it exits with its period. Also: nimtb's
-# sparse-space values compared with the plain method's to 2^16.
+# The analyser has no --max-heap: it runs until a period is found (checked
+# at powers of two) and prints a line at every power of two, so "to 2^k" is
+# the time until it prints n=2^k (values 0 .. 2^k - 1), and "until proven"
+# the time until it prints its period. ogsolve computes to -n: "until
+# proven" gives it the heaps nimtb needed. Also: nimtb's sparse-space
+# values compared with its plain method's to 2^16.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NIMTB=${NIMTB:-build/apps/nimtb}
-RUNS=3 PEER="" PEER_SOURCE="" LONG=0
+RUNS=3 PEERS=build/peers LONG=0
 while (($#)); do
     case "$1" in
-        --peer) PEER="$2"; shift 2 ;;
-        --peer-source) PEER_SOURCE="$2"; shift 2 ;;
+        --peers) PEERS="$2"; shift 2 ;;
         --runs) RUNS="$2"; shift 2 ;;
         --long) LONG=1; shift ;;
-        *) echo "usage: tools/bench_sequence.sh [--peer-source DIR | --peer BINARY] [--runs N] [--long]" >&2; exit 2 ;;
+        *) echo "usage: tools/bench_sequence.sh [--peers DIR] [--runs N] [--long]" >&2; exit 2 ;;
     esac
 done
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
 
-if [[ -n "$PEER_SOURCE" ]]; then
-    mkdir -p "$out/peer"
-    if [[ -d "$PEER_SOURCE/old/src" ]]; then
-        cp -r "$PEER_SOURCE/old/src" "$out/peer/src"
-    else  # a git folder without a work tree
-        git -C "$PEER_SOURCE" archive HEAD old/src | tar -x -C "$out/peer" --strip-components=1
-    fi
-    srcs=()
-    for f in "$out"/peer/src/*.cc; do
-        [[ $f == *_test.cc || $f == *_exec.cc ]] || srcs+=("$f")
-    done
-    g++ -O2 -std=c++11 -pthread -I"$out/peer/src" "$out/peer/src/analyze_exec.cc" "${srcs[@]}" \
-        -o "$out/analyze"
-    PEER="$out/analyze"
-fi
+/usr/bin/python3 - "$NIMTB" "$PEERS" "$RUNS" "$LONG" <<'EOF'
+import json, os, re, statistics, subprocess, sys, time
 
-# One line per job: the median seconds of nimtb, of the peer, and the ratio.
-/usr/bin/python3 - "$NIMTB" "$PEER" "$RUNS" "$LONG" <<'EOF'
-import json, statistics, subprocess, sys, time
-
-nimtb, peer, runs, long_run = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+nimtb, peers, runs, long_run = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+analyze = os.path.join(peers, "analyze")
+ogsolve = os.path.join(peers, "ogsolve")
+analyze = analyze if os.access(analyze, os.X_OK) else None
+ogsolve = ogsolve if os.access(ogsolve, os.X_OK) else None
 
 
-def nimtb_seconds(*args):
-    """Seconds of a run as a user starts it (its text: the first values and the period, as the
-    peer prints lines), then what it found, from a run with --json (not timed: the JSON holds
-    every value, hundreds of thousands of numbers to print)."""
+def timed(argv, until=None):
+    """Seconds of a whole process, and its output; with `until`, up to the line starting with it
+    (then the process is stopped)."""
     start = time.monotonic()
-    subprocess.run([nimtb, "sequence", *args], capture_output=True, text=True, check=True)
-    seconds = time.monotonic() - start
-    return seconds, args
-
-
-def nimtb_found(args):
-    p = subprocess.run([nimtb, "sequence", *args, "--json"], capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)
-
-
-def peer_seconds(game, until):
-    """Seconds until the peer prints a line starting with `until` (then it is stopped)."""
-    start = time.monotonic()
-    p = subprocess.Popen([peer, game], stdout=subprocess.PIPE, text=True)
+    if until is None:
+        p = subprocess.run(argv, capture_output=True, text=True, check=True)
+        return time.monotonic() - start, p.stdout
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         for line in p.stdout:
             if line.startswith(until):
                 return time.monotonic() - start, line.strip()
-        raise SystemExit(f"the peer ended without printing {until!r} for {game}")
+        raise SystemExit(f"{argv[0]} ended without printing {until!r}")
     finally:
         p.kill()
         p.wait()
 
 
-def median(f):
-    results = [f() for _ in range(runs)]
-    return statistics.median(r[0] for r in results), results[0][1]
+def nimtb_values(args):
+    """nimtb's values and period, from a run with --json (not timed: the timed runs print text,
+    as the peers do)."""
+    p = subprocess.run([nimtb, "sequence", *args, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)
 
 
-jobs = [("grundy to 2^20", ["--rules", "grundy", "--max-heap", str(2**20)], "grundy", "n=2^20 ")]
-if long_run:
-    jobs.append(("grundy to 2^24", ["--rules", "grundy", "--max-heap", str(2**24)], "grundy", "n=2^24 "))
-for code in ["0.16", "0.156", "0.45"]:
-    jobs.append((f"octal:{code} until proven", ["--rules", f"octal:{code}", "--until-proven"], code,
-                 "Found period"))
+def fletcher(values):
+    """ogsolve's checksum: Fletcher over 16-bit values."""
+    a = b = 0
+    for v in values:
+        a = (a + v) & 0xFFFF
+        b = (b + a) & 0xFFFF
+    return f"{b << 16 | a:X}"
 
-print(f"{'job':<28} {'nimtb s':>9} {'peer s':>9} {'peer/nimtb':>11}   what nimtb found")
-for name, args, game, until in jobs:
-    t, _ = median(lambda: nimtb_seconds(*args))
-    j = nimtb_found(args)
+
+def check_analyser(line, values):
+    """The analyser's line at n=2^k against nimtb's first 2^k values."""
+    m = re.match(r"n=2\^(\d+) largest G\[(\d+)\]=(\d+) rare_mask=([0-9a-f]+)(pos)? num_rare=(\d+)", line)
+    if not m:
+        return "found period" if "eriod" in line else "?"
+    n = 1 << int(m[1])
+    v = values[:n]
+    top = max(v)
+    if (v.index(top), top) != (int(m[2]), int(m[3])):
+        raise SystemExit(f"DIFFERENT: the analyser's {line!r}; nimtb's largest G[{v.index(top)}]={top}")
+    if m[5] is None:  # rare: an even number of the mask's bits set
+        mask = int(m[4], 16)
+        rare = sum(1 for x in v if bin(x & mask).count("1") % 2 == 0)
+        if rare != int(m[6]):
+            raise SystemExit(f"DIFFERENT: the analyser counts {m[6]} rare values to 2^{m[1]}, nimtb {rare}")
+    return f"largest G[{m[2]}]={m[3]}, {m[6]} rare: agree"
+
+
+def check_ogsolve(out, values):
+    m = re.search(r"checksum: ([0-9A-F]+)", out)
+    if not m or m[1] != fletcher(values):
+        raise SystemExit(f"DIFFERENT: ogsolve's checksum {m and m[1]}, nimtb's values {fletcher(values)}")
+    return f"checksum {m[1]}: agrees"
+
+
+def median_of(jobs):
+    """Runs each job RUNS times, alternating; the median seconds of each."""
+    times = [[] for _ in jobs]
+    outs = [None] * len(jobs)
+    for _ in range(runs):
+        for i, job in enumerate(jobs):
+            t, outs[i] = job()
+            times[i].append(t)
+    return [statistics.median(t) for t in times], outs
+
+
+def row(name, args, peer_jobs):
+    """nimtb (every core, then one thread) and each peer: (label, job, check of its output)."""
+    j = nimtb_values(args)
+    values = j["values"]
+    jobs = [lambda: timed([nimtb, "sequence", *args]),
+            lambda: timed([nimtb, "sequence", *args, "--threads", "1"])]
+    for _, job, _ in peer_jobs(j):
+        jobs.append(job)
+    seconds, outs = median_of(jobs)
     p = j["period"]
     found = (f"period {p['period']} from heap {p['preperiod']}" if "period" in p
-             else f"{len(j['values'])} values, {j['algorithm']}")
-    if peer:
-        tp, line = median(lambda: peer_seconds(game, until))
-        print(f"{name:<28} {t:>9.3f} {tp:>9.3f} {tp / t:>10.2f}x   {found}; peer: {line}")
-    else:
-        print(f"{name:<28} {t:>9.3f} {'-':>9} {'-':>11}   {found}")
+             else f"{len(values)} values")
+    print(f"{name:<30} nimtb {seconds[0]:7.3f} s, --threads 1 {seconds[1]:7.3f} s   ({found})")
+    for k, (label, _, check) in enumerate(peer_jobs(j)):
+        t = seconds[2 + k]
+        print(f"{'':<30} {label:<16} {t:7.3f} s: {t / seconds[0]:5.2f}x nimtb's time, "
+              f"{t / seconds[1]:5.2f}x a thread's; {check(outs[2 + k], values)}")
+
+
+def grundy(k):
+    n = 2 ** k
+    jobs = lambda j: ([("analyser", lambda: timed([analyze, "grundy"], f"n=2^{k} "), check_analyser)]
+                      if analyze else [])
+    row(f"grundy to 2^{k}", ["--rules", "grundy", "--max-heap", str(n)], jobs)
+
+
+grundy(20)
+if long_run:
+    grundy(24)
+
+n = 2 ** 20
+def octal_06(j):
+    jobs = []
+    if ogsolve:
+        jobs.append(("ogsolve -m rc", lambda: timed([ogsolve, "0.6", "-m", "rc", "-n", str(n)]), check_ogsolve))
+    if analyze:
+        jobs.append(("analyser", lambda: timed([analyze, "0.6"], "n=2^20 "), check_analyser))
+    return jobs
+row("octal 0.6 to 2^20", ["--rules", "octal:0.6", "--max-heap", str(n)], octal_06)
+
+for code in ["0.16", "0.156", "0.45"]:
+    def until_proven(j, code=code):
+        jobs = []
+        if ogsolve:
+            heaps = str(len(j["values"]) - 1)
+            jobs.append((f"ogsolve to {heaps}",
+                         lambda: timed([ogsolve, code, "-m", "rc", "-n", heaps]), check_ogsolve))
+        if analyze:
+            jobs.append(("analyser", lambda: timed([analyze, code], "Found period"),
+                         lambda line, values: line))
+        return jobs
+    row(f"octal:{code} until proven", ["--rules", f"octal:{code}", "--until-proven"], until_proven)
 
 # The sparse-space method's values are the plain method's.
-plain = nimtb_found(["--rules", "grundy", "--max-heap", str(2**16), "--method", "plain"])
-sparse = nimtb_found(["--rules", "grundy", "--max-heap", str(2**16), "--method", "sparse"])
-print("grundy to 2^16: sparse-space values", "identical to" if plain["values"] == sparse["values"]
-      else "DIFFERENT FROM", "the plain method's")
+plain = nimtb_values(["--rules", "grundy", "--max-heap", str(2**16), "--method", "plain"])
+sparse = nimtb_values(["--rules", "grundy", "--max-heap", str(2**16), "--method", "sparse"])
+if plain["values"] != sparse["values"]:
+    raise SystemExit("grundy to 2^16: sparse-space values DIFFERENT FROM the plain method's")
+print("grundy to 2^16: sparse-space values identical to the plain method's")
 EOF
