@@ -81,6 +81,10 @@ class Options {
         while (seen(v)) ++v;
         return v;
     }
+    // For a loop that marks many values: the mark, and the array to store it
+    // in (held in locals, the compiler need not reload them after each store).
+    uint32_t mark() const { return mark_; }
+    uint32_t* stamps() { return stamp_.data(); }
 
   private:
     std::vector<uint32_t> stamp_;
@@ -166,7 +170,10 @@ class Sparse {
     Sparse(const Heap& heap, uint32_t mask, const std::vector<uint16_t>& g, uint64_t known)
         : heap_(&heap), mask_(mask) {
         for (uint64_t n = 1; n < known; ++n) {
-            if (rare_under(mask_, g[n])) rare_.push_back(n);
+            if (rare_under(mask_, g[n])) {
+                rare_.push_back(n);
+                rare_value_.push_back(g[n]);
+            }
         }
         rare_count_ = rare_.size();
         for (uint32_t v = 0; v < VALUES; ++v)
@@ -176,12 +183,14 @@ class Sparse {
         : heap_(other.heap_),
           mask_(other.mask_),
           rare_(std::move(other.rare_)),
+          rare_value_(std::move(other.rare_value_)),
           rare_count_(other.rare_count_.load()),
           rare_values_(std::move(other.rare_values_)) {}
     Sparse& operator=(Sparse&& other) noexcept {
         heap_ = other.heap_;
         mask_ = other.mask_;
         rare_ = std::move(other.rare_);
+        rare_value_ = std::move(other.rare_value_);
         rare_count_ = other.rare_count_.load();
         rare_values_ = std::move(other.rare_values_);
         return *this;
@@ -190,7 +199,10 @@ class Sparse {
     uint64_t rare_heaps() const { return rare_count_; }
     // Room for `more` rare heaps, so that appending never moves the list
     // while another thread reads it.
-    void reserve(uint64_t more) { rare_.reserve(rare_.size() + more); }
+    void reserve(uint64_t more) {
+        rare_.reserve(rare_.size() + more);
+        rare_value_.reserve(rare_value_.size() + more);
+    }
 
     // g(n) from g(0..n-1), on one thread.
     void value(std::vector<uint16_t>& g, uint64_t n, Scratch& s) {
@@ -205,17 +217,38 @@ class Sparse {
         o.next();
         heap_->singles(n, values, skip, o, s.sums);
         const std::vector<uint64_t>& sums = s.sums;
-        // 1. Every pair with a rare part: all the common values the options hold.
+        // 1. Every pair with a rare part: all the common values the options
+        // hold. The rare heaps below m, but the one that pairs with heap
+        // `skip` and (unequal splits) m / 2, as at most three runs of the
+        // list, each marked without a branch: the rare part's value from its
+        // own list, the other part's from the values.
         const uint64_t* rare = rare_.data();
+        const uint16_t* rare_value = rare_value_.data();
         const size_t rare_count = rare_count_.load(std::memory_order_acquire);
+        const uint32_t mark = o.mark();
+        uint32_t* stamp = o.stamps();
+        auto mark_run = [&](uint64_t m, size_t from, size_t to) {
+            const uint16_t* other = values + m;  // other[-a] = g(m - a)
+            for (size_t i = from; i < to; ++i)
+                stamp[rare_value[i] ^ other[-int64_t(rare[i])]] = mark;
+        };
         for (const uint64_t m : sums) {
-            const bool unequal = heap_->unequal() && m % 2 == 0;
-            for (size_t i = 0; i < rare_count; ++i) {
-                const uint64_t a = rare[i];
-                if (a >= m) break;
-                if ((unequal && 2 * a == m) || m - a == skip) continue;
-                o.add(values[a] ^ values[m - a]);
+            const size_t end = std::lower_bound(rare, rare + rare_count, m) - rare;
+            size_t cut[2] = {end, end};  // indices left out, ascending
+            if (skip < m) cut[0] = std::lower_bound(rare, rare + end, m - skip) - rare;
+            if (cut[0] < end && rare[cut[0]] != m - skip) cut[0] = end;
+            if (heap_->unequal() && m % 2 == 0) {
+                const size_t h = std::lower_bound(rare, rare + end, m / 2) - rare;
+                if (h < end && rare[h] == m / 2) cut[1] = h;
             }
+            if (cut[1] < cut[0]) std::swap(cut[0], cut[1]);
+            size_t from = 0;
+            for (const size_t c : cut) {
+                if (c >= end) break;
+                mark_run(m, from, c);
+                from = c + 1;
+            }
+            mark_run(m, std::min(from, end), end);
         }
         // 2. The candidate: the smallest common value not among them.
         uint32_t candidate = 0;
@@ -305,7 +338,9 @@ class Sparse {
     void publish(std::vector<uint16_t>& g, uint64_t n, uint32_t value) {
         store(g, n, value);
         if (rare_under(mask_, value)) {
-            rare_.push_back(n);  // within the room reserved: the list does not move
+            // Within the room reserved: the lists do not move.
+            rare_.push_back(n);
+            rare_value_.push_back(static_cast<uint16_t>(value));
             rare_count_.store(rare_.size(), std::memory_order_release);
         }
     }
@@ -315,7 +350,8 @@ class Sparse {
   private:
     const Heap* heap_;
     uint32_t mask_;
-    std::vector<uint64_t> rare_;  // heaps >= 1 whose value is rare, ascending
+    std::vector<uint64_t> rare_;        // heaps >= 1 whose value is rare, ascending
+    std::vector<uint16_t> rare_value_;  // their values, in the same order
     std::atomic<size_t> rare_count_{0};
     std::vector<uint32_t> rare_values_;  // the values rare under the mask, ascending
 };
