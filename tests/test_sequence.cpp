@@ -8,11 +8,12 @@
 
 #include "engine/checks/verify.h"
 #include "engine/sequences/big_heaps.h"
+#include "engine/sequences/pair_scan.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/reference_values.h"
-#include "reference.h"
 #include "engine/sequences/runs.h"
 #include "engine/sequences/sequence.h"
+#include "reference.h"
 #include "solve_universe.h"
 
 using nimtb::engine::Basis;
@@ -199,6 +200,20 @@ TEST(LongSequence, SparseSpaceMethodMatchesThePlainOne) {
     SequenceOptions o;
     const auto grundy = long_sequence(Rule::parse("grundy"), 1 << 14, o);
     EXPECT_EQ(grundy.method, SequenceMethod::sparse);
+    // Step 3 with vector instructions (where this processor has them) and
+    // without: the same values, on one thread and on two.
+    for (const unsigned threads : {1u, 2u}) {
+        SequenceOptions t;
+        t.threads = threads;
+        const auto vector = long_sequence(Rule::parse("octal:0.6"), 1 << 15, t).values;
+        nimtb::engine::split_values::allow_vector_scan(false);
+        const auto scalar = long_sequence(Rule::parse("octal:0.6"), 1 << 15, t).values;
+        nimtb::engine::split_values::allow_vector_scan(true);
+        EXPECT_EQ(vector, scalar) << threads << " threads";
+        EXPECT_EQ(long_sequence(Rule::parse("grundy"), 1 << 14, t).values,
+                  long_values("grundy", 1 << 14, SequenceMethod::plain))
+            << threads << " threads";
+    }
     EXPECT_EQ(grundy.mask & 127,
               126u);  // Flammenkamp's mask (values < 128 so far): every bit but the lowest
     EXPECT_LT(grundy.rare_heaps, 1300u);

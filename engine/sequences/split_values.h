@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "engine/base/errors.h"
+#include "engine/sequences/pair_scan.h"
 #include "engine/sequences/sequence.h"
 
 namespace nimtb::engine::split_values {
@@ -159,6 +161,8 @@ class Sparse {
     struct Scratch {
         Options o;
         std::vector<uint8_t> wanted = std::vector<uint8_t>(VALUES, 0);
+        // The same values below SCAN_VALUES as bits, for the vector scan.
+        std::array<uint8_t, SCAN_VALUES / 8> wanted_bits{};
         std::vector<uint64_t> sums;
     };
     // A heap's options but those that involve heap `skip`, as far as they go.
@@ -257,17 +261,26 @@ class Sparse {
         // each: pairs of two common parts may reach them; small ones are
         // tried first, until none is missing or every pair has been tried.
         uint8_t* wanted = s.wanted.data();
+        uint8_t* bits = s.wanted_bits.data();
+        const bool vector = candidate <= SCAN_VALUES && vector_scan_available();
+        auto want = [&](uint32_t v, bool on) {
+            wanted[v] = on;
+            if (vector) {
+                const uint8_t b = uint8_t(1u << (v % 8));
+                bits[v / 8] = on ? bits[v / 8] | b : bits[v / 8] & ~b;
+            }
+        };
         uint32_t missing = 0;
         for (const uint32_t v : rare_values_) {
             if (v >= candidate) break;
             if (!o.seen(v)) {
-                wanted[v] = 1;
+                want(v, true);
                 ++missing;
             }
         }
         auto reach = [&](uint32_t v) {
             if (wanted[v]) {
-                wanted[v] = 0;
+                want(v, false);
                 o.add(v);
                 --missing;
             }
@@ -285,6 +298,11 @@ class Sparse {
             // any, is among them, and its value is not to be read.
             uint64_t a = 1;
             for (; missing && a <= std::min<uint64_t>(16, last); ++a) pair(m, a);
+            while (vector && missing && a + 31 <= last) {  // 32 pairs a block (pair_scan.h)
+                a = first_wanted_block(values, m, a, last, bits);
+                if (a + 31 > last) break;
+                for (const uint64_t end = a + 32; missing && a < end; ++a) pair(m, a);
+            }
             for (; missing && a + 15 <= last; a += 16) {
                 uint8_t hit = 0;
                 for (uint64_t j = 0; j < 16; ++j) hit |= wanted[values[a + j] ^ values[m - a - j]];
@@ -311,7 +329,7 @@ class Sparse {
         if (missing) {
             for (const uint32_t v : rare_values_) {
                 if (v >= candidate) break;
-                wanted[v] = 0;
+                want(v, false);
             }
         }
         return {candidate, missing > 0};
