@@ -32,7 +32,7 @@ void allow_vector_scan(bool allow) {
     allowed.store(allow, std::memory_order_relaxed);
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi"))) uint64_t first_wanted_block(
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) WantedBlock first_wanted_block(
     const uint16_t* values, uint64_t m, uint64_t from, uint64_t last, const uint8_t* wanted) {
     static_assert(SCAN_VALUES == 1024, "a bit set of 128 bytes: two registers for vpermi2b");
     const __m512i low = _mm512_loadu_si512(wanted), high = _mm512_loadu_si512(wanted + 64);
@@ -59,9 +59,10 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) uint64_t first_wanted_blo
             _mm512_castsi256_si512(_mm512_cvtepi16_epi8(_mm512_and_si512(v, seven)));
         const __m512i bytes = _mm512_permutex2var_epi8(low, byte_index, high);
         const __m512i bits = _mm512_shuffle_epi8(bit, bit_index);
-        if (_mm512_mask_test_epi8_mask(small, bytes, bits)) return x;
+        const __mmask64 hits = _mm512_mask_test_epi8_mask(small, bytes, bits);
+        if (hits) return {x, static_cast<uint32_t>(hits)};
     }
-    return x;
+    return {x, 0};
 }
 
 }  // namespace nimtb::engine::split_values

@@ -19,13 +19,20 @@ inline constexpr uint32_t SCAN_VALUES = 1024;
 bool vector_scan_available();
 void allow_vector_scan(bool allowed);
 
-// The first x = from + 32 i with x + 31 <= last whose block of pairs
-// (x + j, m - x - j), j < 32, holds a value whose bit is set in `wanted`
-// (bit v % 8 of byte v / 8, v < SCAN_VALUES); when none does, the first x
-// of that form past the last whole block. Reads values[from .. last] and
-// values[m - last .. m - from], every one known. Only where
+// A block of 32 pairs (x + j, m - x - j), j < 32, and the j whose value is
+// wanted (bit j of `hits`).
+struct WantedBlock {
+    uint64_t x;
+    uint32_t hits;
+};
+
+// The first x = from + 32 i with x + 31 <= last whose block holds a pair
+// whose value (g(x + j) XOR g(m - x - j)) has its bit set in `wanted` (bit
+// v % 8 of byte v / 8, v < SCAN_VALUES); when none does, hits = 0 and x the
+// first of that form past the last whole block. Reads values[from .. last]
+// and values[m - last .. m - from], every one known. Only where
 // vector_scan_available().
-uint64_t first_wanted_block(const uint16_t* values, uint64_t m, uint64_t from, uint64_t last,
-                            const uint8_t* wanted);
+WantedBlock first_wanted_block(const uint16_t* values, uint64_t m, uint64_t from, uint64_t last,
+                               const uint8_t* wanted);
 
 }  // namespace nimtb::engine::split_values

@@ -294,15 +294,22 @@ class Sparse {
         };
         if (missing && sums.size() == 1) {  // one split size: the loop alone
             const uint64_t m = sums[0], last = heap_->last_part(m);
-            // The first sixteen pair by pair: the pair with heap `skip`, if
-            // any, is among them, and its value is not to be read.
+            // The pair with heap `skip`, if any, is a = m - skip <= 1 (m <=
+            // n, skip = n - 1), and its value is not to be read: the vector
+            // scan starts past it, the scalar blocks past the first sixteen.
             uint64_t a = 1;
-            for (; missing && a <= std::min<uint64_t>(16, last); ++a) pair(m, a);
-            while (vector && missing && a + 31 <= last) {  // 32 pairs a block (pair_scan.h)
-                a = first_wanted_block(values, m, a, last, bits);
-                if (a + 31 > last) break;
-                for (const uint64_t end = a + 32; missing && a < end; ++a) pair(m, a);
+            if (vector) {  // 32 pairs a block (pair_scan.h), but a = 1, skip's pair if any
+                if (missing && a <= last) pair(m, a++);
+                while (missing && a + 31 <= last) {
+                    const WantedBlock b = first_wanted_block(values, m, a, last, bits);
+                    a = b.x;
+                    if (!b.hits) break;
+                    for (uint32_t h = b.hits; h && missing; h &= h - 1)
+                        pair(m, a + static_cast<unsigned>(std::countr_zero(h)));
+                    a += 32;
+                }
             }
+            for (; missing && a <= std::min<uint64_t>(16, last); ++a) pair(m, a);
             for (; missing && a + 15 <= last; a += 16) {
                 uint8_t hit = 0;
                 for (uint64_t j = 0; j < 16; ++j) hit |= wanted[values[a + j] ^ values[m - a - j]];
