@@ -53,6 +53,7 @@ using service::MAX_COPIES;
 using service::MAX_HEAP;
 using service::MAX_TOTAL;
 using service::Range;
+using service::SEQUENCE_MAX_HEAP;
 using service::THREADS;
 using service::TIME_LIMIT;
 inline constexpr Range COMPRESSION_LEVEL{1, 9};                   // --compression-level

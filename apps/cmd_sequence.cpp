@@ -50,12 +50,13 @@ service::SequenceRequest sequence_request(const po::variables_map& vm) {
     if (until) {
         if (vm.count("limit")) request.limit = number(vm, "limit", LIMIT);
     } else {
-        request.max_heap = number(vm, "max-heap", MAX_HEAP);
+        request.max_heap = number(vm, "max-heap", SEQUENCE_MAX_HEAP);
     }
     request.method = engine::parse_sequence_method(vm["method"].as<std::string>());
     request.threads = static_cast<unsigned>(number(vm, "threads", THREADS));
     if (vm.count("output")) request.output = vm["output"].as<std::string>();
     request.overwrite = vm.count("force") > 0;
+    if (vm.count("checkpoint")) request.checkpoint = vm["checkpoint"].as<std::string>();
     return request;
 }
 
@@ -64,7 +65,7 @@ service::SequenceRequest sequence_request(const po::variables_map& vm) {
 int cmd_sequence(const std::vector<std::string>& args) {
     po::options_description opts("options");
     opts.add_options()("rules,r", po::value<std::string>(), "the rule")(
-        "max-heap,H", po::value<int64_t>(), ranged("the largest heap", MAX_HEAP).c_str())(
+        "max-heap,H", po::value<int64_t>(), ranged("the largest heap", SEQUENCE_MAX_HEAP).c_str())(
         "until-proven", "compute until a period is proven (octal codes, subtraction games)")(
         "limit", po::value<int64_t>(),
         ranged("with --until-proven: the largest heap (default 16777216)", LIMIT).c_str())(
@@ -76,13 +77,17 @@ int cmd_sequence(const std::vector<std::string>& args) {
                THREADS)
             .c_str())("output,o", po::value<std::string>(),
                       "also write the values and the period to this HDF5 file (docs/FORMAT.md)")(
-        "force,f", "overwrite --output if it exists")("json", "print JSON")(
+        "force,f", "overwrite --output if it exists")(
+        "checkpoint", po::value<std::string>(),
+        "save the values in this file as they go (every 16777216 heaps, and at Ctrl-C); the "
+        "same command run again resumes from it (removed once done)")("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     add_request_options(opts);
-    const auto vm = parse_arguments("sequence", args, opts, {},
-                                    "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                                    "[-o FILE] [--json] | --request JSON [--events json]",
-                                    SEQUENCE_EXAMPLES);
+    const auto vm =
+        parse_arguments("sequence", args, opts, {},
+                        "--rules RULE (--max-heap N | --until-proven [--limit N]) "
+                        "[-o FILE] [--checkpoint FILE] [--json] | --request JSON [--events json]",
+                        SEQUENCE_EXAMPLES);
     if (!vm) return EXIT_OK;
     const service::SequenceRequest request = sequence_request(*vm);
     const uint64_t bytes = service::check_sequence(request);  // the memory, before any work

@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <filesystem>
+#include <optional>
+#include <span>
 
 #include "engine/base/errors.h"
 #include "engine/base/memory.h"
@@ -10,6 +12,7 @@
 #include "io/sequence_file.h"
 #include "service/request/fields.h"
 #include "service/request/solve_report.h"
+#include "service/sequence_checkpoint.h"
 
 namespace nimtb::service {
 
@@ -24,6 +27,7 @@ constexpr auto SEQUENCE_FIELDS = [](auto& r, auto&& f) {
     f("threads", r.threads, THREADS);
     f("output", r.output);
     f("overwrite", r.overwrite);
+    f("checkpoint", r.checkpoint);
 };
 
 }  // namespace
@@ -44,7 +48,7 @@ SequenceRequest sequence_request_from_json(const nlohmann::json& j) {
     read_fields(j, r, SEQUENCE_FIELDS, "sequence", {"max_heap", "until_proven"});
     bool until_proven = false;
     fields::read(j, "sequence", "until_proven", until_proven, Unranged{});
-    fields::read(j, "sequence", "max_heap", r.max_heap, MAX_HEAP);
+    fields::read(j, "sequence", "max_heap", r.max_heap, SEQUENCE_MAX_HEAP);
     if (until_proven == r.max_heap.has_value())
         throw InputError("a sequence request gives max_heap or until_proven, not both or neither");
     if (!until_proven && j.contains("limit"))
@@ -81,6 +85,9 @@ uint64_t check_sequence(const SequenceRequest& r) {
 engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hooks) {
     const uint64_t bytes = check_sequence(r);
     const uint64_t n = r.heaps();
+    // The checkpoint first: a file that is none is refused before the plan is said.
+    std::optional<SequenceCheckpoint> checkpoint;
+    if (!r.checkpoint.empty()) checkpoint.emplace(r.checkpoint, r.rule);
     if (n >= (uint64_t{1} << 20)) {
         const std::string memory = human_count(double(bytes)) + "B";
         hooks.say(
@@ -95,7 +102,27 @@ engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hoo
     so.until_proven = r.until_proven();
     so.cancel = hooks.cancel;
     so.progress = hooks.progress;
-    engine::LongSequence seq = engine::long_sequence(r.rule, n, so);
+    if (checkpoint) {
+        std::vector<uint16_t>& known = checkpoint->values();
+        if (!known.empty()) {
+            if (known.size() > n + 1) known.resize(n + 1);  // a longer run saved it
+            hooks.say(fmt::format("sequence: resuming from the checkpoint {} ({} heaps computed)",
+                                  r.checkpoint, known.size()));
+            so.resume = &known;
+        }
+        so.save = [&](std::span<const uint16_t> values) { checkpoint->save(values); };
+    }
+    engine::LongSequence seq;
+    try {
+        seq = engine::long_sequence(r.rule, n, so);
+    } catch (const Cancelled&) {
+        if (checkpoint) {
+            hooks.say(fmt::format(
+                "sequence: the checkpoint {} holds {} heaps; the same command goes on from there",
+                r.checkpoint, checkpoint->saved()));
+        }
+        throw;
+    }
     if (!r.output.empty()) {
         io::SequenceFile f;
         f.rule = r.rule;
@@ -106,6 +133,7 @@ engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hoo
         io::write_sequence(r.output, f, r.overwrite);
         seq.values = std::move(f.values);
     }
+    if (checkpoint) checkpoint->remove();
     return seq;
 }
 

@@ -18,9 +18,9 @@
 namespace nimtb::service {
 
 // Heaps a sequence may run to: values are 2 bytes a heap (2^32 heaps 8 GiB,
-// refused where the memory is not there); heap numbers, periods and
-// preperiods stay within 32 bits.
-inline constexpr uint64_t MAX_SEQUENCE_HEAPS = UINT32_MAX;
+// refused where the memory is not there); periods and preperiods, which a
+// proof finds within the first half of the values, stay within 32 bits.
+inline constexpr uint64_t MAX_SEQUENCE_HEAPS = uint64_t{1} << 32;
 
 struct SequenceRequest {
     engine::Rule rule = engine::Rule::nim();
@@ -31,6 +31,9 @@ struct SequenceRequest {
     unsigned threads = 0;  // engine::SequenceOptions::threads
     std::string output;    // a sequence file to write, or empty
     bool overwrite = false;
+    // A file the values are saved in as they go (sequence_checkpoint.h), and
+    // resumed from when it holds some; removed once the sequence is done.
+    std::string checkpoint;
 
     bool until_proven() const { return !max_heap; }
     uint64_t heaps() const { return max_heap.value_or(limit); }
@@ -38,7 +41,7 @@ struct SequenceRequest {
 
 // The request as JSON (the keys of Python's keywords; `--request`), and
 // back: rules, max_heap or until_proven (and limit), method, threads,
-// output, overwrite. Reading, a key left out keeps its default; an unknown
+// output, overwrite, checkpoint. Reading, a key left out keeps its default; an unknown
 // key, a value of the wrong type or out of range, or max_heap with
 // until_proven is an InputError naming the key.
 nlohmann::json to_json(const SequenceRequest& request);

@@ -150,9 +150,13 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
         // A stop is asked for every 4096 heaps (a few ms of Grundy's game at
         // 2^27), the progress told every 65536.
         if ((n & 0xfff) == 0) {
-            if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+            if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+                if (options.save) options.save(std::span<const uint16_t>(out.values.data(), n + 1));
                 throw Cancelled();
+            }
             if (options.progress && (n & 0xffff) == 0) options.progress(n, max_heap);
+            if (options.save && n % SAVE_EVERY == 0)
+                options.save(std::span<const uint16_t>(out.values.data(), n + 1));
         }
         if (prover && prover->add(std::span<const uint16_t>(out.values.data(), n + 1)))
             return options.until_proven;
@@ -162,11 +166,26 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
             out.values.resize(std::min(max_heap + 1, 2 * out.values.size()));
         return false;
     };
-    out.values.assign(options.until_proven ? std::min<uint64_t>(max_heap + 1, 4096) : max_heap + 1,
-                      0);
-    std::vector<uint16_t>& g = out.values;
-    uint64_t n = 0;
+    uint64_t n = 0;  // the next heap
     bool done = false;
+    const uint64_t room =
+        options.until_proven ? std::min<uint64_t>(max_heap + 1, 4096) : max_heap + 1;
+    if (options.resume) {
+        const uint64_t known = options.resume->size();
+        if (!(moves && moves->splits()) || known == 0 || known > max_heap + 1)
+            throw InputError("a sequence resumes for a take-and-break rule, up to its last heap");
+        out.values = std::move(*options.resume);
+        out.values.resize(std::max(room, std::min(max_heap + 1, 2 * known)));
+        // The prover reads the values heap after heap, as they were computed.
+        for (; n < known && !done; ++n) {
+            done = prover && prover->add(std::span<const uint16_t>(out.values.data(), n + 1)) &&
+                   options.until_proven;
+        }
+    } else {
+        out.values.assign(room, 0);
+    }
+    const uint64_t resumed_at = n;
+    std::vector<uint16_t>& g = out.values;
 
     if (rule.take_family()) {
         TakeValues take(rule, max_heap);
@@ -244,6 +263,8 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
             }
             out.mask = sparse.mask();
             out.rare_heaps = sparse.rare_heaps();
+        } else if (sparse_wanted && resumed_at > first_sparse) {
+            out.method = SequenceMethod::sparse;  // all of it resumed, computed so before
         }
         for (; n <= max_heap && !done; ++n) {
             plain_value(heap, g, n, o, sums);

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/game/rules.h"
@@ -71,7 +72,16 @@ struct SequenceOptions {
     // when the machine has two cores and a heap costs more on one than the
     // threads' handing over. The values are the same either way.
     unsigned threads = 0;
+    // A resumed run: g(0..k-1) computed before (a checkpoint), taken over
+    // (moved from) and continued at heap k. Take-and-break rules only.
+    std::vector<uint16_t>* resume = nullptr;
+    // Called on the calling thread every SAVE_EVERY heaps, and before a stop
+    // for `cancel`, with every value computed so far: for a checkpoint.
+    std::function<void(std::span<const uint16_t>)> save;
 };
+
+// Heaps between two calls of SequenceOptions::save.
+inline constexpr uint64_t SAVE_EVERY = uint64_t{1} << 24;
 
 struct LongSequence {
     std::vector<uint16_t> values;  // g(0), ..., g(last computed)

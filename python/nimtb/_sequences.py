@@ -68,6 +68,7 @@ class Sequence:
 def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool = False,
              limit: int = 1 << 22, method: str = "auto", threads: int = 0,
              path: Optional[PathLike] = None, overwrite: bool = False,
+             checkpoint: Optional[PathLike] = None,
              progress: Optional[Progress] = None) -> Sequence:
     """A one-heap rule's values g(0..max_heap) in normal play and their
     period, as ``nimtb sequence`` computes them; or, with
@@ -76,10 +77,12 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
     and ``ProvenGame(sequence=...)`` read it). ``method`` is "auto", "plain"
     or "sparse"; ``threads`` 1 or 2 for the sparse-space method (0: both
     cores once a heap costs more than handing it over; the values are the
-    same).
+    same). With ``checkpoint``, the values are saved in that file as they go
+    (every 2^24 heaps, and when stopped), the same call made again goes on
+    from them, and the file is removed once the sequence is done.
 
     The memory is checked before any work; Ctrl-C (or an exception raised by
-    ``progress``) stops it and leaves no file. Raises InputError (a rule whose
+    ``progress``) stops it and leaves no file but the checkpoint. Raises InputError (a rule whose
     moves touch several heaps, no theorem for ``until_proven``, no period
     proven within ``limit``), TableError, MemoryError (more memory than this machine has).
     """
@@ -87,7 +90,8 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
                        until_proven=until_proven or None,
                        limit=_whole(limit, "limit") if until_proven else None,
                        method=_text(method, "method"), threads=_whole(threads, "threads"),
-                       output=None if path is None else _path(path), overwrite=overwrite)
+                       output=None if path is None else _path(path), overwrite=overwrite,
+                       checkpoint=None if checkpoint is None else _path(checkpoint))
     return Sequence._of(_core.sequence(request, progress))
 
 def read_sequence(path: PathLike) -> Sequence:

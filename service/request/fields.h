@@ -35,13 +35,14 @@ struct Range {
     int64_t min;
     int64_t max;
 };
-inline constexpr Range HEAPS{1, 128};                      // heaps K
-inline constexpr Range MAX_HEAP{1, int64_t{UINT32_MAX}};   // max_heap H
-inline constexpr Range MAX_TOTAL{1, int64_t{UINT32_MAX}};  // max_total N
-inline constexpr Range LIMIT{1, int64_t{UINT32_MAX}};      // limit N
-inline constexpr Range THREADS{0, 1024};                   // threads
-inline constexpr Range TIME_LIMIT{1, 10'000'000};          // time_limit, seconds
-inline constexpr Range MAX_COPIES{1, 1000};                // max_copies
+inline constexpr Range HEAPS{1, 128};                           // heaps K
+inline constexpr Range MAX_HEAP{1, int64_t{UINT32_MAX}};        // max_heap H
+inline constexpr Range SEQUENCE_MAX_HEAP{1, int64_t{1} << 32};  // a sequence's max_heap
+inline constexpr Range MAX_TOTAL{1, int64_t{UINT32_MAX}};       // max_total N
+inline constexpr Range LIMIT{1, int64_t{UINT32_MAX}};           // limit N
+inline constexpr Range THREADS{0, 1024};                        // threads
+inline constexpr Range TIME_LIMIT{1, 10'000'000};               // time_limit, seconds
+inline constexpr Range MAX_COPIES{1, 1000};                     // max_copies
 
 // No range: whatever the field's type holds.
 struct Unranged {};

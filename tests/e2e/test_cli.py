@@ -1469,6 +1469,62 @@ class Sequences(Workdir):
         self.assert_error(code, err, 2, "no theorem proves a period of hex:0.F")
         self.assertEqual(err.count("\n"), 1, err)
 
+    def stop_sequence(self, args):
+        """Runs `nimtb sequence ARGS --progress`, Ctrl-C once its bar has moved; its stderr."""
+        p = subprocess.Popen([NIMTB, "sequence", *args, "--progress"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        seen = b""
+        while b"[#" not in seen:
+            byte = p.stderr.read(1)
+            self.assertTrue(byte, b"nimtb ended before it was stopped: " + seen)
+            seen += byte
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=300)
+        err = (seen + err).decode()
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("nimtb: error: interrupted", err)
+        return err
+
+    def test_a_long_sequence_goes_on_from_its_checkpoint(self):
+        """Ctrl-C saves the values computed in --checkpoint; the same command goes on from
+        them, and its values are those of a run never stopped; a save cut short is cut off;
+        the file is removed once the sequence is done. A file that is no checkpoint, or the
+        checkpoint of another rule, is refused in one line and left as it was."""
+        n = str(2 ** 21)
+        code, out, err = run("sequence", "--rules", "grundy", "--max-heap", n, "--json")
+        self.assertEqual(code, 0, err)
+        whole = json.loads(out)["values"]
+        ck = self.path("grundy.ck")
+        args = ["--rules", "grundy", "--max-heap", n, "--checkpoint", ck]
+        held = []
+        for stop in range(2):
+            err = self.stop_sequence(args)
+            if stop:
+                self.assertIn(f"resuming from the checkpoint {ck} ({held[-1]} heaps computed)", err)
+            m = re.search(r"the checkpoint .* holds (\d+) heaps; the same command goes on", err)
+            self.assertTrue(m, err)
+            held.append(int(m[1]))
+        self.assertLess(held[0], held[1])
+        # The second save cut short, as by a crash while it was written.
+        os.truncate(ck, os.path.getsize(ck) - 3)
+        code, out, err = run("sequence", *args, "--json")
+        self.assertEqual(code, 0, err)
+        self.assertIn(f"({held[0]} heaps computed)", err)
+        self.assertEqual(json.loads(out)["values"], whole)
+        self.assertFalse(os.path.exists(ck))
+        # Not a checkpoint; a checkpoint of grundy given for octal:0.6.
+        with open(ck, "wb") as f:
+            f.write(b"a note, not a checkpoint\n")
+        code, out, err = run("sequence", *args)
+        self.assert_error(code, err, 1, f"{ck} is not a nimtb sequence checkpoint")
+        with open(ck, "rb") as f:
+            self.assertEqual(f.read(), b"a note, not a checkpoint\n")
+        os.remove(ck)
+        self.stop_sequence(args)
+        code, out, err = run("sequence", "--rules", "octal:0.6", "--max-heap", "1000", "--checkpoint", ck)
+        self.assert_error(code, err, 1, "is of the rule grundy, not octal:0.6")
+        self.assertEqual(err.count("\n"), 1, err)
+
     def test_gangolli_and_plambecks_period_of_0_16(self):
         code, out, err = run("sequence", "--rules", "octal:0.16", "--until-proven", "--json",
                              "-o", self.path("s.h5"))

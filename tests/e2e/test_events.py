@@ -52,7 +52,7 @@ class Events(Workdir):
         code, out, err = run("sequence", "--rules", "kayles", "--max-heap", "200", "--json")
         self.assertEqual(result, json.loads(out))
         self.assert_failure(*request("sequence", {"rules": "kayles", "max_heap": -5}), "usage",
-                            "max_heap: must be a whole number from 1 to 4294967295, not -5", 2)
+                            "max_heap: must be a whole number from 1 to 4294967296, not -5", 2)
         self.assert_failure(*request("sequence", {"rules": "kayles", "max_heap": 5, "colour": 1}),
                             "usage", "unknown sequence option 'colour'", 2)
         self.assert_failure(*request("sequence", {"rules": "kayles"}), "usage",

@@ -247,7 +247,7 @@ def test_messages_speak_python(tables, tmp_path):
 
 
 def test_a_sequence_beyond_its_bound_is_refused_before_any_work():
-    with pytest.raises(nimtb.InputError, match="from 1 to 4294967295"):
+    with pytest.raises(nimtb.InputError, match="from 1 to 4294967296"):
         nimtb.sequence("grundy", max_heap=10**11)
 
 
