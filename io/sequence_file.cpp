@@ -99,6 +99,31 @@ void write_sequence(const std::string& path, const SequenceFile& s, bool overwri
             throw TableError(what + ": cannot write: " + why);
         }
     }
+    // The record: /milestones, rows of (heaps, largest value, its first
+    // heap, rare heaps), and /rare, rows of (heap, value); the mask an attribute.
+    write_u64_attribute(root, "mask", s.record.mask);
+    auto table = [&](const char* name, const std::vector<uint64_t>& cells, hsize_t columns) {
+        const std::string where = path + ": dataset /" + name;
+        const hsize_t dims2[2] = {cells.size() / columns, columns};
+        Handle space2 = checked(H5Screate_simple(2, dims2, nullptr), H5Sclose, where);
+        Handle dataset = checked(H5Dcreate2(root, name, H5T_STD_U64LE, space2.get(), H5P_DEFAULT,
+                                            H5P_DEFAULT, H5P_DEFAULT),
+                                 H5Dclose, where + ": cannot create");
+        if ((!cells.empty() && H5Dwrite(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                                        H5P_DEFAULT, cells.data()) < 0) ||
+            !dataset.close()) {
+            const std::string why = hdf5_error_message();
+            out.release_space();
+            throw TableError(where + ": cannot write: " + why);
+        }
+    };
+    std::vector<uint64_t> cells;
+    for (const engine::Milestone& m : s.record.milestones)
+        cells.insert(cells.end(), {m.heaps, m.largest, m.largest_heap, m.rare_heaps});
+    table("milestones", cells, 4);
+    cells.clear();
+    for (const engine::RareHeap& h : s.record.rare) cells.insert(cells.end(), {h.heap, h.value});
+    table("rare", cells, 2);
     out.commit();
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/game/rules.h"
 #include "engine/sequences/period.h"
+#include "engine/sequences/sequence.h"
 
 namespace nimtb::io {
 
@@ -20,6 +21,8 @@ struct SequenceFile {
     std::string algorithm;         // "plain" or "sparse"
     std::vector<uint16_t> values;  // g(0), ..., g(H)
     engine::Periodicity period;    // basis proof with preperiod and period, or none
+    // Written beside the values (engine::sequence_record); not read back.
+    engine::SequenceRecord record;
 };
 
 // Writes `s` to `path` under a temporary name, then renames it: nothing is

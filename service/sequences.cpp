@@ -128,6 +128,7 @@ engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hoo
         f.rule = r.rule;
         f.algorithm = engine::to_string(seq.method);
         f.period = seq.period;  // a proof only: what answers positions beyond the values
+        f.record = seq.record;
         // Lent to the file and given back: a long run's values are held once.
         f.values = std::move(seq.values);
         io::write_sequence(r.output, f, r.overwrite);

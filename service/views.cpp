@@ -182,7 +182,20 @@ nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequenc
         j["rare_heaps"] = seq.rare_heaps;
     }
     j["period"] = period_json(reported_period(rule, seq));
+    j["record"] = record_json(seq.record);
     return j;
+}
+
+nlohmann::json record_json(const engine::SequenceRecord& r) {
+    nlohmann::json milestones = nlohmann::json::array(), rare = nlohmann::json::array();
+    for (const engine::Milestone& m : r.milestones) {
+        milestones.push_back({{"heaps", m.heaps},
+                              {"largest_value", m.largest},
+                              {"largest_value_heap", m.largest_heap},
+                              {"rare_heaps", m.rare_heaps}});
+    }
+    for (const engine::RareHeap& h : r.rare) rare.push_back({h.heap, h.value});
+    return {{"mask", r.mask}, {"milestones", milestones}, {"rare", rare}};
 }
 
 nlohmann::json sequence_info_json(const std::string& path, const io::SequenceFile& s) {

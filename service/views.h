@@ -64,8 +64,13 @@ nlohmann::json period_json(const engine::Periodicity& p);
 // a period observed) when the values are few enough for it.
 engine::Periodicity reported_period(const engine::Rule& rule, const engine::LongSequence& seq);
 
-// `nimtb sequence --json`: the rule, the method, every value and the period.
+// `nimtb sequence --json`: the rule, the method, every value, the period
+// and the record (record_json).
 nlohmann::json sequence_json(const engine::Rule& rule, const engine::LongSequence& seq);
+// A sequence's record: the mask, where the values stand at each power of
+// two ({heaps, largest_value, largest_value_heap, rare_heaps}) and the rare
+// heaps as [heap, value] pairs.
+nlohmann::json record_json(const engine::SequenceRecord& r);
 
 // `nimtb info` of a sequence file read by io::read_sequence: the rule, the
 // heaps, the largest value (and the first heap of it) and the period.

@@ -30,6 +30,8 @@ constexpr uint64_t FIRST_SPARSE = 256;
 // The sparse method runs on two threads once a heap takes longer than this
 // on one: the threads hand each heap over, which costs a few hundred ns.
 constexpr std::chrono::nanoseconds TWO_THREADS_FROM{1500};
+// The longest stretch of heaps between two looks at the rare heaps' growth.
+constexpr uint64_t STRETCH = uint64_t{1} << 20;
 
 // Take rules (nim, subtract, allbut): g(n) = mex { g(n - s) : s a move }.
 // A subtraction game reads its listed amounts, O(|S|) a heap. Nim and
@@ -113,6 +115,31 @@ std::optional<SplitMoves> split_moves(const Rule& rule) {
         if (d[k]) s.digits.push_back({k, d[k]});
     }
     return s;
+}
+
+SequenceRecord sequence_record(std::span<const uint16_t> values, uint32_t mask) {
+    SequenceRecord r;
+    r.mask = mask;
+    Milestone m{0, 0, 0, 0};
+    uint64_t next = uint64_t{1} << 10;
+    for (uint64_t n = 0; n < values.size(); ++n) {
+        const uint32_t v = values[n];
+        if (n == 0 || v > m.largest) {
+            m.largest = v;
+            m.largest_heap = n;
+        }
+        if (mask && n >= 1 && split_values::rare_under(mask, v)) {
+            ++m.rare_heaps;
+            r.rare.push_back({n, v});
+        }
+        m.heaps = n + 1;
+        if (m.heaps == next) {
+            r.milestones.push_back(m);
+            next *= 2;
+        }
+    }
+    if (r.milestones.empty() || r.milestones.back().heaps != m.heaps) r.milestones.push_back(m);
+    return r;
 }
 
 uint64_t long_sequence_bytes(uint64_t max_heap) {
@@ -215,8 +242,12 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
         }
         if (sparse_wanted && n <= max_heap && !done) {
             // The mask under which the fewest heaps so far are rare, chosen
-            // again at every doubling of the heap when another has clearly
-            // fewer (as the values grow, a higher bit may split them better).
+            // again when another has clearly fewer: looked for at every
+            // doubling of the heap, and whenever the mask's rare heaps have
+            // grown by a quarter since the last look (as the values grow, a
+            // higher bit may split them better: Grundy's game under mask 254
+            // has 1,274 rare heaps up to 2^25 and 6,617 up to 2^26, where
+            // values of 256 and more have come; under 510, 1,286).
             ValueCounts counts;
             for (uint64_t k = 1; k < n; ++k) counts.add(g[k]);
             Sparse sparse(heap, counts.best_mask().first, g, n);
@@ -226,22 +257,25 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
                                          ? options.threads
                                          : std::max(1u, std::thread::hardware_concurrency());
             uint64_t next_look = 2 * n;
+            uint64_t looked_rare = sparse.rare_heaps();
             // Two threads pay once a heap costs more than their handing over
             // (measured on the stretches run on one), unless asked for.
             bool two = options.threads >= 2;
             while (n <= max_heap && !done) {
-                if (n == next_look) {
+                if (n == next_look || 4 * sparse.rare_heaps() > 5 * looked_rare + 256) {
                     const auto [mask, rare] = counts.best_mask();
                     if (mask != sparse.mask() && 5 * rare < 4 * sparse.rare_heaps())
                         sparse = Sparse(heap, mask, g, n);
-                    next_look = 2 * n;
+                    if (n == next_look) next_look = 2 * n;
+                    looked_rare = sparse.rare_heaps();
                 }
-                // A stretch: to the next look at the mask, the last heap, or
-                // the end of the values held (check() grows them between
-                // stretches). On two threads, even heaps on this one, so that
-                // progress and cancellation stay here.
+                // A stretch: to the next look at the mask (at most STRETCH
+                // heaps, so that the rare heaps' growth is seen), the last
+                // heap, or the end of the values held (check() grows them
+                // between stretches). On two threads, even heaps on this one,
+                // so that progress and cancellation stay here.
                 const uint64_t stop =
-                    std::max(n + 1, std::min({next_look, max_heap + 1, g.size() - 1}));
+                    std::max(n + 1, std::min({next_look, n + STRETCH, max_heap + 1, g.size() - 1}));
                 if (two && n % 2 == 0 && stop >= n + 256) {
                     n = sparse_two_threads(sparse, g, n, stop, [&](uint64_t k) {
                         counts.add(g[k]);
@@ -275,6 +309,7 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
     if (options.progress) options.progress(n - 1, max_heap);
     if (prover) prover->finish(g);
     out.period = prover ? prover->result(g) : unproven(rule, n - 1);
+    out.record = sequence_record(g, out.method == SequenceMethod::sparse ? out.mask : 0);
     return out;
 }
 

@@ -83,6 +83,25 @@ struct SequenceOptions {
 // Heaps between two calls of SequenceOptions::save.
 inline constexpr uint64_t SAVE_EVERY = uint64_t{1} << 24;
 
+// Where a sequence stands after its first 2^k values (and after all of
+// them): what a researcher cites of a long run, as Flammenkamp's tables and
+// tczajka's analyser give it.
+struct Milestone {
+    uint64_t heaps;         // the values g(0 .. heaps - 1)
+    uint32_t largest;       // the largest of them
+    uint64_t largest_heap;  // the first heap of it
+    uint64_t rare_heaps;    // heaps >= 1 among them whose value is rare under the mask
+};
+// A heap >= 1 whose value is rare under the mask: the sparse values.
+struct RareHeap {
+    uint64_t heap;
+    uint32_t value;
+};
+struct SequenceRecord {
+    uint32_t mask = 0;
+    std::vector<Milestone> milestones;  // at 2^10, 2^11, ..., and at the end
+    std::vector<RareHeap> rare;
+};
 struct LongSequence {
     std::vector<uint16_t> values;  // g(0), ..., g(last computed)
     SequenceMethod method = SequenceMethod::plain;
@@ -91,6 +110,7 @@ struct LongSequence {
     // A proven period when the rule has a proof window and the values prove
     // one; else basis none with the explanation of what was computed.
     Periodicity period;
+    SequenceRecord record;  // under the mask (sparse), else the milestones alone
 };
 
 // g(0..max_heap) of a one-heap rule in normal play, or fewer when
@@ -101,6 +121,10 @@ LongSequence long_sequence(const Rule& rule, uint64_t max_heap, const SequenceOp
 // until_proven without a theorem; the sparse method for a rule that does not
 // split), on their own: a caller that says what it is about to do first asks.
 void check_long_sequence(const Rule& rule, const SequenceOptions& options);
+
+// The record of values g(0..H) of a sparse-space run under `mask` (0: the
+// milestones alone). One pass over the values.
+SequenceRecord sequence_record(std::span<const uint16_t> values, uint32_t mask);
 
 // Bytes long_sequence needs for `max_heap` (the values; the method's tables
 // are small beside them).
