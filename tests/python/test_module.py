@@ -246,6 +246,24 @@ def test_messages_speak_python(tables, tmp_path):
     assert code == 1 and "overwrite it with --force" in err
 
 
+def test_a_sequence_goes_on_from_its_checkpoint(tmp_path):
+    """The values of a run stopped (a checkpoint the command left) are taken up, and the
+    checkpoint is removed once the sequence is done."""
+    ck = tmp_path / "g.ck"
+    whole = nimtb.sequence("grundy", 2**21).values
+    p = subprocess.Popen([NIMTB, "sequence", "--rules", "grundy", "--max-heap", str(2**21),
+                          "--checkpoint", str(ck), "--progress"], stderr=subprocess.PIPE)
+    seen = b""
+    while b"[#" not in seen:
+        byte = p.stderr.read(1)
+        assert byte, seen
+        seen += byte
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=300) == 1 and ck.exists()
+    assert (nimtb.sequence("grundy", 2**21, checkpoint=ck).values == whole).all()
+    assert not ck.exists()
+
+
 def test_a_sequence_beyond_its_bound_is_refused_before_any_work():
     with pytest.raises(nimtb.InputError, match="from 1 to 4294967296"):
         nimtb.sequence("grundy", max_heap=10**11)
