@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <bit>
 #include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -35,6 +36,8 @@ not claimed. --until-proven computes until a period is proven, up to
 // A sequence longer than this prints its first values only (--json and
 // --output give them all).
 constexpr uint64_t PRINTED = 2000;
+// A sequence longer than this prints its record (engine::SequenceRecord).
+constexpr uint64_t RECORD_FROM = uint64_t{1} << 16;
 
 // The request of the options, or of --request.
 service::SequenceRequest sequence_request(const po::variables_map& vm) {
@@ -122,6 +125,20 @@ int cmd_sequence(const std::vector<std::string>& args) {
     std::string finding = service::reported_period(rule, seq).explanation;
     if (!finding.empty()) finding[0] = static_cast<char>(std::toupper(finding[0]));
     out += finding + "\n";
+    // At research length, where the values stand at each power of two.
+    const engine::SequenceRecord& record = seq.record;
+    if (g.size() > RECORD_FROM && !record.milestones.empty()) {
+        out += fmt::format("where the values stand{}:\n",
+                           record.mask ? fmt::format(" (rare: under mask {})", record.mask) : "");
+        for (const engine::Milestone& m : record.milestones) {
+            const std::string heaps = std::has_single_bit(m.heaps)
+                                          ? fmt::format("2^{}", std::countr_zero(m.heaps))
+                                          : std::to_string(m.heaps);
+            out += fmt::format("  {:>10} heaps: largest value {}, first at heap {}", heaps,
+                               m.largest, m.largest_heap);
+            out += record.mask ? fmt::format("; {} rare heaps\n", m.rare_heaps) : "\n";
+        }
+    }
     std::cout << out;
     return EXIT_OK;
 }

@@ -1525,6 +1525,36 @@ class Sequences(Workdir):
         self.assert_error(code, err, 1, "is of the rule grundy, not octal:0.6")
         self.assertEqual(err.count("\n"), 1, err)
 
+    def test_a_long_sequence_has_its_record(self):
+        """The record of a sparse-space run, recomputed from its values: at each power of
+        two the largest value and its first heap, and the heaps rare under the mask; the same
+        in the sequence file; and said in the text at research length."""
+        code, out, err = run("sequence", "--rules", "grundy", "--max-heap", str(2 ** 17), "--json",
+                             "-o", self.path("g.h5"))
+        self.assertEqual(code, 0, err)
+        j = json.loads(out)
+        values, record = j["values"], j["record"]
+        mask = record["mask"]
+        self.assertEqual(mask, j["mask"])
+        rare = [[n, v] for n, v in enumerate(values) if n and bin(v & mask).count("1") % 2 == 0]
+        self.assertEqual(record["rare"], rare)
+        self.assertEqual(len(rare), j["rare_heaps"])
+        expected = []
+        for heaps in [2 ** k for k in range(10, 18)] + [len(values)]:
+            top = max(values[:heaps])
+            expected.append({"heaps": heaps, "largest_value": top,
+                             "largest_value_heap": values.index(top),
+                             "rare_heaps": sum(1 for n, _ in rare if n < heaps)})
+        self.assertEqual(record["milestones"], expected)
+        import h5py
+        with h5py.File(self.path("g.h5"), "r") as f:
+            self.assertEqual(f.attrs["mask"], mask)
+            self.assertEqual(f["rare"][:].tolist(), rare)
+            self.assertEqual(f["milestones"][:].tolist(), [list(m.values()) for m in expected])
+        code, out, err = run("sequence", "--rules", "grundy", "--max-heap", str(2 ** 17))
+        self.assertIn(f"where the values stand (rare: under mask {mask}):", out)
+        self.assertIn("2^17 heaps: largest value 230, first at heap 45668; 1273 rare heaps", out)
+
     def test_gangolli_and_plambecks_period_of_0_16(self):
         code, out, err = run("sequence", "--rules", "octal:0.16", "--until-proven", "--json",
                              "-o", self.path("s.h5"))
