@@ -2,9 +2,11 @@
 
 // GCC 12 warns of the undefined register some AVX-512 intrinsics start from
 // (_mm256_undefined_si256 inside _mm512_cvtepi16_epi8): a known false alarm.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <atomic>
@@ -67,4 +69,6 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) WantedBlock first_wanted_
 
 }  // namespace nimtb::engine::split_values
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
