@@ -98,15 +98,15 @@ SequenceCheckpoint::SequenceCheckpoint(std::string path, const engine::Rule& rul
         if (!read_exactly(fd_, magic, sizeof magic) ||
             std::memcmp(magic, MAGIC, sizeof MAGIC) != 0 || !(id = record())) {
             throw TableError(path_ + " is not a nimtb sequence checkpoint (give another " +
-                             "--checkpoint, or delete it)");
+                             mention(Option::checkpoint) + ", or delete it)");
         }
         const nlohmann::json j = nlohmann::json::parse(id->begin(), id->end(), nullptr, false);
         if (!j.is_object() || j.value("format", "") != FORMAT || j.value("version", 0) != VERSION)
             throw TableError(path_ + " is not a nimtb sequence checkpoint of this version");
         if (j.value("rules", "") != rules) {
-            throw TableError(fmt::format(
-                "the checkpoint {} is of the rule {}, not {} (give another --checkpoint)", path_,
-                j.value("rules", "?"), rules));
+            throw TableError(
+                fmt::format("the checkpoint {} is of the rule {}, not {} (give another {})", path_,
+                            j.value("rules", "?"), rules, mention(Option::checkpoint)));
         }
         off_t good = ::lseek(fd_, 0, SEEK_CUR);
         while (auto content = record()) {
