@@ -5,7 +5,7 @@
 // values. Where the processor has AVX-512 with VBMI (byte permutes), each
 // block is two loads, a permute that reverses the second, a XOR and a look-up
 // of 32 values at once in a bit set of 1024; elsewhere, and for values of
-// 1024 or more, the caller scans pair by pair.
+// 1024 or more, the caller reads its scalar blocks of sixteen.
 
 #include <cstdint>
 
