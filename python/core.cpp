@@ -421,8 +421,10 @@ py::dict sequence(const std::string& request, const py::object& progress) {
         service::sequence_request_from_json(request_of(request, "sequence"));
     const engine::LongSequence s = interruptible(
         [&](const service::Hooks& hooks) { return service::compute_sequence(r, hooks); }, progress);
-    return sequence_dict(r.rule, engine::to_string(s.method), s.values,
-                         service::reported_period(r.rule, s));
+    py::dict d = sequence_dict(r.rule, engine::to_string(s.method), s.values,
+                               service::reported_period(r.rule, s));
+    d["record"] = to_python(service::record_json(s.record));
+    return d;
 }
 
 py::object quotient(const std::string& request, const py::object& progress) {

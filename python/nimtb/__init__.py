@@ -24,16 +24,17 @@ from ._common import Progress as Progress
 from ._errors import InputError, NotInTableError, TableError, TableNotFoundError, TooLargeError
 from ._quotients import (Genus, GenusTable, IdempotentPart, Quotient, QuotientFrontier, QuotientStructure, genus,
                          quotient)
-from ._sequences import HeapMove, Period, ProvenAnswer, ProvenGame, Sequence, read_sequence, sequence
+from ._sequences import (HeapMove, Milestone, Period, ProvenAnswer, ProvenGame, Sequence, SequenceRecord,
+                         read_sequence, sequence)
 from ._tables import (Answer, Check, FolderTable, Move, Table, Tablebase, Touch, Verification,
                       open_tablebase, solve)
 
 __version__: str = _core.__version__
 
 __all__ = [
-    "Answer", "Check", "FolderTable", "Genus", "GenusTable", "HeapMove", "IdempotentPart", "InputError", "Move", "NotInTableError", "Period",
+    "Answer", "Check", "FolderTable", "Genus", "GenusTable", "HeapMove", "IdempotentPart", "InputError", "Milestone", "Move", "NotInTableError", "Period",
     "PositionLike", "ProvenAnswer", "ProvenGame", "Quotient", "QuotientFrontier",
-    "QuotientStructure", "Sequence", "Table", "Tablebase",
+    "QuotientStructure", "Sequence", "SequenceRecord", "Table", "Tablebase",
     "TableError", "TableNotFoundError", "TooLargeError", "Touch", "Verification", "__version__", "genus", "open_tablebase", "quotient", "read_sequence", "sequence",
     "solve",
 ]

@@ -45,15 +45,45 @@ class Period:
                    preperiod=j.get("preperiod"), saltus=j.get("saltus"))
 
 @dataclass(frozen=True)
+class Milestone:
+    """Where a sequence stands after its first ``heaps`` values: the largest
+    of them, the first heap of it, and the heaps 1.. among them whose value is
+    rare under the record's mask."""
+
+    heaps: int
+    largest_value: int
+    largest_value_heap: int
+    rare_heaps: int
+
+
+@dataclass(frozen=True)
+class SequenceRecord:
+    """A computed sequence's record, to cite: the sparse-space method's
+    ``mask`` (0 for the plain method; a value v is rare when v & mask has an
+    even number of bits), a ``Milestone`` at each power of two from 2^10 and
+    at the end, and the ``rare`` heaps with their values (rows (heap, value))."""
+
+    mask: int
+    milestones: tuple[Milestone, ...]
+    rare: npt.NDArray[np.uint64] = dataclasses.field(repr=False)
+
+    @classmethod
+    def _of(cls, j: dict[str, Any]) -> SequenceRecord:
+        return cls(mask=j["mask"], milestones=tuple(Milestone(**m) for m in j["milestones"]),
+                   rare=np.array(j["rare"], dtype=np.uint64).reshape(-1, 2))
+
+
+@dataclass(frozen=True)
 class Sequence:
     """A one-heap rule's values g(0), g(1), ... in normal play (numpy uint16,
-    indexed by heap size), how they were computed ("plain" or "sparse"), and
-    their period."""
+    indexed by heap size), how they were computed ("plain" or "sparse"), their
+    period, and, for one computed (not read from a file), its record."""
 
     rules: str
     algorithm: str
     values: npt.NDArray[np.uint16] = dataclasses.field(repr=False)
     period: Period
+    record: Optional[SequenceRecord] = dataclasses.field(default=None, repr=False)
 
     @property
     def max_heap(self) -> int:
@@ -62,8 +92,9 @@ class Sequence:
 
     @classmethod
     def _of(cls, d: dict[str, Any]) -> Sequence:
+        record = SequenceRecord._of(d["record"]) if "record" in d else None
         return cls(rules=d["rules"], algorithm=d["algorithm"], values=d["values"],
-                   period=Period._of(d["period"]))
+                   period=Period._of(d["period"]), record=record)
 
 def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool = False,
              limit: int = 1 << 22, method: str = "auto", threads: int = 0,

@@ -260,8 +260,18 @@ def test_a_sequence_goes_on_from_its_checkpoint(tmp_path):
         seen += byte
     p.send_signal(signal.SIGINT)
     assert p.wait(timeout=300) == 1 and ck.exists()
-    assert (nimtb.sequence("grundy", 2**21, checkpoint=ck).values == whole).all()
+    resumed = nimtb.sequence("grundy", 2**21, checkpoint=ck)
+    assert (resumed.values == whole).all()
     assert not ck.exists()
+    # Its record: where the values stand at 2^20, and the heaps rare under its mask.
+    r = resumed.record
+    assert r is not None and r.mask == 254
+    m = next(m for m in r.milestones if m.heaps == 2**20)
+    assert (m.heaps, m.largest_value, m.largest_value_heap) == (2**20, int(whole[: 2**20].max()),
+                                                                int(whole[: 2**20].argmax()))
+    parity = np.array([bin(int(v) & r.mask).count("1") % 2 for v in whole[1:]])
+    assert r.rare[:, 0].tolist() == (np.flatnonzero(parity == 0) + 1).tolist()
+    assert m.rare_heaps == int((r.rare[:, 0] < 2**20).sum())
 
 
 def test_a_sequence_beyond_its_bound_is_refused_before_any_work():
