@@ -13,6 +13,7 @@
 #include "engine/sequences/big_heaps.h"
 #include "engine/sequences/period.h"
 #include "engine/sequences/sequence.h"
+#include "service/request/fields.h"
 #include "service/request/hooks.h"
 
 namespace nimtb::service {
@@ -20,7 +21,7 @@ namespace nimtb::service {
 // Heaps a sequence may run to: values are 2 bytes a heap (2^32 heaps 8 GiB,
 // refused where the memory is not there); periods and preperiods, which a
 // proof finds within the first half of the values, stay within 32 bits.
-inline constexpr uint64_t MAX_SEQUENCE_HEAPS = uint64_t{1} << 32;
+inline constexpr uint64_t MAX_SEQUENCE_HEAPS = SEQUENCE_MAX_HEAP.max;  // the option's range
 
 struct SequenceRequest {
     engine::Rule rule = engine::Rule::nim();

@@ -8,6 +8,10 @@
 // loss after the rename): the old file or the new one, never part of one.
 // It lives below every floor that writes (io/, the service floor, play/,
 // and the MPI writer, which links this library without nimtb::io).
+// One file is not published so: a sequence's checkpoint
+// (service/sequence_checkpoint.h) is a log appended to as a run goes, its
+// records checked by their checksums and a record cut short cut off when it
+// is read; it is never a finished file under a name another reader takes.
 
 #include <string>
 #include <string_view>
