@@ -82,14 +82,16 @@ int cmd_sequence(const std::vector<std::string>& args) {
                       "also write the values and the period to this HDF5 file (docs/FORMAT.md)")(
         "force,f", "overwrite --output if it exists")(
         "checkpoint", po::value<std::string>(),
-        "save the values in this file as they go (every 16777216 heaps, and at Ctrl-C); the "
-        "same command run again resumes from it (removed once done)")("json", "print JSON")(
+        fmt::format("save the values in this folder as they go (every {} heaps, and at Ctrl-C); "
+                    "the same command run again resumes from it (removed once done)",
+                    engine::SAVE_EVERY)
+            .c_str())("json", "print JSON")(
         "progress", "draw the progress bar even when stderr is not a terminal");
     add_request_options(opts);
     const auto vm =
         parse_arguments("sequence", args, opts, {},
                         "--rules RULE (--max-heap N | --until-proven [--limit N]) "
-                        "[-o FILE] [--checkpoint FILE] [--json] | --request JSON [--events json]",
+                        "[-o FILE] [--checkpoint DIR] [--json] | --request JSON [--events json]",
                         SEQUENCE_EXAMPLES);
     if (!vm) return EXIT_OK;
     const service::SequenceRequest request = sequence_request(*vm);

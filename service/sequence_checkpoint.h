@@ -1,17 +1,17 @@
 #pragma once
-// The checkpoint of a long sequence (`nimtb sequence --checkpoint FILE`):
-// the values computed so far, appended to FILE as they are saved
+// The checkpoint of a long sequence (`nimtb sequence --checkpoint DIR`):
+// the values computed so far, saved in a folder as they are computed
 // (engine::SequenceOptions::save: every 2^24 heaps, and at Ctrl-C), so
 // that the same command run again after a stop or a crash goes on from the
 // last values saved, and removed once the sequence is done.
 //
-// The file: 8 bytes "NIMTBSQ1", then records, each the length of a zstd
-// frame (8 bytes, little-endian) and the frame, with zstd's checksum of
-// its content. The first record's content is JSON naming the format and
-// the rule; each other record's is the first heap it holds (8 bytes) and
-// the values from it on (2 bytes each, little-endian). A record cut short
-// by a crash, or failing its checksum, ends what is read: it is cut off and
-// the values before it are kept.
+// The folder holds manifest.json (the format and the rule) and one file per
+// save, values-FFFFFFFFFFFF.zst: a zstd frame, with its content checksum, of
+// the first heap it holds (8 bytes, little-endian; F in the name) and the
+// values from it on (2 bytes each, little-endian). Each file is published
+// whole (io/codec/publish.h), so a crash while saving leaves the saves
+// before it; the files are read in order as long as each goes on where the
+// last ended, and a damaged one fails its checksum and is refused.
 
 #include <cstdint>
 #include <span>
@@ -24,31 +24,27 @@ namespace nimtb::service {
 
 class SequenceCheckpoint {
   public:
-    // Opens FILE for `rule`: the values it holds are read (values()), or it
-    // is created. Throws TableError for a file that is not a sequence
-    // checkpoint, or is one of another rule, and when it cannot be read or
-    // written.
-    SequenceCheckpoint(std::string path, const engine::Rule& rule);
-    ~SequenceCheckpoint();
-    SequenceCheckpoint(const SequenceCheckpoint&) = delete;
-    SequenceCheckpoint& operator=(const SequenceCheckpoint&) = delete;
+    // Opens the folder `dir` for `rule`, creating it when missing: the
+    // values it holds are read (values()). Throws TableError for a folder
+    // that holds no sequence checkpoint's manifest but one of something
+    // else, or the checkpoint of another rule, a damaged file, and when it
+    // cannot be read or written.
+    SequenceCheckpoint(std::string dir, const engine::Rule& rule);
 
-    // The values the file held when opened: g(0), ..., in order.
+    // The values the folder held when opened: g(0), ..., in order.
     std::vector<uint16_t>& values() { return values_; }
-    // Appends values[saved ..] (every value computed so far), flushed to
-    // disk. Throws TableError (a full disk: the record is taken back).
+    // Saves values[saved() ..] (every value computed so far) in a file of
+    // its own. Throws TableError (a full disk: nothing is published).
     void save(std::span<const uint16_t> values);
-    // Heaps the file holds.
+    // Heaps the folder holds.
     uint64_t saved() const { return saved_; }
-    // Deletes the file: the sequence is done.
+    // Deletes the checkpoint's files, and the folder when that leaves it
+    // empty: the sequence is done.
     void remove();
 
   private:
-    void append(const std::vector<uint8_t>& content);
-
-    std::string path_;
-    int fd_ = -1;
-    uint64_t saved_ = 0;  // heaps in the file
+    std::string dir_;
+    uint64_t saved_ = 0;  // heaps in the folder
     std::vector<uint16_t> values_;
 };
 

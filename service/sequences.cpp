@@ -85,7 +85,7 @@ uint64_t check_sequence(const SequenceRequest& r) {
 engine::LongSequence compute_sequence(const SequenceRequest& r, const Hooks& hooks) {
     const uint64_t bytes = check_sequence(r);
     const uint64_t n = r.heaps();
-    // The checkpoint first: a file that is none is refused before the plan is said.
+    // The checkpoint first: a folder that is none is refused before the plan is said.
     std::optional<SequenceCheckpoint> checkpoint;
     if (!r.checkpoint.empty()) checkpoint.emplace(r.checkpoint, r.rule);
     if (n >= (uint64_t{1} << 20)) {

@@ -32,8 +32,8 @@ struct SequenceRequest {
     unsigned threads = 0;  // engine::SequenceOptions::threads
     std::string output;    // a sequence file to write, or empty
     bool overwrite = false;
-    // A file the values are saved in as they go (sequence_checkpoint.h), and
-    // resumed from when it holds some; removed once the sequence is done.
+    // A folder the values are saved in as they go (sequence_checkpoint.h),
+    // and resumed from when it holds some; removed once the sequence is done.
     std::string checkpoint;
 
     bool until_proven() const { return !max_heap; }

@@ -1,17 +1,13 @@
 #pragma once
 // The one way nimtb publishes a file, whatever the file (a table, a sequence
-// file, a quotient file, a checkpoint's files, a learner's bags, a solve's
-// --stats): the bytes are written under a draft name in the same folder,
+// file, a quotient file, the files of a solve's or a sequence's checkpoint,
+// a learner's bags, a solve's --stats): the bytes are written under a draft name in the same folder,
 // flushed to disk (fsync), renamed over the final name, and the folder is
 // flushed — as SQLite and git publish theirs. A file under its final name is
 // therefore whole whatever happens (a crash, kill -9, a full disk, a power
 // loss after the rename): the old file or the new one, never part of one.
 // It lives below every floor that writes (io/, the service floor, play/,
 // and the MPI writer, which links this library without nimtb::io).
-// One file is not published so: a sequence's checkpoint
-// (service/sequence_checkpoint.h) is a log appended to as a run goes, its
-// records checked by their checksums and a record cut short cut off when it
-// is read; it is never a finished file under a name another reader takes.
 
 #include <string>
 #include <string_view>

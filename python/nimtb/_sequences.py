@@ -108,9 +108,9 @@ def sequence(rules: str, max_heap: Optional[int] = None, *, until_proven: bool =
     and ``ProvenGame(sequence=...)`` read it). ``method`` is "auto", "plain"
     or "sparse"; ``threads`` 1 or 2 for the sparse-space method (0: both
     cores once a heap costs more than handing it over; the values are the
-    same). With ``checkpoint``, the values are saved in that file as they go
-    (every 2^24 heaps, and when stopped), the same call made again goes on
-    from them, and the file is removed once the sequence is done.
+    same). With ``checkpoint`` (a folder), the values are saved there as they
+    go (every 2^24 heaps, and when stopped), the same call made again goes on
+    from them, and the folder is removed once the sequence is done.
 
     The memory is checked before any work; Ctrl-C (or an exception raised by
     ``progress``) stops it and leaves no file but the checkpoint. Raises InputError (a rule whose

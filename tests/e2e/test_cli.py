@@ -1486,10 +1486,11 @@ class Sequences(Workdir):
         return err
 
     def test_a_long_sequence_goes_on_from_its_checkpoint(self):
-        """Ctrl-C saves the values computed in --checkpoint; the same command goes on from
-        them, and its values are those of a run never stopped; a save cut short is cut off;
-        the file is removed once the sequence is done. A file that is no checkpoint, or the
-        checkpoint of another rule, is refused in one line and left as it was."""
+        """Ctrl-C saves the values computed in the folder --checkpoint; the same command goes
+        on from them, and its values are those of a run never stopped; a save cut short (a
+        draft left by a crash) is not read; the folder is removed once the sequence is done,
+        and nothing else in it. A folder of something else, the checkpoint of another rule or
+        a damaged file is refused in one line and left as it was."""
         n = str(2 ** 21)
         code, out, err = run("sequence", "--rules", "grundy", "--max-heap", n, "--json")
         self.assertEqual(code, 0, err)
@@ -1505,21 +1506,42 @@ class Sequences(Workdir):
             self.assertTrue(m, err)
             held.append(int(m[1]))
         self.assertLess(held[0], held[1])
-        # The second save cut short, as by a crash while it was written.
-        os.truncate(ck, os.path.getsize(ck) - 3)
+        # A save cut short, as by a crash while it was written: its draft is never read.
+        with open(os.path.join(ck, f".values-{held[1]:012}.zst.tmp-1-0"), "wb") as f:
+            f.write(b"(the first bytes of a save)")
+        with open(os.path.join(ck, "notes.txt"), "w") as f:
+            f.write("the user's own file\n")
         code, out, err = run("sequence", *args, "--json")
         self.assertEqual(code, 0, err)
-        self.assertIn(f"({held[0]} heaps computed)", err)
+        self.assertIn(f"({held[1]} heaps computed)", err)
         self.assertEqual(json.loads(out)["values"], whole)
-        self.assertFalse(os.path.exists(ck))
-        # Not a checkpoint; a checkpoint of grundy given for octal:0.6.
+        self.assertEqual(os.listdir(ck), ["notes.txt"], "the checkpoint's own files are removed")
+        # A damaged save is refused, and the folder left as it was.
+        os.remove(os.path.join(ck, "notes.txt"))
+        self.stop_sequence(args)
+        saves = sorted(f for f in os.listdir(ck) if f.startswith("values-"))
+        with open(os.path.join(ck, saves[-1]), "r+b") as f:
+            f.seek(20)
+            byte = f.read(1)
+            f.seek(20)
+            f.write(bytes([byte[0] ^ 0xFF]))
+        before = sorted(os.listdir(ck))
+        code, out, err = run("sequence", *args)
+        self.assert_error(code, err, 1, f"{saves[-1]} is damaged (its checksum fails); remove it")
+        self.assertEqual(sorted(os.listdir(ck)), before)
+        shutil.rmtree(ck)
+        # Not a checkpoint: a file, or a folder whose manifest is something else's.
         with open(ck, "wb") as f:
             f.write(b"a note, not a checkpoint\n")
         code, out, err = run("sequence", *args)
-        self.assert_error(code, err, 1, f"{ck} is not a nimtb sequence checkpoint")
-        with open(ck, "rb") as f:
-            self.assertEqual(f.read(), b"a note, not a checkpoint\n")
+        self.assert_error(code, err, 1, f"cannot use {ck} as the checkpoint folder: it is not a folder")
         os.remove(ck)
+        os.mkdir(ck)
+        with open(os.path.join(ck, "manifest.json"), "w") as f:
+            f.write('{"format": "nimtb-checkpoint", "version": 1}\n')
+        code, out, err = run("sequence", *args)
+        self.assert_error(code, err, 1, f"{ck} is not a nimtb sequence checkpoint")
+        shutil.rmtree(ck)
         self.stop_sequence(args)
         code, out, err = run("sequence", "--rules", "octal:0.6", "--max-heap", "1000", "--checkpoint", ck)
         self.assert_error(code, err, 1, "is of the rule grundy, not octal:0.6")
