@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 each="${1:-20}"
 shift || true
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(rules quotient_file chunk checkpoint api python sequence_file)
+[[ ${#names[@]} -gt 0 ]] || names=(rules quotient_file chunk checkpoint sequence_checkpoint api python sequence_file)
 build="${FUZZ_BUILD:-build-fuzz}"
 if [[ -n ${FUZZ_BUILD:-} ]]; then
     if ! grep -q '^NIMTB_FUZZ_HARNESSES:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
