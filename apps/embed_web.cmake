@@ -1,7 +1,9 @@
-# Embeds the page's files (web/) in the binary, so that `nimtb serve` needs
-# no data files and works offline. INPUTS: files separated by '|'; OUTPUT: a header.
+# Embeds the page's files (web/, and the catalogues it shows) in the binary,
+# so that `nimtb serve` needs no data files and works offline. INPUTS: files separated by '|'; OUTPUT: a header.
 string(REPLACE "|" ";" INPUTS "${INPUTS}")
-set(BODY "#pragma once\n// Generated from web/ by apps/embed_web.cmake.\n#include <string_view>\nnamespace nimtb::apps {\nstruct WebAsset {\n    const char* path;\n    const char* type;\n    std::string_view body;\n};\ninline constexpr WebAsset WEB_ASSETS[] = {\n")
+# A body's length is its literal's size, known to the compiler without
+# counting (a constexpr strlen of a catalogue passes GCC's loop limit).
+set(BODY "#pragma once\n// Generated from web/ and docs/*catalogue.csv by apps/embed_web.cmake.\n#include <cstddef>\n#include <string_view>\nnamespace nimtb::apps {\nstruct WebAsset {\n    const char* path;\n    const char* type;\n    std::string_view body;\n};\ntemplate <std::size_t N>\nconstexpr std::string_view literal_bytes(const char (&s)[N]) {\n    return {s, N - 1};\n}\ninline constexpr WebAsset WEB_ASSETS[] = {\n")
 foreach(F ${INPUTS})
   get_filename_component(NAME ${F} NAME)
   get_filename_component(EXT ${F} EXT)
@@ -11,17 +13,19 @@ foreach(F ${INPUTS})
     set(TYPE "text/javascript; charset=utf-8")
   elseif(EXT STREQUAL ".css")
     set(TYPE "text/css; charset=utf-8")
+  elseif(EXT STREQUAL ".csv")
+    set(TYPE "text/csv; charset=utf-8")
   elseif(EXT STREQUAL ".svg")
     set(TYPE "image/svg+xml")
   else()
-    message(FATAL_ERROR "web/${NAME}: no content type for ${EXT}")
+    message(FATAL_ERROR "${F}: no content type for ${EXT}")
   endif()
   file(READ ${F} CONTENT)
   string(FIND "${CONTENT}" ")nimtb_web\"" BAD)
   if(NOT BAD EQUAL -1)
-    message(FATAL_ERROR "web/${NAME} holds the literal's delimiter")
+    message(FATAL_ERROR "${F} holds the literal's delimiter")
   endif()
-  string(APPEND BODY "    {\"${NAME}\", \"${TYPE}\", R\"nimtb_web(${CONTENT})nimtb_web\"},\n")
+  string(APPEND BODY "    {\"${NAME}\", \"${TYPE}\", literal_bytes(R\"nimtb_web(${CONTENT})nimtb_web\")},\n")
 endforeach()
 string(APPEND BODY "};\n}  // namespace nimtb::apps\n")
 file(WRITE ${OUTPUT} "${BODY}")

@@ -2,8 +2,9 @@
 """The catalogue of octal games of at most DIGITS code digits after the point
 (d0.d1d2d3, d0 = 0 or 4): each code's normal-play sequence computed until a
 period is proven (the octal periodicity theorem of Guy and Smith) or up to
-LIMIT heaps; those still unproven whose values are sparse (under 1 rare heap
-in 32, so the sparse-space method is fast) again up to LONG heaps. Codes that
+LIMIT heaps (2^17: as far as the plain method goes in seconds, where values
+are not sparse); those still unproven whose values are sparse (under 1 rare
+heap in 32, so the sparse-space method is fast) again up to LONG heaps. Codes that
 are the same game heap for heap (one standard form, one shift) are computed
 once, each of the others checked against it on its first CHECK heaps. With
 --published DIR (a checkout of tczajka/octal-games: its TrivialGames.md,
@@ -11,11 +12,12 @@ SolvedGames.md, UnsolvedGames.md and GameLookup.md), every code is set beside
 the published result for its game. Writes docs/catalogue.csv and
 docs/CATALOGUE.md; codes with the same sequence are grouped.
 
-    tools/catalogue.py [--digits 3] [--limit 65536] [--long 1048576] [--jobs N] [--published DIR]
+    tools/catalogue.py [--digits 3] [--limit 131072] [--long 1048576] [--jobs N] [--published DIR]
 """
 
 import argparse
 import csv
+import json
 import os
 import sys
 
@@ -29,12 +31,16 @@ CHECK = 4096
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--digits", type=int, default=3)
-    ap.add_argument("--limit", type=int, default=65536)
+    ap.add_argument("--limit", type=int, default=131072)
     ap.add_argument("--long", type=int, default=1048576)
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--published", help="a checkout of tczajka/octal-games")
     ap.add_argument("--out", default=os.path.join(octal_codes.ROOT, "docs"))
+    ap.add_argument("--cache", help="a folder keeping each game's JSON, so that a run again "
+                                    "(another report) computes only what it lacks")
     a = ap.parse_args()
+    if a.cache:
+        os.makedirs(a.cache, exist_ok=True)
 
     codes = octal_codes.codes(a.digits)
     same = octal_codes.same_game_classes(codes, a.jobs)
@@ -42,6 +48,18 @@ def main() -> None:
     print(f"catalogue: {len(codes)} codes, {len(firsts)} games", file=sys.stderr)
 
     def compute(code: str) -> tuple[dict, float, str]:
+        kept = os.path.join(a.cache, f"{code}-{a.limit}-{a.long}.json") if a.cache else None
+        if kept and os.path.exists(kept):
+            with open(kept) as f:
+                return tuple(json.load(f))
+        result = computed(code)
+        if kept:
+            with open(kept + ".tmp", "w") as f:
+                json.dump(result, f)
+            os.replace(kept + ".tmp", kept)
+        return result
+
+    def computed(code: str) -> tuple[dict, float, str]:
         args = ["sequence", "--rules", f"octal:{code}", "--until-proven", "--threads", "1"]
         j, why, cpu = octal_codes.run(args + ["--limit", str(a.limit)])
         if j is None:

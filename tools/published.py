@@ -48,32 +48,41 @@ def nimbers(text: str, count: int) -> list[int]:
 
 
 def table_rows(path: str) -> list[list[str]]:
+    """The rows of the Markdown tables in `path` (a row may be one cell: a
+    game listed with nothing beside it), header and rule lines left out."""
     rows = []
     for line in open(path, encoding="utf-8"):
+        if "|" not in line:
+            continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) > 1 and not cells[0].startswith(":") and cells[0] != "game":
+        if cells[0] and not cells[0].startswith(":") and cells[0] != "game":
             rows.append(cells)
     return rows
 
 
 def shift_between(a: list[int], b: list[int]) -> Optional[int]:
-    """The s <= MAX_SHIFT with a[n + s] == b[n] wherever both are computed
-    (past heap 0 of b: a heap of one token with no move is worth 0 either way)."""
-    for s in range(MAX_SHIFT + 1):
-        n = min(len(a) - s, len(b))
-        if n > 1 and a[s + 1:s + n] == b[1:n]:
+    """The s, |s| <= MAX_SHIFT, with a[n + s] == b[n] for every n >= 1 where
+    both are computed (heap 0 is worth 0 in every game): the heaps one
+    sequence is the other's shifted by, either way."""
+    for s in range(-MAX_SHIFT, MAX_SHIFT + 1):
+        x, y = (a[s:], b) if s >= 0 else (a, b[-s:])
+        n = min(len(x), len(y))
+        if n > 64 and x[1:n] == y[1:n]:
             return s
     return None
 
 
 def first_difference(a: list[int], b: list[int]) -> Optional[int]:
-    """The first heap n of b where no shift s <= MAX_SHIFT has a[n + s] == b[n] up to n."""
+    """How far the two agree at best: the largest n, over the shifts s of
+    shift_between(), with a[k + s] == b[k] for 1 <= k < n (None: they agree
+    as far as both are computed)."""
     best = 0
-    for s in range(MAX_SHIFT + 1):
+    for s in range(-MAX_SHIFT, MAX_SHIFT + 1):
+        x, y = (a[s:], b) if s >= 0 else (a, b[-s:])
         n = 1
-        while s + n < len(a) and n < len(b) and a[s + n] == b[n]:
+        while n < len(x) and n < len(y) and x[n] == y[n]:
             n += 1
-        if s + n >= len(a) or n >= len(b):
+        if n >= len(x) or n >= len(y):
             return None
         best = max(best, n)
     return best
@@ -135,12 +144,15 @@ class Book:
                 why.append("published unsolved, proven here")
         else:
             if status == "not proven":
-                if p0 + pp <= len(values):
-                    why.append(f"the published period is within the {len(values) - 1} heaps "
-                               "computed, and not proven here")
+                # The octal periodicity theorem proves a period p from n0 with the
+                # values up to 2 n0 + 2 p + t (t: the code's digits).
+                needed = 2 * p0 + 2 * pp + len(code.split(".")[1])
+                if needed < len(values):
+                    why.append(f"the published period would be proven by heap {needed}, "
+                               f"within the {len(values) - 1} heaps computed, and is not")
                 else:
-                    row["published_agrees"] = (f"not reached: the published period starts past "
-                                               f"heap {len(values) - 1}")
+                    row["published_agrees"] = (f"not reached: the published period needs the "
+                                               f"values to about heap {needed}")
                     return row
             elif period != pp:
                 why.append(f"period {period} here")
@@ -172,20 +184,24 @@ class Book:
                "", "| verdict | codes |", "|---|---|"]
         out += [f"| {v} | {n} |" for v, n in sorted(verdicts.items())]
         out.append("")
-        bad = [r for r in rows if r["published_agrees"].startswith("no")]
-        if bad:
-            out += ["Where they differ:", ""]
-            out += [f"- {r['code']} ({r['published_game']}, {r['published']}): "
-                    f"{r['published_agrees'][4:]}" for r in bad]
-            out.append("")
+        for verdict, title in (("no: ", "Where they differ (\"published unsolved, proven here\": the "
+                                       "tables give no period, and nimtb proves one; its proof's "
+                                       "sentence is in docs/catalogue.csv):"),
+                               ("not reached: ", "Not reached here:")):
+            listed = [r for r in rows if r["published_agrees"].startswith(verdict)]
+            if listed:
+                out += [title, ""]
+                out += [f"- {r['code']} ({r['published_game']}, {r['published']}): "
+                        f"{r['published_agrees'][len(verdict):]}" for r in listed]
+                out.append("")
         out += ["The mistakes the tables' author found in others' tables, checked here:", ""]
         for a, b, claim in CLAIMS:
             if a not in self.values or b not in self.values:
                 continue
             d = first_difference(self.values[a], self.values[b])
             s = shift_between(self.values[a], self.values[b])
-            seen = (f"the same sequence (shifted {s})" if s is not None else
+            seen = (f"one sequence (shifted by {s})" if s is not None else
                     f"they first differ at heap {d}" if d else "they differ")
-            out.append(f"- {claim}: here {a} and {b} are {seen}.")
+            out.append(f"- {claim}. Here {a} and {b}: {seen}.")
         out.append("")
         return out

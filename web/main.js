@@ -5,12 +5,17 @@ import { $, guard, guardIn, loadRules, loadTables, showView, tables } from "./co
 import { boardKeys, drawHeaps, game, hint, newGame, redo, retry, showClassChoices, showSetupChoices, startFromLink, undo } from "./play.js";
 import { boardText, nc, ncHint, ncNew, ncSetupMode, ncStart } from "./northcott.js";
 import { clearAnswer, describeCell, drawPictures, ex, explore, exploreFromLink, fitPosition, queryCell } from "./explore.js";
-import { genus, quotient, re, research, sequence } from "./research.js";
+import { catalogueClick, genus, loadCatalogue, quotient, re, research, sequence, showCatalogue } from "./research.js";
 import { csvText, downloadButtons } from "./export.js";
 import { PlaneView } from "./plane.js";
 
 export function wire() {
-  for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => showView(b.dataset.view));
+  // Research's catalogue is loaded when the view is first shown.
+  const show = (view, linked) => {
+    showView(view, linked);
+    if (view === "research") guardIn("ct-error", loadCatalogue)();
+  };
+  for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => show(b.dataset.view));
   $("play-setup").addEventListener("submit", guard(newGame));
   $("play-undo").addEventListener("click", guard(undo));
   $("play-redo").addEventListener("click", guard(redo));
@@ -51,11 +56,14 @@ export function wire() {
   $("sq-form").addEventListener("submit", guardIn("sq-error", sequence));
   $("mq-form").addEventListener("submit", guardIn("mq-error", quotient));
   $("gn-form").addEventListener("submit", guardIn("gn-error", genus));
+  $("ct-form").addEventListener("submit", (e) => e.preventDefault());
+  for (const type of ["input", "change"]) $("ct-form").addEventListener(type, showCatalogue);
+  $("ct-table").addEventListener("click", catalogueClick);
   wireDownloads();
   // #view, or #play?rules=...&heaps=... (a linked position: play.js's linkHere).
   const fromHash = () => {
     const [view, query] = location.hash.slice(1).split("?");
-    showView(["play", "northcott", "explore", "research"].includes(view) ? view : "play", query !== undefined);
+    show(["play", "northcott", "explore", "research"].includes(view) ? view : "play", query !== undefined);
     if (view === "play" && query) guard(() => startFromLink(new URLSearchParams(query)))();
     if (view === "explore" && query && tables.length) {
       guard(async () => { if (exploreFromLink(new URLSearchParams(query))) await explore(); await drawPictures(true); })();

@@ -166,3 +166,119 @@ export async function genus(event) {
     throw e;
   }
 }
+
+// The catalogue of octal games (the project's docs/catalogue.csv and
+// docs/quotient_catalogue.csv, compiled into the server as /catalogue.csv
+// and /quotient_catalogue.csv): loaded once, when Research is first shown,
+// and filtered as its form changes.
+const catalogue = { rows: null, loading: null };
+const CATALOGUE_SHOWN = 100;
+
+// CSV as RFC 4180 writes it (Python's csv module): fields, a quoted field
+// doubling its quotes. Rows of strings.
+export function parseCsv(text) {
+  const rows = [];
+  let row = [], field = "", quoted = false;
+  for (let i = 0; i < text.length; ++i) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; ++i; }
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") { row.push(field); field = ""; }
+    else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text[i + 1] === "\n") ++i;
+      row.push(field); rows.push(row); row = []; field = "";
+    } else field += c;
+  }
+  if (field || row.length) { row.push(field); rows.push(row); }
+  return rows;
+}
+
+async function csvRows(path) {
+  const res = await fetch(path);
+  if (!res.ok) throw new Error(`the catalogue ${path}: the server answered ${res.status}`);
+  const [head, ...rows] = parseCsv(await res.text());
+  return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i] ?? ""])));
+}
+
+// A code as the catalogue names it: trailing zeros dropped (0.770 is 0.77,
+// 4.00 is 4.0), a leading point read as 0.
+function codeName(code) {
+  const [whole, tail = ""] = code.trim().replace(/^octal:/, "").split(".");
+  return `${whole || "0"}.${tail.replace(/0+$/, "") || "0"}`;
+}
+
+// Once, however often Research is shown; again after a failure.
+export function loadCatalogue() {
+  catalogue.loading ??= (async () => {
+    $("ct-summary").textContent = "loading the catalogue…";
+    const [normal, misere] = await Promise.all([csvRows("/catalogue.csv"), csvRows("/quotient_catalogue.csv")]);
+    const byCode = new Map(misere.map((q) => [codeName(q.code), q]));
+    catalogue.rows = normal.map((r) => ({ ...r, misere: byCode.get(codeName(r.code)) }));
+    showCatalogue();
+  })().catch((e) => {
+    catalogue.loading = null;
+    $("ct-summary").textContent = "";
+    throw e;
+  });
+  return catalogue.loading;
+}
+
+function misereKeeps(q, filter) {
+  if (!filter) return true;
+  if (!q) return false;
+  return filter === "tame" ? q.tame.startsWith("T_") : filter === "wild" ? q.tame === "no"
+    : filter === "proven" ? q.proven.startsWith("heap") : q.stopped !== "";
+}
+
+export function showCatalogue() {
+  if (!catalogue.rows) return;
+  const typed = $("ct-code").value.trim().replace(/^octal:/, "");
+  const prefix = typed.startsWith(".") ? "0" + typed : typed;
+  const status = $("ct-status").value, misere = $("ct-misere").value;
+  const keep = catalogue.rows.filter((r) => r.code.startsWith(prefix) && (!status || r.status === status) &&
+    misereKeeps(r.misere, misere));
+  const shown = keep.slice(0, CATALOGUE_SHOWN);
+  $("ct-summary").textContent = `${keep.length} of ${catalogue.rows.length} codes` +
+    (keep.length > shown.length ? `; the first ${shown.length} shown: narrow the form to see the others.` : ".");
+  const head = el("tr", {}, ...["code", "normal play", "largest value", "published", "misère quotient",
+    "tame", "quotient proven", "compute"].map((h) => el("th", { scope: "col" }, h)));
+  const normalText = (r) => r.status === "not proven" ? (r.stopped || `not proven up to heap ${r.computed_up_to}`)
+    : `period ${r.period} from heap ${r.preperiod}${r.status === "trivial" ? " (trivial)" : ""}`;
+  const published = (r) => r.published_agrees ? `${r.published_agrees} (as ${r.published_game})` : (r.published || "");
+  const rows = shown.map((r) => {
+    const q = r.misere;
+    return el("tr", {},
+      el("th", { scope: "row" }, r.code), el("td", {}, normalText(r)), el("td", {}, r.largest_value),
+      el("td", {}, published(r)),
+      el("td", {}, q ? `|Q_${q.reached}| = ${q.order_reached}${q.stopped ? `; stopped: ${q.stopped}` : ""}` : "not catalogued"),
+      el("td", {}, q ? (q.tame === "no" ? "no" : q.tame) : ""),
+      el("td", {}, q ? (q.proven.startsWith("heap") ? `yes: ${q.proven}` : "no") : ""),
+      el("td", {},
+        el("button", { type: "button", dataset: { code: r.code, what: "sequence" }, "aria-label": `compute g(n) of ${r.code}` }, "g(n)"),
+        el("button", { type: "button", dataset: { code: r.code, what: "quotient" }, "aria-label": `compute the quotient of ${r.code}` }, "quotient")));
+  });
+  $("ct-table").replaceChildren(el("caption", {}, "octal codes; the buttons fill the forms above and compute"), head, ...rows);
+}
+
+// A catalogue button: the code in the sequence (until proven, as far as the
+// catalogue went, within the page's limit) or quotient form, computed there.
+export function catalogueClick(event) {
+  const b = event.target.closest("button[data-code]");
+  if (!b) return;
+  const r = catalogue.rows.find((x) => x.code === b.dataset.code);
+  if (b.dataset.what === "sequence") {
+    $("sq-rules").value = `octal:${r.code}`;
+    $("sq-until").checked = true;
+    $("sq-max").value = String(Math.min(Number(r.computed_up_to), Number($("sq-max").max)));
+    $("sq-form").scrollIntoView();
+    $("sq-form").requestSubmit();
+  } else {
+    $("mq-rules").value = `octal:${r.code}`;
+    $("mq-max").value = String(Math.max(1, Math.min(r.misere ? Number(r.misere.reached) : 20, 20)));
+    $("mq-form").scrollIntoView();
+    $("mq-form").requestSubmit();
+  }
+}

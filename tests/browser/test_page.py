@@ -6,6 +6,7 @@ $SCREENSHOTS (ctest sets it to build/tests/screenshots).
 Run by ctest with Debian's /usr/bin/python3 (python3-selenium), chromium and
 chromium-driver, which tools/setup.sh installs.
 """
+import csv
 import json
 import math
 import os
@@ -1219,6 +1220,11 @@ class Views(Page):
             self.by_id("mq-form").submit()
             self.wait_for(lambda d: self.by_id("mq-error").is_displayed())
 
+        def catalogue_narrowed():
+            self.open("research")
+            self.wait_for(lambda d: " codes" in self.text("ct-summary"))
+            Select(self.by_id("ct-misere")).select_by_value("wild")
+
         def class_mode_large_grundy():
             self.driver.get("about:blank")
             self.driver.get(self.server.url + "#play?rules=grundy&convention=misere&heaps=9,7&class=1&size=large")
@@ -1241,6 +1247,7 @@ class Views(Page):
                   ("kayles, a pin chosen, moves coloured", kayles_pin_chosen_moves_coloured),
                   ("class mode, large tokens, Grundy's game", class_mode_large_grundy),
                   ("research, an error beside its form, a genus", research_error_and_genus),
+                  ("research, the catalogue narrowed", catalogue_narrowed),
                   ("northcott mid-game", lambda: self.show_everything("northcott")),
                   ("northcott over", northcott_over),
                   ("explore", lambda: self.show_everything("explore")),
@@ -1633,6 +1640,47 @@ class Views(Page):
             self.assertEqual(bars(plot, "n"), {r[key]: r["positions"] - r["p_positions"]
                                                for r in rows if r["positions"] > r["p_positions"]}, plot)
         self.screenshot("research")
+
+    def test_catalogue_lists_every_code_filters_and_computes_one(self):
+        """Research's catalogue is docs/catalogue.csv beside docs/quotient_catalogue.csv, as
+        compiled in: every code, narrowed by its form; a code's button computes it in the
+        sequence form, whose proven period is the catalogue's, and in the quotient form."""
+        docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs")
+        with open(os.path.join(docs, "catalogue.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        def name(code):  # 0.770 is 0.77, as the page names a code
+            whole, tail = code.split(".")
+            return f"{whole}.{tail.rstrip('0') or '0'}"
+        with open(os.path.join(docs, "quotient_catalogue.csv"), newline="") as f:
+            misere = {name(r["code"]): r for r in csv.DictReader(f)}
+        self.open("research")
+        self.wait_for(lambda d: self.text("ct-summary").startswith(f"{len(rows)} of {len(rows)} codes"))
+        self.by_id("ct-code").send_keys("0.1")
+        Select(self.by_id("ct-status")).select_by_value("proven")
+        want = [r for r in rows if r["code"].startswith("0.1") and r["status"] == "proven"]
+        self.wait_for(lambda d: self.text("ct-summary").startswith(f"{len(want)} of {len(rows)}"))
+        shown = [th.text for th in self.driver.find_elements(By.CSS_SELECTOR, '#ct-table th[scope="row"]')]
+        self.assertEqual(shown, [r["code"] for r in want][:100])
+        # Each code shown, its misère columns as the quotient catalogue has them.
+        for k, r in enumerate(want[:100]):
+            cells = [td.text for td in self.driver.find_elements(By.CSS_SELECTOR, f"#ct-table tr:nth-of-type({k + 2}) td")]
+            self.assertEqual(cells[0], f"period {r['period']} from heap {r['preperiod']}")
+            q = misere.get(r["code"])
+            self.assertTrue(cells[3].startswith(f"|Q_{q['reached']}| = {q['order_reached']}") if q
+                            else cells[3] == "not catalogued", cells[3])
+        first = next(r for r in want if r["code"] in misere)
+        self.screenshot("research-catalogue")
+        self.driver.find_element(
+            By.CSS_SELECTOR, '#ct-table button[data-code="%s"][data-what="sequence"]' % first["code"]).click()
+        self.wait_for(lambda d: self.text("sq-summary").startswith("octal:") or self.by_id("sq-error").is_displayed())
+        self.assertFalse(self.by_id("sq-error").is_displayed(), self.text("sq-error"))
+        self.assertIn(f"period {first['period']} from heap {first['preperiod']}, proven", self.text("sq-summary"))
+        self.driver.find_element(
+            By.CSS_SELECTOR, '#ct-table button[data-code="%s"][data-what="quotient"]' % first["code"]).click()
+        self.wait_for(lambda d: "elements" in self.text("mq-summary") or self.by_id("mq-error").is_displayed())
+        self.assertFalse(self.by_id("mq-error").is_displayed(), self.text("mq-error"))
+        self.assertEqual(self.by_id("mq-rules").get_attribute("value"), f"octal:{first['code']}")
+        self.no_error()
 
     def test_sequence_plot_draws_the_commands_values_and_period(self):
         self.open("research")

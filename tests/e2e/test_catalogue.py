@@ -17,8 +17,9 @@ TOOLS = os.path.join(ROOT, "tools")
 # Tables in the published format (tczajka/octal-games' *.md), written here
 # from the games' definitions: 0.4's period is Winning Ways' (preperiod 54,
 # period 34); 0.1 is right; 4.0's period is given wrong on purpose (3, where
-# it is 2), and 0.2 is looked up as 4.0; 0.6 is unsolved; 4.1 is looked up as
-# 0.1 (it is not: a row to catch).
+# it is 2), and 0.2 is looked up as 4.0; 0.6 is unsolved, and so, wrongly, is
+# 4.3 (a row of one cell, as the published list has them); 4.1 is looked up
+# as 0.1 (it is not: a row to catch).
 PUBLISHED = {
     "GameLookup.md": "game | 1 | 2 | 3 | 4 | 5 | 6 | 7\n:--- | :- | :- | :- | :- | :- | :- | :-\n"
                      " .x  | -  | 4  | 4  | -  | 4  | -  | 4\n"
@@ -26,7 +27,7 @@ PUBLISHED = {
     "TrivialGames.md": "game | prefix | period | nimbers\n:--- | -: | -: | :---\n"
                        ".1 | 2 | 1 | 01(0)\n4 | 1 | 3 | 0(01)\n",
     "SolvedGames.md": "game | prefix | period | largest idx\n:--- | -: | -: | -:\n.4 | 54 | 34 | 9\n",
-    "UnsolvedGames.md": "game | n\n:--- | ---\n.6 | 2^21\n",
+    "UnsolvedGames.md": "game | n\n:--- | ---\n.6 | 2^21\n4.3 |\n",
 }
 
 
@@ -68,6 +69,7 @@ class Catalogues(unittest.TestCase):
         self.assertEqual(rows["4.0"]["published_agrees"], "no: period 2 here")
         self.assertEqual((rows["0.2"]["published_game"], rows["0.2"]["published_agrees"]), ("4.0", "no: period 2 here"))
         self.assertTrue(rows["4.1"]["published_agrees"].startswith("no: the lookup"), rows["4.1"])
+        self.assertEqual(rows["4.3"]["published_agrees"], "no: published unsolved, proven here")
         md = open(os.path.join(self.dir, "CATALOGUE.md")).read()
         self.assertIn("- 4.0 (4.0, trivial: preperiod 1, period 3): period 2 here", md)
 
