@@ -12,7 +12,8 @@ SolvedGames.md, UnsolvedGames.md and GameLookup.md), every code is set beside
 the published result for its game. Writes docs/catalogue.csv and
 docs/CATALOGUE.md; codes with the same sequence are grouped.
 
-    tools/catalogue.py [--digits 3] [--limit 131072] [--long 1048576] [--jobs N] [--published DIR]
+    tools/catalogue.py [--digits 3] [--limit 131072] [--long 1048576] [--jobs N]
+                       [--published DIR] [--cache DIR] [--out DIR]
 """
 
 import argparse
@@ -82,7 +83,7 @@ def main() -> None:
             return ""
         j, why, _ = octal_codes.run(["sequence", "--rules", f"octal:{code}", "--max-heap",
                                      str(CHECK), "--threads", "1"])
-        want = results[first][0]["values"][:CHECK + 1]
+        want = extended(results[first][0])[:CHECK + 1]
         got = j["values"][:len(want)] if j else why
         return "" if got == want else f"octal:{code} is not octal:{first}"
     bad = [e for e in octal_codes.each(codes, check, a.jobs).values() if e]
@@ -122,9 +123,9 @@ def main() -> None:
 
 
 def extended(j: dict) -> list[int]:
-    """The values computed, a proven period carried on to heap CHECK: what the
-    published lookup is checked on (a short proven sequence would match too
-    much shifted)."""
+    """The values computed, a proven period carried on to heap CHECK: what a
+    code of the same game and the published lookup are checked on (a short
+    proven sequence would check too little)."""
     g = list(j["values"])
     p = j["period"]
     if p["basis"] == "proof":
