@@ -1,4 +1,4 @@
-"""The published results tools/catalogue.py sets its codes beside: Tomasz
+"""The published results tools/catalogue.py sets its codes beside: Tomek
 Czajka's tables (github.com/tczajka/octal-games: TrivialGames.md,
 SolvedGames.md, UnsolvedGames.md, GameLookup.md), which gather Winning
 Ways', Flammenkamp's and their own results for every octal game of up to
@@ -173,7 +173,7 @@ class Book:
             v = r["published_agrees"].split(":")[0] if r["published_agrees"] else r["published"]
             verdicts[v] = verdicts.get(v, 0) + 1
         out = ["## Beside the published tables", "",
-               "Tomasz Czajka's tables (github.com/tczajka/octal-games) gather Winning Ways',",
+               "Tomek Czajka's tables (github.com/tczajka/octal-games) gather Winning Ways',",
                "Flammenkamp's and their author's results for every octal game of up to three",
                "digits; `tools/catalogue.py --published DIR` reads them from a checkout and sets",
                "every code beside its game there (the columns `published_*` of",
