@@ -17,7 +17,6 @@ docs/CATALOGUE.md; codes with the same sequence are grouped.
 """
 
 import argparse
-import csv
 import json
 import os
 import sys
@@ -135,10 +134,7 @@ def extended(j: dict) -> list[int]:
 
 
 def write(a: argparse.Namespace, rows: list[dict], groups: dict, book) -> None:
-    with open(os.path.join(a.out, "catalogue.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    octal_codes.write_csv(os.path.join(a.out, "catalogue.csv"), rows)
     counts = {s: sum(r["status"] == s for r in rows) for s in ("proven", "trivial", "not proven")}
     games = sum(not r["same_game_as"] for r in rows)
     cpu = sum(r["cpu_seconds"] or 0 for r in rows)

@@ -9,6 +9,7 @@ that are the same game heap for heap (one standard form and one shift, as
 once; and `nimtb ... --json` run with the CPU seconds it took.
 """
 
+import csv
 import itertools
 import json
 import os
@@ -37,6 +38,14 @@ def codes(digits: int) -> list[str]:
                 continue  # 0.0: no move at all
             out.append(code_name(d0, tail))
     return out
+
+
+def write_csv(path: str, rows: list[dict]) -> None:
+    """Rows of like dicts as a CSV file, their keys the header."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
 
 
 def run(args: list[str]) -> tuple[Optional[dict], str, float]:

@@ -15,7 +15,6 @@ docs/QUOTIENT_CATALOGUE.md.
 """
 
 import argparse
-import csv
 import os
 import sys
 
@@ -100,10 +99,7 @@ def main() -> None:
 
 def write(a: argparse.Namespace, marks: list[int], rows: list[dict]) -> None:
     top = a.max_heap
-    with open(os.path.join(a.out, "quotient_catalogue.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    octal_codes.write_csv(os.path.join(a.out, "quotient_catalogue.csv"), rows)
     done = sum(r["reached"] >= top for r in rows)
     proven = sum(r["proven"].startswith("heap") for r in rows)
     cpu = sum(r["cpu_seconds"] or 0 for r in rows)
