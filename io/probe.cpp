@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace nimtb::io {
@@ -10,68 +11,134 @@ Prober::Prober(const std::string& path) : table_(path), moves_(table_.rule(), ta
 
 namespace {
 
-// Best first: winning moves by fastest win, then losing moves by slowest
-// loss; ties by heap, then amount (then as generated: the sort is stable).
-bool better(const ProbedMove& a, const ProbedMove& b) {
-    if (a.winning() != b.winning()) return a.winning();
-    const uint32_t ra = a.remoteness.value_or(0), rb = b.remoteness.value_or(0);
-    if (ra != rb) return a.winning() ? ra < rb : ra > rb;
+// What orders moves: winning first, then by fastest win or slowest loss;
+// ties by heap, then amount (0 and 0 for a move of several heaps).
+struct MoveKey {
+    bool winning;
+    uint32_t remoteness;
+    unsigned heap;
+    uint32_t amount;
+};
+
+bool before(const MoveKey& a, const MoveKey& b) {
+    if (a.winning != b.winning) return a.winning;
+    if (a.remoteness != b.remoteness)
+        return a.winning ? a.remoteness < b.remoteness : a.remoteness > b.remoteness;
     if (a.heap != b.heap) return a.heap < b.heap;
     return a.amount < b.amount;
 }
 
+// Best first (then as generated: the sort is stable).
+bool better(const ProbedMove& a, const ProbedMove& b) {
+    return before({a.winning(), a.remoteness.value_or(0), a.heap, a.amount},
+                  {b.winning(), b.remoteness.value_or(0), b.heap, b.amount});
+}
+
+// The heaps a move touched, as the ProbedMove tells them. The result keeps
+// the heaps' order, a split's other parts appended: the heaps that differ are
+// the ones the move touched, and the parts beyond the position's length
+// belong to the one heap a split touched (a split lowers the heap it splits,
+// so that heap is a touch).
+std::vector<Touch> touches_of(const engine::Heaps& heaps, const engine::Heaps& result) {
+    std::vector<Touch> touches;
+    for (size_t i = 0; i < heaps.size() && i < result.size(); ++i) {
+        if (result[i] == heaps[i]) continue;
+        Touch t{static_cast<unsigned>(i) + 1, heaps[i], {}};
+        if (result[i]) t.leaves.push_back(result[i]);
+        touches.push_back(std::move(t));
+    }
+    for (size_t i = heaps.size(); i < result.size(); ++i) {
+        if (result[i] && !touches.empty()) touches.back().leaves.push_back(result[i]);
+    }
+    for (Touch& t : touches) std::sort(t.leaves.begin(), t.leaves.end());
+    return touches;
+}
+
+// (heap, amount) of a move as touches_of() and described() tell it, without
+// building its touches: the one touched heap (1-based) and what was taken
+// from it, or 0 and 0 for a move of several heaps.
+std::pair<unsigned, uint32_t> one_heap_move(const engine::Heaps& heaps,
+                                            const engine::Heaps& result) {
+    size_t touched = 0, at = 0;
+    for (size_t i = 0; i < heaps.size() && i < result.size(); ++i) {
+        if (result[i] != heaps[i]) ++touched, at = i;
+    }
+    if (touched != 1) return {0, 0};
+    uint32_t amount = heaps[at] - result[at];
+    for (size_t i = heaps.size(); i < result.size(); ++i) amount -= result[i];
+    return {static_cast<unsigned>(at) + 1, amount};
+}
+
+// A move of `heaps` as the prober tells it, its value not yet looked up.
+ProbedMove described(const engine::Heaps& heaps, engine::Move m) {
+    ProbedMove p;
+    p.phrase = engine::describe_move(heaps, m.result);
+    p.touches = touches_of(heaps, m.result);
+    // A move of one heap is also told as (heap, amount).
+    if (p.touches.size() == 1) {
+        const Touch& t = p.touches.front();
+        p.heap = t.heap;
+        p.heap_size = t.size;
+        p.amount = t.size;
+        for (uint32_t l : t.leaves) p.amount -= l;
+    }
+    p.result = std::move(m.result);
+    p.child_rank = m.child_rank;
+    return p;
+}
+
 }  // namespace
 
-ProbeResult Prober::probe(const engine::Heaps& heaps) {
-    ProbeResult r = probe_unordered(heaps, true);
-    std::stable_sort(r.moves.begin(), r.moves.end(), better);
-    return r;
-}
-
 std::optional<ProbedMove> Prober::best_move(const engine::Heaps& heaps) {
-    ProbeResult r = probe_unordered(heaps, false);
-    // The first of the least: the front of the stable sort.
-    const auto best = std::min_element(r.moves.begin(), r.moves.end(), better);
-    if (best == r.moves.end()) return std::nullopt;
-    best->phrase = engine::describe_move(heaps, best->result);
-    return std::move(*best);
+    // A position of a wide table has thousands of moves and `dump` asks this
+    // of every position: the children are ranked and looked up without
+    // building a move each, and only the best is built. probe()'s first
+    // move, though repeated moves are not removed here: a repeat follows the
+    // move it repeats (children come heap by heap) with the same value,
+    // remoteness and amount and a heap no lower, so it is never the first
+    // of the least (TableFiles.BestMoveIsTheProbesFirst checks it).
+    const engine::Universe& u = table_.universe();
+    u.normalise(heaps);  // throws InputError for a position outside the table
+    ranks_.clear();
+    keys_.clear();
+    engine::Heaps scratch;
+    engine::for_each_child(rule(), heaps, [&](const engine::Heaps& child) {
+        scratch = child;
+        ranks_.push_back(engine::rank_child(u, scratch));
+        keys_.push_back(one_heap_move(heaps, child));
+    });
+    if (keys_.empty()) return std::nullopt;
+    const bool rem = table_.has_remoteness();
+    values_.resize(ranks_.size());
+    remoteness_.resize(rem ? ranks_.size() : 0);
+    table_.look_up(ranks_, values_, remoteness_);
+    size_t best = 0;
+    for (size_t i = 1; i < keys_.size(); ++i) {
+        const auto key = [&](size_t j) {
+            return MoveKey{values_[j] == 0, rem ? remoteness_[j] : 0, keys_[j].first,
+                           keys_[j].second};
+        };
+        if (before(key(i), key(best))) best = i;
+    }
+    // The best child again, by its place among the children.
+    size_t at = 0;
+    std::optional<ProbedMove> out;
+    engine::for_each_child(rule(), heaps, [&](const engine::Heaps& child) {
+        if (at++ != best) return;
+        out = described(heaps, engine::Move{child, ranks_[best]});
+        out->value = values_[best];
+        if (rem) out->remoteness = remoteness_[best];
+    });
+    return out;
 }
 
-ProbeResult Prober::probe_unordered(const engine::Heaps& heaps, bool phrases) {
+ProbeResult Prober::probe(const engine::Heaps& heaps) {
     const engine::Universe& u = table_.universe();
     const engine::Heaps sorted = u.normalise(heaps);
     ProbeResult r;
     r.heaps = heaps;
     r.rank = u.rank(sorted);
-    for (engine::Move& m : moves_.moves(heaps)) {
-        ProbedMove p;
-        if (phrases) p.phrase = engine::describe_move(heaps, m.result);
-        // The result keeps the heaps' order, a split's other parts appended:
-        // the heaps that differ are the ones the move touched, and the parts
-        // beyond the position's length belong to the one heap a split touched
-        // (a split lowers the heap it splits, so that heap is a touch).
-        for (size_t i = 0; i < heaps.size() && i < m.result.size(); ++i) {
-            if (m.result[i] == heaps[i]) continue;
-            Touch t{static_cast<unsigned>(i) + 1, heaps[i], {}};
-            if (m.result[i]) t.leaves.push_back(m.result[i]);
-            p.touches.push_back(std::move(t));
-        }
-        for (size_t i = heaps.size(); i < m.result.size(); ++i) {
-            if (m.result[i] && !p.touches.empty()) p.touches.back().leaves.push_back(m.result[i]);
-        }
-        for (Touch& t : p.touches) std::sort(t.leaves.begin(), t.leaves.end());
-        // A move of one heap is also told as (heap, amount).
-        if (p.touches.size() == 1) {
-            const Touch& t = p.touches.front();
-            p.heap = t.heap;
-            p.heap_size = t.size;
-            p.amount = t.size;
-            for (uint32_t l : t.leaves) p.amount -= l;
-        }
-        p.result = std::move(m.result);
-        p.child_rank = m.child_rank;
-        r.moves.push_back(std::move(p));
-    }
+    for (engine::Move& m : moves_.moves(heaps)) r.moves.push_back(described(heaps, std::move(m)));
     // The position and its children looked up together: each chunk they
     // touch is read once, and decoded only as far as it is needed.
     std::vector<uint64_t> ranks{r.rank};
@@ -85,6 +152,7 @@ ProbeResult Prober::probe_unordered(const engine::Heaps& heaps, bool phrases) {
         r.moves[i - 1].value = values[i];
         if (rem) r.moves[i - 1].remoteness = remoteness[i];
     }
+    std::stable_sort(r.moves.begin(), r.moves.end(), better);
     return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/game/move_generator.h"
@@ -63,18 +64,19 @@ class Prober {
     // limits) for a position outside the table, TableError for a damaged file.
     ProbeResult probe(const engine::Heaps& heaps);
     // probe(heaps).moves.front(), or nullopt when there is no move, without
-    // wording every move: what `dump` writes for each position.
+    // building every move: what `dump` writes for each position.
     std::optional<ProbedMove> best_move(const engine::Heaps& heaps);
     // The moves of perfect play from `heaps` to the end of the game.
     std::vector<ProbedMove> principal_line(const engine::Heaps& heaps);
 
   private:
-    // The moves and their values, in the order they are generated; phrased
-    // only when `phrases`.
-    ProbeResult probe_unordered(const engine::Heaps& heaps, bool phrases);
-
     TableReader table_;
     engine::MoveGenerator moves_;
+    // best_move()'s scratch, kept from one call to the next: the children's
+    // ranks, values and remoteness, and each child's (heap, amount).
+    std::vector<uint64_t> ranks_;
+    std::vector<uint32_t> values_, remoteness_;
+    std::vector<std::pair<unsigned, uint32_t>> keys_;
 };
 
 }  // namespace nimtb::io

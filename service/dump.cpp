@@ -52,6 +52,10 @@ void dump_rows(io::Prober& prober, const DumpOptions& options,
     std::string out = options.csv ? std::string("position,value,remoteness,winning_move\n")
                                   : fmt::format("{:<24} {:>5} {:>10}  {}\n", "position", "value",
                                                 "remoteness", "winning move");
+    // The header at once: a front end that streams the rows shows they have
+    // begun before the first block is full.
+    write(out);
+    out.clear();
     engine::Heaps heaps(u.max_heaps(), 0);
     for (uint64_t rank = 0; rank < u.size(); ++rank, u.next(heaps)) {
         if (options.max_total) {

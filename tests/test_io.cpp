@@ -3,6 +3,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -679,6 +680,65 @@ TEST_F(TableFiles, ProbeOrdersMovesBestFirst) {
     EXPECT_EQ(p.principal_line({3, 4, 5}).size(), 11u);
     EXPECT_THROW(p.probe({8}), nimtb::InputError);
     EXPECT_THROW(p.probe({1, 1, 1, 1}), nimtb::InputError);
+}
+
+// best_move() finds probe()'s first move without building the others: the
+// same move, every position, for rules whose children repeat (wythoff, moore),
+// split (kayles, lasker) or are taken from several equal heaps.
+TEST_F(TableFiles, BestMoveIsTheProbesFirst) {
+    using nimtb::engine::Universe;
+    const struct {
+        const char* rule;
+        Convention convention;
+        Universe universe;
+    } cases[] = {
+        {"nim", Convention::misere, Universe(3, 6)},
+        {"wythoff", Convention::normal, Universe(3, 5)},
+        {"moore:2", Convention::misere, Universe(3, 4)},
+        {"subtract:1,3,4", Convention::normal, Universe(4, 6)},
+        {"kayles", Convention::misere, Universe::total_bounded(10)},
+        {"lasker", Convention::normal, Universe::total_bounded(9)},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.rule);
+        nimtb::engine::SolveOptions o;
+        o.convention = c.convention;
+        const std::string file = path(std::string(c.rule) + ".h5");
+        nimtb::test::write_solution(
+            file, nimtb::engine::solve(nimtb::engine::Rule::parse(c.rule), c.universe, o));
+        nimtb::io::Prober p(file);
+        nimtb::engine::Heaps heaps(c.universe.max_heaps(), 0);
+        size_t moves = 0;
+        for (uint64_t rank = 0; rank < c.universe.size(); ++rank, c.universe.next(heaps)) {
+            // The heaps in descending order too: a move's heap is its place as given.
+            for (bool reversed : {false, true}) {
+                nimtb::engine::Heaps shown;
+                for (uint32_t a : heaps)
+                    if (a) shown.push_back(a);
+                if (reversed) std::reverse(shown.begin(), shown.end());
+                const auto all = p.probe(shown);
+                const auto best = p.best_move(shown);
+                ASSERT_EQ(best.has_value(), !all.moves.empty());
+                if (!best) continue;
+                ++moves;
+                const auto& first = all.moves.front();
+                EXPECT_EQ(best->result, first.result);
+                EXPECT_EQ(best->child_rank, first.child_rank);
+                EXPECT_EQ(best->phrase, first.phrase);
+                EXPECT_EQ(best->heap, first.heap);
+                EXPECT_EQ(best->heap_size, first.heap_size);
+                EXPECT_EQ(best->amount, first.amount);
+                EXPECT_EQ(best->value, first.value);
+                EXPECT_EQ(best->remoteness, first.remoteness);
+                ASSERT_EQ(best->touches.size(), first.touches.size());
+                for (size_t i = 0; i < first.touches.size(); ++i) {
+                    EXPECT_EQ(best->touches[i].heap, first.touches[i].heap);
+                    EXPECT_EQ(best->touches[i].leaves, first.touches[i].leaves);
+                }
+            }
+        }
+        EXPECT_EQ(moves, 2 * (c.universe.size() - 1));  // every position but the empty one
+    }
 }
 
 TEST(TableFormat, CompressionNames) {
