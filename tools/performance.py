@@ -31,6 +31,7 @@ SETUP = [
     ["solve", "--rules", "kayles", "--misere", "--max-total", "60", "-o", "{work}/kayles60.h5", "--quiet"],
     ["solve", "--rules", "kayles", "--misere", "--max-total", "50", "-o", "{work}/kayles50.h5", "--quiet"],
     ["solve", "--rules", "dawsons-kayles", "--misere", "--max-total", "50", "-o", "{work}/dawson50.h5", "--quiet"],
+    ["solve", "--rules", "nim", "--heaps", "2", "--max-heap", "400", "-o", "{work}/k2.h5", "--quiet"],
 ]
 QUESTIONS = [
     ("How long does a solve take, end to end?", [
@@ -54,6 +55,11 @@ QUESTIONS = [
         ("the misère Kayles table of at most 60 pins", ["verify", "{work}/kayles60.h5"]),
         ("misère Kayles of at most 50 pins (its quotient checked)", ["verify", "{work}/kayles50.h5"]),
         ("misère Dawson's Kayles of at most 50 (its quotient skipped, and why)", ["verify", "{work}/dawson50.h5"]),
+    ]),
+    ("How long does a dump take (every position, with its fastest win)?", [
+        ("nim normal, 2 heaps of at most 400 (80,601 positions of up to 800 moves)",
+         ["dump", "{work}/k2.h5", "--csv"]),
+        ("the misère Kayles table of at most 50 pins (1.3 M positions)", ["dump", "{work}/kayles50.h5", "--csv"]),
     ]),
     ("How long does a single-heap sequence take?", [
         ("Grundy's game to 2^20 heaps", ["sequence", "--rules", "grundy", "--max-heap", "1048576", "--json"]),
