@@ -26,6 +26,16 @@ int sequence_info(const std::string& path, bool json, Report& report) {
         report.result(j, [&] { return j.dump(2) + "\n"; });
         return EXIT_OK;
     }
+    std::string record = "none kept (a file of an older nimtb)";
+    if (j.contains("record")) {
+        const nlohmann::json& r = j["record"];
+        record = r["mask"] == 0 ? std::string("its milestones; no mask (the plain method)")
+                 : r["rare"].empty()
+                     ? fmt::format("no heap rare under mask {}", r["mask"].get<unsigned>())
+                     : fmt::format("{} heaps rare under mask {}, the last at heap {}",
+                                   r["rare"].size(), r["mask"].get<unsigned>(),
+                                   r["rare"].back()[0].get<uint64_t>());
+    }
     print_lines({{"sequence", path},
                  {"rules", j["rules"].get<std::string>() + " (normal play)"},
                  {"heaps", fmt::format("0 to {}", j["max_heap"].get<uint64_t>())},
@@ -34,6 +44,7 @@ int sequence_info(const std::string& path, bool json, Report& report) {
                                         j["largest_value_heap"].get<uint64_t>())},
                  {"algorithm", j["algorithm"].get<std::string>()},
                  {"period", j["period"]["explanation"].get<std::string>()},
+                 {"record", record},
                  {"format", fmt::format("{} v{}", j["format"].get<std::string>(),
                                         j["format_version"].get<uint64_t>())}});
     return EXIT_OK;

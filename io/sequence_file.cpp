@@ -1,6 +1,9 @@
 #include "io/sequence_file.h"
 
 #include <filesystem>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "engine/base/version.h"
 #include "io/hdf5_output.h"
@@ -54,6 +57,76 @@ void check_values_dataset(hid_t dataset, const std::string& what) {
     }
 }
 
+
+// The record: /milestones, rows of (heaps, largest value, its first heap,
+// rare heaps), and /rare, rows of (heap, value); the mask an attribute.
+// As cells, row after row, the way both datasets hold them.
+std::vector<uint64_t> milestone_cells(const engine::SequenceRecord& r) {
+    std::vector<uint64_t> cells;
+    for (const engine::Milestone& m : r.milestones)
+        cells.insert(cells.end(), {m.heaps, m.largest, m.largest_heap, m.rare_heaps});
+    return cells;
+}
+
+std::vector<uint64_t> rare_cells(const engine::SequenceRecord& r) {
+    std::vector<uint64_t> cells;
+    for (const engine::RareHeap& h : r.rare) cells.insert(cells.end(), {h.heap, h.value});
+    return cells;
+}
+
+void write_record(hid_t root, const std::string& path, const engine::SequenceRecord& r,
+                  Hdf5Output& out) {
+    write_u64_attribute(root, "mask", r.mask);
+    auto table = [&](const char* name, const std::vector<uint64_t>& cells, hsize_t columns) {
+        const std::string where = path + ": dataset /" + name;
+        const hsize_t dims2[2] = {cells.size() / columns, columns};
+        Handle space2 = checked(H5Screate_simple(2, dims2, nullptr), H5Sclose, where);
+        Handle dataset = checked(H5Dcreate2(root, name, H5T_STD_U64LE, space2.get(), H5P_DEFAULT,
+                                            H5P_DEFAULT, H5P_DEFAULT),
+                                 H5Dclose, where + ": cannot create");
+        if ((!cells.empty() && H5Dwrite(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                                        H5P_DEFAULT, cells.data()) < 0) ||
+            !dataset.close()) {
+            const std::string why = hdf5_error_message();
+            out.release_space();
+            throw TableError(where + ": cannot write: " + why);
+        }
+    };
+    table("milestones", milestone_cells(r), 4);
+    table("rare", rare_cells(r), 2);
+}
+
+// The record a file holds, when it holds one: recomputed from its values
+// under its mask, and refused unless its datasets say the same.
+std::optional<engine::SequenceRecord> read_record(hid_t root, const std::string& path,
+                                                  std::span<const uint16_t> values) {
+    const std::optional<uint64_t> mask = read_u64_attribute(root, "mask", path);
+    if (!mask) return std::nullopt;
+    if (*mask > UINT16_MAX) throw TableError(path + ": attribute 'mask' is out of range");
+    engine::SequenceRecord r = engine::sequence_record(values, static_cast<uint32_t>(*mask));
+    auto read = [&](const char* name, const std::vector<uint64_t>& expected, hsize_t columns) {
+        const std::string where = path + ": dataset /" + name;
+        Handle dataset =
+            checked(H5Dopen2(root, name, H5P_DEFAULT), H5Dclose, where + ": cannot open");
+        Handle space = checked(H5Dget_space(dataset.get()), H5Sclose, where);
+        hsize_t dims[2] = {0, 0};
+        if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
+            H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != columns ||
+            dims[0] * columns != expected.size())
+            throw TableError(where + " does not match the values (the record is " +
+                             std::to_string(expected.size() / columns) + " rows)");
+        std::vector<uint64_t> cells(expected.size());
+        if (!cells.empty() && H5Dread(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                                      H5P_DEFAULT, cells.data()) < 0)
+            throw TableError(where + ": cannot read (the file is damaged: " +
+                             hdf5_error_message() + ")");
+        if (cells != expected) throw TableError(where + " does not match the values");
+    };
+    read("milestones", milestone_cells(r), 4);
+    read("rare", rare_cells(r), 2);
+    return r;
+}
+
 }  // namespace
 
 void write_sequence(const std::string& path, const SequenceFile& s, bool overwrite) {
@@ -99,31 +172,7 @@ void write_sequence(const std::string& path, const SequenceFile& s, bool overwri
             throw TableError(what + ": cannot write: " + why);
         }
     }
-    // The record: /milestones, rows of (heaps, largest value, its first
-    // heap, rare heaps), and /rare, rows of (heap, value); the mask an attribute.
-    write_u64_attribute(root, "mask", s.record.mask);
-    auto table = [&](const char* name, const std::vector<uint64_t>& cells, hsize_t columns) {
-        const std::string where = path + ": dataset /" + name;
-        const hsize_t dims2[2] = {cells.size() / columns, columns};
-        Handle space2 = checked(H5Screate_simple(2, dims2, nullptr), H5Sclose, where);
-        Handle dataset = checked(H5Dcreate2(root, name, H5T_STD_U64LE, space2.get(), H5P_DEFAULT,
-                                            H5P_DEFAULT, H5P_DEFAULT),
-                                 H5Dclose, where + ": cannot create");
-        if ((!cells.empty() && H5Dwrite(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
-                                        H5P_DEFAULT, cells.data()) < 0) ||
-            !dataset.close()) {
-            const std::string why = hdf5_error_message();
-            out.release_space();
-            throw TableError(where + ": cannot write: " + why);
-        }
-    };
-    std::vector<uint64_t> cells;
-    for (const engine::Milestone& m : s.record.milestones)
-        cells.insert(cells.end(), {m.heaps, m.largest, m.largest_heap, m.rare_heaps});
-    table("milestones", cells, 4);
-    cells.clear();
-    for (const engine::RareHeap& h : s.record.rare) cells.insert(cells.end(), {h.heap, h.value});
-    table("rare", cells, 2);
+    if (s.record) write_record(root, path, *s.record, out);
     out.commit();
 }
 
@@ -196,6 +245,7 @@ SequenceFile read_sequence(const std::string& path) {
                          ")");
     }
     if (s.period.basis == engine::Basis::proof) check_claim(path, s);
+    s.record = read_record(root, path, s.values);
     return s;
 }
 

@@ -459,7 +459,9 @@ py::object quotient_structure(const py::array_t<uint32_t, py::array::c_style>& t
 
 py::dict read_sequence(const std::filesystem::path& path) {
     const io::SequenceFile f = io::read_sequence(path.string());
-    return sequence_dict(f.rule, f.algorithm, f.values, f.period);
+    py::dict d = sequence_dict(f.rule, f.algorithm, f.values, f.period);
+    if (f.record) d["record"] = to_python(service::record_json(*f.record));
+    return d;
 }
 
 }  // namespace

@@ -200,7 +200,7 @@ nlohmann::json record_json(const engine::SequenceRecord& r) {
 
 nlohmann::json sequence_info_json(const std::string& path, const io::SequenceFile& s) {
     const auto largest = std::max_element(s.values.begin(), s.values.end());
-    return {{"path", path},
+    nlohmann::json j = {{"path", path},
             {"format", io::SEQUENCE_FORMAT_NAME},
             {"format_version", io::SEQUENCE_FORMAT_VERSION},
             {"rules", s.rule.canonical()},
@@ -210,6 +210,8 @@ nlohmann::json sequence_info_json(const std::string& path, const io::SequenceFil
             {"largest_value", *largest},
             {"largest_value_heap", largest - s.values.begin()},
             {"period", period_json(s.period)}};
+    if (s.record) j["record"] = record_json(*s.record);
+    return j;
 }
 
 nlohmann::json proven_answer_json(const ProvenGame& proven, const std::vector<uint64_t>& heaps) {

@@ -77,7 +77,7 @@ class SequenceRecord:
 class Sequence:
     """A one-heap rule's values g(0), g(1), ... in normal play (numpy uint16,
     indexed by heap size), how they were computed ("plain" or "sparse"), their
-    period, and, for one computed (not read from a file), its record."""
+    period, and its record (None for a file written before nimtb kept one)."""
 
     rules: str
     algorithm: str

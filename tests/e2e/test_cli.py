@@ -1573,6 +1573,30 @@ class Sequences(Workdir):
             self.assertEqual(f.attrs["mask"], mask)
             self.assertEqual(f["rare"][:].tolist(), rare)
             self.assertEqual(f["milestones"][:].tolist(), [list(m.values()) for m in expected])
+        # Read back with the values: info tells it, and a record that is not its values' is
+        # refused; a file without one (an older nimtb's) is read as it always was.
+        code, out, err = run("info", self.path("g.h5"), "--json")
+        self.assertEqual(json.loads(out)["record"], record)
+        code, out, err = run("info", self.path("g.h5"))
+        self.assertIn(f"record       {len(rare)} heaps rare under mask {mask}, the last at heap "
+                      f"{rare[-1][0]}", out)
+        import numpy as np
+        for edit, words in [
+                (lambda f: f.attrs.modify("mask", np.uint64(mask ^ 2)), "/milestones does not match"),
+                (lambda f: f["rare"].write_direct(np.array([[1, 1]], dtype=np.uint64),
+                                                  np.s_[0:1], np.s_[0:1]), "/rare does not match"),
+                (lambda f: f.attrs.modify("mask", np.uint64(1 << 20)), "'mask' is out of range")]:
+            shutil.copy(self.path("g.h5"), self.path("x.h5"))
+            with h5py.File(self.path("x.h5"), "r+") as f:
+                edit(f)
+            code, out, err = run("query", "--sequence", self.path("x.h5"), "5 7")
+            self.assert_error(code, err, 1, words)
+        shutil.copy(self.path("g.h5"), self.path("x.h5"))
+        with h5py.File(self.path("x.h5"), "r+") as f:
+            del f.attrs["mask"], f["rare"], f["milestones"]
+        code, out, err = run("info", self.path("x.h5"), "--json")
+        self.assertNotIn("record", json.loads(out))
+        self.assertEqual(run("query", "--sequence", self.path("x.h5"), "5 7")[0], 0)
         code, out, err = run("sequence", "--rules", "grundy", "--max-heap", str(2 ** 17))
         self.assertIn(f"where the values stand (rare: under mask {mask}):", out)
         self.assertIn("2^17 heaps: largest value 230, first at heap 45668; 1273 rare heaps", out)

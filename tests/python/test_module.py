@@ -445,6 +445,11 @@ def test_heaps_of_any_size_from_a_proven_period(tmp_path):
     assert nimtb.ProvenGame(sequence=s).query_json([10**12, 7, 13]) == want
     read = nimtb.read_sequence(s)
     assert read.rules == "octal:0.16" and read.period == game.period
+    # Its record too, as computed.
+    computed = nimtb.sequence("octal:0.16", until_proven=True).record
+    assert read.record is not None and computed is not None
+    assert (read.record.mask, read.record.milestones) == (computed.mask, computed.milestones)
+    assert read.record.rare.tolist() == computed.rare.tolist()
     assert read.values.tolist() == nimtb.sequence("octal:0.16", read.max_heap).values.tolist()
     # A formula answers any heap; values without a period, heaps within them.
     nim = nimtb.ProvenGame("nim")
