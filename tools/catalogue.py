@@ -39,8 +39,6 @@ def main() -> None:
     ap.add_argument("--cache", help="a folder keeping each game's JSON, so that a run again "
                                     "(another report) computes only what it lacks")
     a = ap.parse_args()
-    if a.cache:
-        os.makedirs(a.cache, exist_ok=True)
 
     codes = octal_codes.codes(a.digits)
     same = octal_codes.same_game_classes(codes, a.jobs)
@@ -48,16 +46,7 @@ def main() -> None:
     print(f"catalogue: {len(codes)} codes, {len(firsts)} games", file=sys.stderr)
 
     def compute(code: str) -> tuple[dict, float, str]:
-        kept = os.path.join(a.cache, f"{code}-{a.limit}-{a.long}.json") if a.cache else None
-        if kept and os.path.exists(kept):
-            with open(kept) as f:
-                return tuple(json.load(f))
-        result = computed(code)
-        if kept:
-            with open(kept + ".tmp", "w") as f:
-                json.dump(result, f)
-            os.replace(kept + ".tmp", kept)
-        return result
+        return octal_codes.kept(a.cache, f"{code}-{a.limit}-{a.long}", lambda: computed(code))
 
     def computed(code: str) -> tuple[dict, float, str]:
         args = ["sequence", "--rules", f"octal:{code}", "--until-proven", "--threads", "1"]

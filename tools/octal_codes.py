@@ -66,6 +66,23 @@ def run(args: list[str]) -> tuple[Optional[dict], str, float]:
     return j, (why.splitlines()[-1] if why else ""), usage.ru_utime + usage.ru_stime
 
 
+def kept(cache: Optional[str], name: str, compute: Callable[[], T]) -> T:
+    """compute(), or, with a `cache` folder, what it returned when last run
+    under `name` there: each result kept as JSON, written whole as it comes,
+    so that a run stopped or run again computes only what it lacks."""
+    path = os.path.join(cache, name + ".json") if cache else None
+    if path and os.path.exists(path):
+        with open(path) as f:
+            return tuple(json.load(f))  # type: ignore[return-value]
+    result = compute()
+    if path:
+        os.makedirs(cache, exist_ok=True)
+        with open(path + ".tmp", "w") as f:
+            json.dump(result, f)
+        os.replace(path + ".tmp", path)
+    return result
+
+
 def each(items: list[str], work: Callable[[str], T], jobs: int) -> dict[str, T]:
     """work(item) for every item, `jobs` at a time (each nimtb on one thread)."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -11,7 +11,8 @@ shift) are computed once. Writes docs/quotient_catalogue.csv and
 docs/QUOTIENT_CATALOGUE.md.
 
     tools/quotient_catalogue.py [--digits 3] [--max-heap 60] [--prove 300]
-                                [--seconds 120] [--prove-seconds 60] [--jobs N]
+                                [--seconds 120] [--prove-seconds 60]
+                                [--max-order 8192] [--jobs N] [--cache DIR]
 """
 
 import argparse
@@ -29,7 +30,10 @@ def main() -> None:
     ap.add_argument("--prove", type=int, default=300)
     ap.add_argument("--seconds", type=int, default=120)
     ap.add_argument("--prove-seconds", type=int, default=60)
+    ap.add_argument("--max-order", type=int, default=8192)
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    ap.add_argument("--cache", help="a folder keeping each game's JSON, so that a run stopped "
+                                    "or run again computes only what it lacks")
     ap.add_argument("--out", default=os.path.join(octal_codes.ROOT, "docs"))
     a = ap.parse_args()
     top = a.max_heap
@@ -41,19 +45,24 @@ def main() -> None:
     print(f"quotient catalogue: {len(codes)} codes, {len(firsts)} games", file=sys.stderr)
 
     def compute(code: str) -> tuple[dict, str, float, dict]:
+        name = f"{code}-{top}-{a.seconds}-{a.prove}-{a.prove_seconds}-{a.max_order}"
+        return octal_codes.kept(a.cache, name, lambda: computed(code))
+
+    def computed(code: str) -> tuple[dict, str, float, dict]:
         """The furthest quotient computed (a proven one stops early: it is the
         quotient at every larger bound), then for a code that reached heap
         `top` unproven, the proof search."""
         j, why, cpu = octal_codes.run(["quotient", "--rules", f"octal:{code}", "--until-proven",
                                        "--limit", str(top), "--time-limit", str(a.seconds),
-                                       "--analyze"])
+                                       "--max-order", str(a.max_order), "--analyze"])
         proof = None
         if j and j.get("proof"):
             proof = j
         elif j and j.get("max_heap") == top:
             proof, _, _ = octal_codes.run(["quotient", "--rules", f"octal:{code}",
                                            "--until-proven", "--limit", str(a.prove),
-                                           "--time-limit", str(a.prove_seconds)])
+                                           "--time-limit", str(a.prove_seconds),
+                                           "--max-order", str(a.max_order)])
         return j or {}, why, cpu, proof
 
     results = octal_codes.each(firsts, compute, a.jobs)
@@ -107,17 +116,22 @@ def write(a: argparse.Namespace, marks: list[int], rows: list[dict]) -> None:
     lines = [
         f"# Misère quotients of the octal games of up to {a.digits} code digits",
         "",
-        f"`tools/quotient_catalogue.py --digits {a.digits}` computed, for each octal code {digits}",
+        f"`tools/quotient_catalogue.py --digits {a.digits} --max-heap {top} --prove {a.prove} "
+        f"--seconds {a.seconds} --prove-seconds {a.prove_seconds} --max-order {a.max_order}`",
+        f"computed, for each octal code {digits}",
         f"(d0 = 0 or 4), the misère quotient Q_N for N up to {top} (`nimtb quotient --rules",
-        f"octal:CODE --until-proven --limit {top} --time-limit {a.seconds} --analyze`: at most",
-        f"{a.seconds} s a code), every one accepted by the exact check of docs/QUOTIENTS.md;",
+        f"octal:CODE --until-proven --limit {top} --time-limit {a.seconds} --max-order",
+        f"{a.max_order} --analyze`: at most {a.seconds} s of wall time a code, {a.jobs} codes at",
+        f"once, and candidates of at most {a.max_order} elements), every one accepted by",
+        "the exact check of docs/QUOTIENTS.md;",
         "codes that are the same game heap for heap (one standard form, one shift) once. The",
         f"table gives the order of Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped",
         f"before heap {top}, the largest quotient it computed, why it stopped and, where a",
         "candidate for the next heap was refuted, a lower bound on that heap's quotient, proven",
         "from the positions the last candidate predicts right (the frontier of",
         "docs/QUOTIENTS.md). \"Proven\" is `nimtb quotient --until-proven --limit",
-        f"{a.prove} --time-limit {a.prove_seconds}`: the heap where phi's period proves the",
+        f"{a.prove} --time-limit {a.prove_seconds} --max-order {a.max_order}`: the heap where",
+        "phi's period proves the",
         "quotient for every heap size (docs/QUOTIENTS.md), its order and the period. \"Tame\"",
         "and \"subgroups\" describe the largest quotient computed (`--analyze`: T_n when it is",
         "misère Nim's quotient T_n, and its number of maximal subgroups, one per idempotent);",

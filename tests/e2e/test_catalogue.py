@@ -74,9 +74,19 @@ class Catalogues(unittest.TestCase):
         self.assertIn("- 4.0 (4.0, trivial: preperiod 1, period 3): period 2 here", md)
 
     def test_quotients_every_code_once_a_game(self):
-        tool(os.path.join(TOOLS, "quotient_catalogue.py"), "--digits", "1", "--max-heap", "20",
-             "--prove", "40", "--seconds", "60", "--prove-seconds", "60", "--out", self.dir)
+        cache = os.path.join(self.dir, "cache")
+        args = [os.path.join(TOOLS, "quotient_catalogue.py"), "--digits", "1", "--max-heap", "20",
+                "--prove", "40", "--seconds", "60", "--prove-seconds", "60", "--max-order", "1024",
+                "--cache", cache, "--out", self.dir]
+        tool(*args)
         rows = self.rows("quotient_catalogue.csv")
+        # A game's result is kept as it comes: a run again reads them, the same catalogue.
+        kept = sorted(os.listdir(cache))
+        self.assertEqual(len(kept), len({r["same_game_as"] or r["code"] for r in rows.values()}))
+        first = open(os.path.join(self.dir, "quotient_catalogue.csv")).read()
+        tool(*args)
+        self.assertEqual(open(os.path.join(self.dir, "quotient_catalogue.csv")).read(), first)
+        self.assertEqual(sorted(os.listdir(cache)), kept)
         self.assertEqual(len(rows), 15)
         # Misère Kayles-like 0.7 takes one token: misère Nim's T_1, proven.
         self.assertEqual((rows["0.7"]["order_20"], rows["0.7"]["tame"]), ("2", "T_1"))
