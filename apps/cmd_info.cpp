@@ -29,12 +29,12 @@ int sequence_info(const std::string& path, bool json, Report& report) {
     std::string record = "none kept (a file of an older nimtb)";
     if (j.contains("record")) {
         const nlohmann::json& r = j["record"];
-        record = r["mask"] == 0 ? std::string("its milestones; no mask (the plain method)")
-                 : r["rare"].empty()
-                     ? fmt::format("no heap rare under mask {}", r["mask"].get<unsigned>())
-                     : fmt::format("{} heaps rare under mask {}, the last at heap {}",
-                                   r["rare"].size(), r["mask"].get<unsigned>(),
-                                   r["rare"].back()[0].get<uint64_t>());
+        record =
+            r["mask"] == 0 ? std::string("its milestones; no mask (the plain method)")
+            : r["rare"].empty()
+                ? fmt::format("no heap rare under mask {}", r["mask"].get<unsigned>())
+                : fmt::format("{} heaps rare under mask {}, the last at heap {}", r["rare"].size(),
+                              r["mask"].get<unsigned>(), r["rare"].back()[0].get<uint64_t>());
     }
     print_lines({{"sequence", path},
                  {"rules", j["rules"].get<std::string>() + " (normal play)"},

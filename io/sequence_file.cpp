@@ -57,7 +57,6 @@ void check_values_dataset(hid_t dataset, const std::string& what) {
     }
 }
 
-
 // The record: /milestones, rows of (heaps, largest value, its first heap,
 // rare heaps), and /rare, rows of (heap, value); the mask an attribute.
 // As cells, row after row, the way both datasets hold them.
@@ -118,8 +117,8 @@ std::optional<engine::SequenceRecord> read_record(hid_t root, const std::string&
         std::vector<uint64_t> cells(expected.size());
         if (!cells.empty() && H5Dread(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
                                       H5P_DEFAULT, cells.data()) < 0)
-            throw TableError(where + ": cannot read (the file is damaged: " +
-                             hdf5_error_message() + ")");
+            throw TableError(where + ": cannot read (the file is damaged: " + hdf5_error_message() +
+                             ")");
         if (cells != expected) throw TableError(where + " does not match the values");
     };
     read("milestones", milestone_cells(r), 4);

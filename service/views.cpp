@@ -201,15 +201,15 @@ nlohmann::json record_json(const engine::SequenceRecord& r) {
 nlohmann::json sequence_info_json(const std::string& path, const io::SequenceFile& s) {
     const auto largest = std::max_element(s.values.begin(), s.values.end());
     nlohmann::json j = {{"path", path},
-            {"format", io::SEQUENCE_FORMAT_NAME},
-            {"format_version", io::SEQUENCE_FORMAT_VERSION},
-            {"rules", s.rule.canonical()},
-            {"convention", "normal"},
-            {"algorithm", s.algorithm},
-            {"max_heap", s.values.size() - 1},
-            {"largest_value", *largest},
-            {"largest_value_heap", largest - s.values.begin()},
-            {"period", period_json(s.period)}};
+                        {"format", io::SEQUENCE_FORMAT_NAME},
+                        {"format_version", io::SEQUENCE_FORMAT_VERSION},
+                        {"rules", s.rule.canonical()},
+                        {"convention", "normal"},
+                        {"algorithm", s.algorithm},
+                        {"max_heap", s.values.size() - 1},
+                        {"largest_value", *largest},
+                        {"largest_value_heap", largest - s.values.begin()},
+                        {"period", period_json(s.period)}};
     if (s.record) j["record"] = record_json(*s.record);
     return j;
 }
