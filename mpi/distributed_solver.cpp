@@ -278,8 +278,9 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     s.p_positions = comm.sum(mine.p_positions);
     s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
     s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
-    return Share{std::move(s), o.solve.remoteness, std::move(layout), std::move(traffic),
-                 std::move(checkpoint)};
+    const uint64_t home_lines = lines ? lines->seen.size() / lines->bitset_words : 0;
+    return Share{std::move(s), o.solve.remoteness, std::move(layout),
+                 home_lines,   std::move(traffic), std::move(checkpoint)};
 }
 
 }  // namespace nimtb::mpi

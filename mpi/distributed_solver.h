@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "engine/solve/solver.h"
-#include "service/request/checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/mpi_context.h"
+#include "service/request/checkpoint.h"
 
 namespace nimtb::mpi {
 
@@ -63,6 +63,9 @@ struct Share {
     // process may hold no position at all).
     bool remoteness;
     Layout layout;
+    // The line chain's aggregates this process keeps at home (0 without the
+    // chain, or when a resumed solve finishes by brute force).
+    uint64_t home_lines = 0;
     std::vector<LevelTraffic> traffic;  // this process's, per level
     // This process's part of the checkpoint (when there is one): removed
     // once the table is written.

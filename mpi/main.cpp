@@ -53,15 +53,20 @@ using nimtb::mpi::Share;
 }
 
 // `--stats FILE`: the levels as one process writes them, with what each
-// process sent and received in each.
+// process sent and received in each; and what each process held: its
+// positions and the line chain's aggregates it kept at home.
 nlohmann::json stats_json(const Comm& comm, const nimtb::service::SolveReport& report,
                           const Share& share) {
     const size_t levels = share.traffic.size();
     std::vector<uint8_t> mine(levels * sizeof(nimtb::mpi::LevelTraffic));
     std::memcpy(mine.data(), share.traffic.data(), mine.size());
     const std::vector<uint8_t> all = comm.gather(mine);
+    const std::vector<uint64_t> positions = comm.all_gather(share.layout.local_positions);
+    const std::vector<uint64_t> home_lines = comm.all_gather(share.home_lines);
     nlohmann::json j = nimtb::service::stats_json(report);
     if (comm.rank != 0) return j;
+    j["process_positions"] = positions;
+    j["process_home_lines"] = home_lines;
     const auto* traffic = reinterpret_cast<const nimtb::mpi::LevelTraffic*>(all.data());
     for (size_t l = 0; l < levels; ++l) {
         nlohmann::json sent = nlohmann::json::array(), received = nlohmann::json::array(),

@@ -5,6 +5,7 @@ binary, MPIRUN mpirun). Open MPI refuses root without OMPI_ALLOW_RUN_AS_ROOT and
 this 2-core box needs --oversubscribe beyond 2 processes; both are set here.
 """
 import json
+import math
 import os
 import signal
 import subprocess
@@ -176,6 +177,11 @@ class Tables(MpiCase):
             self.assertEqual(x["sent"][0], x["received"][1])
             self.assertEqual(x["sent"][1], x["received"][0])
         self.assertGreater(sum(x["sent"][0] for x in j["levels"]), 0)
+        # What each process held: its positions, and the line chain's home lines, one per
+        # point of K-1 heaps of at most H (the universe's lines, docs/CLUSTER.md).
+        self.assertEqual(sum(j["process_positions"]), j["positions"])
+        self.assertEqual(sum(j["process_home_lines"]), math.comb(20 + 3, 3))
+        self.assertTrue(all(j["process_positions"]) and all(j["process_home_lines"]))
 
     def test_what_only_one_process_does_is_refused(self):
         for rules, extra, words in (("nim", ["--method", "sprague-grundy"], "one process"),
