@@ -9,7 +9,6 @@
 // harness compresses those bytes into a zstd frame with its checksum itself
 // (so mutations reach the level records, not only the frame); bit 1, the
 // solve keeps no remoteness; bits 2-4, the last level the file's name claims.
-#include <zstd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -62,17 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::write_file(dir / "manifest.json", manifest, manifest_size);
     const unsigned last = (flags >> 2) & 7;
     const fs::path file = dir / ("levels-000000-00000" + std::to_string(last) + ".zst");
-    if (flags & 1) {
-        std::string frame(ZSTD_compressBound(levels_size), '\0');
-        ZSTD_CCtx* cctx = ZSTD_createCCtx();
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-        const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), levels, levels_size);
-        ZSTD_freeCCtx(cctx);
-        if (ZSTD_isError(n)) std::abort();
-        fuzz::write_file(file, frame.data(), n);
-    } else {
-        fuzz::write_file(file, levels, levels_size);
-    }
+    fuzz::write_zstd_file(file, levels, levels_size, flags & 1);
 
     // Three heaps of at most 3: 20 positions in 10 levels.
     const engine::Universe u(3, 3);

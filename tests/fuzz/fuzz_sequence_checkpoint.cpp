@@ -9,7 +9,6 @@
 // harness compresses those bytes into a zstd frame with its checksum itself
 // (so mutations reach the content, not only the frame); bits 1-3, the first
 // heap the file's name claims.
-#include <zstd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -44,17 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fs::create_directories(dir);
     fuzz::write_file(dir / "manifest.json", manifest, manifest_size);
     const fs::path file = dir / ("values-00000000000" + std::to_string((flags >> 1) & 7) + ".zst");
-    if (flags & 1) {
-        std::string frame(ZSTD_compressBound(values_size), '\0');
-        ZSTD_CCtx* cctx = ZSTD_createCCtx();
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-        const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), values, values_size);
-        ZSTD_freeCCtx(cctx);
-        if (ZSTD_isError(n)) std::abort();
-        fuzz::write_file(file, frame.data(), n);
-    } else {
-        fuzz::write_file(file, values, values_size);
-    }
+    fuzz::write_zstd_file(file, values, values_size, flags & 1);
 
     const engine::Rule rule = engine::Rule::parse("grundy");
     std::vector<uint16_t> read;
