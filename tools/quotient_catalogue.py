@@ -46,7 +46,7 @@ def main() -> None:
 
     def compute(code: str) -> tuple[dict, str, float, dict]:
         name = f"{code}-{top}-{a.seconds}-{a.prove}-{a.prove_seconds}-{a.max_order}"
-        return octal_codes.kept(a.cache, name, lambda: computed(code))
+        return octal_codes.kept(a.cache, name, lambda: slim(*computed(code)))
 
     def computed(code: str) -> tuple[dict, str, float, dict]:
         """The furthest quotient computed (a proven one stops early: it is the
@@ -106,6 +106,21 @@ def main() -> None:
     write(a, marks, rows)
 
 
+def slim(j: dict, why: str, cpu: float, proof: dict) -> tuple[dict, str, float, dict]:
+    """What the catalogue reads of a code's quotients: without their tables
+    (a quotient of order 2048 is 4 M entries), a thousand games fit in memory."""
+    def fields(q: dict) -> dict:
+        out = {k: q[k] for k in ("orders", "order", "max_heap", "stopped", "proof",
+                                 "standard_form") if k in q}
+        if q.get("frontier"):
+            out["frontier"] = {"at_least": q["frontier"]["at_least"]}
+        if q.get("structure"):
+            out["structure"] = {"tame": q["structure"]["tame"],
+                                "idempotents": q["structure"]["idempotents"]}
+        return out
+    return fields(j or {}), why, cpu, fields(proof) if proof else proof
+
+
 def write(a: argparse.Namespace, marks: list[int], rows: list[dict]) -> None:
     top = a.max_heap
     octal_codes.write_csv(os.path.join(a.out, "quotient_catalogue.csv"), rows)
@@ -118,28 +133,28 @@ def write(a: argparse.Namespace, marks: list[int], rows: list[dict]) -> None:
         "",
         f"`tools/quotient_catalogue.py --digits {a.digits} --max-heap {top} --prove {a.prove} "
         f"--seconds {a.seconds} --prove-seconds {a.prove_seconds} --max-order {a.max_order}`",
-        f"computed, for each octal code {digits}",
-        f"(d0 = 0 or 4), the misère quotient Q_N for N up to {top} (`nimtb quotient --rules",
-        f"octal:CODE --until-proven --limit {top} --time-limit {a.seconds} --max-order",
-        f"{a.max_order} --analyze`: at most {a.seconds} s of wall time a code, {a.jobs} codes at",
-        f"once, and candidates of at most {a.max_order} elements), every one accepted by",
-        "the exact check of docs/QUOTIENTS.md;",
-        "codes that are the same game heap for heap (one standard form, one shift) once. The",
-        f"table gives the order of Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped",
-        f"before heap {top}, the largest quotient it computed, why it stopped and, where a",
-        "candidate for the next heap was refuted, a lower bound on that heap's quotient, proven",
-        "from the positions the last candidate predicts right (the frontier of",
-        "docs/QUOTIENTS.md). \"Proven\" is `nimtb quotient --until-proven --limit",
-        f"{a.prove} --time-limit {a.prove_seconds} --max-order {a.max_order}`: the heap where",
-        "phi's period proves the",
-        "quotient for every heap size (docs/QUOTIENTS.md), its order and the period. \"Tame\"",
-        "and \"subgroups\" describe the largest quotient computed (`--analyze`: T_n when it is",
-        "misère Nim's quotient T_n, and its number of maximal subgroups, one per idempotent);",
-        "\"standard form\" is the shortest code that is the same game, with the heaps it is",
-        "shifted by (docs/QUOTIENTS.md). The time is the CPU's, once for each game.",
+        f"computed, for each octal code {digits} (d0 = 0 or 4), the misère quotient Q_N for",
+        f"N up to {top} (`nimtb quotient --rules octal:CODE --until-proven --limit {top}",
+        f"--time-limit {a.seconds} --max-order {a.max_order} --analyze`: at most {a.seconds} s of",
+        f"wall time a code, {a.jobs} codes at once, and candidates of at most {a.max_order}",
+        "elements), every one accepted by the exact check of docs/QUOTIENTS.md; codes that are",
+        "the same game heap for heap (one standard form, one shift) once. The table gives the",
+        f"order of Q_N at N = {', '.join(map(str, marks))}; where nimtb stopped before heap {top},",
+        "the largest quotient it computed, why it stopped and, where a candidate for the next",
+        "heap was refuted, a lower bound on that heap's quotient, proven from the positions the",
+        "last candidate predicts right (the frontier of docs/QUOTIENTS.md). \"Proven\" is",
+        f"`nimtb quotient --until-proven --limit {a.prove} --time-limit {a.prove_seconds}",
+        f"--max-order {a.max_order}`: the heap where phi's period proves the quotient for every",
+        "heap size (docs/QUOTIENTS.md), its order and the period. \"Tame\" and \"subgroups\"",
+        "describe the largest quotient computed (`--analyze`: T_n when it is misère Nim's",
+        "quotient T_n, and its number of maximal subgroups, one per idempotent); \"standard",
+        "form\" is the shortest code that is the same game, with the heaps it is shifted by",
+        f"(docs/QUOTIENTS.md). The time is the CPU's of the quotient up to heap {top}, once for",
+        "each game (the proof search's is not counted).",
         "",
         f"{done} of {len(rows)} codes reached heap {top}; {proven} are proven for every heap "
-        f"size; {cpu:.0f} s of CPU in all. The same figures: docs/quotient_catalogue.csv.",
+        f"size; {cpu:.0f} s of CPU up to heap {top} in all. The same figures:",
+        "docs/quotient_catalogue.csv.",
         "",
         "| code | " + " | ".join(f"|Q_{n}|" for n in marks) +
         " | reached | stopped because | next heap at least | CPU (s) | tame | subgroups |"
