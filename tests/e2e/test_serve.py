@@ -1090,7 +1090,7 @@ class Determined(ServeCase):
         self.server = Server(tables, options=list(options))
 
     def test_a_cut_stream_is_seen_broken_and_answers_are_gzipped(self):
-        # The dump's header comes at once, its rows take a minute: cut after 2 s.
+        # The dump's header comes at once, its rows take minutes: cut after 2 s.
         self.restart("--job-time", "2")
         answer = http_raw(self.server.port, f"GET /api/dump?table={self.BIG} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                           "Connection: close\r\n\r\n".encode(), whole=True, timeout=30)
