@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "engine/base/errors.h"
@@ -48,20 +49,12 @@ bool same(const engine::QuantityArray& a, const engine::QuantityArray& b, uint64
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const fs::path dir = fuzz::scratch_path("checkpoint");
-    if (size < 3) return 0;
-    const uint8_t flags = data[0];
-    const size_t manifest_size = std::min<size_t>(size - 3, data[1] | size_t{data[2]} << 8);
-    const uint8_t* manifest = data + 3;
-    const uint8_t* levels = manifest + manifest_size;
-    const size_t levels_size = size - 3 - manifest_size;
-
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    fs::create_directories(dir);
-    fuzz::write_file(dir / "manifest.json", manifest, manifest_size);
-    const unsigned last = (flags >> 2) & 7;
-    const fs::path file = dir / ("levels-000000-00000" + std::to_string(last) + ".zst");
-    fuzz::write_zstd_file(file, levels, levels_size, flags & 1);
+    const std::optional<uint8_t> written =
+        fuzz::write_checkpoint_folder(dir, data, size, [](uint8_t flags) {
+            return "levels-000000-00000" + std::to_string((flags >> 2) & 7) + ".zst";
+        });
+    if (!written) return 0;
+    const uint8_t flags = *written;
 
     // Three heaps of at most 3: 20 positions in 10 levels.
     const engine::Universe u(3, 3);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,19 +32,11 @@ using namespace nimtb;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const fs::path dir = fuzz::scratch_path("sequence-checkpoint");
-    if (size < 3) return 0;
-    const uint8_t flags = data[0];
-    const size_t manifest_size = std::min<size_t>(size - 3, data[1] | size_t{data[2]} << 8);
-    const uint8_t* manifest = data + 3;
-    const uint8_t* values = manifest + manifest_size;
-    const size_t values_size = size - 3 - manifest_size;
-
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    fs::create_directories(dir);
-    fuzz::write_file(dir / "manifest.json", manifest, manifest_size);
-    const fs::path file = dir / ("values-00000000000" + std::to_string((flags >> 1) & 7) + ".zst");
-    fuzz::write_zstd_file(file, values, values_size, flags & 1);
+    const std::optional<uint8_t> written =
+        fuzz::write_checkpoint_folder(dir, data, size, [](uint8_t flags) {
+            return "values-00000000000" + std::to_string((flags >> 1) & 7) + ".zst";
+        });
+    if (!written) return 0;
 
     const engine::Rule rule = engine::Rule::parse("grundy");
     std::vector<uint16_t> read;

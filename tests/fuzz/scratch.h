@@ -7,10 +7,13 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace nimtb::fuzz {
@@ -38,6 +41,26 @@ inline void write_zstd_file(const std::filesystem::path& path, const void* bytes
     ZSTD_freeCCtx(cctx);
     if (ZSTD_isError(n)) std::abort();
     write_file(path, frame.data(), n);
+}
+
+// A checkpoint folder made anew at `dir` from one input: a flags byte, two
+// bytes of the manifest's length (little endian), the manifest, then the
+// bytes of its one data file, named name(flags) and put in a zstd frame when
+// flags bit 0 is set. The flags, or nullopt for an input too short for them.
+template <class Name>
+std::optional<uint8_t> write_checkpoint_folder(const std::filesystem::path& dir,
+                                               const uint8_t* data, size_t size, Name&& name) {
+    if (size < 3) return std::nullopt;
+    const uint8_t flags = data[0];
+    const size_t manifest_size = std::min<size_t>(size - 3, data[1] | size_t{data[2]} << 8);
+    const uint8_t* manifest = data + 3;
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir);
+    write_file(dir / "manifest.json", manifest, manifest_size);
+    write_zstd_file(dir / name(flags), manifest + manifest_size, size - 3 - manifest_size,
+                    flags & 1);
+    return flags;
 }
 
 }  // namespace nimtb::fuzz
