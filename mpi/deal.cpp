@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <utility>
 
 namespace nimtb::mpi {
 
@@ -13,12 +15,8 @@ size_t Layout::find(uint64_t rank) const {
            1;
 }
 
-// Who solves what: each level's blocks, largest first (the plan's
-// order), to the process with the least work in that level so far; or,
-// for the line chain, to the owner of the block's largest heap
-// (`by_largest`, per heap size: see largest_heap_owners).
 Layout deal(const SolveOrder& plan, int rank, int processes, const Universe& u,
-            const std::vector<int>& by_largest) {
+            const std::vector<int>& by_group) {
     Layout l;
     const size_t n = plan.blocks.size();
     std::vector<int> owner(n);
@@ -31,9 +29,9 @@ Layout deal(const SolveOrder& plan, int rank, int processes, const Universe& u,
         for (size_t b = plan.level_start[level]; b < plan.level_start[level + 1]; ++b) {
             auto least =
                 static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-            if (!by_largest.empty()) {
+            if (!by_group.empty()) {
                 u.unrank(plan.blocks[b].first, heaps.data());
-                least = static_cast<size_t>(by_largest[heaps[u.max_heaps() - 1]]);
+                least = static_cast<size_t>(by_group[chain_group(u, heaps.data())]);
             }
             owner[b] = static_cast<int>(least);
             offset[b] = filled[least];
@@ -60,19 +58,111 @@ Layout deal(const SolveOrder& plan, int rank, int processes, const Universe& u,
     return l;
 }
 
-// The line chain's owner of each largest heap size: sizes from the largest
-// down, each to the process with the fewest positions so far (positions of
-// largest heap m in a box of K heaps: C(m + K - 1, K - 1)).
-std::vector<int> largest_heap_owners(const Universe& u, int processes) {
-    std::vector<int> owner(u.max_heap_size() + 1);
-    std::vector<uint64_t> load(static_cast<size_t>(processes), 0);
-    for (uint32_t m = u.max_heap_size() + 1; m-- > 0;) {
+uint64_t chain_group_positions(const Universe& u, uint32_t m2) {
+    return engine::binomial(uint64_t{m2} + u.max_heaps() - 2, u.max_heaps() - 2);
+}
+
+uint64_t chain_group_lines(const Universe& u, uint32_t m2) {
+    if (u.max_heaps() == 2) return m2 == 0 ? 1 : 0;
+    return engine::binomial(uint64_t{m2} + u.max_heaps() - 3, u.max_heaps() - 3);
+}
+
+uint64_t chain_group_first_line(const Universe& u, uint32_t m2, uint32_t m) {
+    const unsigned k = u.max_heaps();
+    return u.term(k - 2, m) + (k > 2 ? u.term(k - 3, m2) : 0);
+}
+
+ChainDeal chain_deal(const Universe& u, int processes) {
+    const uint32_t sizes = u.max_heap_size() + 1;
+    double lines = 0;
+    for (uint32_t m2 = 0; m2 < sizes; ++m2)
+        lines += double(chain_group_lines(u, m2)) * (sizes - m2);
+    // A group's load: its share of the positions plus its share of the lines.
+    const auto load_of = [&](uint32_t m2) {
+        return double(chain_group_positions(u, m2)) / double(u.size()) +
+               double(chain_group_lines(u, m2)) / lines;
+    };
+    // Pieces: the groups of one largest heap m, m2 = lo..hi, a run of the
+    // SECOND chain (it crosses processes only between pieces). A row of m
+    // of half an even share or more is cut into runs of about a quarter.
+    struct Piece {
+        uint32_t m, lo, hi;
+        double load;
+    };
+    const double piece = 2.0 / (4.0 * processes);
+    std::vector<Piece> pieces;
+    for (uint32_t m = 0; m < sizes; ++m) {
+        double row = 0;
+        for (uint32_t m2 = 0; m2 <= m; ++m2) row += load_of(m2);
+        const double target = row / std::max(1.0, std::floor(row / piece));
+        Piece p{m, 0, 0, 0};
+        for (uint32_t m2 = 0; m2 <= m; ++m2) {
+            p.hi = m2;
+            p.load += load_of(m2);
+            if (p.load >= target || m2 == m) {
+                pieces.push_back(p);
+                p = {m, m2 + 1, 0, 0};
+            }
+        }
+    }
+    // Largest first, each to the process where it adds least to the
+    // levels' busiest processes (a level's barrier waits for its busiest;
+    // a position's level taken as the sum of its three largest heaps), among
+    // those it leaves within 1.08 times an even share (else the least
+    // loaded); ties to the least loaded. The same choices on every process.
+    std::sort(pieces.begin(), pieces.end(), [](const Piece& x, const Piece& y) {
+        return x.load != y.load ? x.load > y.load : std::pair(x.m, x.lo) > std::pair(y.m, y.lo);
+    });
+    const unsigned k = u.max_heaps();
+    const size_t levels = 3 * size_t{u.max_heap_size()} + 1;
+    const auto n = static_cast<size_t>(processes);
+    std::vector<uint64_t> level_load(n * levels, 0), busiest(levels, 0), adds(levels, 0);
+    std::vector<size_t> touched;
+    std::vector<double> load(n, 0);
+    const double cap = 1.08 * 2.0 / processes;
+    ChainDeal d;
+    d.owner.assign(size_t{sizes} * sizes, -1);
+    d.first.assign(d.owner.size(), 0);
+    d.last.assign(d.owner.size(), 0);
+    for (const Piece& p : pieces) {
+        touched.clear();
+        for (uint32_t m2 = p.lo; m2 <= p.hi; ++m2) {
+            for (uint32_t m3 = 0; m3 <= (k > 2 ? m2 : 0); ++m3) {
+                const size_t level = size_t{p.m} + m2 + m3;
+                if (adds[level] == 0) touched.push_back(level);
+                adds[level] += k > 2 ? engine::binomial(uint64_t{m3} + k - 3, k - 3) : 1;
+            }
+        }
         const auto least =
             static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-        owner[m] = static_cast<int>(least);
-        load[least] += engine::binomial(uint64_t{m} + u.max_heaps() - 1, u.max_heaps() - 1);
+        size_t chosen = least;
+        uint64_t best = UINT64_MAX;
+        for (size_t q = 0; q < n; ++q) {
+            if (load[q] + p.load > cap && q != least) continue;
+            uint64_t cost = 0;
+            for (size_t level : touched)
+                cost += std::max(busiest[level], level_load[q * levels + level] + adds[level]) -
+                        busiest[level];
+            if (cost < best || (cost == best && load[q] < load[chosen])) {
+                best = cost;
+                chosen = q;
+            }
+        }
+        for (size_t level : touched) {
+            uint64_t& l = level_load[chosen * levels + level];
+            l += adds[level];
+            busiest[level] = std::max(busiest[level], l);
+            adds[level] = 0;
+        }
+        for (uint32_t m2 = p.lo; m2 <= p.hi; ++m2) {
+            const size_t g = size_t{p.m} * sizes + m2;
+            d.owner[g] = static_cast<int>(chosen);
+            d.first[g] = p.lo;
+            d.last[g] = p.hi;
+        }
+        load[chosen] += p.load;
     }
-    return owner;
+    return d;
 }
 
 }  // namespace nimtb::mpi

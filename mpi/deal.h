@@ -29,14 +29,42 @@ struct Layout {
 
 // Each level's blocks, largest first (the plan's order), to the process
 // with the least work in that level so far; or, for the line chain, to the
-// owner of the block's largest heap (`by_largest`, per heap size:
-// largest_heap_owners). The layout as process `rank` of `processes` sees it.
+// owner of the block's group (`by_group`: chain_deal's owners). The layout as
+// process `rank` of `processes` sees it.
 Layout deal(const engine::SolveOrder& plan, int rank, int processes, const engine::Universe& u,
-            const std::vector<int>& by_largest);
+            const std::vector<int>& by_group);
 
-// The line chain's owner of each largest heap size: sizes from the largest
-// down, each to the process with the fewest positions so far.
-std::vector<int> largest_heap_owners(const engine::Universe& u, int processes);
+// The line chain's groups (mpi/line_chain.h): the positions of a box of
+// K >= 2 heaps whose two largest heaps are m2 <= m, one contiguous run of
+// ranks (colex order compares the largest heaps first), numbered
+// m * (H + 1) + m2; a block of the solve order (2 top heaps or more) lies
+// in one. Each group holds C(m2 + K - 2, K - 2) positions and keeps the
+// lines (positions of K - 1 heaps) whose two largest heaps are m2 and m:
+// C(m2 + K - 3, K - 3) of them (K = 2: the line of heap m alone, in the
+// group m2 = 0).
+inline size_t chain_group(const engine::Universe& u, const uint32_t* sorted) {
+    const unsigned k = u.max_heaps();
+    return size_t{sorted[k - 1]} * (u.max_heap_size() + 1) + sorted[k - 2];
+}
+uint64_t chain_group_positions(const engine::Universe& u, uint32_t m2);
+uint64_t chain_group_lines(const engine::Universe& u, uint32_t m2);
+// The first line (its index, engine::line_indices) of group (m2, m).
+uint64_t chain_group_first_line(const engine::Universe& u, uint32_t m2, uint32_t m);
+
+// The line chain's deal of the groups: the groups of one largest heap m
+// together, a *piece* (a line then stays in its process while its points
+// are the piece's), cut into runs of m2 where they are more than a quarter
+// of an even share; the pieces from the largest down each to the process
+// whose share of the positions and of the lines, together, is least so
+// far. So no process holds much more than an even share of either at any
+// number of processes (the largest group of nim in a box of K = 8, H = 63
+// is 1.1 % of its positions), and few rows are cut while the processes are
+// few. Per group: its process, and the first and last m2 of its piece.
+struct ChainDeal {
+    std::vector<int> owner;
+    std::vector<uint32_t> first, last;
+};
+ChainDeal chain_deal(const engine::Universe& u, int processes);
 
 // Calls f(start, end, block) for the part [start, end) of every block that
 // overlaps the ranks [lo, hi), in rank order.

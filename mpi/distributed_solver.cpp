@@ -99,28 +99,28 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     const engine::ArrayWidths widths = solve_plan.widths;
     const SolveOrder& plan = solve_plan.order;
 
-    const std::vector<int> by_largest =
-        chain ? largest_heap_owners(u, comm.size) : std::vector<int>{};
+    const ChainDeal chain_pieces = chain ? chain_deal(u, comm.size) : ChainDeal{};
+    const std::vector<int>& by_group = chain_pieces.owner;
     if (chain && comm.rank == 0) {
-        // A heap size is never split: with more processes than the sizes
-        // can share out, the process of the largest holds more than its part.
+        // A group is never split: with more processes than the groups can
+        // share out, one process holds more than its part.
         std::vector<uint64_t> held(static_cast<size_t>(comm.size), 0);
         for (uint32_t m = 0; m <= u.max_heap_size(); ++m)
-            held[static_cast<size_t>(by_largest[m])] +=
-                engine::binomial(uint64_t{m} + u.max_heaps() - 1, u.max_heaps() - 1);
+            for (uint32_t m2 = 0; m2 <= m; ++m2)
+                held[static_cast<size_t>(by_group[size_t{m} * (u.max_heap_size() + 1) + m2])] +=
+                    chain_group_positions(u, m2);
         const double busiest =
             double(*std::max_element(held.begin(), held.end())) / double(u.size());
         if (busiest * comm.size > 1.5) {
             std::fprintf(stderr,
-                         "solve: note: the line chain deals whole heap sizes, so one of the %d "
-                         "processes holds %.0f %% "
-                         "of the positions (an even share: %.0f %%); --kernel brute spreads them "
-                         "evenly, at the price "
-                         "of trading pages\n",
+                         "solve: note: the line chain deals whole groups of positions (those "
+                         "sharing their two largest heaps), so one of the %d processes holds "
+                         "%.0f %% of the positions (an even share: %.0f %%); --kernel brute "
+                         "spreads them evenly, at the price of trading pages\n",
                          comm.size, 100 * busiest, 100.0 / comm.size);
         }
     }
-    Layout layout = deal(plan, comm.rank, comm.size, u, by_largest);
+    Layout layout = deal(plan, comm.rank, comm.size, u, by_group);
     std::vector<LevelTraffic> traffic(plan.levels());
     engine::Solution s{rule, o.solve.convention, u.bounds(), engine::SolveMethod::brute, {}, {}};
     s.positions = u.size();
@@ -211,7 +211,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // saved: a resumed solve finishes by brute force (the same table).
     std::optional<LineChain> lines;
     if (chain && level == 0)
-        lines.emplace(u, solve_plan.lines, by_largest, comm.rank,
+        lines.emplace(u, solve_plan.lines, chain_pieces, comm.rank,
                       o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
 
     // 6. The levels, in order; a level that meets a number too wide for

@@ -345,33 +345,58 @@ struct Solver {
         const size_t b0 = lp.level_start[level], b1 = lp.level_start[level + 1];
         const unsigned k = u.max_heaps();
         const size_t processes = static_cast<size_t>(comm.size);
-        struct Out {
-            uint32_t largest;
-            bool alone;
-            size_t process = SIZE_MAX;  // where its aggregates go, if anywhere
-            uint64_t at = 0;            // and at which word of that process's buffer
+        struct Chains {
+            size_t group;
+            std::array<bool, CHAINS> in{};  // aggregates arrive by the chain
+            // Where the ones passed on by each chain go, if anywhere: the
+            // process, and the word of that process's buffer.
+            std::array<size_t, CHAINS> process{SIZE_MAX, SIZE_MAX};
+            std::array<uint64_t, CHAINS> at{};
         };
-        std::vector<Out> outs(b1 - b0);
+        std::vector<Chains> chains(b1 - b0);
         std::vector<uint64_t> words(processes, 0);
         std::array<uint32_t, Universe::MAX_HEAPS> a{};
-        std::vector<std::pair<size_t, size_t>> headers;  // (block, successor)
+        struct Header {
+            size_t block, next;
+            Chain chain;
+            uint64_t count;
+        };
+        std::vector<Header> headers;
         for (size_t b = b0; b < b1; ++b) {
             const uint64_t first = layout.local_global_first[b], count = lp.blocks[b].count;
             u.unrank(first, a.data());
-            Out& out = outs[b - b0];
-            out.largest = a[k - 1];
-            out.alone = a[k - 2] < a[k - 1];
-            if (out.largest == u.max_heap_size()) continue;
-            const uint64_t target =
-                first + u.term(k - 1, out.largest + 1) - u.term(k - 1, out.largest);
-            const size_t next = layout.find(target);
-            if (layout.first[next] != target || layout.count[next] != count)
-                throw std::logic_error(
-                    "line chain: a block's successor is not a block of its size");
-            out.process = static_cast<size_t>(layout.owner[next]);
-            out.at = words[out.process] + 2;  // after the header: offset, count
-            words[out.process] += 2 + count * A;
-            headers.emplace_back(b, next);
+            Chains& block = chains[b - b0];
+            const uint32_t m = a[k - 1], m2 = a[k - 2], m3 = k > 2 ? a[k - 3] : 0;
+            block.group = chain_group(u, a.data());
+            const uint32_t lo = c.piece_first[block.group], hi = c.piece_last[block.group];
+            block.in[LARGEST] = m2 < m;
+            block.in[SECOND] = m3 < lo;  // the block's first position: m3 is least there
+            // The positions that pass on by each chain: all by LARGEST; by
+            // SECOND all at the piece's end, else those with m3 below the
+            // piece's first m2 (a prefix: all or none of a block of 3 top
+            // heaps, those whose lower heaps are below lo in one of 2).
+            uint64_t passing[CHAINS] = {m < u.max_heap_size() ? count : 0, 0};
+            if (m2 < m) {
+                std::array<uint32_t, Universe::MAX_HEAPS> z{};
+                u.unrank(first + count - 1, z.data());
+                passing[SECOND] = m2 == hi || (k > 2 ? z[k - 3] : 0) < lo ? count
+                                  : m3 < lo                               ? u.term(k - 3, lo)
+                                                                          : 0;
+            }
+            for (const Chain chain : {LARGEST, SECOND}) {
+                if (passing[chain] == 0) continue;
+                const unsigned i = chain == LARGEST ? k - 1 : k - 2;
+                const uint64_t target = first + u.term(i, a[i] + 1) - u.term(i, a[i]);
+                const size_t next = layout.find(target);
+                if (layout.first[next] != target || layout.count[next] < passing[chain] ||
+                    (chain == LARGEST && layout.count[next] != count))
+                    throw std::logic_error(
+                        "line chain: a block's successor is not a block of its size");
+                block.process[chain] = static_cast<size_t>(layout.owner[next]);
+                block.at[chain] = words[block.process[chain]] + 2;  // after the header: key, count
+                words[block.process[chain]] += 2 + passing[chain] * A;
+                headers.push_back({b, next, chain, passing[chain]});
+            }
         }
         // The other processes' runs one after the other, by rank, in one
         // buffer; this process's own in another, which becomes its arrivals
@@ -386,10 +411,11 @@ struct Solver {
         const auto base = [&](size_t q) {
             return q == self ? mine.get() : send.get() + section[q];
         };
-        for (auto [b, next] : headers) {
-            const Out& out = outs[b - b0];
-            base(out.process)[out.at - 2] = layout.offset[next];
-            base(out.process)[out.at - 1] = lp.blocks[b].count;
+        for (const Header& h : headers) {
+            const Chains& block = chains[h.block - b0];
+            uint64_t* run = base(block.process[h.chain]) + block.at[h.chain];
+            run[-2] = layout.offset[h.next] * CHAINS + h.chain;
+            run[-1] = h.count;
         }
         const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
         std::atomic<uint64_t> lookups{0};
@@ -407,18 +433,25 @@ struct Solver {
             // Sweeps a piece of a block: its arrivals and departures from
             // the piece's first position on.
             const auto sweep_piece = [&](const Piece& p) {
-                const Out& out = outs[p.block - b0];
-                const uint64_t skip = p.first - p.block_first;
-                const uint64_t* in = nullptr;
-                if (out.alone) {
-                    const auto it = c.pending.find(p.block_local);
-                    if (it == c.pending.end() || it->second.count != lp.blocks[p.block].count)
-                        throw std::logic_error("line chain: a block's aggregates did not arrive");
-                    in = it->second.data + skip * A;
+                const Chains& ch = chains[p.block - b0];
+                std::array<const uint64_t*, CHAINS> in{};
+                std::array<uint64_t*, CHAINS> out{};
+                for (const Chain chain : {LARGEST, SECOND}) {
+                    if (ch.in[chain]) {
+                        const auto it = c.pending.find(p.block_local * CHAINS + chain);
+                        if (it == c.pending.end() || it->second.count > lp.blocks[p.block].count ||
+                            (chain == LARGEST && it->second.count != lp.blocks[p.block].count))
+                            throw std::logic_error(
+                                "line chain: a block's aggregates did not arrive");
+                        in[chain] = it->second.data;
+                    }
+                    if (ch.process[chain] != SIZE_MAX)
+                        out[chain] = base(ch.process[chain]) + ch.at[chain];
                 }
                 return kernel.sweep(
-                    p.first, p.count, paged_store<REM, V, R>(p), c.home[out.largest], in,
-                    out.process == SIZE_MAX ? nullptr : base(out.process) + out.at + skip * A);
+                    p.first, p.count, paged_store<REM, V, R>(p),
+                    {c.piece_first[ch.group], c.piece_last[ch.group], c.home[ch.group]}, in, out,
+                    p.first - p.block_first);
             };
             const auto sweep_round = [&](const std::vector<Piece>& round) {
                 engine::sync_parallel_for_with(
@@ -444,7 +477,8 @@ struct Solver {
             }
         }
         for (size_t b = b0; b < b1; ++b)
-            if (outs[b - b0].alone) c.pending.erase(lp.blocks[b].first);
+            for (const Chain chain : {LARGEST, SECOND})
+                c.pending.erase(lp.blocks[b].first * CHAINS + chain);
         const std::vector<uint64_t> counts = comm.swap_counts(send_counts);
         const uint64_t arriving = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
         std::shared_ptr<uint64_t[]> got(new uint64_t[arriving]);

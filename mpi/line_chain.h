@@ -4,31 +4,37 @@
 // children along a line are the prefix below v - lag, summarised by the
 // line's aggregate, and its near children v - s, read one by one.
 //
-// Blocks go to processes by their largest heap m, for the whole solve. A
-// position p = q + {v} reads the aggregate of the line of q for each of its
-// distinct heaps v:
-//   - v is not p's only largest heap: q still holds m, every point q + {w}
-//     (w < v) has largest heap m, and the line lives at home, in the store
-//     of the process that owns m (lines of one largest heap are one run of
-//     indices: engine::line_indices);
-//   - v = m is p's only largest heap: the line's points w < m lie with
-//     every process. Its aggregate travels instead: the position
-//     q + {m - 1} (the line's point just below, which joined it) hands
-//     "its line with itself joined" to q + {m}, one level later.
-// So each position whose largest heap is below H passes one aggregate on,
-// to the position with that heap raised by one: its travelling line with
-// itself joined when the largest is alone, else its home line of the
-// largest, which no later position of the home process touches. A whole
-// block passes to one block (top heaps with the largest raised by one, the
-// same lower heaps, ranks shifted by a constant), so aggregates travel as
-// runs, a header per block, batched per level in one MPI_Alltoallv, and a
-// process holds its positions, its home lines and a level's aggregates in
-// flight. With a lag, a line takes the point v - lag, not p itself, and the
-// near children are read too: both are children of p, fetched in pages
-// round by round as the brute-force kernel's are (ChainChildren); Nim reads
-// none.
+// Blocks go to processes by their group, the two largest heaps m2 <= m, in
+// pieces: runs of m2 of one m (deal.h: chain_deal deals them evenly), for
+// the whole solve. A line is a position q of K - 1 heaps, its points
+// q + {w}; with Q2 <= Q1 the two largest heaps of q, the points w <= Q1 lie
+// in the groups (max(w, Q2), Q1) of the row of Q1, and each point above in
+// the group (Q1, w) of another row. A line lives at home, in the store of
+// the process of the piece that holds Q2 (the lines of a piece are one run
+// of indices), while its points are that piece's, and travels from there
+// on: the point q + {w} hands "the line with itself joined" to q + {w + 1},
+// one level later. For a position p = q + {v} of a piece whose m2 run
+// starts at `first`, with m3 its third largest heap (0 if none):
+//   - v = m alone (m2 < m): the line arrives by the LARGEST chain, from
+//     q + {m - 1};
+//   - v = m2 and m3 < first (m2 = m too: two heaps m): it arrives by the
+//     SECOND chain, from q + {v - 1}, whose second largest heap was v - 1;
+//   - else q's Q2 is in p's piece, and the line is at home.
+// Every position passes its line of m on by the LARGEST chain (to m + 1,
+// when m < H) and, when m2 < m, its line of m2 by the SECOND chain (to
+// m2 + 1) if m2 ends the piece or the line arrived by that chain. A whole
+// block passes to one block by each chain (the same lower heaps, ranks
+// shifted by a constant; the SECOND chain from and to the first positions
+// of a block of 2 top heaps, those whose third largest heap is below the
+// piece's first m2), so aggregates travel as runs, a header per block and
+// chain, batched per level in one MPI_Alltoallv; a process holds its
+// positions, its pieces' lines and a level's aggregates in flight. With a
+// lag, a line takes the point v - lag, not p itself, and the near children
+// are read too: both are children of p, fetched in pages round by round as
+// the brute-force kernel's are (ChainChildren); Nim reads none.
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -39,6 +45,7 @@
 #include "engine/game/moves.h"
 #include "engine/game/universe.h"
 #include "engine/solve/line_kernel.h"
+#include "mpi/deal.h"
 
 namespace nimtb::mpi {
 
@@ -47,6 +54,10 @@ namespace nimtb::mpi {
 // remoteness of value 0 (high 32 bits).
 template <unsigned W>
 inline constexpr unsigned AGGREGATE_WORDS = W + 1;
+
+// The two chains an aggregate travels by: to the position with its largest
+// heap raised by one, or its second largest (below the largest) raised by one.
+enum Chain : unsigned { LARGEST = 0, SECOND = 1, CHAINS = 2 };
 
 // The children a position reads besides its lines' aggregates: for each
 // distinct heap, its near children and its line's joining point (the
@@ -84,15 +95,28 @@ struct ChainKernel {
     R* line_remoteness;  // home line * 2: largest, R_MAX - smallest of value 0
     std::atomic<bool>* overflow;
 
-    // Sweeps ranks [first, first + count) of one block, every one of
-    // largest heap m: the store reads children and keeps answers (the
-    // distributed solve's PagedStore). `home` maps a line index of largest
-    // heap m to its place in this process's store; `in` holds the arriving
-    // aggregates of these positions (when m is alone at the top), `out`
-    // receives the ones they pass on (when m < H). Returns the children
-    // read.
-    uint64_t sweep(uint64_t first, uint64_t count, const Store& store, uint64_t home,
-                   const uint64_t* in, uint64_t* out) const {
+    // The piece (deal.h) of the block being swept: its first and last m2,
+    // and where its lines are in this process's store (home line minus line
+    // index, mod 2^64).
+    struct GroupPiece {
+        uint32_t first, last;
+        uint64_t home;
+    };
+
+    // Sweeps ranks [first, first + count) of one block, every one of one
+    // group (its two largest heaps m2 <= m): the store reads children and
+    // keeps answers (the distributed solve's PagedStore). `in[c]` holds the
+    // aggregates arriving by chain c for these positions (from the block's
+    // first position: LARGEST when m is alone, SECOND when the third
+    // largest heap is below the piece's first m2), `out[c]` receives the
+    // ones they pass on by chain c (LARGEST when m < H; SECOND when m2 < m,
+    // from the positions whose line of m2 leaves the piece or travels
+    // through it); `first` is the block's position `skip` (a part of it).
+    // Returns the children read.
+    uint64_t sweep(uint64_t first, uint64_t count, const Store& store, const GroupPiece& piece,
+                   const std::array<const uint64_t*, CHAINS>& in,
+                   const std::array<uint64_t*, CHAINS>& out, uint64_t skip) const {
+        const uint64_t home = piece.home;
         const unsigned k = u.max_heaps();
         uint32_t a[engine::Universe::MAX_HEAPS];
         uint64_t line[engine::Universe::MAX_HEAPS];
@@ -102,7 +126,14 @@ struct ChainKernel {
         for (uint64_t at = 0; at < count; ++at) {
             const uint64_t rank = first + at;
             engine::line_indices(u, a, line);
-            const bool alone = a[k - 2] < a[k - 1];  // the largest heap, distinct
+            const uint32_t m = a[k - 1], m2 = a[k - 2], m3 = k > 2 ? a[k - 3] : 0;
+            // The aggregate arriving for the line of heap a[i], if it travels.
+            const uint64_t here = (skip + at) * A;  // in the block's runs
+            const auto arrival = [&](unsigned i) -> const uint64_t* {
+                if (i == k - 1 && m2 < m) return in[LARGEST] + here;
+                if (i == k - 2 && m3 < piece.first) return in[SECOND] + here;
+                return nullptr;
+            };
             uint64_t set[W] = {};
             R max_rem = 0, neg_min_rem_p = 0;
             const auto take = [&](uint32_t v, R r) {
@@ -115,10 +146,9 @@ struct ChainKernel {
             for (unsigned i = 0; i < k; ++i) {
                 joining[i] = NONE;
                 if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
-                const uint64_t* s;
+                const uint64_t* s = arrival(i);
                 R top = 0, neg = 0;
-                if (alone && i == k - 1) {
-                    s = in + at * A;
+                if (s) {
                     top = static_cast<R>(s[W]);
                     neg = static_cast<R>(s[W] >> 32);
                 } else {
@@ -157,9 +187,9 @@ struct ChainKernel {
                 overflow->store(true, std::memory_order_relaxed);
             store.set(rank, static_cast<V>(mex), r);
             // Each line takes its point v - lag (p itself for Nim): a home
-            // line in place, the travelling one on its way out; the home line
-            // of a largest heap that is not alone is complete once it took
-            // its point, and goes out.
+            // line in place, a travelling one on its way out. The lines of
+            // heaps m and m2 (< m) leave the group with p, by their chains:
+            // p is the last point of the group on them.
             for (unsigned i = 0; i < k; ++i) {
                 if (i > 0 && a[i - 1] == a[i]) continue;
                 bool joins = true;
@@ -177,28 +207,31 @@ struct ChainKernel {
                         }
                     }
                 }
-                if (alone && i == k - 1) {
-                    if (!out) continue;
-                    const uint64_t* s = in + at * A;
-                    uint64_t* o = out + at * A;
-                    for (unsigned w = 0; w < W; ++w) o[w] = s[w];
+                uint64_t* const o = a[i] == m ? out[LARGEST]
+                                    : a[i] == m2 && (m2 == piece.last || m3 < piece.first)
+                                        ? out[SECOND]
+                                        : nullptr;
+                if (const uint64_t* s = arrival(i)) {
+                    if (!o) continue;
+                    uint64_t* d = o + here;
+                    for (unsigned w = 0; w < W; ++w) d[w] = s[w];
                     R top = static_cast<R>(s[W]), n = static_cast<R>(s[W] >> 32);
                     if (joins) {
-                        o[jv >> 6] |= uint64_t{1} << (jv & 63);
+                        d[jv >> 6] |= uint64_t{1} << (jv & 63);
                         if constexpr (REM) top = std::max(top, jr);
                         if (jv == 0) n = std::max<R>(n, R_MAX - jr);
                     }
-                    o[W] = uint64_t{top} | uint64_t{n} << 32;
+                    d[W] = uint64_t{top} | uint64_t{n} << 32;
                     continue;
                 }
                 const uint64_t l = line[i] + home;
                 if (joins) engine::join_line<W, REM>(seen, line_remoteness, l, jv, jr);
-                if (out && !alone && a[i] == a[k - 1]) {
-                    uint64_t* o = out + at * A;
-                    for (unsigned w = 0; w < W; ++w) o[w] = seen[l * W + w];
-                    o[W] = 0;
+                if (o) {
+                    uint64_t* d = o + here;
+                    for (unsigned w = 0; w < W; ++w) d[w] = seen[l * W + w];
+                    d[W] = 0;
                     if constexpr (REM)
-                        o[W] = uint64_t{line_remoteness[2 * l]} |
+                        d[W] = uint64_t{line_remoteness[2 * l]} |
                                uint64_t{line_remoteness[2 * l + 1]} << 32;
                 }
             }
@@ -215,19 +248,21 @@ struct LineChain {
     std::vector<uint32_t> amounts;  // near, then lag (when lag > 0)
     size_t near_count = 0;
     uint32_t lag = 0;
-    std::vector<uint64_t> home;  // per largest heap: home line minus line index (mod 2^64)
-    std::vector<uint64_t> seen;  // home line * W + word
-    std::vector<uint64_t> remoteness_words;  // home line * 2 remoteness of the array's width
-    // By the block's offset in this process's arrays: its aggregates, in a
-    // buffer that one exchange filled (freed with its last block's).
+    std::vector<uint64_t> home;  // per group: home line minus line index (mod 2^64)
+    std::vector<uint32_t> piece_first, piece_last;  // per group: its piece's m2 run
+    std::vector<uint64_t> seen;                     // home line * W + word
+    std::vector<uint64_t> remoteness_words;         // home line * 2 remoteness of the array's width
+    // By the block's offset in this process's arrays times CHAINS plus the
+    // chain: the aggregates arriving for it by that chain, in a buffer that
+    // one exchange filled (freed with its last block's).
     struct Arrived {
         std::shared_ptr<const uint64_t[]> buffer;
         const uint64_t* data;
         uint64_t count;
     };
     std::unordered_map<uint64_t, Arrived> pending;
-    // Takes the runs of `size` words at `buffer`: a header (the block's
-    // offset here, its positions), then their aggregates, run after run.
+    // Takes the runs of `size` words at `buffer`: a header (the key above,
+    // the positions of the run), then their aggregates, run after run.
     void arrive(const std::shared_ptr<const uint64_t[]>& buffer, uint64_t size, unsigned a) {
         for (uint64_t at = 0; at < size;) {
             const uint64_t count = buffer[at + 1];
@@ -236,21 +271,28 @@ struct LineChain {
         }
     }
 
-    // The home lines of the largest heaps `owner_of` gives this process.
-    LineChain(const engine::Universe& u, const engine::LineShape& shape,
-              const std::vector<int>& owner_of, int rank, unsigned remoteness_bytes)
+    // The home lines of the groups `deal` gives this process (deal.h).
+    LineChain(const engine::Universe& u, const engine::LineShape& shape, const ChainDeal& deal,
+              int rank, unsigned remoteness_bytes)
         : bitset_words(engine::line_words(u)),
           amounts(shape.near),
           near_count(shape.near.size()),
           lag(shape.lag),
-          home(u.max_heap_size() + 1, 0) {
+          home(deal.owner.size(), 0),
+          piece_first(deal.first),
+          piece_last(deal.last) {
         if (lag > 0) amounts.push_back(lag);
-        const uint64_t k = u.max_heaps();
         uint64_t lines = 0;
         for (uint32_t m = 0; m <= u.max_heap_size(); ++m) {
-            if (owner_of[m] != rank) continue;
-            home[m] = lines - engine::binomial(m + k - 2, k - 1);  // lines of largest m start there
-            lines += engine::binomial(m + k - 2, k - 2);
+            for (uint32_t m2 = 0; m2 <= m; ++m2) {
+                const size_t g = size_t{m} * (u.max_heap_size() + 1) + m2;
+                if (deal.owner[g] != rank) continue;
+                // A piece's lines in one run: the same offset for its groups.
+                const size_t start = g - (m2 - deal.first[g]);
+                home[g] =
+                    m2 == deal.first[g] ? lines - chain_group_first_line(u, m2, m) : home[start];
+                lines += chain_group_lines(u, m2);
+            }
         }
         seen.assign(lines * bitset_words, 0);
         remoteness_words.assign((lines * 2 * remoteness_bytes + 7) / 8, 0);

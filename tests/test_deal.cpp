@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "engine/game/universe.h"
@@ -85,20 +86,70 @@ TEST(Deal, EachLevelIsSharedEvenly) {
     }
 }
 
-// The line chain's deal: a block goes to the owner of its largest heap.
-TEST(Deal, TheLineChainDealsByLargestHeap) {
-    const Universe u(3, 20);
-    const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
-    const std::vector<int> by_largest = largest_heap_owners(u, 3);
-    ASSERT_EQ(by_largest.size(), 21u);
-    const Layout l = deal(plan, 1, 3, u, by_largest);
-    std::vector<uint32_t> heaps(u.max_heaps());
-    for (size_t b = 0; b < l.first.size(); ++b) {
-        u.unrank(l.first[b], heaps.data());
-        EXPECT_EQ(l.owner[b], by_largest[heaps.back()]);
+// The line chain's deal: a block goes to the owner of its group (its two
+// largest heaps), a piece is a run of m2 of one m on one process, and no
+// process holds much more than an even share of the positions or of the
+// lines at any number of processes.
+TEST(Deal, TheLineChainDealsGroupsEvenly) {
+    // (K, H, processes, whether the largest row is cut into pieces)
+    for (const auto& [k, h, processes, cut] :
+         {std::tuple{3u, 20u, 3, false}, std::tuple{6u, 63u, 8, true}, std::tuple{8u, 63u, 8, true},
+          std::tuple{2u, 30u, 4, false}, std::tuple{2u, 6u, 3, true},
+          std::tuple{3u, 12u, 3, true}}) {
+        const Universe u(k, h);
+        const ChainDeal pieces = chain_deal(u, processes);
+        const std::vector<int>& by_group = pieces.owner;
+        ASSERT_EQ(by_group.size(), size_t{h + 1} * (h + 1));
+        std::vector<uint64_t> positions(static_cast<size_t>(processes), 0),
+            lines(static_cast<size_t>(processes), 0);
+        uint64_t all_lines = 0;
+        for (uint32_t m = 0; m <= h; ++m) {
+            for (uint32_t m2 = 0; m2 <= m; ++m2) {
+                const size_t g = size_t{m} * (h + 1) + m2;
+                const int owner = by_group[g];
+                ASSERT_GE(owner, 0);
+                ASSERT_LE(pieces.first[g], m2);
+                ASSERT_LE(m2, pieces.last[g]);
+                ASSERT_LE(pieces.last[g], m);
+                EXPECT_EQ(by_group[size_t{m} * (h + 1) + pieces.first[g]], owner);
+                EXPECT_EQ(by_group[size_t{m} * (h + 1) + pieces.last[g]], owner);
+                positions[size_t(owner)] += chain_group_positions(u, m2);
+                lines[size_t(owner)] += chain_group_lines(u, m2);
+                all_lines += chain_group_lines(u, m2);
+            }
+        }
+        // Every position in one group, every line (a position of K - 1 heaps) in one.
+        EXPECT_EQ(std::accumulate(positions.begin(), positions.end(), uint64_t{0}), u.size());
+        EXPECT_EQ(all_lines, engine::binomial(uint64_t{h} + k - 1, k - 1));
+        if (k >= 6) {
+            const double even = 1.0 / processes;
+            EXPECT_LE(
+                double(*std::max_element(positions.begin(), positions.end())) / double(u.size()),
+                1.25 * even);
+            EXPECT_LE(double(*std::max_element(lines.begin(), lines.end())) / double(all_lines),
+                      1.25 * even);
+        }
+        // A group's lines are one run of line indices, the runs in order.
+        uint64_t next_line = 0;
+        for (uint32_t m = 0; m <= h; ++m) {
+            for (uint32_t m2 = 0; m2 <= m; ++m2) {
+                if (chain_group_lines(u, m2) == 0) continue;
+                EXPECT_EQ(chain_group_first_line(u, m2, m), next_line) << m << " " << m2;
+                next_line += chain_group_lines(u, m2);
+            }
+        }
+        // Rows more than half an even share are cut into pieces (test_mpi solves such deals).
+        EXPECT_EQ(pieces.first[size_t{h} * (h + 1) + h] > 0, cut) << k << " " << h;
+        const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
+        const Layout l = deal(plan, 1, processes, u, by_group);
+        std::vector<uint32_t> heaps(u.max_heaps()), last(u.max_heaps());
+        for (size_t b = 0; b < l.first.size(); ++b) {
+            u.unrank(l.first[b], heaps.data());
+            u.unrank(l.first[b] + l.count[b] - 1, last.data());
+            EXPECT_EQ(chain_group(u, heaps.data()), chain_group(u, last.data()));
+            EXPECT_EQ(l.owner[b], by_group[chain_group(u, heaps.data())]);
+        }
     }
-    // The largest sizes, dealt first, go to different processes.
-    EXPECT_NE(by_largest[20], by_largest[19]);
 }
 
 TEST(Deal, FindAndOverlapsNameTheBlocksOfEveryRank) {

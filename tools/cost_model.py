@@ -24,14 +24,17 @@ bytes over the network.
 
 Nim in a box runs the line chain instead (mpi/line_chain.h): no look-ups
 and no pages (other take rules' chains add the pages of a few children
-each, which this model leaves out); each position whose largest heap m is below H sends one
-aggregate of 8 (W + 1) bytes (W = 1 for H < 64) to the position with m + 1,
-across the wire when the processes owning m and m + 1 differ, so
+each, which this model leaves out). Its positions are dealt in groups of
+their two largest heaps m2 <= m, in pieces (runs of m2 of one m,
+mpi/deal.h: chain_deal, mirrored here); each position whose largest heap m
+is below H sends one aggregate of 8 (W + 1) bytes (W = 1 for H < 64) to
+the position with m + 1, and each position of a piece's last m2 (below m)
+one to the position with m2 + 1, across the wire when the two groups'
+processes differ, so
         B_l = 8 (W + 1) P_l f_R,
-f_R the share of positions whose largest heap changes process when raised
-(computed from the deal of largest heaps, largest_heap_owners: 0.62 on two
-processes, 0.80 on four at K=6 H=63). A process also holds its share of the
-lines (C(H + K - 1, K - 1) of them, 8 W + 4 bytes each).
+f_R the aggregates a position sends to another process (from the deal:
+0.48 on two processes, 0.75 on four at K=6 H=63). A process also holds its
+pieces' lines (C(H + K - 1, K - 1) lines in all, 8 W + 4 bytes each).
 """
 import json
 import re
@@ -59,30 +62,85 @@ def line_words(h):
     return 1 if h < 64 else 4 if h < 256 else 16
 
 
-def chain_owners(k, h, r):
-    """The largest heaps dealt as mpi/distributed_solver.cpp's largest_heap_owners does."""
-    owner, load = [0] * (h + 1), [0] * r
-    for m in range(h, -1, -1):
-        owner[m] = min(range(r), key=lambda p: load[p])
-        load[owner[m]] += comb(m + k - 1, k - 1)
-    return owner
+def group_positions(k, m2):
+    return comb(m2 + k - 2, k - 2)
+
+
+def group_lines(k, m2):
+    return (1 if m2 == 0 else 0) if k == 2 else comb(m2 + k - 3, k - 3)
+
+
+@lru_cache(maxsize=None)
+def chain_deal(k, h, r):
+    """Each group (m, m2)'s process and piece (first m2, last m2), as mpi/deal.cpp's chain_deal
+    deals them: rows of m cut into runs of about a quarter of an even share (of positions plus
+    lines), largest first."""
+    positions = comb(h + k, k)
+    lines = sum(group_lines(k, m2) * (h + 1 - m2) for m2 in range(h + 1))
+    load_of = lambda m2: group_positions(k, m2) / positions + group_lines(k, m2) / lines
+    piece = 2.0 / (4.0 * r)
+    pieces = []
+    for m in range(h + 1):
+        row = 0.0
+        for m2 in range(m + 1):
+            row += load_of(m2)
+        target = row / max(1.0, float(int(row / piece)))
+        lo, load = 0, 0.0
+        for m2 in range(m + 1):
+            load += load_of(m2)
+            if load >= target or m2 == m:
+                pieces.append((load, m, lo, m2))
+                lo, load = m2 + 1, 0.0
+    pieces.sort(key=lambda p: (p[0], p[1], p[2]), reverse=True)
+    # Each to the process where it adds least to the levels' busiest (a level: the sum of the
+    # three largest heaps), among those it leaves within 1.08 of an even share.
+    owner, first, last, held = {}, {}, {}, [0.0] * r
+    level_load = [[0] * (3 * h + 1) for _ in range(r)]
+    busiest = [0] * (3 * h + 1)
+    cap = 1.08 * 2.0 / r
+    for load, m, lo, hi in pieces:
+        adds = {}
+        for m2 in range(lo, hi + 1):
+            for m3 in range(m2 + 1 if k > 2 else 1):
+                adds[m + m2 + m3] = adds.get(m + m2 + m3, 0) + (comb(m3 + k - 3, k - 3) if k > 2 else 1)
+        least = min(range(r), key=lambda p: held[p])
+        chosen, best = least, None
+        for q in range(r):
+            if held[q] + load > cap and q != least:
+                continue
+            cost = sum(max(busiest[lv], level_load[q][lv] + n) - busiest[lv] for lv, n in adds.items())
+            if best is None or cost < best or (cost == best and held[q] < held[chosen]):
+                best, chosen = cost, q
+        for lv, n in adds.items():
+            level_load[chosen][lv] += n
+            busiest[lv] = max(busiest[lv], level_load[chosen][lv])
+        for m2 in range(lo, hi + 1):
+            owner[m, m2], first[m, m2], last[m, m2] = chosen, lo, hi
+        held[chosen] += load
+    return owner, first, last
 
 
 def chain_crossing(k, h, r):
-    """f_R: the share of positions (largest heap below H) whose successor lies with another process."""
-    owner = chain_owners(k, h, r)
-    crossing = sum(comb(m + k - 1, k - 1) for m in range(h) if owner[m] != owner[m + 1])
+    """f_R: the aggregates a position sends to another process, on average."""
+    owner, _, last = chain_deal(k, h, r)
+    crossing = 0
+    for m in range(h + 1):
+        for m2 in range(m + 1):
+            n = group_positions(k, m2)
+            if m < h and owner[m, m2] != owner[m + 1, m2]:  # the largest heap raised
+                crossing += n
+            if m2 < m and m2 == last[m, m2] and owner[m, m2] != owner[m, m2 + 1]:  # the second
+                crossing += n
     return crossing / comb(h + k, k)
 
 
 def chain_largest_share(k, h, r):
-    """The largest share of positions and of lines one process holds: a heap size is never split,
-    so with more processes than heap sizes can balance, the process of H holds more than 1 / R."""
-    owner = chain_owners(k, h, r)
+    """The largest share of positions and of lines one process holds (a piece is never split)."""
+    owner, _, _ = chain_deal(k, h, r)
     positions, lines = [0] * r, [0] * r
-    for m in range(h + 1):
-        positions[owner[m]] += comb(m + k - 1, k - 1)
-        lines[owner[m]] += comb(m + k - 2, k - 2)
+    for (m, m2), p in owner.items():
+        positions[p] += group_positions(k, m2)
+        lines[p] += group_lines(k, m2)
     return max(positions) / comb(h + k, k), max(lines) / comb(h + k - 1, k - 1)
 
 
@@ -163,7 +221,7 @@ def extrapolate():
                               ("total", 140, False)):
         name, positions, lookups, width = universe(kind, size)
         name += ", lines" if chain else ", brute" if kind == "box" else ""
-        for nodes in (16, 64):
+        for nodes in (8, 16, 64):
             cores = 64  # threads per node, one process a node
             per_node = positions / nodes * width
             if chain:  # the busiest process sets memory and time

@@ -112,6 +112,10 @@ class Tables(MpiCase):
         "nim-wide-lines": ["--rules", "nim", "--heaps", "3", "--max-heap", "70"],
         "nim-16-bit-values": ["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "300"],
         "allbut-near-lines": ["--rules", "allbut:2,5", "--misere", "--heaps", "3", "--max-heap", "40"],
+        # Rows of one largest heap cut into pieces from 3 processes on (mpi/deal.h), so
+        # that lines travel by the SECOND chain: 2 heaps, and 3 with near amounts.
+        "nim-pieces": ["--rules", "nim", "--misere", "--heaps", "2", "--max-heap", "6"],
+        "allbut-pieces": ["--rules", "allbut:2,5", "--heaps", "3", "--max-heap", "12"],
         "subtract-lines": ["--rules", "subtract:1,3,4", "--heaps", "4", "--max-heap", "14", "--kernel", "lines"],
         "allbut": ["--rules", "allbut:1,2", "--heaps", "4", "--max-heap", "20"],
         "subtract": ["--rules", "subtract:1,3,4", "--misere", "--heaps", "5", "--max-heap", "14"],
@@ -145,8 +149,9 @@ class Tables(MpiCase):
                 self.assert_same_table(single, out)
 
     def test_an_uneven_line_chain_is_said(self):
-        # Heap sizes 0..3 on four processes: the process of 3 holds half the positions.
-        args = ["--rules", "nim", "--heaps", "3", "--max-heap", "3"]
+        # Three groups of two largest heaps (0 0, 0 1, 1 1) on four processes: the process
+        # of 1 1 holds half the positions.
+        args = ["--rules", "nim", "--heaps", "3", "--max-heap", "1"]
         single, out = self.path("c-1.h5"), self.path("c-np4.h5")
         run("solve", *args, "-o", single, "--quiet")
         code, _, err = mpi(4, *args, "-o", out, "--threads", "1")
