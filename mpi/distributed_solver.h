@@ -16,10 +16,10 @@
 // below it, so a process holds its blocks and at most that budget of pages.
 //
 // Take rules in a box run the line chain instead (line_chain.h) where one
-// process would run its line kernel: blocks dealt by their largest heap for
-// the whole solve, one aggregate passed on a position, one exchange of them
-// a level (and the pages of the near children and joining points, for a
-// rule with a lag). Either way the tables are bit-identical to one
+// process would run its line kernel: blocks dealt by their group of two
+// largest heaps, in pieces, for the whole solve (deal.h: chain_deal), one or
+// two aggregates passed on a position, one exchange of them a level (and the
+// pages of the near children and joining points, for a rule with a lag). Either way the tables are bit-identical to one
 // process's.
 
 #include <chrono>
