@@ -53,13 +53,15 @@ uint64_t chain_group_first_line(const engine::Universe& u, uint32_t m2, uint32_t
 
 // The line chain's deal of the groups: the groups of one largest heap m
 // together, a *piece* (a line then stays in its process while its points
-// are the piece's), cut into runs of m2 where they are more than a quarter
-// of an even share; the pieces from the largest down each to the process
-// whose share of the positions and of the lines, together, is least so
-// far. So no process holds much more than an even share of either at any
-// number of processes (the largest group of nim in a box of K = 8, H = 63
-// is 1.1 % of its positions), and few rows are cut while the processes are
-// few. Per group: its process, and the first and last m2 of its piece.
+// are the piece's), cut into runs of m2 of about a quarter of an even share
+// (of the positions and the lines together) where they are half one or
+// more; the pieces from the largest down, each to the process where it adds
+// least to the levels' busiest processes among those it leaves within 1.08
+// times an even share. So no process holds much more than an even share of
+// either at any number of processes (the largest group of nim in a box of
+// K = 8, H = 63 is 1.1 % of its positions), and few rows are cut while the
+// processes are few. Per group: its process, and the first and last m2 of
+// its piece.
 struct ChainDeal {
     std::vector<int> owner;
     std::vector<uint32_t> first, last;

@@ -138,7 +138,7 @@ TEST(Deal, TheLineChainDealsGroupsEvenly) {
                 next_line += chain_group_lines(u, m2);
             }
         }
-        // Rows more than half an even share are cut into pieces (test_mpi solves such deals).
+        // Rows of half an even share or more are cut into pieces (test_mpi solves such deals).
         EXPECT_EQ(pieces.first[size_t{h} * (h + 1) + h] > 0, cut) << k << " " << h;
         const engine::SolveOrder plan = engine::make_order(u, engine::choose_block_heaps(u));
         const Layout l = deal(plan, 1, processes, u, by_group);
