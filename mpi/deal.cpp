@@ -155,7 +155,7 @@ ChainDeal chain_deal(const Universe& u, int processes) {
             adds[level] = 0;
         }
         for (uint32_t m2 = p.lo; m2 <= p.hi; ++m2) {
-            const size_t g = size_t{p.m} * sizes + m2;
+            const size_t g = chain_group(u, m2, p.m);
             d.owner[g] = static_cast<int>(chosen);
             d.first[g] = p.lo;
             d.last[g] = p.hi;

@@ -42,9 +42,13 @@ Layout deal(const engine::SolveOrder& plan, int rank, int processes, const engin
 // lines (positions of K - 1 heaps) whose two largest heaps are m2 and m:
 // C(m2 + K - 3, K - 3) of them (K = 2: the line of heap m alone, in the
 // group m2 = 0).
+inline size_t chain_group(const engine::Universe& u, uint32_t m2, uint32_t m) {
+    return size_t{m} * (u.max_heap_size() + 1) + m2;
+}
+// The group of a position, its heaps sorted.
 inline size_t chain_group(const engine::Universe& u, const uint32_t* sorted) {
     const unsigned k = u.max_heaps();
-    return size_t{sorted[k - 1]} * (u.max_heap_size() + 1) + sorted[k - 2];
+    return chain_group(u, sorted[k - 2], sorted[k - 1]);
 }
 uint64_t chain_group_positions(const engine::Universe& u, uint32_t m2);
 uint64_t chain_group_lines(const engine::Universe& u, uint32_t m2);

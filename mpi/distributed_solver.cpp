@@ -107,7 +107,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         std::vector<uint64_t> held(static_cast<size_t>(comm.size), 0);
         for (uint32_t m = 0; m <= u.max_heap_size(); ++m)
             for (uint32_t m2 = 0; m2 <= m; ++m2)
-                held[static_cast<size_t>(by_group[size_t{m} * (u.max_heap_size() + 1) + m2])] +=
+                held[static_cast<size_t>(by_group[chain_group(u, m2, m)])] +=
                     chain_group_positions(u, m2);
         const double busiest =
             double(*std::max_element(held.begin(), held.end())) / double(u.size());

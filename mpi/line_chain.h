@@ -285,12 +285,11 @@ struct LineChain {
         uint64_t lines = 0;
         for (uint32_t m = 0; m <= u.max_heap_size(); ++m) {
             for (uint32_t m2 = 0; m2 <= m; ++m2) {
-                const size_t g = size_t{m} * (u.max_heap_size() + 1) + m2;
+                const size_t g = chain_group(u, m2, m);
                 if (deal.owner[g] != rank) continue;
                 // A piece's lines in one run: the same offset for its groups.
-                const size_t start = g - (m2 - deal.first[g]);
-                home[g] =
-                    m2 == deal.first[g] ? lines - chain_group_first_line(u, m2, m) : home[start];
+                home[g] = m2 == deal.first[g] ? lines - chain_group_first_line(u, m2, m)
+                                              : home[chain_group(u, deal.first[g], m)];
                 lines += chain_group_lines(u, m2);
             }
         }

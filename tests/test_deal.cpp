@@ -105,14 +105,14 @@ TEST(Deal, TheLineChainDealsGroupsEvenly) {
         uint64_t all_lines = 0;
         for (uint32_t m = 0; m <= h; ++m) {
             for (uint32_t m2 = 0; m2 <= m; ++m2) {
-                const size_t g = size_t{m} * (h + 1) + m2;
+                const size_t g = chain_group(u, m2, m);
                 const int owner = by_group[g];
                 ASSERT_GE(owner, 0);
                 ASSERT_LE(pieces.first[g], m2);
                 ASSERT_LE(m2, pieces.last[g]);
                 ASSERT_LE(pieces.last[g], m);
-                EXPECT_EQ(by_group[size_t{m} * (h + 1) + pieces.first[g]], owner);
-                EXPECT_EQ(by_group[size_t{m} * (h + 1) + pieces.last[g]], owner);
+                EXPECT_EQ(by_group[chain_group(u, pieces.first[g], m)], owner);
+                EXPECT_EQ(by_group[chain_group(u, pieces.last[g], m)], owner);
                 positions[size_t(owner)] += chain_group_positions(u, m2);
                 lines[size_t(owner)] += chain_group_lines(u, m2);
                 all_lines += chain_group_lines(u, m2);
