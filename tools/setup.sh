@@ -18,7 +18,7 @@ fi
 
 PACKAGES=(
     g++ cmake make ninja-build pkg-config
-    libtbb-dev libboost-program-options-dev libhdf5-dev hdf5-tools zlib1g-dev libdeflate-dev libblosc-dev libzstd-dev liblz4-dev
+    libtbb-dev libboost-program-options-dev libhdf5-dev hdf5-tools zlib1g-dev libdeflate-dev libblosc-dev libsnappy-dev libzstd-dev liblz4-dev
     nlohmann-json3-dev libfmt-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3-h5py python3-numpy hdf5-filter-plugin hdf5-filter-plugin-blosc-serial

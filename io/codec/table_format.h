@@ -28,12 +28,9 @@ inline constexpr int LZ4_FILTER = 32004;
 // Elements per chunk, both versions. One chunk is what a cold look-up
 // decompresses, up to the entry it needs (for 16-bit entries, the chunk's
 // whole plane of low bytes first): longer chunks compress better, shorter
-// ones answer sooner. Nim misere K=6 H=63, format v2 zstd, side by side
-// (`perf stat -r 40 nimtb query k6.h5 "3 17 25 40 51 60"`, tools/bench_query.sh):
-// chunks of 2^20: 7.4 MiB, 14.0 ms; 2^18: 10.0 MiB, 10.1 ms; 2^17:
-// 12.3 MiB, 10.6 ms; 2^16: 14.9 MiB, 10.6 ms. K=7: 58.2 MiB at 2^20, 84.9
-// MiB at 2^18.
-inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 18;
+// ones answer sooner. docs/FORMAT.md has the measurements behind the choice
+// (the file's size against a cold query's time at 2^16 to 2^20).
+inline constexpr uint64_t CHUNK_ELEMENTS = uint64_t{1} << 16;
 
 // What a chunk's entries go through before compression (io/codec/chunk_codec.h).
 enum class Transform { none, xor_previous, delta_zigzag };

@@ -673,7 +673,7 @@ class Limits(ServeCase):
 
     def test_written_tables_stay_within_the_budget_and_are_served(self):
         self.server.stop()
-        self.server = Server(self.tables, options=["--write", "--disk-budget", "10K"])
+        self.server = Server(self.tables, options=["--write", "--disk-budget", "16K"])
         before = set(os.listdir(self.tables))
         answers = []
         for h in (40, 41, 42):
@@ -685,7 +685,7 @@ class Limits(ServeCase):
         self.assertTrue(refused, answers)
         self.assertIn("disk budget", refused[0]["error"] + "disk budget")
         new = set(os.listdir(self.tables)) - before
-        self.assertLessEqual(sum(os.path.getsize(os.path.join(self.tables, n)) for n in new), 10 << 10)
+        self.assertLessEqual(sum(os.path.getsize(os.path.join(self.tables, n)) for n in new), 16 << 10)
         for name in new:  # each file written is a table the server serves
             s, q, _ = self.get("/api/query", table=name, position="1 1 1")
             self.assertEqual(s, 200, q)
