@@ -8,11 +8,11 @@
 #include <cassert>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "engine/base/errors.h"
 #include "engine/base/parallel.h"
 #include "io/codec/compressors.h"
+#include "io/codec/publish.h"
 #include "io/codec/transforms.h"
 #include "io/table_layout.h"
 
@@ -48,19 +48,7 @@ RunFile::RunFile(const std::string& table_path, unsigned bits, uint64_t entries,
     encoding_.compression = options.compression;
     encoding_.level = layout.level;
     transformed_ = layout.transformed;
-    const std::filesystem::path parent = std::filesystem::path(table_path).parent_path();
-    std::string dir = parent.empty() ? std::string(".") : parent.string();
-    // O_TMPFILE makes it nameless from the start; where the file system
-    // has none, a named file unlinked at once.
-    fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd_ < 0) {
-        std::string name = dir + "/.nimtb-run-XXXXXX";
-        fd_ = ::mkostemp(name.data(), O_CLOEXEC);
-        if (fd_ >= 0) ::unlink(name.c_str());
-    }
-    if (fd_ < 0) {
-        throw TableError(what_ + ": cannot create a run file in " + dir + ": " + error_text());
-    }
+    fd_ = create_nameless_file(table_path, what_);
     offset_.push_back(0);
 }
 
@@ -80,7 +68,7 @@ uint64_t RunFile::memory(unsigned bits, unsigned threads, uint64_t entries,
     return block_bytes + std::max(1u, threads) * per_thread;
 }
 
-void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
+void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks, uint64_t entries) {
     if (blocks == 0) return;
     const unsigned width = bits_ / 8;
     const uint64_t block = encoding_.chunk, block_bytes = block * width;
@@ -104,7 +92,10 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
             ByteBuffer& b = raws_[slot];
             b.resize(block_bytes);
             std::memcpy(b.data(), raw + (first + slot) * block_bytes, block_bytes);
-            encode_transform(encoding_.transform, width, b);
+            // The transform covers the entries alone: a last block's padding stays
+            // zeros, as the table writer's (table_writer.cpp: chunk_bytes).
+            const uint64_t valid = std::min(block, entries - (first + slot) * block);
+            encode_transform(encoding_.transform, width, std::span(b).first(valid * width));
             failed[slot] =
                 !compress_chunk(encoding_.compression, encoding_.level, width, b, packets_[slot]);
         });
@@ -114,14 +105,9 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks) {
                                  " compression failed");
             }
             const ByteBuffer& p = packets_[slot];
-            for (uint64_t done = 0; done < p.size();) {
-                const ssize_t n = ::pwrite(fd_, p.data() + done, p.size() - done,
-                                           static_cast<off_t>(end_ + done));
-                if (n <= 0) {
-                    throw TableError(
-                        what_ + ": cannot spill the solved positions to disk: " + error_text());
-                }
-                done += static_cast<uint64_t>(n);
+            if (!pwrite_all(fd_, p.data(), p.size(), end_)) {
+                throw TableError(what_ + ": cannot spill the solved positions to disk: " +
+                                 error_text());
             }
             end_ += p.size();
             offset_.push_back(end_);
@@ -141,13 +127,13 @@ void RunFile::append(const engine::QuantityArray& a, uint64_t count) {
         used = std::min(room, count);
         pending_.insert(pending_.end(), raw, raw + used * width);
         if (pending_.size() == block * width) {
-            write_blocks(pending_.data(), 1);
+            write_blocks(pending_.data(), 1, block);
             pending_.clear();
         }
     }
     // 2. Whole blocks straight from the array; 3. the rest waits.
     const uint64_t whole = (count - used) / block;
-    write_blocks(raw + used * width, whole);
+    write_blocks(raw + used * width, whole, whole * block);
     used += whole * block;
     pending_.insert(pending_.end(), raw + used * width, raw + count * width);
     size_ += count;
@@ -155,20 +141,17 @@ void RunFile::append(const engine::QuantityArray& a, uint64_t count) {
 
 void RunFile::finish() {
     if (pending_.empty()) return;
+    const uint64_t entries = pending_.size() / (bits_ / 8);
     pending_.resize(encoding_.chunk * (bits_ / 8), 0);  // padded: every block is whole
-    write_blocks(pending_.data(), 1);
+    write_blocks(pending_.data(), 1, entries);
     pending_ = {};
 }
 
 void RunFile::read_block(uint64_t index, ByteBuffer& out) const {
     const uint64_t begin = offset_[index], bytes = offset_[index + 1] - begin;
     out.resize(bytes);
-    for (uint64_t done = 0; done < bytes;) {
-        const ssize_t n =
-            ::pread(fd_, out.data() + done, bytes - done, static_cast<off_t>(begin + done));
-        if (n <= 0) throw TableError(what_ + ": cannot read the run file back: " + error_text());
-        done += static_cast<uint64_t>(n);
-    }
+    if (!pread_all(fd_, out.data(), bytes, begin))
+        throw TableError(what_ + ": cannot read the run file back: " + error_text());
 }
 
 void RunFile::read(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out) const {

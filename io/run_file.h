@@ -57,7 +57,9 @@ class RunFile {
                            const WriteOptions& options);
 
   private:
-    void write_blocks(const uint8_t* raw, uint64_t blocks);
+    // Encodes and writes `blocks` whole blocks of `raw` holding `entries` entries
+    // (the last block's rest is padding).
+    void write_blocks(const uint8_t* raw, uint64_t blocks, uint64_t entries);
     void read_block(uint64_t index, ByteBuffer& out) const;
     void read(uint64_t first, uint64_t count, unsigned file_bits, uint8_t* out) const;
 

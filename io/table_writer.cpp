@@ -27,7 +27,9 @@ bool cancelled(const WriteOptions& o) {
 }
 
 // Entries [first, first + count) of `a` in the file's width, padded with
-// zeros to a whole chunk (HDF5 stores edge chunks whole).
+// zeros to a whole chunk (HDF5 stores edge chunks whole). The transform
+// then covers the entries alone: the padding stays zeros,
+// as HDF5 leaves it where the MPI writer's pipeline fills an edge chunk.
 void chunk_bytes(const Entries& a, unsigned file_bits, uint64_t first, uint64_t count,
                  uint64_t chunk, ByteBuffer& out) {
     const unsigned width = file_bits / 8;
@@ -77,13 +79,15 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
                 const uint64_t begin = (first + slot) * chunk;
                 ByteBuffer& raw = raws[slot];
                 failed[slot].clear();
+                const uint64_t entries = std::min(chunk, n - begin);
                 try {  // no exception leaves a task: a run file's read is reported below
-                    chunk_bytes(a, file_bits, begin, std::min(chunk, n - begin), chunk, raw);
+                    chunk_bytes(a, file_bits, begin, entries, chunk, raw);
                 } catch (const std::exception& e) {
                     failed[slot] = e.what();
                     return;
                 }
-                encode_transform(transform, file_bits / 8, raw);
+                encode_transform(transform, file_bits / 8,
+                                 std::span(raw).first(entries * (file_bits / 8)));
                 if (!compress_chunk(o.compression, layout.level, file_bits / 8, raw, packets[slot]))
                     failed[slot] = what + ": cannot write: " + to_string(o.compression) +
                                    " compression failed";

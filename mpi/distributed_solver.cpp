@@ -126,8 +126,24 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     s.positions = u.size();
     s.kernel = solve_plan.kernel;
     const uint64_t n = layout.local_positions;
-    s.value = engine::QuantityArray(n, widths.value_bits);
-    if (o.solve.remoteness) s.remoteness = engine::QuantityArray(n, widths.remoteness_bits);
+    // A streamed process (DistributedOptions::table) solves each level into
+    // a window of its largest level's positions, then spills the level.
+    const bool streamed = !o.table.empty() && chain && solve_plan.lines.lag == 0 &&
+                          o.checkpoint.empty() &&
+                          uint64_t{engine::line_words(u)} * 64 >=
+                              std::bit_ceil(uint64_t{u.max_heap_size()} + 1);
+    const SolveOrder& lp = layout.local_plan;
+    const auto level_first = [&](size_t l) {
+        return lp.level_start[l] < lp.blocks.size() ? lp.blocks[lp.level_start[l]].first : n;
+    };
+    const auto level_count = [&](size_t l) { return level_first(l + 1) - level_first(l); };
+    uint64_t window = n;
+    if (streamed) {
+        window = 0;
+        for (size_t l = 0; l < plan.levels(); ++l) window = std::max(window, level_count(l));
+    }
+    s.value = engine::QuantityArray(window, widths.value_bits);
+    if (o.solve.remoteness) s.remoteness = engine::QuantityArray(window, widths.remoteness_bits);
     s.levels.assign(plan.levels(), engine::LevelStats{});
     for (size_t l = 0; l < plan.levels(); ++l) {
         s.levels[l].blocks = plan.level_start[l + 1] - plan.level_start[l];
@@ -213,6 +229,20 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     if (chain && level == 0)
         lines.emplace(u, solve_plan.lines, chain_pieces, comm.rank,
                       o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
+    std::unique_ptr<Spill> spilled[2];
+    if (streamed) {
+        try {
+            spilled[0] = std::make_unique<Spill>(o.table, widths.value_bits,
+                                                 o.table + ": dataset /value");
+            if (o.solve.remoteness)
+                spilled[1] = std::make_unique<Spill>(o.table, widths.remoteness_bits,
+                                                     o.table + ": dataset /remoteness");
+        } catch (const std::exception& e) {
+            refused = e.what();
+        }
+        stop_if_refused();
+    }
+    engine::ArraySummary streamed_summary;
 
     // 6. The levels, in order; a level that meets a number too wide for
     // its array is solved again, by every process, with the array widened.
@@ -227,10 +257,12 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         engine::Overflow overflow;
         uint64_t lookups = 0;
         if (lines) {
+            solver.window_first = streamed ? level_first(level) : 0;
             arena.execute([&] { lookups = solver.chain_dispatch(*lines, level, overflow); });
             // A value beyond the lines' bitsets: this level again, and the
             // rest, by brute force.
             if (comm.any(overflow.value.load())) {
+                if (streamed) throw ResourceError(engine::streamed_solve_outgrown());
                 lines.reset();
                 continue;
             }
@@ -244,9 +276,25 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         const bool value_over = comm.any(overflow.value.load());
         const bool remoteness_over = comm.any(overflow.remoteness.load());
         if (value_over || remoteness_over) {
+            // A streamed solve's widths hold every value and remoteness it
+            // can meet (plan.cpp); were one wider, it stops, never a wrong table.
+            if (streamed) throw ResourceError(engine::streamed_solve_outgrown());
             // Every process alike: a ResourceError is thrown by all of them.
             engine::widen_after_overflow(value_over, remoteness_over, s);
             continue;
+        }
+        if (streamed) {
+            const uint64_t count = level_count(level);
+            arena.execute([&] {
+                streamed_summary.add(engine::summarise(s.value, s.remoteness, count));
+            });
+            try {
+                spilled[0]->append(s.value, count);
+                if (spilled[1]) spilled[1]->append(s.remoteness, count);
+            } catch (const std::exception& e) {
+                refused = e.what();
+            }
+            stop_if_refused();
         }
         engine::LevelStats& stats = s.levels[level];
         stats.lookups = comm.sum(lookups);
@@ -273,14 +321,25 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     if (checkpoint) checkpoint->flush();
 
     // 7. The whole universe's figures.
-    engine::ArraySummary mine;
-    arena.execute([&] { mine = engine::summarise(s.value, s.remoteness); });
+    engine::ArraySummary mine = streamed_summary;
+    if (streamed) {
+        s.value = {};
+        s.remoteness = {};
+        s.streamed = true;
+    } else {
+        arena.execute([&] { mine = engine::summarise(s.value, s.remoteness); });
+    }
     s.p_positions = comm.sum(mine.p_positions);
     s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
     s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
     const uint64_t home_lines = lines ? lines->seen.size() / lines->bitset_words : 0;
-    return Share{std::move(s), o.solve.remoteness, std::move(layout),
-                 home_lines,   std::move(traffic), std::move(checkpoint)};
+    Share share{std::move(s),     {},
+                o.solve.remoteness, std::move(layout),
+                home_lines,         std::move(traffic),
+                std::move(checkpoint)};
+    share.spilled[0] = std::move(spilled[0]);
+    share.spilled[1] = std::move(spilled[1]);
+    return share;
 }
 
 }  // namespace nimtb::mpi

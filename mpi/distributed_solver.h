@@ -31,6 +31,7 @@
 #include "engine/solve/solver.h"
 #include "mpi/deal.h"
 #include "mpi/mpi_context.h"
+#include "mpi/spill.h"
 #include "service/request/checkpoint.h"
 
 namespace nimtb::mpi {
@@ -51,14 +52,24 @@ struct DistributedOptions {
     // Bytes of fetched pages per round; 0: a sixteenth of the process's own
     // arrays, from 1 MB to 64 MB. A round holds about twice this at its peak.
     uint64_t page_budget = 0;
+    // The table's path. Each process streams its solved positions to disk
+    // beside it (mpi/spill.h) where one process's solve would stream (the
+    // line kernel without a lag, its bitsets holding every value:
+    // engine/solve/plan.cpp) and there is no checkpoint, which keeps them in
+    // memory as for one process. Empty: in memory.
+    std::string table;
 };
 
 // One process's part of a solved universe.
 struct Share {
-    // The arrays hold this process's blocks in the layout's order; the
-    // figures (positions, P-positions, largest value and remoteness, child
-    // look-ups, levels) are the whole universe's.
+    // The arrays hold this process's blocks in the layout's order (empty
+    // when the process streamed them to `spilled`); the figures (positions,
+    // P-positions, largest value and remoteness, child look-ups, levels)
+    // are the whole universe's.
     engine::Solution solution;
+    // A streamed process's positions, in the same order: value and, when
+    // stored, remoteness.
+    std::unique_ptr<Spill> spilled[2];
     // Whether remoteness is stored (not solution.remoteness.empty(): a
     // process may hold no position at all).
     bool remoteness;

@@ -47,6 +47,9 @@ struct Solver {
     std::vector<uint8_t> answer, reply;
     uint64_t round_positions;
     uint64_t page_budget;
+    // The local offset of the arrays' first entry: a streamed process's
+    // arrays are a window onto its level (distributed_solver.cpp), else 0.
+    uint64_t window_first = 0;
     static constexpr uint64_t MIN_ROUND = 64;
 
     unsigned value_bytes() const { return s.value.bits() / 8; }
@@ -252,8 +255,8 @@ struct Solver {
     // process's arrays, the children outside it in the fetched pages.
     template <bool REM, class V, class R>
     PagedStore<V, R> paged_store(const Piece& p) const {
-        return {s.value.data<V>() + p.block_local,
-                REM ? s.remoteness.data<R>() + p.block_local : nullptr,
+        return {s.value.data<V>() + (p.block_local - window_first),
+                REM ? s.remoteness.data<R>() + (p.block_local - window_first) : nullptr,
                 p.block_first,
                 reinterpret_cast<const V*>(pages.value_words.data()),
                 reinterpret_cast<const R*>(pages.remoteness_words.data()),

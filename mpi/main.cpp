@@ -99,6 +99,7 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     mpi::DistributedOptions o;
     o.solve = request.solve_options();
     o.checkpoint = request.checkpoint;
+    o.table = request.output;
     o.checkpoint_every =
         std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000));
     if (const char* budget = std::getenv("NIMTB_PAGE_BUDGET")) o.page_budget = std::stoull(budget);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <numeric>
 #include <optional>
 
@@ -24,6 +25,27 @@ namespace fs = std::filesystem;
 
 using Range = std::pair<uint64_t, uint64_t>;  // ranks [first, second)
 
+// This process's entries of one dataset, in its own order at their width:
+// its array, or what it spilled (a streamed process).
+struct Local {
+    unsigned bits;
+    std::function<void(uint64_t first, uint64_t count, uint8_t* out)> read;
+};
+
+Local local_entries(const engine::QuantityArray& a) {
+    return {a.bits(), [&a](uint64_t first, uint64_t count, uint8_t* out) {
+                const unsigned width = a.bits() / 8;
+                std::memcpy(out, static_cast<const uint8_t*>(a.raw()) + first * width,
+                            count * width);
+            }};
+}
+
+Local local_entries(const Spill& spill) {
+    return {spill.bits(), [&spill](uint64_t first, uint64_t count, uint8_t* out) {
+                spill.read(first, count, out);
+            }};
+}
+
 // The chunks [c * p / P, c * (p + 1) / P) of process p, as a rank range.
 Range slice_of(int p, int processes, uint64_t n, uint64_t chunk) {
     const uint64_t chunks = (n + chunk - 1) / chunk;
@@ -35,11 +57,10 @@ Range slice_of(int p, int processes, uint64_t n, uint64_t chunk) {
 // 1. Each process receives the ranks wanted[p] of `a` from the processes
 // holding their blocks; returns this process's, in rank order, in the
 // array's width. Collective: one MPI_Alltoallv.
-std::vector<uint8_t> trade(const Comm& comm, const Share& share, const engine::QuantityArray& a,
+std::vector<uint8_t> trade(const Comm& comm, const Share& share, const Local& a,
                            const std::vector<Range>& wanted) {
     const Layout& l = share.layout;
-    const unsigned width = a.bits() / 8;
-    const auto* bytes = static_cast<const uint8_t*>(a.raw());
+    const unsigned width = a.bits / 8;
     const size_t processes = size_t(comm.size);
     // Calls f(start, end, block) for the blocks' parts within `r`.
     const auto parts = [&](Range r, auto&& f) {
@@ -57,13 +78,13 @@ std::vector<uint8_t> trade(const Comm& comm, const Share& share, const engine::Q
             if (p == size_t(comm.rank)) recv_counts[size_t(l.owner[b])] += (end - start) * width;
         });
     }
-    std::vector<uint8_t> send;
-    send.reserve(std::accumulate(send_counts.begin(), send_counts.end(), uint64_t{0}));
+    std::vector<uint8_t> send(std::accumulate(send_counts.begin(), send_counts.end(), uint64_t{0}));
+    uint64_t filled = 0;
     for (size_t p = 0; p < processes; ++p) {
         parts(wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
             if (l.owner[b] != comm.rank) return;
-            const uint64_t local = l.offset[b] + (start - l.first[b]);
-            send.insert(send.end(), bytes + local * width, bytes + (local + end - start) * width);
+            a.read(l.offset[b] + (start - l.first[b]), end - start, send.data() + filled);
+            filled += (end - start) * width;
         });
     }
     std::vector<uint8_t> recv;
@@ -94,15 +115,15 @@ std::vector<uint8_t> in_file_width(std::vector<uint8_t> entries, unsigned array_
 
 // 2. The transform of the dataset, chosen by process 0 on the chunks one
 // process's writer chooses it on (io/table_layout.h).
-io::Transform pick_transform(const Comm& comm, const Share& share, const engine::QuantityArray& a,
-                             uint64_t chunk, unsigned file_bits) {
+io::Transform pick_transform(const Comm& comm, const Share& share, const Local& a, uint64_t chunk,
+                             unsigned file_bits) {
     const uint64_t n = share.solution.positions;
     std::vector<uint8_t> sample;
     for (uint64_t first : io::transform_sample(n, chunk)) {
         std::vector<Range> wanted(size_t(comm.size), Range{0, 0});
         wanted[0] = {first, first + std::min(chunk, n - first)};
         const std::vector<uint8_t> part =
-            in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
+            in_file_width(trade(comm, share, a, wanted), a.bits, file_bits);
         sample.insert(sample.end(), part.begin(), part.end());
     }
     int32_t chosen = 0;
@@ -129,8 +150,7 @@ void check_or_fail(const Comm& comm, const std::string& tmp, bool ok, const std:
 }
 
 void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const char* name,
-                   const Share& share, const engine::QuantityArray& a, uint32_t max,
-                   const io::WriteOptions& o) {
+                   const Share& share, const Local& a, uint32_t max, const io::WriteOptions& o) {
     const std::string what = tmp + ": dataset /" + name;
     const uint64_t n = share.solution.positions;
     const io::DatasetLayout layout = io::dataset_layout(n, max, o);
@@ -149,7 +169,7 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
     // round), so that a process holds its arrays and a few such pieces.
     const auto [lo, hi] = slice_of(comm.rank, comm.size, n, chunk);
     const uint64_t step =
-        std::max<uint64_t>(1, (uint64_t{1} << 20) / (chunk * (a.bits() / 8))) * chunk;
+        std::max<uint64_t>(1, (uint64_t{1} << 20) / (chunk * (a.bits / 8))) * chunk;
     const uint64_t rounds = comm.max((hi - lo + step - 1) / step);
     const io::Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
     H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
@@ -162,7 +182,7 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
         }
         const auto [first, last] = wanted[size_t(comm.rank)];
         std::vector<uint8_t> piece =
-            in_file_width(trade(comm, share, a, wanted), a.bits(), file_bits);
+            in_file_width(trade(comm, share, a, wanted), a.bits, file_bits);
         // Each chunk transformed alone (its first entry starts from 0), as
         // io/codec/chunk_codec.h defines; pieces hold whole chunks.
         for (uint64_t begin = 0; begin < last - first; begin += chunk) {
@@ -209,12 +229,18 @@ void write_file(const Comm& comm, const std::string& tmp, const io::TableHeader&
     // 2. The datasets, each in the narrowest width that holds it.
     // Each array is let go once written: the next dataset's trade has its room.
     engine::Solution& s = share.solution;
-    write_dataset(comm, file.get(), tmp, io::VALUE_DATASET, share, s.value, s.max_value, o);
+    const auto entries = [&](const engine::QuantityArray& a, size_t spilled) {
+        return share.spilled[spilled] ? local_entries(*share.spilled[spilled]) : local_entries(a);
+    };
+    write_dataset(comm, file.get(), tmp, io::VALUE_DATASET, share, entries(s.value, 0),
+                  s.max_value, o);
     s.value = engine::QuantityArray();
+    share.spilled[0].reset();
     if (share.remoteness)
-        write_dataset(comm, file.get(), tmp, io::REMOTENESS_DATASET, share, s.remoteness,
-                      s.max_remoteness, o);
+        write_dataset(comm, file.get(), tmp, io::REMOTENESS_DATASET, share,
+                      entries(s.remoteness, 1), s.max_remoteness, o);
     s.remoteness = engine::QuantityArray();
+    share.spilled[1].reset();
 
     // 3. Closed by all, then published by process 0.
     check_or_fail(comm, tmp, file.close(), tmp + ": cannot write");

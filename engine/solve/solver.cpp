@@ -215,10 +215,7 @@ void run_streamed(const Universe& u, const LineShape& shape, LineStore& store,
                 run_levels(u, kernel, plan, group.first_level, end_level, done, overflow, s, o);
             s.child_lookups += pass.lookups;
             if (!pass.complete()) {
-                throw ResourceError(
-                    "a value of this universe outgrew the line kernel's bitset, and a streamed "
-                    "solve cannot hand its levels to the brute-force kernel; solve it with " +
-                    mention(Option::kernel_brute) + " and memory for every position");
+                throw ResourceError(streamed_solve_outgrown());
             }
             // The group before is handed over (its window is the next group's).
             sync_wait(handing);
@@ -357,6 +354,12 @@ void run_sprague_grundy(const Universe& u, const std::vector<uint32_t>& single, 
 }
 
 }  // namespace
+
+std::string streamed_solve_outgrown() {
+    return "a value of this universe outgrew the line kernel's bitset, and a streamed solve "
+           "cannot hand its levels to the brute-force kernel; solve it with " +
+           mention(Option::kernel_brute) + " and memory for every position";
+}
 
 void widen_after_overflow(bool value, bool remoteness, Solution& s) {
     if (value) {

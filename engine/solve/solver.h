@@ -126,6 +126,10 @@ struct ArraySummary {
 ArraySummary summarise(const QuantityArray& value, const QuantityArray& remoteness,
                        uint64_t count = UINT64_MAX);
 
+// Why a streamed solve stops when a value outgrows the line kernel's
+// bitsets (it cannot hand its levels to brute force), in one process or many.
+std::string streamed_solve_outgrown();
+
 // Throws the ResourceError solve() would throw for a plan that needs more
 // memory than the machine has (or options.memory_limit), without solving.
 void check_fits(const Rule& rule, const Universe& universe, const SolveOptions& options);

@@ -73,6 +73,48 @@ void FileDraft::publish() {
          true);  // a folder that cannot be synced: as written
 }
 
+int create_nameless_file(const std::string& path, const std::string& what) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string dir = parent.empty() ? std::string(".") : parent.string();
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        std::string name = dir + "/.nimtb-run-XXXXXX";
+        fd = ::mkostemp(name.data(), O_CLOEXEC);
+        if (fd >= 0) ::unlink(name.c_str());
+    }
+    if (fd < 0)
+        throw TableError(what + ": cannot create a run file in " + dir + ": " + std::strerror(errno));
+    return fd;
+}
+
+bool pwrite_all(int fd, const void* data, uint64_t bytes, uint64_t offset) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    for (uint64_t done = 0; done < bytes;) {
+        const ssize_t n = ::pwrite(fd, p + done, bytes - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = ENOSPC;
+            return false;
+        }
+        done += static_cast<uint64_t>(n);
+    }
+    return true;
+}
+
+bool pread_all(int fd, void* data, uint64_t bytes, uint64_t offset) {
+    auto* p = static_cast<uint8_t*>(data);
+    for (uint64_t done = 0; done < bytes;) {
+        const ssize_t n = ::pread(fd, p + done, bytes - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = EIO;  // the file is shorter than what was written to it
+            return false;
+        }
+        done += static_cast<uint64_t>(n);
+    }
+    return true;
+}
+
 void write_file_whole(const std::string& path, std::string_view bytes) {
     FileDraft draft(path);
     const int fd = ::open(draft.draft().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

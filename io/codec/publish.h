@@ -9,6 +9,7 @@
 // It lives below every floor that writes (io/, the service floor, play/,
 // and the MPI writer, which links this library without nimtb::io).
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,18 @@ void write_file_whole(const std::string& path, std::string_view bytes);
 // folder. False when a file holds the name; throws TableError naming `to`
 // for any other failure.
 bool move_without_replacing(const std::string& from, const std::string& to);
+
+// A file with no name in the folder of `path` (a table's: the file's space
+// is then counted where the table will be), open for reading and writing:
+// O_TMPFILE, or where the file system has none a named file unlinked at
+// once, so a crash, a kill or Ctrl-C leaves nothing behind. Returns its
+// descriptor; throws TableError that begins with `what`.
+int create_nameless_file(const std::string& path, const std::string& what);
+
+// All `bytes` written at (read from) `offset` of `fd`, short transfers
+// retried: false on an error, errno saying which.
+bool pwrite_all(int fd, const void* data, uint64_t bytes, uint64_t offset);
+bool pread_all(int fd, void* data, uint64_t bytes, uint64_t offset);
 
 // Whether `file_name` (no folder) is the name of a draft: a file left by a
 // writer that was killed, which whoever cleans a folder may remove.

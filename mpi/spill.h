@@ -1,0 +1,44 @@
+#pragma once
+// A process's solved positions on disk while a distributed solve streams
+// (docs/CLUSTER.md, "Streamed processes"): one nameless file per array
+// beside the table, the entries in the process's own order (its blocks
+// level by level, as Layout::local_plan lays them out) at the array's
+// width, as they are. The table's writer reads them back in the pieces of
+// blocks it trades, scattered over that order: raw entries make any piece
+// one pread, where a compressed run (io/run_file.h) would decode a whole
+// chunk for each.
+
+#include <cstdint>
+#include <string>
+
+#include "engine/base/quantity_array.h"
+
+namespace nimtb::mpi {
+
+class Spill {
+  public:
+    // Entries of `bits` bits (8 or 16) beside `table_path`; `what` names it
+    // in errors ("<table>: dataset /value"). Throws TableError.
+    Spill(const std::string& table_path, unsigned bits, std::string what);
+    ~Spill();
+    Spill(const Spill&) = delete;
+    Spill& operator=(const Spill&) = delete;
+
+    // Appends entries [0, count) of `a` (at the spill's width) after those
+    // appended before. Throws TableError (a full disk).
+    void append(const engine::QuantityArray& a, uint64_t count);
+    // Entries [first, first + count) into `out`, at the spill's width.
+    // Thread-safe. Throws TableError.
+    void read(uint64_t first, uint64_t count, uint8_t* out) const;
+
+    unsigned bits() const { return bits_; }
+    uint64_t size() const { return size_; }
+
+  private:
+    std::string what_;
+    unsigned bits_;
+    int fd_ = -1;
+    uint64_t size_ = 0;
+};
+
+}  // namespace nimtb::mpi
