@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "engine/base/memory.h"
 #include "engine/base/parallel.h"
 #include "engine/solve/brute_kernel.h"
 #include "engine/solve/line_kernel.h"
@@ -137,11 +138,9 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         return lp.level_start[l] < lp.blocks.size() ? lp.blocks[lp.level_start[l]].first : n;
     };
     const auto level_count = [&](size_t l) { return level_first(l + 1) - level_first(l); };
-    uint64_t window = n;
-    if (streamed) {
-        window = 0;
-        for (size_t l = 0; l < plan.levels(); ++l) window = std::max(window, level_count(l));
-    }
+    uint64_t largest_level = 0;
+    for (size_t l = 0; l < plan.levels(); ++l) largest_level = std::max(largest_level, level_count(l));
+    const uint64_t window = streamed ? largest_level : n;
     s.value = engine::QuantityArray(window, widths.value_bits);
     if (o.solve.remoteness) s.remoteness = engine::QuantityArray(window, widths.remoteness_bits);
     s.levels.assign(plan.levels(), engine::LevelStats{});
@@ -243,6 +242,23 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         stop_if_refused();
     }
     engine::ArraySummary streamed_summary;
+    // What each process holds, said before the solve as one process says its
+    // plan: its home lines, its arrays (a streamed process's window) and a
+    // level's aggregates sent and received (8 (W + 1) bytes each), or its
+    // rounds' pages.
+    const uint64_t held =
+        (lines ? (lines->seen.size() + lines->remoteness_words.size()) * 8 : 0) +
+        window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
+        (lines ? 2 * largest_level * 8 * (uint64_t{engine::line_words(u)} + 1)
+               : 2 * solver.page_budget);
+    const uint64_t most = comm.max(held);
+    if (o.say && u.size() >= engine::STREAM_FROM) {
+        o.say(fmt::format("solve: {} positions by the {} on {} processes, {}: at most {} of memory "
+                          "a process",
+                          u.size(), lines ? "line chain" : "brute-force kernel", comm.size,
+                          streamed ? "each streamed to disk as solved" : "each held in memory",
+                          engine::format_bytes(most)));
+    }
 
     // 6. The levels, in order; a level that meets a number too wide for
     // its array is solved again, by every process, with the array widened.
@@ -333,13 +349,13 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
     s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
     const uint64_t home_lines = lines ? lines->seen.size() / lines->bitset_words : 0;
-    Share share{std::move(s),     {},
-                o.solve.remoteness, std::move(layout),
-                home_lines,         std::move(traffic),
-                std::move(checkpoint)};
-    share.spilled[0] = std::move(spilled[0]);
-    share.spilled[1] = std::move(spilled[1]);
-    return share;
+    return Share{std::move(s),
+                 {std::move(spilled[0]), std::move(spilled[1])},
+                 o.solve.remoteness,
+                 std::move(layout),
+                 home_lines,
+                 std::move(traffic),
+                 std::move(checkpoint)};
 }
 
 }  // namespace nimtb::mpi

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ struct DistributedOptions {
     // engine/solve/plan.cpp) and there is no checkpoint, which keeps them in
     // memory as for one process. Empty: in memory.
     std::string table;
+    // Says a line to the user (process 0's are shown): the plan, before the solve.
+    std::function<void(const std::string&)> say;
 };
 
 // One process's part of a solved universe.

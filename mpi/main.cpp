@@ -100,6 +100,9 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     o.solve = request.solve_options();
     o.checkpoint = request.checkpoint;
     o.table = request.output;
+    o.say = [&](const std::string& line) {
+        if (comm.rank == 0 && !quiet) std::fprintf(stderr, "%s\n", line.c_str());
+    };
     o.checkpoint_every =
         std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000));
     if (const char* budget = std::getenv("NIMTB_PAGE_BUDGET")) o.page_budget = std::stoull(budget);

@@ -221,6 +221,11 @@ void write_file(const Comm& comm, const std::string& tmp, const io::TableHeader&
                 Share& share, const io::WriteOptions& o) noexcept {
     const io::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL);
+    // Metadata written by all processes together: with process 0 alone
+    // writing it, HDF5 1.10 crashed in its metadata cache's flush of the
+    // chunk index (a paged fixed array) once a dataset had some 10^5 chunks
+    // (nim misere K=8 H=63 at -np 4; K=6 in chunks of 1024 entries).
+    H5Pset_coll_metadata_write(fapl.get(), true);
     io::set_file_format(fapl.get(), tmp + ": cannot create");  // as one process writes
     io::Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
     check_or_fail(comm, tmp, file.get() >= 0, tmp + ": cannot create");

@@ -33,8 +33,10 @@ one to the position with m2 + 1, across the wire when the two groups'
 processes differ, so
         B_l = 8 (W + 1) P_l f_R,
 f_R the aggregates a position sends to another process (from the deal:
-0.48 on two processes, 0.75 on four at K=6 H=63). A process also holds its
-pieces' lines (C(H + K - 1, K - 1) lines in all, 8 W + 4 bytes each).
+0.48 on two processes, 0.75 on four at K=6 H=63). A streamed process holds
+its pieces' lines (C(H + K - 1, K - 1) lines in all, 8 W + 4 bytes each), its
+largest level's positions and that level's aggregates in flight
+(chain_memory).
 """
 import json
 import re
@@ -134,6 +136,34 @@ def chain_crossing(k, h, r):
     return crossing / comb(h + k, k)
 
 
+def chain_window(k, h, r):
+    """The most positions one process solves in one level of the line chain: its window (a
+    streamed process holds one level's positions, and that level's aggregates in flight).
+    Blocks share their top 3 heaps m >= m2 >= m3 (K >= 4; engine/solve/solve_order.h),
+    a level being their sum and then how many of them are non-empty."""
+    owner, _, _ = chain_deal(k, h, r)
+    level = {}
+    for m in range(h + 1):
+        for m2 in range(m + 1):
+            p = owner[m, m2]
+            for m3 in range(m2 + 1):
+                key = (m + m2 + m3, (m > 0) + (m2 > 0) + (m3 > 0), p)
+                level[key] = level.get(key, 0) + comb(m3 + k - 3, k - 3)
+    return max(level.values())
+
+
+def chain_memory(k, h, r, width):
+    """A streamed process's peak under the line chain (mpi/distributed_solver.cpp): its
+    pieces' lines (8 W + 4 bytes each), its largest level's window of positions
+    (`width` bytes each) and that level's aggregates sent and received (8 (W + 1)
+    bytes each), and the program and MPI."""
+    _, line_share = chain_largest_share(k, h, r)
+    lines = comb(h + k - 1, k - 1)
+    window = chain_window(k, h, r)
+    return (lines * line_share * (8 * line_words(h) + 4) + window * (width + 2 * 8 * (line_words(h) + 1))
+            + BASE_BYTES)
+
+
 def chain_largest_share(k, h, r):
     """The largest share of positions and of lines one process holds (a piece is never split)."""
     owner, _, _ = chain_deal(k, h, r)
@@ -227,7 +257,7 @@ def extrapolate():
             if chain:  # the busiest process sets memory and time
                 share, line_share = chain_largest_share(size, 63, nodes)
                 lines = comb(63 + size - 1, size - 1)
-                memory = positions * share * width + lines * line_share * (8 * line_words(63) + 4) + BASE_BYTES
+                memory = chain_memory(size, 63, nodes, width)
                 wire = positions * 8 * (line_words(63) + 1) * chain_crossing(size, 63, nodes)
                 compute = positions * share / (CHAIN_RATE_PER_CORE * cores)
             else:

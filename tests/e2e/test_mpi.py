@@ -73,8 +73,7 @@ def datasets(path):
         out = {}
         for k in f:
             d = f[k]
-            chunks = [d.id.read_direct_chunk(d.id.get_chunk_info(i).chunk_offset)
-                      for i in range(d.id.get_num_chunks())]
+            chunks = [d.id.read_direct_chunk((first,)) for first in range(0, d.shape[0], d.chunks[0])]
             out[k] = (chunks, d.attrs.get("transform", b"").decode(), d.dtype.str, d.chunks)
         return out
 
@@ -252,35 +251,43 @@ class Checkpoints(MpiCase):
                 files += [f for f in os.listdir(folder) if f.startswith("levels-") and f.endswith(".zst")]
         return files
 
-    def killed(self, ck, out, files=10):
+    def killed(self, ck, out, files=10, one_rank=False):
         p = subprocess.Popen(mpi_command(2, *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet"),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
         while len(self.levels_files(ck)) < files:
             if p.poll() is not None:
                 self.fail("the solve ended before it was killed: " + p.communicate()[1])
             time.sleep(0.01)
-        # mpirun and its processes at once, as a power loss would stop them.
         processes = children(p.pid)
-        p.send_signal(signal.SIGKILL)
-        for pid in processes:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        if one_rank:
+            # One process of the job, as a node's failure would stop it; mpirun ends the rest.
+            os.kill(processes[1], signal.SIGKILL)
+        else:
+            # mpirun and its processes at once, as a power loss would stop them.
+            p.send_signal(signal.SIGKILL)
+            for pid in processes:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         p.communicate(timeout=60)
+        self.assertNotEqual(p.returncode, 0)
         wait_gone(processes)
 
     def test_killed_then_resumed_writes_the_same_table(self):
         single = self.path("single.h5")
         self.assertEqual(run("solve", *self.ARGS[:7], "-o", single, "--quiet")[0], 0)
-        ck, out = self.path("ck"), self.path("t.h5")
-        self.killed(ck, out)
-        self.assertFalse(os.path.exists(out))
-        code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
-        self.assertEqual(code, 0, err)
-        self.assertRegex(err, r"resuming from the checkpoint in .*ck \(\d+ levels saved by all 2 processes\)")
-        self.assert_same_table(single, out)
-        self.assertFalse(os.path.exists(ck), "the checkpoint is removed once the table is written")
+        for one_rank in (False, True):
+            with self.subTest(one_rank=one_rank):
+                ck, out = self.path(f"ck-{one_rank}"), self.path(f"t-{one_rank}.h5")
+                self.killed(ck, out, one_rank=one_rank)
+                self.assertFalse(os.path.exists(out))
+                code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
+                self.assertEqual(code, 0, err)
+                self.assertRegex(err, r"resuming from the checkpoint in .*ck-\w+ \(\d+ levels saved by all 2 "
+                                      r"processes\)")
+                self.assert_same_table(single, out)
+                self.assertFalse(os.path.exists(ck), "the checkpoint is removed once the table is written")
 
     def test_foreign_and_damaged_checkpoints_are_refused(self):
         ck, out = self.path("ck"), self.path("t.h5")
