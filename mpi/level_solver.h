@@ -409,8 +409,8 @@ struct Solver {
         send_counts[self] = 0;
         for (size_t q = 1; q < processes; ++q) section[q] = section[q - 1] + send_counts[q - 1];
         const uint64_t remote_words = section[processes - 1] + send_counts[processes - 1];
-        std::unique_ptr<uint64_t[]> send(new uint64_t[remote_words]);
-        std::shared_ptr<uint64_t[]> mine(new uint64_t[words[self]]);
+        std::shared_ptr<uint64_t[]> send = c.buffer(remote_words);
+        std::shared_ptr<uint64_t[]> mine = c.buffer(words[self]);
         const auto base = [&](size_t q) {
             return q == self ? mine.get() : send.get() + section[q];
         };
@@ -484,7 +484,7 @@ struct Solver {
                 c.pending.erase(lp.blocks[b].first * CHAINS + chain);
         const std::vector<uint64_t> counts = comm.swap_counts(send_counts);
         const uint64_t arriving = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
-        std::shared_ptr<uint64_t[]> got(new uint64_t[arriving]);
+        std::shared_ptr<uint64_t[]> got = c.buffer(arriving);
         comm.exchange_into(send.get(), send_counts, got.get(), counts);
         send.reset();
         c.arrive(mine, words[self], A);

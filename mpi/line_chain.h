@@ -254,13 +254,40 @@ struct LineChain {
     std::vector<uint64_t> remoteness_words;         // home line * 2 remoteness of the array's width
     // By the block's offset in this process's arrays times CHAINS plus the
     // chain: the aggregates arriving for it by that chain, in a buffer that
-    // one exchange filled (freed with its last block's).
+    // one exchange filled (idle again once its last block's is taken).
     struct Arrived {
         std::shared_ptr<const uint64_t[]> buffer;
         const uint64_t* data;
         uint64_t count;
     };
     std::unordered_map<uint64_t, Arrived> pending;
+    // The buffers buffer() gives, in use or idle (held here alone).
+    struct Spare {
+        std::shared_ptr<uint64_t[]> buffer;
+        uint64_t words;
+    };
+    std::vector<Spare> spare;
+
+    // A buffer of at least `words` words for a level's runs (sent, kept,
+    // arrived), one used before when no pending run points into it any
+    // more: buffers allocated afresh each level cost a quarter of a
+    // process's time in page faults and zeroing (perf, nim misere K=6 H=63
+    // at -np 2). Idle buffers too small are let go when a larger one is
+    // made, so no more are held than a level uses at once.
+    std::shared_ptr<uint64_t[]> buffer(uint64_t words) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < spare.size(); ++i) {
+            if (spare[i].buffer.use_count() == 1 && spare[i].words >= words &&
+                (best == SIZE_MAX || spare[i].words < spare[best].words))
+                best = i;
+        }
+        if (best != SIZE_MAX) return spare[best].buffer;
+        std::erase_if(spare, [](const Spare& x) { return x.buffer.use_count() == 1; });
+        spare.push_back({std::shared_ptr<uint64_t[]>(new uint64_t[std::max<uint64_t>(words, 1)]),
+                         words});
+        return spare.back().buffer;
+    }
+
     // Takes the runs of `size` words at `buffer`: a header (the key above,
     // the positions of the run), then their aggregates, run after run.
     void arrive(const std::shared_ptr<const uint64_t[]>& buffer, uint64_t size, unsigned a) {
