@@ -343,5 +343,31 @@ class ProcessDeath(MpiCase):
         self.assertTrue(wait_gone(processes), "no process is left behind")
 
 
+class FullDisk(MpiCase):
+    """A streamed process's spill that meets a full disk stops the job with one line of nimtb's and
+    leaves nothing behind."""
+
+    def setUp(self):
+        super().setUp()
+        self.disk = self.path("disk")
+        os.mkdir(self.disk)
+        if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", self.disk],
+                                               capture_output=True).returncode != 0:
+            self.skipTest("needs root to mount a small tmpfs")
+
+    def tearDown(self):
+        subprocess.run(["umount", self.disk], capture_output=True)
+        super().tearDown()
+
+    def test_a_full_disk_stops_the_job(self):
+        # 1.2 million positions, 3 bytes each: 3.7 MB of spills on a 1 MB disk.
+        code, _, err = mpi(2, "--rules", "nim", "--misere", "--heaps", "5", "--max-heap", "40", "--threads", "1",
+                           "-o", os.path.join(self.disk, "t.h5"))
+        self.assertNotEqual(code, 0)
+        self.assertEqual(err.count("nimtb: error:"), 1, err)
+        self.assertIn("cannot spill the solved positions to disk: No space left on device", err)
+        self.assertEqual(os.listdir(self.disk), [])
+
+
 if __name__ == "__main__":
     unittest.main()
