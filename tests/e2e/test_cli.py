@@ -322,20 +322,26 @@ class Outputs(Workdir):
         self.assertFalse(os.path.exists(self.path("same.h5")))
 
 
-class FullDisk(Workdir):
-    """A write that meets a full disk fails cleanly and leaves nothing behind."""
+class SmallDisk(Workdir):
+    """A tmpfs of DISK_SIZE at self.disk for each test: a disk that fills (root only, else skipped)."""
+
+    DISK_SIZE = "64k"
 
     def setUp(self):
         super().setUp()
         self.disk = self.path("disk")
         os.mkdir(self.disk)
-        if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", self.disk],
-                                               capture_output=True).returncode != 0:
+        if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.DISK_SIZE}", "tmpfs",
+                                                self.disk], capture_output=True).returncode != 0:
             self.skipTest("needs root to mount a small tmpfs")
 
     def tearDown(self):
         subprocess.run(["umount", self.disk], capture_output=True)
         super().tearDown()
+
+
+class FullDisk(SmallDisk):
+    """A write that meets a full disk fails cleanly and leaves nothing behind."""
 
     def test_full_disk(self):
         for c in ["none", "deflate", "zstd"]:  # each table far larger than the disk

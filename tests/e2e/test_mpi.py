@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from test_cli import NIMTB, Workdir, run
+from test_cli import NIMTB, SmallDisk, Workdir, run
 
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -343,21 +343,11 @@ class ProcessDeath(MpiCase):
         self.assertTrue(wait_gone(processes), "no process is left behind")
 
 
-class FullDisk(MpiCase):
+class FullDisk(MpiCase, SmallDisk):
     """A streamed process's spill that meets a full disk stops the job with one line of nimtb's and
     leaves nothing behind."""
 
-    def setUp(self):
-        super().setUp()
-        self.disk = self.path("disk")
-        os.mkdir(self.disk)
-        if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", self.disk],
-                                               capture_output=True).returncode != 0:
-            self.skipTest("needs root to mount a small tmpfs")
-
-    def tearDown(self):
-        subprocess.run(["umount", self.disk], capture_output=True)
-        super().tearDown()
+    DISK_SIZE = "1m"
 
     def test_a_full_disk_stops_the_job(self):
         # 1.2 million positions, 3 bytes each: 3.7 MB of spills on a 1 MB disk.
