@@ -72,6 +72,15 @@ uint64_t chain_group_first_line(const Universe& u, uint32_t m2, uint32_t m) {
     return u.term(k - 2, m) + (k > 2 ? u.term(k - 3, m2) : 0);
 }
 
+unsigned chain_block_heaps(const Universe& u) {
+    unsigned j = engine::choose_block_heaps(u);
+    while (j + 1 < std::min(u.max_heaps(), 6u) &&
+           u.size() / engine::binomial(uint64_t{u.max_heap_size()} + j + 1, j + 1) >=
+               CHAIN_BLOCK_POSITIONS)
+        ++j;
+    return j;
+}
+
 ChainDeal chain_deal(const Universe& u, int processes) {
     const uint32_t sizes = u.max_heap_size() + 1;
     double lines = 0;

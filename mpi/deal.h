@@ -72,6 +72,19 @@ struct ChainDeal {
 };
 ChainDeal chain_deal(const engine::Universe& u, int processes);
 
+// The top heaps of the line chain's blocks. Between two levels a level's
+// aggregates are in flight (each of its positions passes one or two on to
+// the next level), and a streamed process holds a level's positions: finer
+// levels hold less. Blocks of j top heaps make levels of one sum of them, so
+// the chain takes the most top heaps, up to 5 and below K, whose blocks
+// average CHAIN_BLOCK_POSITIONS positions or more (the work a block costs
+// besides its positions, and the 28 bytes every process keeps of every
+// block in its Layout, stay small beside them), never fewer than one
+// process would (engine::choose_block_heaps). Nim misere H=63: K=8 4 top
+// heaps (766 K blocks), K=9 and K=10 5 (10.4 M).
+inline constexpr uint64_t CHAIN_BLOCK_POSITIONS = 4096;
+unsigned chain_block_heaps(const engine::Universe& u);
+
 // Calls f(start, end, block) for the part [start, end) of every block that
 // overlaps the ranks [lo, hi), in rank order.
 template <class F>

@@ -22,6 +22,7 @@
 #include "engine/base/parallel.h"
 #include "engine/solve/brute_kernel.h"
 #include "engine/solve/line_kernel.h"
+#include "engine/solve/plan.h"
 #include "engine/solve/solve_order.h"
 #include "mpi/deal.h"
 #include "mpi/level_solver.h"
@@ -88,15 +89,16 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // machine's memory decides against it, and it needs 2 heaps or more.
     engine::SolveOptions planned = o.solve;
     planned.memory_limit = UINT64_MAX;
-    planned.block_heaps = 0;
     const bool one_heap = u.max_heaps() < 2;
     if (one_heap && o.solve.kernel == engine::Kernel::lines) {
         throw InputError("the line kernel across processes needs a universe of at least 2 heaps; " +
                          u.describe() + " has one: use " + mention(Option::kernel_brute));
     }
     if (one_heap) planned.kernel = engine::Kernel::brute;
-    const engine::SolvePlan solve_plan = engine::plan_solve(rule, u, planned);
+    engine::SolvePlan solve_plan = engine::plan_without_order(rule, u, planned);
     const bool chain = solve_plan.kernel == engine::Kernel::lines;
+    if (chain && !o.solve.block_heaps) solve_plan.block_heaps = chain_block_heaps(u);
+    engine::add_order(u, solve_plan);
     const engine::ArrayWidths widths = solve_plan.widths;
     const SolveOrder& plan = solve_plan.order;
 
@@ -243,13 +245,20 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
     engine::ArraySummary streamed_summary;
     // What each process holds, said before the solve as one process says its
-    // plan: its home lines, its arrays (a streamed process's window) and a
-    // level's aggregates sent and received (8 (W + 1) bytes each), or its
-    // rounds' pages.
+    // plan: its home lines, its arrays (a streamed process's window), and
+    // the aggregates arriving for two levels (8 (W + 1) bytes each: a
+    // level's being swept, a later one's filling) and a round's sent and
+    // received, or its rounds' pages.
+    uint64_t arriving = 0;
+    if (lines) {
+        for (size_t l = level; l < plan.levels(); ++l)
+            arriving = std::max(arriving, solver.arriving_count(*lines, l));
+    }
     const uint64_t held =
         (lines ? (lines->seen.size() + lines->remoteness_words.size()) * 8 : 0) +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
-        (lines ? 2 * largest_level * 8 * (uint64_t{engine::line_words(u)} + 1)
+        (lines ? 2 * arriving * 8 * (uint64_t{engine::line_words(u)} + 1) +
+                     2 * o.chain_round_words * 8
                : 2 * solver.page_budget);
     const uint64_t most = comm.max(held);
     if (o.say && u.size() >= engine::STREAM_FROM) {

@@ -18,9 +18,9 @@
 // Take rules in a box run the line chain instead (line_chain.h) where one
 // process would run its line kernel: blocks dealt by their group of two
 // largest heaps, in pieces, for the whole solve (deal.h: chain_deal), one or
-// two aggregates passed on a position, one exchange of them a level (and the
-// pages of the near children and joining points, for a rule with a lag). Either way the tables are bit-identical to one
-// process's.
+// two aggregates passed on a position, exchanged round by round within a
+// level (and the pages of the near children and joining points, for a rule
+// with a lag). Either way the tables are bit-identical to one process's.
 
 #include <chrono>
 #include <cstdint>
@@ -53,6 +53,12 @@ struct DistributedOptions {
     // Bytes of fetched pages per round; 0: a sixteenth of the process's own
     // arrays, from 1 MB to 64 MB. A round holds about twice this at its peak.
     uint64_t page_budget = 0;
+    // Words of aggregates a round of the line chain passes on (by both
+    // chains; a block is never cut): 8 MiB of them. Nim's are sent round by
+    // round, and the arrivals of the blocks swept are given back to the
+    // system, so that a process holds the larger of two levels' arrivals
+    // and a round's outbox rather than both levels' and a level's outbox.
+    uint64_t chain_round_words = uint64_t{1} << 20;
     // The table's path. Each process streams its solved positions to disk
     // beside it (mpi/spill.h) where one process's solve would stream (the
     // line kernel without a lag, its bitsets holding every value:

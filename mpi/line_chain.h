@@ -27,8 +27,10 @@
 // shifted by a constant; the SECOND chain from and to the first positions
 // of a block of 2 top heaps, those whose third largest heap is below the
 // piece's first m2), so aggregates travel as runs, a header per block and
-// chain, batched per level in one MPI_Alltoallv; a process holds its
-// positions, its pieces' lines and a level's aggregates in flight. With a
+// chain, batched in one MPI_Alltoallv per round of a level (Nim's; once a
+// level with a lag) into the slots of the successors' level (Arrivals); a
+// process holds its pieces' lines, the arrivals of about two levels, a
+// round's runs and, unless it streams, its positions. With a
 // lag, a line takes the point v - lag, not p itself, and the near children
 // are read too: both are children of p, fetched in pages round by round as
 // the brute-force kernel's are (ChainChildren); Nim reads none.
@@ -38,10 +40,11 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
+#include "engine/base/memory.h"
 #include "engine/game/moves.h"
 #include "engine/game/universe.h"
 #include "engine/solve/line_kernel.h"
@@ -241,8 +244,39 @@ struct ChainKernel {
     }
 };
 
+// The aggregates arriving for one level's blocks of this process, in the
+// blocks' order: a slot of count * A words for each block and chain by which
+// aggregates arrive for it. The later levels' slots fill while a level is
+// swept (a block's successors lie in the levels of the next sum of top
+// heaps), and the swept blocks' slots are given back to the system round by
+// round, so a process holds about the larger of two sums' arrivals, not
+// both.
+struct Arrivals {
+    static constexpr uint64_t NONE = UINT64_MAX;
+    size_t level = SIZE_MAX;
+    size_t b0 = 0, b1 = 0;         // the level's blocks (Layout::local_plan)
+    std::vector<uint64_t> slot;    // per (block - b0) * CHAINS + chain: its first word, or NONE
+    std::vector<uint64_t> filled;  // per slot: the aggregates arrived
+    engine::LargeBuffer area;      // in small pages: slots fill in any order
+    uint64_t given_back = 0;       // bytes
+
+    uint64_t* words() const { return static_cast<uint64_t*>(area.data()); }
+    // Gives back the slots of the blocks before `b` (swept).
+    void swept_before(size_t b) {
+        uint64_t end = area.bytes();
+        for (size_t i = (b - b0) * CHAINS; i < slot.size(); ++i) {
+            if (slot[i] != NONE) {
+                end = slot[i] * 8;
+                break;
+            }
+        }
+        area.give_back(given_back, end);
+        given_back = std::max(given_back, end);
+    }
+};
+
 // The line chain (line_chain.h) on this process: its home lines, and the
-// aggregates that arrived for blocks of later levels.
+// aggregates arriving for the level being swept and for later ones.
 struct LineChain {
     unsigned bitset_words = 1;      // W
     std::vector<uint32_t> amounts;  // near, then lag (when lag > 0)
@@ -252,15 +286,8 @@ struct LineChain {
     std::vector<uint32_t> piece_first, piece_last;  // per group: its piece's m2 run
     std::vector<uint64_t> seen;                     // home line * W + word
     std::vector<uint64_t> remoteness_words;         // home line * 2 remoteness of the array's width
-    // By the block's offset in this process's arrays times CHAINS plus the
-    // chain: the aggregates arriving for it by that chain, in a buffer that
-    // one exchange filled (idle again once its last block's is taken).
-    struct Arrived {
-        std::shared_ptr<const uint64_t[]> buffer;
-        const uint64_t* data;
-        uint64_t count;
-    };
-    std::unordered_map<uint64_t, Arrived> pending;
+    Arrivals now;
+    std::map<size_t, Arrivals> later;  // by level
     // The buffers buffer() gives, in use or idle (held here alone).
     struct Spare {
         std::shared_ptr<uint64_t[]> buffer;
@@ -268,12 +295,12 @@ struct LineChain {
     };
     std::vector<Spare> spare;
 
-    // A buffer of at least `words` words for a level's runs (sent, kept,
-    // arrived), one used before when no pending run points into it any
-    // more: buffers allocated afresh each level cost a quarter of a
-    // process's time in page faults and zeroing (perf, nim misere K=6 H=63
-    // at -np 2). Idle buffers too small are let go when a larger one is
-    // made, so no more are held than a level uses at once.
+    // A buffer of at least `words` words for a round's runs (sent, kept,
+    // arrived), one used before when it is idle: buffers allocated afresh
+    // each level cost a quarter of a process's time in page faults and
+    // zeroing (perf, nim misere K=6 H=63 at -np 2). Idle buffers too small
+    // are let go when a larger one is made, so no more are held than a
+    // round uses at once.
     std::shared_ptr<uint64_t[]> buffer(uint64_t words) {
         size_t best = SIZE_MAX;
         for (size_t i = 0; i < spare.size(); ++i) {
@@ -286,16 +313,6 @@ struct LineChain {
         spare.push_back({std::shared_ptr<uint64_t[]>(new uint64_t[std::max<uint64_t>(words, 1)]),
                          words});
         return spare.back().buffer;
-    }
-
-    // Takes the runs of `size` words at `buffer`: a header (the key above,
-    // the positions of the run), then their aggregates, run after run.
-    void arrive(const std::shared_ptr<const uint64_t[]>& buffer, uint64_t size, unsigned a) {
-        for (uint64_t at = 0; at < size;) {
-            const uint64_t count = buffer[at + 1];
-            pending[buffer[at]] = {buffer, buffer.get() + at + 2, count};
-            at += 2 + count * a;
-        }
     }
 
     // The home lines of the groups `deal` gives this process (deal.h).

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -50,6 +51,20 @@ using nimtb::mpi::Share;
     } catch (...) {
     }
     nimtb::mpi::abort_all(nimtb::service::command_line_words(what));
+}
+
+// A developer's knob: the whole number in the environment variable `name`,
+// from lo to hi; 0 when it is not set.
+uint64_t knob(const char* name, uint64_t lo, uint64_t hi) {
+    const char* text = std::getenv(name);
+    if (!text) return 0;
+    uint64_t x = 0;
+    const char* end = text + std::strlen(text);
+    const auto [at, ec] = std::from_chars(text, end, x);
+    if (ec != std::errc() || at != end || x < lo || x > hi)
+        throw nimtb::InputError(fmt::format("{}={} is not a whole number from {} to {}", name,
+                                            text, lo, hi));
+    return x;
 }
 
 // `--stats FILE`: the levels as one process writes them, with what each
@@ -105,7 +120,14 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     };
     o.checkpoint_every =
         std::chrono::milliseconds(static_cast<int64_t>(request.checkpoint_every * 1000));
-    if (const char* budget = std::getenv("NIMTB_PAGE_BUDGET")) o.page_budget = std::stoull(budget);
+    // Developers' knobs (docs/CLUSTER.md): a round's page budget in bytes,
+    // the line chain's round in words, and the top heaps of the solve
+    // order's blocks.
+    o.page_budget = knob("NIMTB_PAGE_BUDGET", 1, uint64_t{1} << 40);
+    if (const uint64_t words = knob("NIMTB_CHAIN_ROUND_WORDS", 1, uint64_t{1} << 40))
+        o.chain_round_words = words;
+    o.solve.block_heaps =
+        static_cast<unsigned>(knob("NIMTB_BLOCK_HEAPS", 2, nimtb::engine::Universe::MAX_HEAPS));
     service::stop_on_signals();
     o.solve.cancel = &service::interrupted();
     service::ProgressBar bar(

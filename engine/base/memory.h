@@ -14,7 +14,9 @@ namespace nimtb::engine {
 class LargeBuffer {
   public:
     LargeBuffer() = default;
-    explicit LargeBuffer(size_t bytes);
+    // `huge`: in huge pages from 2 MiB on (false: small pages, for a block
+    // filled here and there and given back a part at a time).
+    explicit LargeBuffer(size_t bytes, bool huge = true);
     ~LargeBuffer();
     LargeBuffer(LargeBuffer&& other) noexcept;
     LargeBuffer& operator=(LargeBuffer&& other) noexcept;
@@ -26,6 +28,9 @@ class LargeBuffer {
     void grow(size_t bytes);
     // Shrinks the block to `bytes` in place, keeping its first bytes.
     void shrink(size_t bytes);
+    // Gives the whole pages within bytes [from, to) back to the system;
+    // they read as zeros again.
+    void give_back(size_t from, size_t to);
 
     void* data() const { return data_; }
     size_t bytes() const { return bytes_; }
@@ -34,6 +39,7 @@ class LargeBuffer {
   private:
     void* data_ = nullptr;
     size_t bytes_ = 0;
+    bool huge_ = true;
 };
 
 // Bytes the system can give without swapping (MemAvailable), or 0 if unknown.

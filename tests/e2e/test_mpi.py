@@ -32,9 +32,9 @@ def mpi_command(processes, *args):
     return [MPIRUN, "--oversubscribe", "-np", str(processes), NIMTB, "solve", *args]
 
 
-def mpi(processes, *args, timeout=300):
-    p = subprocess.run(mpi_command(processes, *args), capture_output=True, text=True, env=ENV,
-                       timeout=timeout)
+def mpi(processes, *args, timeout=300, env=None):
+    p = subprocess.run(mpi_command(processes, *args), capture_output=True, text=True,
+                       env=dict(ENV, **(env or {})), timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -189,6 +189,44 @@ class Tables(MpiCase):
                            "--threads", "1")
         self.assertEqual(code, 0, err)
         self.assertNotIn("note:", err)
+
+    def test_finer_levels_and_rounds_write_the_same_table(self):
+        # The line chain's levels are one sum of its blocks' top heaps: 4 or 5 of them make
+        # them finer (mpi/deal.h: chain_block_heaps takes 4 at K=8 H=63, 5 from K=9), and
+        # Nim's aggregates go round by round within a level (64 MiB of them a round). The
+        # developers' knobs NIMTB_BLOCK_HEAPS and NIMTB_CHAIN_ROUND_WORDS make both happen in
+        # universes small enough for a test: streamed (nim), and reading near children
+        # (allbut:1,2, whose rounds fetch pages), on an even and an uneven split.
+        for args in (["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "20"],
+                     ["--rules", "allbut:1,2", "--heaps", "5", "--max-heap", "14"]):
+            single = self.solve_single(args, "fine")
+            for heaps, words in (("4", "64"), ("5", None), (None, "200")):
+                for processes in (2, 3):
+                    with self.subTest(args=args, heaps=heaps, words=words, processes=processes):
+                        out = self.path(f"fine-np{processes}.h5")
+                        stats = self.path("fine.json")
+                        env = {"NIMTB_BLOCK_HEAPS": heaps} if heaps else {}
+                        if words:
+                            env["NIMTB_CHAIN_ROUND_WORDS"] = words
+                        code, _, err = mpi(processes, *args, "-o", out, "--threads", "1",
+                                           "--force", "--stats", stats, env=env)
+                        self.assertEqual(code, 0, err)
+                        self.assert_same_table(single, out)
+                        with open(stats) as f:
+                            levels = json.load(f)["levels"]
+                        if heaps:  # levels keyed by the sum of j top heaps and how many are empty
+                            j, h = int(heaps), int(args[-1])
+                            self.assertEqual(len(levels), (j * h + 1) * (j + 1))
+                        if words and args[1] == "nim":  # a level's rounds, every process in each
+                            self.assertGreater(max(x["rounds"][0] for x in levels), 2)
+                            for x in levels:
+                                self.assertEqual(len(set(x["rounds"])), 1)
+        code, _, err = mpi(2, "--rules", "nim", "--heaps", "3", "--max-heap", "5", "-o",
+                           self.path("k.h5"), env={"NIMTB_BLOCK_HEAPS": "one"})
+        self.assertNotEqual(code, 0)
+        self.assertIn("nimtb: error: NIMTB_BLOCK_HEAPS=one is not a whole number from 2 to", err)
+        self.assertEqual(err.count("nimtb: error:"), 1, err)
+        self.assertFalse(os.path.exists(self.path("k.h5")))
 
     def test_more_processes_than_blocks(self):
         single, out = self.solve_both(["--rules", "nim", "--heaps", "2", "--max-heap", "3"], 4, "tiny")
