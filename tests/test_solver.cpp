@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "engine/base/memory.h"
 #include "engine/game/moves.h"
 #include "engine/solve/solver.h"
 #include "reference.h"
@@ -53,6 +56,29 @@ bool same_bits(const nimtb::engine::QuantityArray& a, const nimtb::engine::Quant
 }
 
 }  // namespace
+
+// A buffer gives back the whole pages inside a range (they read as zeros
+// again) and keeps the rest: the distributed line chain's arrivals
+// (mpi/line_chain.h) are given back a part at a time as they are swept.
+TEST(LargeBuffer, GivesBackTheWholePagesOfARangeOnly) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    for (const bool huge : {false, true}) {
+        // Huge pages from 2 MiB on: a range within one gives nothing back.
+        const size_t unit = huge ? size_t{2} << 20 : page;
+        nimtb::engine::LargeBuffer b(3 * unit, huge);
+        auto* bytes = static_cast<unsigned char*>(b.data());
+        std::memset(bytes, 0xab, 3 * unit);
+        b.give_back(100, 2 * unit + 100);  // the second page whole, parts of the others
+        b.give_back(2 * unit + 200, 3 * unit - 1);
+        for (size_t at : {size_t{0}, size_t{99}, size_t{100}, unit - 1, 2 * unit, 3 * unit - 1})
+            EXPECT_EQ(bytes[at], 0xab) << "huge " << huge << " byte " << at;
+        for (size_t at : {unit, unit + unit / 2, 2 * unit - 1})
+            EXPECT_EQ(bytes[at], 0) << "huge " << huge << " byte " << at;
+        b.give_back(0, 3 * unit);
+        EXPECT_EQ(bytes[0], 0);
+        EXPECT_EQ(bytes[3 * unit - 1], 0);
+    }
+}
 
 TEST(Solver, NimMatchesReference) {
     expect_matches_reference("nim", 1, 30);
