@@ -1,6 +1,7 @@
 #include "mpi/distributed_solver.h"
 
 #include <fmt/core.h>
+#include <sys/resource.h>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -245,21 +246,27 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
     engine::ArraySummary streamed_summary;
     // What each process holds, said before the solve as one process says its
-    // plan: its home lines, its arrays (a streamed process's window), and
-    // the aggregates arriving for two levels (8 (W + 1) bytes each: a
-    // level's being swept, a later one's filling) and a round's sent and
-    // received, or its rounds' pages.
-    uint64_t arriving = 0;
+    // plan: what it holds already (the program, MPI, the deal and its home
+    // lines: its peak so far), its arrays (a streamed process's window,
+    // not yet touched), and the aggregates arriving for two levels (8 (W + 1)
+    // bytes each: a level's being swept, a later one's filling) and a
+    // round's sent and received, or its rounds' pages.
+    uint64_t arriving = 0;  // words
     if (lines) {
         for (size_t l = level; l < plan.levels(); ++l)
             arriving = std::max(arriving, solver.arriving_count(*lines, l));
+        arriving *= uint64_t{engine::line_words(u)} + 1;
+        solver.chain_round_words =
+            o.chain_round_words ? o.chain_round_words
+                                : std::clamp<uint64_t>(comm.max(arriving) / 8, uint64_t{1} << 16,
+                                                       uint64_t{1} << 20);
     }
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
     const uint64_t held =
-        (lines ? (lines->seen.size() + lines->remoteness_words.size()) * 8 : 0) +
+        static_cast<uint64_t>(usage.ru_maxrss) * 1024 +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
-        (lines ? 2 * arriving * 8 * (uint64_t{engine::line_words(u)} + 1) +
-                     2 * o.chain_round_words * 8
-               : 2 * solver.page_budget);
+        (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget);
     const uint64_t most = comm.max(held);
     if (o.say && u.size() >= engine::STREAM_FROM) {
         o.say(fmt::format("solve: {} positions by the {} on {} processes, {}: at most {} of memory "

@@ -54,11 +54,13 @@ struct DistributedOptions {
     // arrays, from 1 MB to 64 MB. A round holds about twice this at its peak.
     uint64_t page_budget = 0;
     // Words of aggregates a round of the line chain passes on (by both
-    // chains; a block is never cut): 8 MiB of them. Nim's are sent round by
-    // round, and the arrivals of the blocks swept are given back to the
-    // system, so that a process holds the larger of two levels' arrivals
-    // and a round's outbox rather than both levels' and a level's outbox.
-    uint64_t chain_round_words = uint64_t{1} << 20;
+    // chains; a block is never cut). Nim's are sent round by round, and the
+    // arrivals of the blocks swept are given back to the system, so that a
+    // process holds the larger of two levels' arrivals and a round's
+    // outbox rather than both levels' and a level's outbox. 0: an eighth
+    // of the most words arriving for one level of a process, from 2^16 to
+    // 2^20 (8 MiB): a round's buffers stay a small part of what it holds.
+    uint64_t chain_round_words = 0;
     // The table's path. Each process streams its solved positions to disk
     // beside it (mpi/spill.h) where one process's solve would stream (the
     // line kernel without a lag, its bitsets holding every value:

@@ -50,6 +50,9 @@ struct Solver {
     // The local offset of the arrays' first entry: a streamed process's
     // arrays are a window onto its level (distributed_solver.cpp), else 0.
     uint64_t window_first = 0;
+    // Words of aggregates a round of the line chain passes on
+    // (DistributedOptions::chain_round_words, chosen).
+    uint64_t chain_round_words = 0;
     static constexpr uint64_t MIN_ROUND = 64;
 
     unsigned value_bytes() const { return s.value.bits() / 8; }
@@ -582,7 +585,7 @@ struct Solver {
             // blocks are done.
             for (size_t b = b0;;) {
                 size_t e = b;
-                for (uint64_t words = 0; e < b1 && (e == b || words < o.chain_round_words); ++e)
+                for (uint64_t words = 0; e < b1 && (e == b || words < chain_round_words); ++e)
                     words += CHAINS * A * lp.blocks[e].count;
                 if (!comm.any(b < e)) break;
                 Outbox out = outbox<A>(c, level, b, e);
