@@ -36,6 +36,12 @@ namespace nimtb::mpi {
 namespace {
 
 namespace fs = std::filesystem;
+
+// What writing the table adds to a process (parallel_writer.cpp): a
+// round's traded pieces (up to 4 MB), MPI-IO's aggregation buffer (4 MB,
+// main.cpp) and the compressor's context (6.6 MB for zstd's level 7):
+// misere Kayles N <= 70 at -np 4 peaked 5 MB above its solve's figure.
+constexpr uint64_t WRITE_BYTES = uint64_t{16} << 20;
 using engine::Block;
 using engine::SolveOrder;
 using engine::Universe;
@@ -250,7 +256,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // lines: its peak so far), its arrays (a streamed process's window,
     // not yet touched), and the aggregates arriving for two levels (8 (W + 1)
     // bytes each: a level's being swept, a later one's filling) and a
-    // round's sent and received, or its rounds' pages.
+    // round's sent and received, or its rounds' pages; and what writing the
+    // table adds (WRITE_BYTES).
     uint64_t arriving = 0;  // words
     if (lines) {
         for (size_t l = level; l < plan.levels(); ++l)
@@ -266,7 +273,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     const uint64_t held =
         static_cast<uint64_t>(usage.ru_maxrss) * 1024 +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
-        (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget);
+        (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
+        WRITE_BYTES;
     const uint64_t most = comm.max(held);
     if (o.say && u.size() >= engine::STREAM_FROM) {
         o.say(fmt::format("solve: {} positions by the {} on {} processes, {}: at most {} of memory "

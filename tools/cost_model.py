@@ -35,8 +35,10 @@ processes differ, so
 f_R the aggregates a position sends to another process (from the deal:
 0.48 on two processes, 0.75 on four at K=6 H=63). A streamed process holds
 its pieces' lines (C(H + K - 1, K - 1) lines in all, 8 W + 4 bytes each), its
-largest level's positions and that level's aggregates in flight
-(chain_memory).
+largest level's positions (a level: one sum of the blocks' top heaps,
+chain_block_heaps of them), the larger of two successive sums' arrivals and
+a round's (chain_in_flight), every block's place in the deal and the
+program; the busiest process sets the figure (chain_memory).
 """
 import json
 import re
@@ -54,6 +56,11 @@ RATE_PER_CORE = {"box": 106e6, "total": 38e6}
 # 1.9 s of sweeps; the exchanges come on top).
 CHAIN_RATE_PER_CORE = 31e6
 BASE_BYTES = 21 << 20
+# mpi/deal.h: the line chain's blocks average at least this many positions.
+CHAIN_BLOCK_POSITIONS = 4096
+# What every process keeps of every block of the solve order: the plan's first rank and
+# count, and the Layout's first, count, offset and owner.
+LAYOUT_BYTES = 16 + 28
 
 
 def predicted_bytes(lookups, processes, gamma):
@@ -136,32 +143,97 @@ def chain_crossing(k, h, r):
     return crossing / comb(h + k, k)
 
 
-def chain_window(k, h, r):
-    """The most positions one process solves in one level of the line chain: its window (a
-    streamed process holds one level's positions, and that level's aggregates in flight).
-    Blocks share their top 3 heaps m >= m2 >= m3 (K >= 4; engine/solve/solve_order.h),
-    a level being their sum and then how many of them are non-empty."""
-    owner, _, _ = chain_deal(k, h, r)
-    level = {}
+def chain_block_heaps(k, h):
+    """The top heaps of the line chain's blocks, as mpi/deal.cpp's chain_block_heaps: the most,
+    up to 5 and below K, whose blocks average CHAIN_BLOCK_POSITIONS or more, never fewer than one
+    process's (engine/solve/solve_order.cpp's choose_block_heaps, in a box)."""
+    positions = comb(h + k, k)
+    j = 1 if k == 1 else 3 if k >= 4 and positions // comb(h + 3, 3) >= 2048 else 2
+    while j + 1 < min(k, 6) and positions // comb(h + j + 1, j + 1) >= CHAIN_BLOCK_POSITIONS:
+        j += 1
+    return j
+
+
+@lru_cache(maxsize=None)
+def chain_levels(k, h, r):
+    """Per process and level (the sum of a block's top j heaps): the positions it solves, the
+    aggregates that arrive for them and those they pass on (mpi/line_chain.h)."""
+    owner, first, last = chain_deal(k, h, r)
+    j = chain_block_heaps(k, h)
+    levels = j * h + 1
+    solved = [[0] * levels for _ in range(r)]
+    arriving = [[0] * levels for _ in range(r)]
+    passing = [[0] * levels for _ in range(r)]
+    # Below the top two heaps: for each third largest heap m3, the positions by the sum of
+    # the block's top heaps from m3 on (none when blocks share two).
+    below = []
+    for m3 in range(h + 1):
+        sums = {}
+
+        def add(depth, top, total):
+            if depth == j:
+                sums[total] = sums.get(total, 0) + comb(top + k - j, k - j)
+                return
+            for x in range(top + 1):
+                add(depth + 1, x, total + x)
+        if j == 2:
+            sums[0] = comb(m3 + k - 3, k - 3)
+        else:
+            add(3, m3, m3)
+        below.append(sums)
     for m in range(h + 1):
         for m2 in range(m + 1):
             p = owner[m, m2]
-            for m3 in range(m2 + 1):
-                key = (m + m2 + m3, (m > 0) + (m2 > 0) + (m3 > 0), p)
-                level[key] = level.get(key, 0) + comb(m3 + k - 3, k - 3)
-    return max(level.values())
+            for m3 in range(m2 + 1 if k > 2 else 1):
+                for total, n in (below[m3] if k > 2 else {0: 1}).items():
+                    lv = m + m2 + total
+                    solved[p][lv] += n
+                    if m < h:  # by the LARGEST chain
+                        passing[p][lv] += n
+                    if m2 < m and (m2 == last[m, m2] or (k > 2 and m3 < first[m, m2])):
+                        passing[p][lv] += n  # by the SECOND chain
+                    if m2 < m:
+                        arriving[p][lv] += n
+                    if k > 2 and m3 < first[m, m2]:
+                        arriving[p][lv] += n
+    return solved, arriving, passing
+
+
+def chain_window(k, h, r):
+    """The most positions one process solves in one level of the line chain: its window (a
+    streamed process holds one level's positions)."""
+    solved, _, _ = chain_levels(k, h, r)
+    return max(max(levels) for levels in solved)
+
+
+def chain_in_flight(k, h, r):
+    """Per process, the most aggregates it holds at once (mpi/level_solver.h): while a level
+    is swept, round by round, the arrivals of its blocks not yet swept (given back as they
+    are) and those of the next sum's blocks arrived so far, about the larger of the two; and
+    a round's outbox and arrivals (mpi/distributed_solver.h: an eighth of a level's arrivals,
+    from 2^16 to 2^20 words, each)."""
+    _, arriving, _ = chain_levels(k, h, r)
+    words = line_words(h) + 1
+    round_words = min(max(max(max(a) for a in arriving) * words // 8, 1 << 16), 1 << 20)
+    return [max(max(a[lv], a[lv + 1] if lv + 1 < len(a) else 0) for lv in range(len(a)))
+            + 2 * round_words / words for a in arriving]
 
 
 def chain_memory(k, h, r, width):
-    """A streamed process's peak under the line chain (mpi/distributed_solver.cpp): its
-    pieces' lines (8 W + 4 bytes each), its largest level's window of positions
-    (`width` bytes each) and that level's aggregates sent and received (8 (W + 1)
-    bytes each), and the program and MPI."""
-    _, line_share = chain_largest_share(k, h, r)
-    lines = comb(h + k - 1, k - 1)
-    window = chain_window(k, h, r)
-    return (lines * line_share * (8 * line_words(h) + 4) + window * (width + 2 * 8 * (line_words(h) + 1))
-            + BASE_BYTES)
+    """The busiest streamed process's peak under the line chain (mpi/distributed_solver.cpp):
+    its pieces' lines (8 W + 4 bytes each), its largest level's window of positions (`width`
+    bytes each), the aggregates it holds at once (8 (W + 1) bytes each), every block's place
+    in the deal (LAYOUT_BYTES each) and the program and MPI."""
+    owner, _, _ = chain_deal(k, h, r)
+    lines = [0] * r
+    for (m, m2), p in owner.items():
+        lines[p] += group_lines(k, m2)
+    solved, _, _ = chain_levels(k, h, r)
+    flight = chain_in_flight(k, h, r)
+    j = chain_block_heaps(k, h)
+    return (max(lines[p] * (8 * line_words(h) + 4) + max(solved[p]) * width
+                + flight[p] * 8 * (line_words(h) + 1) for p in range(r))
+            + comb(h + j, j) * LAYOUT_BYTES + BASE_BYTES)
 
 
 def chain_largest_share(k, h, r):
@@ -244,7 +316,7 @@ def universe(kind, size):
 
 
 def extrapolate():
-    print(f"{'universe':<29} {'positions':>10} {'nodes':>5} {'GB/node':>8} {'wire TB':>8} "
+    print(f"{'universe':<29} {'positions':>10} {'nodes':>5} {'GiB/node':>8} {'wire TB':>8} "
           f"{'10 Gb/s':>10} {'100 Gb/s':>10}")
     for kind, size, chain in (("box", 8, True), ("box", 9, True), ("box", 10, True), ("box", 8, False),
                               ("box", 9, False), ("box", 10, False), ("total", 120, False),
@@ -255,8 +327,7 @@ def extrapolate():
             cores = 64  # threads per node, one process a node
             per_node = positions / nodes * width
             if chain:  # the busiest process sets memory and time
-                share, line_share = chain_largest_share(size, 63, nodes)
-                lines = comb(63 + size - 1, size - 1)
+                share, _ = chain_largest_share(size, 63, nodes)
                 memory = chain_memory(size, 63, nodes, width)
                 wire = positions * 8 * (line_words(63) + 1) * chain_crossing(size, 63, nodes)
                 compute = positions * share / (CHAIN_RATE_PER_CORE * cores)
@@ -271,7 +342,7 @@ def extrapolate():
                 network = wire / nodes / (gbit * 1e9 / 8)  # each node sends its share
                 times.append(compute + network)
             fmt_t = lambda s: f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min" if s >= 60 else f"{s:.0f} s"
-            print(f"{name:<29} {positions:>10.2e} {nodes:>5} {memory / 1e9:>8.1f} {wire / 1e12:>8.1f} "
+            print(f"{name:<29} {positions:>10.2e} {nodes:>5} {memory / 2**30:>8.1f} {wire / 1e12:>8.1f} "
                   f"{fmt_t(times[0]):>10} {fmt_t(times[1]):>10}")
 
 
