@@ -384,7 +384,6 @@ struct Solver {
     Arrivals arrivals_for(const LineChain& c, size_t level) const {
         const SolveOrder& lp = layout.local_plan;
         Arrivals x;
-        x.level = level;
         x.b0 = lp.level_start[level];
         x.b1 = lp.level_start[level + 1];
         x.slot.assign((x.b1 - x.b0) * CHAINS, Arrivals::NONE);

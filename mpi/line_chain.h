@@ -253,7 +253,6 @@ struct ChainKernel {
 // both.
 struct Arrivals {
     static constexpr uint64_t NONE = UINT64_MAX;
-    size_t level = SIZE_MAX;
     size_t b0 = 0, b1 = 0;         // the level's blocks (Layout::local_plan)
     std::vector<uint64_t> slot;    // per (block - b0) * CHAINS + chain: its first word, or NONE
     std::vector<uint64_t> filled;  // per slot: the aggregates arrived
