@@ -1,9 +1,9 @@
 #include "mpi/distributed_solver.h"
 
 #include <fmt/core.h>
-#include <sys/resource.h>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/task_arena.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <array>
@@ -36,15 +36,15 @@ namespace nimtb::mpi {
 namespace {
 
 namespace fs = std::filesystem;
+using engine::Block;
+using engine::SolveOrder;
+using engine::Universe;
 
 // What writing the table adds to a process (parallel_writer.cpp): a
 // round's traded pieces (up to 4 MB), MPI-IO's aggregation buffer (4 MB,
 // main.cpp) and the compressor's context (6.6 MB for zstd's level 7):
 // misere Kayles N <= 70 at -np 4 peaked 5 MB above its solve's figure.
 constexpr uint64_t WRITE_BYTES = uint64_t{16} << 20;
-using engine::Block;
-using engine::SolveOrder;
-using engine::Universe;
 
 // The checkpoint of process `rank`: DIR/process-<rank>. A folder holding a
 // one-process checkpoint, or more processes' than this job has, is refused.
@@ -263,10 +263,10 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         for (size_t l = level; l < plan.levels(); ++l)
             arriving = std::max(arriving, solver.arriving_count(*lines, l));
         arriving *= uint64_t{engine::line_words(u)} + 1;
-        solver.chain_round_words =
-            o.chain_round_words ? o.chain_round_words
-                                : std::clamp<uint64_t>(comm.max(arriving) / 8, uint64_t{1} << 16,
-                                                       uint64_t{1} << 20);
+        solver.chain_round_words = o.chain_round_words
+                                       ? o.chain_round_words
+                                       : std::clamp<uint64_t>(comm.max(arriving) / 8,
+                                                              uint64_t{1} << 16, uint64_t{1} << 20);
     }
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);

@@ -405,24 +405,25 @@ struct Solver {
     // `offset` in this process's arrays, in a level after `level` (its
     // slots made on the first arrival); marked filled.
     template <unsigned A>
-    uint64_t* slot(LineChain& c, size_t level, uint64_t offset, unsigned chain, uint64_t count) const {
+    uint64_t* slot(LineChain& c, size_t level, uint64_t offset, unsigned chain,
+                   uint64_t count) const {
         const SolveOrder& lp = layout.local_plan;
         // Offsets rise with the blocks of the local plan.
         const auto block =
             std::lower_bound(lp.blocks.begin(), lp.blocks.end(), offset,
                              [](const Block& b, uint64_t first) { return b.first < first; });
         const auto b = static_cast<size_t>(block - lp.blocks.begin());
-        const auto to = static_cast<size_t>(
-            std::upper_bound(lp.level_start.begin(), lp.level_start.end(), b) -
-            lp.level_start.begin() - 1);
+        const auto to =
+            static_cast<size_t>(std::upper_bound(lp.level_start.begin(), lp.level_start.end(), b) -
+                                lp.level_start.begin() - 1);
         if (block == lp.blocks.end() || block->first != offset || to <= level || chain >= CHAINS)
             throw std::logic_error("line chain: aggregates arrived for no later block");
         auto it = c.later.find(to);
         if (it == c.later.end()) it = c.later.emplace(to, arrivals_for<A>(c, to)).first;
         Arrivals& x = it->second;
         const size_t i = (b - x.b0) * CHAINS + chain;
-        if (x.slot[i] == Arrivals::NONE || x.filled[i] != 0 || count == 0 ||
-            count > block->count || (chain == LARGEST && count != block->count))
+        if (x.slot[i] == Arrivals::NONE || x.filled[i] != 0 || count == 0 || count > block->count ||
+            (chain == LARGEST && count != block->count))
             throw std::logic_error("line chain: aggregates arrived for no block awaiting them");
         x.filled[i] = count;
         return x.words() + x.slot[i];
@@ -569,10 +570,10 @@ struct Solver {
                                 in[chain] = c.now.words() + c.now.slot[at];
                             }
                         }
-                        n += kernel.sweep(p.first, p.count, paged_store<REM, V, R>(p),
-                                          {c.piece_first[ch.group], c.piece_last[ch.group],
-                                           c.home[ch.group]},
-                                          in, ch.to, p.first - p.block_first);
+                        n += kernel.sweep(
+                            p.first, p.count, paged_store<REM, V, R>(p),
+                            {c.piece_first[ch.group], c.piece_last[ch.group], c.home[ch.group]}, in,
+                            ch.to, p.first - p.block_first);
                     }
                     lookups.fetch_add(n, std::memory_order_relaxed);
                 },

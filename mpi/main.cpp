@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -62,8 +62,8 @@ uint64_t knob(const char* name, uint64_t lo, uint64_t hi) {
     const char* end = text + std::strlen(text);
     const auto [at, ec] = std::from_chars(text, end, x);
     if (ec != std::errc() || at != end || x < lo || x > hi)
-        throw nimtb::InputError(fmt::format("{}={} is not a whole number from {} to {}", name,
-                                            text, lo, hi));
+        throw nimtb::InputError(
+            fmt::format("{}={} is not a whole number from {} to {}", name, text, lo, hi));
     return x;
 }
 

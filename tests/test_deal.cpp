@@ -156,16 +156,19 @@ TEST(Deal, TheLineChainDealsGroupsEvenly) {
 // blocks average CHAIN_BLOCK_POSITIONS positions, never fewer than one
 // process's; so its levels hold a small part of a large universe.
 TEST(Deal, TheLineChainsBlocksShareMoreTopHeapsInLargerUniverses) {
-    for (const auto& [k, j] : {std::pair{4u, 2u}, {6u, 3u}, {7u, 3u}, {8u, 4u}, {9u, 5u}, {10u, 5u}}) {
+    for (const auto& [k, j] :
+         {std::pair{4u, 2u}, {6u, 3u}, {7u, 3u}, {8u, 4u}, {9u, 5u}, {10u, 5u}}) {
         const Universe u(k, 63);
         const unsigned chosen = chain_block_heaps(u);
         EXPECT_EQ(chosen, j) << "K=" << k;
         EXPECT_GE(chosen, engine::choose_block_heaps(u));
-        if (chosen > engine::choose_block_heaps(u))
+        if (chosen > engine::choose_block_heaps(u)) {
             EXPECT_GE(u.size() / engine::binomial(63 + chosen, chosen), CHAIN_BLOCK_POSITIONS);
-        if (chosen < 5 && chosen + 1 < k)
+        }
+        if (chosen < 5 && chosen + 1 < k) {
             EXPECT_LT(u.size() / engine::binomial(63 + chosen + 1, chosen + 1),
                       CHAIN_BLOCK_POSITIONS);
+        }
     }
     EXPECT_EQ(chain_block_heaps(Universe(4, 20)), engine::choose_block_heaps(Universe(4, 20)));
 }

@@ -85,7 +85,8 @@ void LargeBuffer::give_back(size_t from, size_t to) {
     const size_t page = huge_ && bytes_ >= HUGE_PAGE ? HUGE_PAGE : small;
     const size_t first = (from + page - 1) / page * page, last = std::min(to, bytes_) / page * page;
     // Advisory: were it refused, the pages would simply stay.
-    if (data_ && first < last) madvise(static_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
+    if (data_ && first < last)
+        madvise(static_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
 LargeBuffer::~LargeBuffer() {
