@@ -267,27 +267,34 @@ struct Solver {
                 pages.bits};
     }
 
-    // 4. Sweeps the round's pieces with the brute-force kernel.
-    template <class Children, bool REM, class V, class R>
-    uint64_t sweep(const Children& children, const std::vector<Piece>& round,
-                   engine::Overflow& overflow) {
+    // Sweeps the pieces of `round` in parallel, a piece per task (pieces
+    // differ in size a lot), by `sweep_piece`; returns the child look-ups
+    // it counts.
+    template <class F>
+    static uint64_t sweep_pieces(const std::vector<Piece>& round, F&& sweep_piece) {
         std::atomic<uint64_t> lookups{0};
-        const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
         engine::sync_parallel_for_with(
             tbb::blocked_range<size_t>(0, round.size(), 1),
             [&](const tbb::blocked_range<size_t>& r) {
                 uint64_t local = 0;
-                for (size_t i = r.begin(); i != r.end(); ++i) {
-                    const Piece& p = round[i];
-                    const engine::BruteKernel<Children, REM, V, R, PagedStore<V, R>> kernel{
-                        u, children, paged_store<REM, V, R>(p), terminal, &overflow};
-                    auto scratch = kernel.scratch();
-                    local += kernel.sweep(p.first, p.count, scratch);
-                }
+                for (size_t i = r.begin(); i != r.end(); ++i) local += sweep_piece(round[i]);
                 lookups.fetch_add(local, std::memory_order_relaxed);
             },
             tbb::simple_partitioner());
         return lookups.load();
+    }
+
+    // 4. Sweeps the round's pieces with the brute-force kernel.
+    template <class Children, bool REM, class V, class R>
+    uint64_t sweep(const Children& children, const std::vector<Piece>& round,
+                   engine::Overflow& overflow) {
+        const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
+        return sweep_pieces(round, [&](const Piece& p) {
+            const engine::BruteKernel<Children, REM, V, R, PagedStore<V, R>> kernel{
+                u, children, paged_store<REM, V, R>(p), terminal, &overflow};
+            auto scratch = kernel.scratch();
+            return kernel.sweep(p.first, p.count, scratch);
+        });
     }
 
     template <class Children, bool REM, class V, class R>
@@ -539,7 +546,7 @@ struct Solver {
             c.now = arrivals_for<A>(c, level);
         }
         const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
-        std::atomic<uint64_t> lookups{0};
+        uint64_t lookups = 0;
         using Store = PagedStore<V, R>;
         const ChainKernel<W, LAG, REM, V, R, Store> kernel{
             .u = u,
@@ -553,31 +560,23 @@ struct Solver {
         // Sweeps the pieces of blocks of `out`: each from its first
         // position on, with its arrivals and departures.
         const auto sweep_round = [&](const Outbox& out, const std::vector<Piece>& round) {
-            engine::sync_parallel_for_with(
-                tbb::blocked_range<size_t>(0, round.size(), 1),
-                [&](const tbb::blocked_range<size_t>& r) {
-                    uint64_t n = 0;
-                    for (size_t i = r.begin(); i != r.end(); ++i) {
-                        const Piece& p = round[i];
-                        const auto& ch = out.chains[p.block - out.b];
-                        std::array<const uint64_t*, CHAINS> in{};
-                        for (const Chain chain : {LARGEST, SECOND}) {
-                            const size_t at = (p.block - c.now.b0) * CHAINS + chain;
-                            if (c.now.slot[at] != Arrivals::NONE) {
-                                if (c.now.filled[at] == 0)
-                                    throw std::logic_error(
-                                        "line chain: a block's aggregates did not arrive");
-                                in[chain] = c.now.words() + c.now.slot[at];
-                            }
-                        }
-                        n += kernel.sweep(
-                            p.first, p.count, paged_store<REM, V, R>(p),
-                            {c.piece_first[ch.group], c.piece_last[ch.group], c.home[ch.group]}, in,
-                            ch.to, p.first - p.block_first);
+            lookups += sweep_pieces(round, [&](const Piece& p) {
+                const auto& ch = out.chains[p.block - out.b];
+                std::array<const uint64_t*, CHAINS> in{};
+                for (const Chain chain : {LARGEST, SECOND}) {
+                    const size_t at = (p.block - c.now.b0) * CHAINS + chain;
+                    if (c.now.slot[at] != Arrivals::NONE) {
+                        if (c.now.filled[at] == 0)
+                            throw std::logic_error(
+                                "line chain: a block's aggregates did not arrive");
+                        in[chain] = c.now.words() + c.now.slot[at];
                     }
-                    lookups.fetch_add(n, std::memory_order_relaxed);
-                },
-                tbb::simple_partitioner());
+                }
+                return kernel.sweep(
+                    p.first, p.count, paged_store<REM, V, R>(p),
+                    {c.piece_first[ch.group], c.piece_last[ch.group], c.home[ch.group]}, in, ch.to,
+                    p.first - p.block_first);
+            });
         };
         if constexpr (!LAG) {
             // Nim reads no child: rounds of whole blocks, every process
@@ -608,7 +607,7 @@ struct Solver {
             deliver<A>(c, level, out, t);
         }
         c.now = {};
-        return lookups.load();
+        return lookups;
     }
 
     uint64_t chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {

@@ -294,7 +294,7 @@ struct LineChain {
     };
     std::vector<Spare> spare;
 
-    // A buffer of at least `words` words for a round's runs (sent, kept,
+    // A buffer of at least `words` words for a round's runs (sent or
     // arrived), one used before when it is idle: buffers allocated afresh
     // each level cost a quarter of a process's time in page faults and
     // zeroing (perf, nim misere K=6 H=63 at -np 2). Idle buffers too small
