@@ -224,10 +224,7 @@ def chain_memory(k, h, r, width):
     its pieces' lines (8 W + 4 bytes each), its largest level's window of positions (`width`
     bytes each), the aggregates it holds at once (8 (W + 1) bytes each), every block's place
     in the deal (LAYOUT_BYTES each) and the program and MPI."""
-    owner, _, _ = chain_deal(k, h, r)
-    lines = [0] * r
-    for (m, m2), p in owner.items():
-        lines[p] += group_lines(k, m2)
+    _, lines = chain_held(k, h, r)
     solved, _, _ = chain_levels(k, h, r)
     flight = chain_in_flight(k, h, r)
     j = chain_block_heaps(k, h)
@@ -236,13 +233,20 @@ def chain_memory(k, h, r, width):
             + comb(h + j, j) * LAYOUT_BYTES + BASE_BYTES)
 
 
-def chain_largest_share(k, h, r):
-    """The largest share of positions and of lines one process holds (a piece is never split)."""
+@lru_cache(maxsize=None)
+def chain_held(k, h, r):
+    """Per process, the positions and the home lines the deal gives it."""
     owner, _, _ = chain_deal(k, h, r)
     positions, lines = [0] * r, [0] * r
     for (m, m2), p in owner.items():
         positions[p] += group_positions(k, m2)
         lines[p] += group_lines(k, m2)
+    return positions, lines
+
+
+def chain_largest_share(k, h, r):
+    """The largest share of positions and of lines one process holds (a piece is never split)."""
+    positions, lines = chain_held(k, h, r)
     return max(positions) / comb(h + k, k), max(lines) / comb(h + k - 1, k - 1)
 
 
