@@ -193,7 +193,7 @@ class Tables(MpiCase):
     def test_finer_levels_and_rounds_write_the_same_table(self):
         # The line chain's levels are one sum of its blocks' top heaps: 4 or 5 of them make
         # them finer (mpi/deal.h: chain_block_heaps takes 4 at K=8 H=63, 5 from K=9), and
-        # Nim's aggregates go round by round within a level (64 MiB of them a round). The
+        # Nim's aggregates go round by round within a level (an eighth of a level's). The
         # developers' knobs NIMTB_BLOCK_HEAPS and NIMTB_CHAIN_ROUND_WORDS make both happen in
         # universes small enough for a test: streamed (nim), and reading near children
         # (allbut:1,2, whose rounds fetch pages), on an even and an uneven split.
