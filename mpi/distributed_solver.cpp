@@ -254,15 +254,15 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // What each process holds, said before the solve as one process says its
     // plan: what it holds already (the program, MPI, the deal and its home
     // lines: its peak so far), its arrays (a streamed process's window,
-    // not yet touched), and the aggregates arriving for two levels (8 (W + 1)
-    // bytes each: a level's being swept, a later one's filling) and a
+    // not yet touched), and the aggregates arriving for two levels (8 W + 2
+    // sizeof(R) bytes each: a level's being swept, a later one's filling) and a
     // round's sent and received, or its rounds' pages; and what writing the
     // table adds (WRITE_BYTES).
     uint64_t arriving = 0;  // words
     if (lines) {
         for (size_t l = level; l < plan.levels(); ++l)
             arriving = std::max(arriving, solver.arriving_count(*lines, l));
-        arriving *= uint64_t{engine::line_words(u)} + 1;
+        arriving = lines->shape.words(arriving);
         solver.chain_round_words = o.chain_round_words
                                        ? o.chain_round_words
                                        : std::clamp<uint64_t>(comm.max(arriving) / 8,

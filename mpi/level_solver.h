@@ -354,7 +354,7 @@ struct Solver {
     struct Outbox {
         struct Chains {
             size_t group;
-            std::array<uint64_t*, CHAINS> to{};  // where the aggregates passed on go, if anywhere
+            std::array<AggregatesAt, CHAINS> to{};  // where the aggregates passed on go, if anywhere
         };
         size_t b = 0;                 // the first block
         std::vector<Chains> chains;   // per block from b
@@ -387,7 +387,6 @@ struct Solver {
     }
 
     // The slots of the aggregates arriving for this process's blocks of `level`.
-    template <unsigned A>
     Arrivals arrivals_for(const LineChain& c, size_t level) const {
         const SolveOrder& lp = layout.local_plan;
         Arrivals x;
@@ -401,7 +400,7 @@ struct Solver {
             for (const Chain chain : {LARGEST, SECOND}) {
                 if (!arrives[chain]) continue;
                 x.slot[(b - x.b0) * CHAINS + chain] = words;
-                words += lp.blocks[b].count * A;
+                words += c.shape.words(lp.blocks[b].count);
             }
         }
         x.area = engine::LargeBuffer(words * 8, false);
@@ -411,8 +410,7 @@ struct Solver {
     // The slot for `count` aggregates arriving by `chain` for the block at
     // `offset` in this process's arrays, in a level after `level` (its
     // slots made on the first arrival); marked filled.
-    template <unsigned A>
-    uint64_t* slot(LineChain& c, size_t level, uint64_t offset, unsigned chain,
+    AggregatesAt slot(LineChain& c, size_t level, uint64_t offset, unsigned chain,
                    uint64_t count) const {
         const SolveOrder& lp = layout.local_plan;
         // Offsets rise with the blocks of the local plan.
@@ -426,17 +424,16 @@ struct Solver {
         if (block == lp.blocks.end() || block->first != offset || to <= level || chain >= CHAINS)
             throw std::logic_error("line chain: aggregates arrived for no later block");
         auto it = c.later.find(to);
-        if (it == c.later.end()) it = c.later.emplace(to, arrivals_for<A>(c, to)).first;
+        if (it == c.later.end()) it = c.later.emplace(to, arrivals_for(c, to)).first;
         Arrivals& x = it->second;
         const size_t i = (b - x.b0) * CHAINS + chain;
         if (x.slot[i] == Arrivals::NONE || x.filled[i] != 0 || count == 0 || count > block->count ||
             (chain == LARGEST && count != block->count))
             throw std::logic_error("line chain: aggregates arrived for no block awaiting them");
         x.filled[i] = count;
-        return x.words() + x.slot[i];
+        return AggregatesAt::of(x.words() + x.slot[i], block->count, c.shape);
     }
 
-    template <unsigned A>
     Outbox outbox(LineChain& c, size_t level, size_t b0, size_t b1) const {
         const SolveOrder& lp = layout.local_plan;
         const unsigned k = u.max_heaps();
@@ -487,11 +484,11 @@ struct Solver {
                         "line chain: a block's successor is not a block of its size");
                 const auto q = static_cast<size_t>(layout.owner[next]);
                 if (q == self) {
-                    block.to[chain] = slot<A>(c, level, layout.offset[next], chain, passing[chain]);
+                    block.to[chain] = slot(c, level, layout.offset[next], chain, passing[chain]);
                     continue;
                 }
                 runs.push_back({b, next, chain, passing[chain], q, out.words[q] + 2});
-                out.words[q] += 2 + passing[chain] * A;  // after the header: key, count
+                out.words[q] += 2 + c.shape.words(passing[chain]);  // after the header: key, count
             }
         }
         std::vector<uint64_t> section(processes, 0);
@@ -501,14 +498,15 @@ struct Solver {
             uint64_t* run = out.send.get() + section[r.process] + r.at;
             run[-2] = layout.offset[r.next] * CHAINS + r.chain;
             run[-1] = r.count;
-            out.chains[r.block - b0].to[r.chain] = run;
+            // The remoteness pairs' last word, whose padding no sweep writes.
+            if (c.shape.rem_bytes) run[c.shape.words(r.count) - 1] = 0;
+            out.chains[r.block - b0].to[r.chain] = AggregatesAt::of(run, r.count, c.shape);
         }
         return out;
     }
 
     // Sends the outbox's aggregates to their processes and takes those sent
     // to this one into the slots of its later levels.
-    template <unsigned A>
     void deliver(LineChain& c, size_t level, Outbox& out, LevelTraffic& t) const {
         const std::vector<uint64_t> counts = comm.swap_counts(out.words);
         const uint64_t arriving = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
@@ -517,9 +515,12 @@ struct Solver {
         out.send.reset();
         for (uint64_t at = 0; at < arriving;) {
             const uint64_t key = got[at], count = got[at + 1];
-            std::memcpy(slot<A>(c, level, key / CHAINS, static_cast<unsigned>(key % CHAINS), count),
-                        got.get() + at + 2, count * A * 8);
-            at += 2 + count * A;
+            const AggregatesAt to =
+                slot(c, level, key / CHAINS, static_cast<unsigned>(key % CHAINS), count);
+            const AggregatesAt from = AggregatesAt::of(got.get() + at + 2, count, c.shape);
+            std::memcpy(to.set, from.set, count * c.shape.w * 8);
+            std::memcpy(to.rem, from.rem, c.shape.rem_bytes_of(count));
+            at += 2 + c.shape.words(count);
         }
         for (size_t q = 0; q < out.words.size(); ++q) {
             t.sent += out.words[q] * 8;
@@ -533,7 +534,8 @@ struct Solver {
     // done (a rule with a lag, whose rounds fetch pages and cut blocks).
     template <unsigned W, bool LAG, bool REM, class V, class R>
     uint64_t chain_level(LineChain& c, size_t level, engine::Overflow& overflow) {
-        constexpr unsigned A = AGGREGATE_WORDS<W>;
+        if (c.shape.w != W || c.shape.rem_bytes != (REM ? sizeof(R) : 0))
+            throw std::logic_error("line chain: aggregates of another shape than the arrays'");
         LevelTraffic& t = traffic[level];
         t = {};
         const SolveOrder& lp = layout.local_plan;
@@ -543,7 +545,7 @@ struct Solver {
             c.now = std::move(it->second);
             c.later.erase(it);
         } else {
-            c.now = arrivals_for<A>(c, level);
+            c.now = arrivals_for(c, level);
         }
         const V terminal = static_cast<V>(o.solve.convention == engine::Convention::misere ? 1 : 0);
         uint64_t lookups = 0;
@@ -562,14 +564,15 @@ struct Solver {
         const auto sweep_round = [&](const Outbox& out, const std::vector<Piece>& round) {
             lookups += sweep_pieces(round, [&](const Piece& p) {
                 const auto& ch = out.chains[p.block - out.b];
-                std::array<const uint64_t*, CHAINS> in{};
+                std::array<AggregatesAt, CHAINS> in{};
                 for (const Chain chain : {LARGEST, SECOND}) {
                     const size_t at = (p.block - c.now.b0) * CHAINS + chain;
                     if (c.now.slot[at] != Arrivals::NONE) {
                         if (c.now.filled[at] == 0)
                             throw std::logic_error(
                                 "line chain: a block's aggregates did not arrive");
-                        in[chain] = c.now.words() + c.now.slot[at];
+                        in[chain] = AggregatesAt::of(c.now.words() + c.now.slot[at],
+                                                     lp.blocks[p.block].count, c.shape);
                     }
                 }
                 return kernel.sweep(
@@ -585,15 +588,15 @@ struct Solver {
             for (size_t b = b0;;) {
                 size_t e = b;
                 for (uint64_t words = 0; e < b1 && (e == b || words < chain_round_words); ++e)
-                    words += CHAINS * A * lp.blocks[e].count;
+                    words += CHAINS * c.shape.words(lp.blocks[e].count);
                 if (!comm.any(b < e)) break;
-                Outbox out = outbox<A>(c, level, b, e);
+                Outbox out = outbox(c, level, b, e);
                 std::vector<Piece> whole;
                 for (size_t x = b; x < e; ++x)
                     whole.push_back({layout.local_global_first[x], lp.blocks[x].count,
                                      layout.local_global_first[x], lp.blocks[x].first, x});
                 sweep_round(out, whole);
-                deliver<A>(c, level, out, t);
+                deliver(c, level, out, t);
                 c.now.swept_before(e);
                 ++t.rounds;
                 b = e;
@@ -601,10 +604,10 @@ struct Solver {
         } else {
             // The near children and joining points come in pages, round by
             // round, as for the brute-force kernel.
-            Outbox out = outbox<A>(c, level, b0, b1);
+            Outbox out = outbox(c, level, b0, b1);
             rounds(ChainChildren{u, c.amounts.data(), c.near_count + 1}, level, t,
                    [&](const std::vector<Piece>& round) { sweep_round(out, round); });
-            deliver<A>(c, level, out, t);
+            deliver(c, level, out, t);
         }
         c.now = {};
         return lookups;

@@ -52,11 +52,27 @@
 
 namespace nimtb::mpi {
 
-// An aggregate as it travels: W words of values seen, then one word with
-// the largest remoteness (low 32 bits) and R_MAX minus the smallest
-// remoteness of value 0 (high 32 bits).
-template <unsigned W>
-inline constexpr unsigned AGGREGATE_WORDS = W + 1;
+// Aggregates as they travel and wait, in the home store's layout: a run of
+// n aggregates is their n bitsets of W words, then their n pairs of
+// remoteness (the largest, and R_MAX minus the smallest of value 0; none
+// without remoteness). So an aggregate is 8 W + 2 sizeof(R) bytes (Nim's
+// with remoteness of 16 bits: 12), and a run is swept as home lines are.
+struct AggregateShape {
+    unsigned w = 1;          // bitset words
+    unsigned rem_bytes = 0;  // bytes of a remoteness, 0 without
+    uint64_t words(uint64_t n) const { return n * w + (n * 2 * rem_bytes + 7) / 8; }
+    uint64_t rem_bytes_of(uint64_t n) const { return n * 2 * rem_bytes; }
+};
+
+// Where a run of aggregates is: its bitsets, and its remoteness pairs (of
+// the array's width R). A run of room for n at word p: {p, p + n W}.
+struct AggregatesAt {
+    uint64_t* set = nullptr;
+    void* rem = nullptr;
+    static AggregatesAt of(uint64_t* p, uint64_t n, const AggregateShape& shape) {
+        return {p, p + n * shape.w};
+    }
+};
 
 // The two chains an aggregate travels by: to the position with its largest
 // heap raised by one, or its second largest (below the largest) raised by one.
@@ -80,14 +96,17 @@ struct ChainChildren {
 };
 
 // LAG: the rule has forbidden amounts (lag > 0): near children and joining
-// points to read. Nim's sweep, without them, is compiled apart.
+// points to read. Nim's sweep, without them, runs run by run in the one
+// process's kernel (LineKernel::sweep_runs), told where the travelling lines
+// are (ChainKernel::Travelling); universes of 2 or 3 heaps, whose run
+// varies a heap that decides which lines travel, go position by position.
 template <unsigned W, bool LAG, bool REM, class V, class R, class Store>
 struct ChainKernel {
     static constexpr R R_MAX = std::numeric_limits<R>::max();
     static constexpr uint32_t VALUE_LIMIT =
         std::min<uint32_t>(W * 64, uint32_t{std::numeric_limits<V>::max()} + 1);
-    static constexpr unsigned A = AGGREGATE_WORDS<W>;
     static constexpr uint64_t NONE = UINT64_MAX;
+    using Lines = engine::LineKernel<W, false, REM, V, R>;
 
     const engine::Universe& u;
     const uint32_t* amounts;  // near, then lag (when lag > 0), ascending
@@ -105,21 +124,129 @@ struct ChainKernel {
         uint32_t first, last;
         uint64_t home;
     };
+    using Runs = std::array<AggregatesAt, CHAINS>;
+
+    // A line's aggregate: its values seen and its remoteness pair.
+    struct Place {
+        uint64_t* set;
+        R* rem;
+    };
+    static Place place(const AggregatesAt& run, uint64_t at) {
+        return {run.set + at * W, REM ? static_cast<R*>(run.rem) + 2 * at : nullptr};
+    }
+    Place home_place(uint64_t line, const GroupPiece& piece) const {
+        const uint64_t l = line + piece.home;
+        return {seen + l * W, REM ? line_remoteness + 2 * l : nullptr};
+    }
+    // The chain by which the line of heap i arrives (CHAINS: none, the line
+    // is at home), and by which it leaves with p, p its last point in the
+    // group (CHAINS: none): the lines of m and of m2 (< m).
+    static Chain arrives_by(unsigned i, unsigned k, uint32_t m, uint32_t m2, uint32_t m3,
+                            const GroupPiece& piece) {
+        if (i == k - 1 && m2 < m) return LARGEST;
+        if (i == k - 2 && m3 < piece.first) return SECOND;
+        return CHAINS;
+    }
+    static Chain leaves_by(uint32_t v, uint32_t m, uint32_t m2, uint32_t m3,
+                           const GroupPiece& piece) {
+        if (v == m) return LARGEST;
+        if (v == m2 && (m2 == piece.last || m3 < piece.first)) return SECOND;
+        return CHAINS;
+    }
+    // Copies n aggregates from `from` to `to`.
+    static void copy(Place from, Place to, uint64_t n) {
+        std::copy_n(from.set, n * W, to.set);
+        if constexpr (REM) std::copy_n(from.rem, 2 * n, to.rem);
+    }
 
     // Sweeps ranks [first, first + count) of one block, every one of one
     // group (its two largest heaps m2 <= m): the store reads children and
     // keeps answers (the distributed solve's PagedStore). `in[c]` holds the
     // aggregates arriving by chain c for these positions (from the block's
     // first position: LARGEST when m is alone, SECOND when the third
-    // largest heap is below the piece's first m2), `out[c]` receives the
-    // ones they pass on by chain c (LARGEST when m < H; SECOND when m2 < m,
-    // from the positions whose line of m2 leaves the piece or travels
-    // through it); `first` is the block's position `skip` (a part of it).
-    // Returns the children read.
+    // largest heap is below the piece's first m2; joined in place), `out[c]`
+    // receives the ones they pass on by chain c (LARGEST when m < H; SECOND
+    // when m2 < m, from the positions whose line of m2 leaves the piece or
+    // travels through it); `first` is the block's position `skip` (a part
+    // of it). Returns the children read.
     uint64_t sweep(uint64_t first, uint64_t count, const Store& store, const GroupPiece& piece,
-                   const std::array<const uint64_t*, CHAINS>& in,
-                   const std::array<uint64_t*, CHAINS>& out, uint64_t skip) const {
-        const uint64_t home = piece.home;
+                   const Runs& in, const Runs& out, uint64_t skip) const {
+        if constexpr (!LAG) {
+            if (u.max_heaps() >= 4) {
+                typename Lines::Scratch heaps{};
+                lines().sweep_runs(first, count, heaps,
+                                   Travelling{*this, store, piece, in, out, first, skip});
+                return 0;
+            }
+        }
+        return sweep_positions(first, count, store, piece, in, out, skip);
+    }
+
+  private:
+    Lines lines() const {
+        return Lines{.u = u,
+                     .amounts = amounts,
+                     .near_count = 0,
+                     .lag = 0,
+                     .value = nullptr,
+                     .remoteness = nullptr,
+                     .terminal = terminal,
+                     .seen = seen,
+                     .line_remoteness = line_remoteness,
+                     .overflow = overflow};
+    }
+
+    // Where a run's lines are for the line kernel's run sweep: at home, or
+    // arrived (for K >= 4 only the heaps above the smallest can travel, so
+    // which do is the same all along a run); after the run, the lines that
+    // leave are copied out.
+    struct Travelling {
+        const ChainKernel& k;
+        const Store& store;
+        const GroupPiece& piece;
+        const Runs& in;
+        const Runs& out;
+        uint64_t first, skip;
+
+        void locate(const uint32_t* a, const uint64_t* line, uint64_t rank,
+                    typename Lines::RunAt& at) const {
+            const unsigned n = k.u.max_heaps();
+            const uint32_t m = a[n - 1], m2 = a[n - 2], m3 = a[n - 3];
+            const uint64_t here = skip + (rank - first);
+            for (unsigned i = 0; i < n; ++i) {
+                const Chain c = arrives_by(i, n, m, m2, m3, piece);
+                const Place p = c == CHAINS ? k.home_place(line[i], piece) : place(in[c], here);
+                at.set[i] = p.set;
+                at.rem[i] = p.rem;
+            }
+            at.value = store.value + (rank - store.block_first);
+            at.remoteness = REM ? store.remoteness + (rank - store.block_first) : nullptr;
+        }
+        // The lines of the run that leave with it: each distinct heap's
+        // stretch, heap 1's for the positions below a1, and heap 0's where
+        // the run ends at a0 = a1 (the line of a1 then).
+        void swept(const uint32_t* a, uint64_t rank, uint64_t len, uint64_t below_a1,
+                   const typename Lines::RunAt& at) const {
+            const unsigned n = k.u.max_heaps();
+            const uint32_t m = a[n - 1], m2 = a[n - 2], m3 = a[n - 3];
+            const uint64_t here = skip + (rank - first);
+            for (unsigned i = 1; i < n; ++i) {
+                if (a[i - 1] == a[i]) continue;
+                const Chain c = leaves_by(a[i], m, m2, m3, piece);
+                if (c == CHAINS || !out[c].set) continue;
+                copy({at.set[i], at.rem[i]}, place(out[c], here), i == 1 ? below_a1 : len);
+            }
+            if (a[0] + len - 1 == a[1]) {
+                const Chain c = leaves_by(a[1], m, m2, m3, piece);
+                if (c != CHAINS && out[c].set)
+                    copy({at.set[0], at.rem[0]}, place(out[c], here + len - 1), 1);
+            }
+        }
+    };
+
+    uint64_t sweep_positions(uint64_t first, uint64_t count, const Store& store,
+                             const GroupPiece& piece, const Runs& in, const Runs& out,
+                             uint64_t skip) const {
         const unsigned k = u.max_heaps();
         uint32_t a[engine::Universe::MAX_HEAPS];
         uint64_t line[engine::Universe::MAX_HEAPS];
@@ -130,12 +257,11 @@ struct ChainKernel {
             const uint64_t rank = first + at;
             engine::line_indices(u, a, line);
             const uint32_t m = a[k - 1], m2 = a[k - 2], m3 = k > 2 ? a[k - 3] : 0;
-            // The aggregate arriving for the line of heap a[i], if it travels.
-            const uint64_t here = (skip + at) * A;  // in the block's runs
-            const auto arrival = [&](unsigned i) -> const uint64_t* {
-                if (i == k - 1 && m2 < m) return in[LARGEST] + here;
-                if (i == k - 2 && m3 < piece.first) return in[SECOND] + here;
-                return nullptr;
+            const uint64_t here = skip + at;  // in the block's runs
+            // Where the line of heap a[i] is: arrived, or at home.
+            const auto where = [&](unsigned i) {
+                const Chain c = arrives_by(i, k, m, m2, m3, piece);
+                return c == CHAINS ? home_place(line[i], piece) : place(in[c], here);
             };
             uint64_t set[W] = {};
             R max_rem = 0, neg_min_rem_p = 0;
@@ -149,21 +275,11 @@ struct ChainKernel {
             for (unsigned i = 0; i < k; ++i) {
                 joining[i] = NONE;
                 if (a[i] == 0 || (i > 0 && a[i - 1] == a[i])) continue;
-                const uint64_t* s = arrival(i);
-                R top = 0, neg = 0;
-                if (s) {
-                    top = static_cast<R>(s[W]);
-                    neg = static_cast<R>(s[W] >> 32);
-                } else {
-                    const uint64_t l = line[i] + home;
-                    s = seen + l * W;
-                    if constexpr (REM)
-                        top = line_remoteness[2 * l], neg = line_remoteness[2 * l + 1];
-                }
-                for (unsigned w = 0; w < W; ++w) set[w] |= s[w];
+                const Place p = where(i);
+                for (unsigned w = 0; w < W; ++w) set[w] |= p.set[w];
                 if constexpr (REM) {
-                    max_rem = std::max(max_rem, top);
-                    neg_min_rem_p = std::max(neg_min_rem_p, neg);
+                    max_rem = std::max(max_rem, p.rem[0]);
+                    neg_min_rem_p = std::max(neg_min_rem_p, p.rem[1]);
                 }
                 if constexpr (!LAG) continue;
                 // The near children, and the point that will join the line.
@@ -189,15 +305,15 @@ struct ChainKernel {
                                                           mex, r))
                 overflow->store(true, std::memory_order_relaxed);
             store.set(rank, static_cast<V>(mex), r);
-            // Each line takes its point v - lag (p itself for Nim): a home
-            // line in place, a travelling one on its way out. The lines of
-            // heaps m and m2 (< m) leave the group with p, by their chains:
-            // p is the last point of the group on them.
+            // Each line takes its point v - lag (p itself for Nim), in place
+            // (at home or arrived); the lines of heaps m and m2 (< m) leave
+            // the group with p, by their chains: p is the last point of the
+            // group on them.
             for (unsigned i = 0; i < k; ++i) {
                 if (i > 0 && a[i - 1] == a[i]) continue;
-                bool joins = true;
                 uint32_t jv = mex;
                 R jr = r;
+                bool joins = true;
                 if constexpr (LAG) {
                     joins = joining[i] != NONE;  // v < lag: nothing joins yet
                     if (joins) {
@@ -210,33 +326,10 @@ struct ChainKernel {
                         }
                     }
                 }
-                uint64_t* const o = a[i] == m ? out[LARGEST]
-                                    : a[i] == m2 && (m2 == piece.last || m3 < piece.first)
-                                        ? out[SECOND]
-                                        : nullptr;
-                if (const uint64_t* s = arrival(i)) {
-                    if (!o) continue;
-                    uint64_t* d = o + here;
-                    for (unsigned w = 0; w < W; ++w) d[w] = s[w];
-                    R top = static_cast<R>(s[W]), n = static_cast<R>(s[W] >> 32);
-                    if (joins) {
-                        d[jv >> 6] |= uint64_t{1} << (jv & 63);
-                        if constexpr (REM) top = std::max(top, jr);
-                        if (jv == 0) n = std::max<R>(n, R_MAX - jr);
-                    }
-                    d[W] = uint64_t{top} | uint64_t{n} << 32;
-                    continue;
-                }
-                const uint64_t l = line[i] + home;
-                if (joins) engine::join_line<W, REM>(seen, line_remoteness, l, jv, jr);
-                if (o) {
-                    uint64_t* d = o + here;
-                    for (unsigned w = 0; w < W; ++w) d[w] = seen[l * W + w];
-                    d[W] = 0;
-                    if constexpr (REM)
-                        d[W] = uint64_t{line_remoteness[2 * l]} |
-                               uint64_t{line_remoteness[2 * l + 1]} << 32;
-                }
+                const Place p = where(i);
+                if (joins) engine::join_line<W, REM>(p.set, p.rem, 0, jv, jr);
+                const Chain c = leaves_by(a[i], m, m2, m3, piece);
+                if (c != CHAINS && out[c].set) copy(p, place(out[c], here), 1);
             }
             u.next(a);
         }
@@ -278,6 +371,7 @@ struct Arrivals {
 // aggregates arriving for the level being swept and for later ones.
 struct LineChain {
     unsigned bitset_words = 1;      // W
+    AggregateShape shape;           // of the aggregates that travel
     std::vector<uint32_t> amounts;  // near, then lag (when lag > 0)
     size_t near_count = 0;
     uint32_t lag = 0;
@@ -315,12 +409,13 @@ struct LineChain {
     }
 
     // The home lines of the groups `deal` gives this process (deal.h).
-    LineChain(const engine::Universe& u, const engine::LineShape& shape, const ChainDeal& deal,
-              int rank, unsigned remoteness_bytes)
+    LineChain(const engine::Universe& u, const engine::LineShape& line_shape,
+              const ChainDeal& deal, int rank, unsigned remoteness_bytes)
         : bitset_words(engine::line_words(u)),
-          amounts(shape.near),
-          near_count(shape.near.size()),
-          lag(shape.lag),
+          shape{bitset_words, remoteness_bytes},
+          amounts(line_shape.near),
+          near_count(line_shape.near.size()),
+          lag(line_shape.lag),
           home(deal.owner.size(), 0),
           piece_first(deal.first),
           piece_last(deal.last) {

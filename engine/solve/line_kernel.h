@@ -191,12 +191,40 @@ struct LineKernel {
     // look-ups (near children and the points that join a line).
     uint64_t sweep(uint64_t first, uint64_t count, Scratch& heaps) const {
         if constexpr (!LAG) {
-            sweep_runs(first, count, heaps);
+            sweep_runs(first, count, heaps, InPlace{*this});
             return 0;
         } else {
             return sweep_positions(first, count, heaps);
         }
     }
+
+    // Where a run's lines and answers are (sweep_runs): for each heap index
+    // i, the aggregate of heap i's line at the run's first position, in a
+    // store where the next position's follows it (W words of values seen,
+    // and a pair of R); and where the run's values and remoteness go.
+    struct RunAt {
+        uint64_t* set[Universe::MAX_HEAPS];
+        R* rem[Universe::MAX_HEAPS];
+        V* value;
+        R* remoteness;
+    };
+
+    // The one process's store: every line at its index in `seen`, the
+    // answers at their rank in the arrays.
+    struct InPlace {
+        const LineKernel& k;
+        void locate(const uint32_t*, const uint64_t* line, uint64_t rank, RunAt& at) const {
+            for (unsigned i = 0; i < k.u.max_heaps(); ++i) {
+                at.set[i] = k.seen + line[i] * W;
+                at.rem[i] = REM ? k.line_remoteness + 2 * line[i] : nullptr;
+            }
+            at.value = k.value + (rank - k.base);
+            at.remoteness = REM ? k.remoteness + (rank - k.base) : nullptr;
+        }
+        // After a run of `len` positions from `rank` whose first `below_a1`
+        // read heap 1's line (a: its first position's heaps).
+        void swept(const uint32_t*, uint64_t, uint64_t, uint64_t, const RunAt&) const {}
+    };
 
     // Nim's sweep (no lag: a position reads no child, only its lines), run by
     // run. A run is the positions that share their K-1 largest heaps, the
@@ -209,49 +237,51 @@ struct LineKernel {
     // a1 (a duplicate heap, left out as sweep_positions leaves it out).
     // Each stretch is prefetched PREFETCH lines ahead of the run, and a
     // run's positions are solved by solve_part, compiled for their number
-    // of lines.
-    void sweep_runs(uint64_t first, uint64_t count, Scratch& heaps) const {
+    // of lines. `lines` says where each run's lines are (InPlace: the one
+    // process's store; the distributed line chain keeps some apart).
+    template <class Lines>
+    void sweep_runs(uint64_t first, uint64_t count, Scratch& heaps, const Lines& lines) const {
         const unsigned k = u.max_heaps();
         uint32_t* a = heaps.data();
         u.unrank(first, a);
         uint64_t line[Universe::MAX_HEAPS];
+        RunAt at;
         const uint64_t end = first + count;
         for (uint64_t rank = first; rank < end;) {
             const uint32_t start = a[0];
             const uint32_t a1 = k > 1 ? a[1] : u.max_heap_size();
             const uint64_t len = std::min<uint64_t>(a1 - start + 1, end - rank);
             line_indices(u, a, line);
+            lines.locate(a, line, rank, at);
             // Each line's stretch from the run's first position: the distinct
-            // heaps i >= 2, then heap 1's; the kernel's arrays in locals (a
-            // store through V may alias members).
+            // heaps i >= 2, then heap 1's.
             uint64_t* set_at[Universe::MAX_HEAPS];
             R* rem_at[Universe::MAX_HEAPS];
             unsigned others = 0;
-            const auto stretch = [&](unsigned j, uint64_t l) {
-                set_at[j] = seen + l * W;
-                rem_at[j] = REM ? line_remoteness + 2 * l : nullptr;
+            const auto stretch = [&](unsigned j, unsigned i) {
+                set_at[j] = at.set[i];
+                rem_at[j] = at.rem[i];
             };
             for (unsigned i = 2; i < k; ++i)
-                if (a[i - 1] != a[i]) stretch(others++, line[i]);
-            if (k > 1) stretch(others, line[1]);
+                if (a[i - 1] != a[i]) stretch(others++, i);
+            if (k > 1) stretch(others, 1);
             // The run's positions with a0 < a1 read and join heap 1's line too.
             const uint64_t below_a1 = k > 1 ? std::min<uint64_t>(len, a1 - start) : 0;
             for (unsigned j = 0; j < others; ++j) {
                 __builtin_prefetch(set_at[j] + PREFETCH * W, 1);
                 if constexpr (REM) __builtin_prefetch(rem_at[j] + 2 * PREFETCH, 1);
             }
-            Own own = load_own(line[0]);
-            V* const out_value = value + (rank - base);
-            R* const out_remoteness = REM ? remoteness + (rank - base) : nullptr;
+            Own own = load_own(at.set[0], at.rem[0]);
             // The positions with a0 < a1 read heap 1's line too, the last
             // (a0 = a1) does not.
-            with_lines(others + 1, below_a1 > 0, [&]<unsigned N>(unsigned lines) {
-                solve_part<N>(set_at, rem_at, lines, 0, below_a1, own, out_value, out_remoteness);
+            with_lines(others + 1, below_a1 > 0, [&]<unsigned N>(unsigned n) {
+                solve_part<N>(set_at, rem_at, n, 0, below_a1, own, at.value, at.remoteness);
             });
-            with_lines(others, below_a1 < len, [&]<unsigned N>(unsigned lines) {
-                solve_part<N>(set_at, rem_at, lines, below_a1, len, own, out_value, out_remoteness);
+            with_lines(others, below_a1 < len, [&]<unsigned N>(unsigned n) {
+                solve_part<N>(set_at, rem_at, n, below_a1, len, own, at.value, at.remoteness);
             });
-            store_own(line[0], own);
+            store_own(at.set[0], at.rem[0], own);
+            lines.swept(a, rank, len, below_a1, at);
             rank += len;
             if (rank < end) {
                 a[0] = static_cast<uint32_t>(start + len - 1);
@@ -462,21 +492,21 @@ struct LineKernel {
         }
     }
 
-    Own load_own(uint64_t line) const {
+    static Own load_own(const uint64_t* set, const R* rem) {
         Own own;
-        for (unsigned w = 0; w < W; ++w) own.set[w] = seen[line * W + w];
+        for (unsigned w = 0; w < W; ++w) own.set[w] = set[w];
         own.rem[0] = own.rem[1] = 0;
         if constexpr (REM) {
-            own.rem[0] = line_remoteness[2 * line];
-            own.rem[1] = line_remoteness[2 * line + 1];
+            own.rem[0] = rem[0];
+            own.rem[1] = rem[1];
         }
         return own;
     }
-    void store_own(uint64_t line, const Own& own) const {
-        for (unsigned w = 0; w < W; ++w) seen[line * W + w] = own.set[w];
+    static void store_own(uint64_t* set, R* rem, const Own& own) {
+        for (unsigned w = 0; w < W; ++w) set[w] = own.set[w];
         if constexpr (REM) {
-            line_remoteness[2 * line] = own.rem[0];
-            line_remoteness[2 * line + 1] = own.rem[1];
+            rem[0] = own.rem[0];
+            rem[1] = own.rem[1];
         }
     }
 
