@@ -354,7 +354,8 @@ struct Solver {
     struct Outbox {
         struct Chains {
             size_t group;
-            std::array<AggregatesAt, CHAINS> to{};  // where the aggregates passed on go, if anywhere
+            std::array<AggregatesAt, CHAINS>
+                to{};  // where the aggregates passed on go, if anywhere
         };
         size_t b = 0;                 // the first block
         std::vector<Chains> chains;   // per block from b
@@ -411,7 +412,7 @@ struct Solver {
     // `offset` in this process's arrays, in a level after `level` (its
     // slots made on the first arrival); marked filled.
     AggregatesAt slot(LineChain& c, size_t level, uint64_t offset, unsigned chain,
-                   uint64_t count) const {
+                      uint64_t count) const {
         const SolveOrder& lp = layout.local_plan;
         // Offsets rise with the blocks of the local plan.
         const auto block =

@@ -409,8 +409,8 @@ struct LineChain {
     }
 
     // The home lines of the groups `deal` gives this process (deal.h).
-    LineChain(const engine::Universe& u, const engine::LineShape& line_shape,
-              const ChainDeal& deal, int rank, unsigned remoteness_bytes)
+    LineChain(const engine::Universe& u, const engine::LineShape& line_shape, const ChainDeal& deal,
+              int rank, unsigned remoteness_bytes)
         : bitset_words(engine::line_words(u)),
           shape{bitset_words, remoteness_bytes},
           amounts(line_shape.near),
