@@ -234,9 +234,13 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // The chain's aggregates of the levels a checkpoint restored are not
     // saved: a resumed solve finishes by brute force (the same table).
     std::optional<LineChain> lines;
-    if (chain && level == 0)
+    uint64_t home_held = 0;  // bytes of home lines held at once, at most
+    if (chain && level == 0) {
         lines.emplace(u, solve_plan.lines, chain_pieces, comm.rank,
                       o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
+        home_held = solver.schedule_home_lines(*lines, solve_plan.block_heaps) *
+                    (uint64_t{8} * lines->shape.w + 2 * lines->shape.rem_bytes);
+    }
     std::unique_ptr<Spill> spilled[2];
     if (streamed) {
         try {
@@ -252,12 +256,13 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     }
     engine::ArraySummary streamed_summary;
     // What each process holds, said before the solve as one process says its
-    // plan: what it holds already (the program, MPI, the deal and its home
-    // lines: its peak so far), its arrays (a streamed process's window,
-    // not yet touched), and the aggregates arriving for two levels (8 W + 2
-    // sizeof(R) bytes each: a level's being swept, a later one's filling) and a
-    // round's sent and received, or its rounds' pages; and what writing the
-    // table adds (WRITE_BYTES).
+    // plan: what it holds already (the program, MPI, the deal: its peak so
+    // far), the most home lines it holds at once (touched as first used,
+    // given back after their last level: LineChain), its arrays (a streamed
+    // process's window, not yet touched), and the aggregates arriving for
+    // two levels (8 W + 2 sizeof(R) bytes each: a level's being swept, a
+    // later one's filling) and a round's sent and received, or its rounds'
+    // pages; and what writing the table adds (WRITE_BYTES).
     uint64_t arriving = 0;  // words
     if (lines) {
         for (size_t l = level; l < plan.levels(); ++l)
@@ -271,7 +276,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     const uint64_t held =
-        static_cast<uint64_t>(usage.ru_maxrss) * 1024 +
+        static_cast<uint64_t>(usage.ru_maxrss) * 1024 + home_held +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
         (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
         WRITE_BYTES;
@@ -372,7 +377,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     s.p_positions = comm.sum(mine.p_positions);
     s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
     s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
-    const uint64_t home_lines = lines ? lines->seen.size() / lines->bitset_words : 0;
+    const uint64_t home_lines = lines ? lines->lines : 0;
     return Share{std::move(s),
                  {std::move(spilled[0]), std::move(spilled[1])},
                  o.solve.remoteness,

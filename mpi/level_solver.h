@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -557,8 +558,8 @@ struct Solver {
             .near_count = c.near_count,
             .lag = c.lag,
             .terminal = terminal,
-            .seen = c.seen.data(),
-            .line_remoteness = reinterpret_cast<R*>(c.remoteness_words.data()),
+            .seen = c.seen_words(),
+            .line_remoteness = static_cast<R*>(c.remoteness.data()),
             .overflow = &overflow.value};
         // Sweeps the pieces of blocks of `out`: each from its first
         // position on, with its arrivals and departures.
@@ -611,7 +612,72 @@ struct Solver {
             deliver(c, level, out, t);
         }
         c.now = {};
+        c.done_with(level);
         return lookups;
+    }
+
+    // When each of this process's home lines is last touched (LineChain::
+    // done_after). The lines sharing their J - 1 largest heaps Q (J: the
+    // blocks' top heaps) are a run of indices, whose points lie in the
+    // blocks with top heaps Q and one more heap (the lines of the lower
+    // heaps, and of that heap): so a block's positions touch, at home, the
+    // runs of its top heaps without one of them, and the block's level is
+    // the last touch of a run if no later block touches it. With J = 2 a
+    // run would be a whole row: every line is kept to the end. Returns the
+    // most home lines held at once (touched and not given back): a run's
+    // lines whose largest lower heap is y are first touched by the block of
+    // top heaps Q and y (as a lower heap's lines), so a run fills level by
+    // level.
+    uint64_t schedule_home_lines(LineChain& c, unsigned block_heaps) const {
+        const SolveOrder& lp = layout.local_plan;
+        const unsigned k = u.max_heaps(), j = block_heaps;
+        c.done_after.assign(lp.levels(), {});
+        if (j < 3 || j >= k) return c.lines;
+        struct Run {
+            uint64_t end;
+            size_t last_level;
+            uint64_t touched;  // lines
+        };
+        std::vector<int64_t> change(lp.levels() + 1, 0);  // lines held from each level on
+        std::map<uint64_t, Run> runs;                     // by first line
+        std::array<uint32_t, Universe::MAX_HEAPS> a{}, q{};
+        uint64_t line[Universe::MAX_HEAPS];
+        for (size_t level = 0; level < lp.levels(); ++level) {
+            for (size_t b = lp.level_start[level]; b < lp.level_start[level + 1]; ++b) {
+                u.unrank(layout.local_global_first[b], a.data());  // its lower heaps at 0
+                const uint32_t m = a[k - 1], m2 = a[k - 2], m3 = a[k - 3];
+                const size_t g = chain_group(u, a.data());
+                // A lower heap (index 0) and the top heaps, each distinct one.
+                for (unsigned i = 0; i < k; ++i) {
+                    if ((i > 0 && i < k - j) || (i > 0 && a[i - 1] == a[i])) continue;
+                    if (arrives_by(i, k, m, m2, m3, c.piece_first[g]) != CHAINS) continue;
+                    // The run's first line: Q over K - J heaps of 0, as the
+                    // line of heap 0 of Q over K - J + 1 of them.
+                    unsigned n = 0;
+                    for (unsigned x = 0; x + j <= k; ++x) q[n++] = 0;
+                    for (unsigned x = k - j; x < k; ++x)
+                        if (x != (i < k - j ? k - j : i)) q[n++] = a[x];
+                    engine::line_indices(u, q.data(), line);
+                    const uint64_t first = line[0] + c.home[g];
+                    const uint64_t count = engine::binomial(uint64_t{q[k - j + 1]} + k - j, k - j);
+                    Run& run = runs.try_emplace(first, Run{first + count, level, 0}).first->second;
+                    run.last_level = level;
+                    if (i == 0) {  // the lines whose largest lower heap is a[k - j]
+                        const uint64_t below =
+                            engine::binomial(uint64_t{a[k - j]} + k - j - 1, k - j - 1);
+                        run.touched += below;
+                        change[level] += static_cast<int64_t>(below);
+                    }
+                }
+            }
+        }
+        for (const auto& [first, run] : runs) {
+            c.done_after[run.last_level].emplace_back(first, run.end);
+            change[run.last_level + 1] -= static_cast<int64_t>(run.touched);
+        }
+        int64_t held = 0, most = 0;
+        for (const int64_t d : change) most = std::max(most, held += d);
+        return static_cast<uint64_t>(most);
     }
 
     uint64_t chain_dispatch(LineChain& c, size_t level, engine::Overflow& overflow) {

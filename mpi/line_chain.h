@@ -78,6 +78,24 @@ struct AggregatesAt {
 // heap raised by one, or its second largest (below the largest) raised by one.
 enum Chain : unsigned { LARGEST = 0, SECOND = 1, CHAINS = 2 };
 
+// The chain by which the line of heap a[i] arrives for a position of sorted
+// heaps a whose three largest are m3 <= m2 <= m, in a piece whose m2 run
+// starts at `first` (CHAINS: none, the line is at home); and by which the
+// line of a heap v leaves with it, p its last point in the group (CHAINS:
+// none): the lines of m and of m2 (< m), where `last` ends the piece's run.
+inline Chain arrives_by(unsigned i, unsigned k, uint32_t m, uint32_t m2, uint32_t m3,
+                        uint32_t first) {
+    if (i == k - 1 && m2 < m) return LARGEST;
+    if (i == k - 2 && m3 < first) return SECOND;
+    return CHAINS;
+}
+inline Chain leaves_by(uint32_t v, uint32_t m, uint32_t m2, uint32_t m3, uint32_t first,
+                       uint32_t last) {
+    if (v == m) return LARGEST;
+    if (v == m2 && (m2 == last || m3 < first)) return SECOND;
+    return CHAINS;
+}
+
 // The children a position reads besides its lines' aggregates: for each
 // distinct heap, its near children and its line's joining point (the
 // point v - lag): what a round of the distributed solve fetches.
@@ -137,21 +155,6 @@ struct ChainKernel {
     Place home_place(uint64_t line, const GroupPiece& piece) const {
         const uint64_t l = line + piece.home;
         return {seen + l * W, REM ? line_remoteness + 2 * l : nullptr};
-    }
-    // The chain by which the line of heap i arrives (CHAINS: none, the line
-    // is at home), and by which it leaves with p, p its last point in the
-    // group (CHAINS: none): the lines of m and of m2 (< m).
-    static Chain arrives_by(unsigned i, unsigned k, uint32_t m, uint32_t m2, uint32_t m3,
-                            const GroupPiece& piece) {
-        if (i == k - 1 && m2 < m) return LARGEST;
-        if (i == k - 2 && m3 < piece.first) return SECOND;
-        return CHAINS;
-    }
-    static Chain leaves_by(uint32_t v, uint32_t m, uint32_t m2, uint32_t m3,
-                           const GroupPiece& piece) {
-        if (v == m) return LARGEST;
-        if (v == m2 && (m2 == piece.last || m3 < piece.first)) return SECOND;
-        return CHAINS;
     }
     // Copies n aggregates from `from` to `to`.
     static void copy(Place from, Place to, uint64_t n) {
@@ -214,7 +217,7 @@ struct ChainKernel {
             const uint32_t m = a[n - 1], m2 = a[n - 2], m3 = a[n - 3];
             const uint64_t here = skip + (rank - first);
             for (unsigned i = 0; i < n; ++i) {
-                const Chain c = arrives_by(i, n, m, m2, m3, piece);
+                const Chain c = arrives_by(i, n, m, m2, m3, piece.first);
                 const Place p = c == CHAINS ? k.home_place(line[i], piece) : place(in[c], here);
                 at.set[i] = p.set;
                 at.rem[i] = p.rem;
@@ -232,12 +235,12 @@ struct ChainKernel {
             const uint64_t here = skip + (rank - first);
             for (unsigned i = 1; i < n; ++i) {
                 if (a[i - 1] == a[i]) continue;
-                const Chain c = leaves_by(a[i], m, m2, m3, piece);
+                const Chain c = leaves_by(a[i], m, m2, m3, piece.first, piece.last);
                 if (c == CHAINS || !out[c].set) continue;
                 copy({at.set[i], at.rem[i]}, place(out[c], here), i == 1 ? below_a1 : len);
             }
             if (a[0] + len - 1 == a[1]) {
-                const Chain c = leaves_by(a[1], m, m2, m3, piece);
+                const Chain c = leaves_by(a[1], m, m2, m3, piece.first, piece.last);
                 if (c != CHAINS && out[c].set)
                     copy({at.set[0], at.rem[0]}, place(out[c], here + len - 1), 1);
             }
@@ -260,7 +263,7 @@ struct ChainKernel {
             const uint64_t here = skip + at;  // in the block's runs
             // Where the line of heap a[i] is: arrived, or at home.
             const auto where = [&](unsigned i) {
-                const Chain c = arrives_by(i, k, m, m2, m3, piece);
+                const Chain c = arrives_by(i, k, m, m2, m3, piece.first);
                 return c == CHAINS ? home_place(line[i], piece) : place(in[c], here);
             };
             uint64_t set[W] = {};
@@ -328,7 +331,7 @@ struct ChainKernel {
                 }
                 const Place p = where(i);
                 if (joins) engine::join_line<W, REM>(p.set, p.rem, 0, jv, jr);
-                const Chain c = leaves_by(a[i], m, m2, m3, piece);
+                const Chain c = leaves_by(a[i], m, m2, m3, piece.first, piece.last);
                 if (c != CHAINS && out[c].set) copy(p, place(out[c], here), 1);
             }
             u.next(a);
@@ -377,8 +380,14 @@ struct LineChain {
     uint32_t lag = 0;
     std::vector<uint64_t> home;  // per group: home line minus line index (mod 2^64)
     std::vector<uint32_t> piece_first, piece_last;  // per group: its piece's m2 run
-    std::vector<uint64_t> seen;                     // home line * W + word
-    std::vector<uint64_t> remoteness_words;         // home line * 2 remoteness of the array's width
+    // The home lines' aggregates, in small pages touched as first used and
+    // given back once no position of this process touches them again
+    // (done_after): seen holds home line * W + word, remoteness home line *
+    // 2 remoteness of the array's width.
+    uint64_t lines = 0;
+    engine::LargeBuffer seen, remoteness;
+    // Per level: the runs of home lines [first, end) no later level touches.
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> done_after;
     Arrivals now;
     std::map<size_t, Arrivals> later;  // by level
     // The buffers buffer() gives, in use or idle (held here alone).
@@ -420,7 +429,6 @@ struct LineChain {
           piece_first(deal.first),
           piece_last(deal.last) {
         if (lag > 0) amounts.push_back(lag);
-        uint64_t lines = 0;
         for (uint32_t m = 0; m <= u.max_heap_size(); ++m) {
             for (uint32_t m2 = 0; m2 <= m; ++m2) {
                 const size_t g = chain_group(u, m2, m);
@@ -431,8 +439,19 @@ struct LineChain {
                 lines += chain_group_lines(u, m2);
             }
         }
-        seen.assign(lines * bitset_words, 0);
-        remoteness_words.assign((lines * 2 * remoteness_bytes + 7) / 8, 0);
+        seen = engine::LargeBuffer(lines * bitset_words * 8, false);
+        remoteness = engine::LargeBuffer(lines * 2 * remoteness_bytes, false);
+    }
+
+    uint64_t* seen_words() const { return static_cast<uint64_t*>(seen.data()); }
+    // Gives back the home lines no level after `level` touches.
+    void done_with(size_t level) {
+        if (level >= done_after.size()) return;
+        for (const auto& [first, end] : done_after[level]) {
+            seen.give_back(first * shape.w * 8, end * shape.w * 8);
+            remoteness.give_back(first * 2 * shape.rem_bytes, end * 2 * shape.rem_bytes);
+        }
+        done_after[level] = {};
     }
 };
 
