@@ -122,9 +122,18 @@ bool blosc_zstd(int level, unsigned width, std::span<const uint8_t> raw, ByteBuf
     if (width > 1) {  // Blosc's byte shuffle: byte b of every entry, for b = 0, 1, ...
         const size_t n = raw.size() / width;
         context.planes.resize(raw.size());
-        for (unsigned b = 0; b < width; ++b) {
-            uint8_t* plane = context.planes.data() + b * n;
-            for (size_t i = 0; i < n; ++i) plane[i] = raw[i * width + b];
+        if (width == 2) {  // remoteness: both planes in one pass, which the compiler vectorises
+            uint8_t* low = context.planes.data();
+            uint8_t* high = low + n;
+            for (size_t i = 0; i < n; ++i) {
+                low[i] = raw[2 * i];
+                high[i] = raw[2 * i + 1];
+            }
+        } else {
+            for (unsigned b = 0; b < width; ++b) {
+                uint8_t* plane = context.planes.data() + b * n;
+                for (size_t i = 0; i < n; ++i) plane[i] = raw[i * width + b];
+            }
         }
         bytes = context.planes;
     }
