@@ -27,24 +27,28 @@ and no pages (other take rules' chains add the pages of a few children
 each, which this model leaves out). Its positions are dealt in groups of
 their two largest heaps m2 <= m, in pieces (runs of m2 of one m,
 mpi/deal.h: chain_deal, mirrored here); each position whose largest heap m
-is below H sends one aggregate of 8 (W + 1) bytes (W = 1 for H < 64) to
-the position with m + 1, and each position of a piece's last m2 (below m)
-one to the position with m2 + 1, across the wire when the two groups'
-processes differ, so
-        B_l = 8 (W + 1) P_l f_R,
+is below H sends one aggregate of A = 8 W + 2 r bytes (W = 1 for H < 64, r
+the bytes of a remoteness: 2 where K H > 255) to the position with m + 1,
+and each position of a piece's last m2 (below m) one to the position with
+m2 + 1, across the wire when the two groups' processes differ, so
+        B_l = A P_l f_R,
 f_R the aggregates a position sends to another process (from the deal:
-0.48 on two processes, 0.75 on four at K=6 H=63). A streamed process holds
-its pieces' lines (C(H + K - 1, K - 1) lines in all, 8 W + 4 bytes each), its
-largest level's positions (a level: one sum of the blocks' top heaps,
-chain_block_heaps of them), the larger of two successive sums' arrivals and
-a round's (chain_in_flight), every block's place in the deal and the
-program; the busiest process sets the figure (chain_memory).
+0.48 on two processes, 0.75 on four at K=6 H=63). A streamed process holds,
+level by level, the home lines touched and not yet given back (runs of
+lines sharing their J - 1 largest heaps, A bytes each: chain_home_lines),
+the larger of two successive sums' arrivals and a round's
+(chain_in_flight), its largest level's positions (a level: one sum of the
+blocks' top heaps, J = chain_block_heaps of them), every block's place in
+the deal and the program; the busiest process at its busiest level sets the
+figure (chain_memory).
 """
 import json
 import re
 import sys
 from functools import lru_cache
 from math import comb
+
+import numpy as np
 
 GAMMA = {"box": 0.48, "total": 1.05}
 # Look-ups a core does a second in the distributed kernel (each child marked
@@ -69,6 +73,12 @@ def predicted_bytes(lookups, processes, gamma):
 
 def line_words(h):
     return 1 if h < 64 else 4 if h < 256 else 16
+
+
+def aggregate_bytes(k, h):
+    """An aggregate's bytes, at home and travelling (mpi/line_chain.h: AggregateShape): its
+    bitset and two remoteness of the arrays' width (engine/solve/line_kernel.h)."""
+    return 8 * line_words(h) + 2 * (2 if k * h > 255 else 1)
 
 
 def group_positions(k, m2):
@@ -207,30 +217,87 @@ def chain_window(k, h, r):
 
 
 def chain_in_flight(k, h, r):
-    """Per process, the most aggregates it holds at once (mpi/level_solver.h): while a level
-    is swept, round by round, the arrivals of its blocks not yet swept (given back as they
-    are) and those of the next sum's blocks arrived so far, about the larger of the two; and
-    a round's outbox and arrivals (mpi/distributed_solver.h: an eighth of a level's arrivals,
-    from 2^16 to 2^20 words, each)."""
+    """Per process and level, the aggregates it holds (mpi/level_solver.h): while a level is
+    swept, round by round, the arrivals of its blocks not yet swept (given back as they are)
+    and those of the next sum's blocks arrived so far, about the larger of the two; and a
+    round's outbox and arrivals (mpi/distributed_solver.cpp: an eighth of a level's
+    arrivals, from 2^16 to 2^20 words, each)."""
     _, arriving, _ = chain_levels(k, h, r)
-    words = line_words(h) + 1
-    round_words = min(max(max(max(a) for a in arriving) * words // 8, 1 << 16), 1 << 20)
-    return [max(max(a[lv], a[lv + 1] if lv + 1 < len(a) else 0) for lv in range(len(a)))
-            + 2 * round_words / words for a in arriving]
+    words = aggregate_bytes(k, h) / 8
+    most = max(max(a) for a in arriving)
+    round_words = min(max(most * words // 8, 1 << 16), 1 << 20)
+    return [[max(a[lv], a[lv + 1] if lv + 1 < len(a) else 0) + 2 * round_words / words
+             for lv in range(len(a))] for a in arriving]
 
 
-def chain_memory(k, h, r, width):
+@lru_cache(maxsize=None)
+def chain_home_lines(k, h, r):
+    """Per process and level, the home lines it holds (mpi/level_solver.h:
+    schedule_home_lines): the lines sharing their J - 1 largest heaps Q (Q1 = m, Q2 = m2 in a
+    piece [lo, hi] of row m, ..., Q_{J-1} = z; S their sum) are a run, whose lines with
+    largest lower heap y are first touched at level S + y (by the block of top heaps Q and
+    y) and all given back after level S + hi (the point w = hi of each, the piece's last).
+    With J = 2 every line is held from the start."""
+    owner, _, last = chain_deal(k, h, r)
+    j = chain_block_heaps(k, h)
+    levels = j * h + 1
+    if j < 3:
+        _, lines = chain_held(k, h, r)
+        return [np.full(levels, lines[p], dtype=np.float64) for p in range(r)]
+    lower = k - j  # a line's heaps below Q
+    touched = np.array([comb(y + lower - 1, lower - 1) for y in range(h + 1)], dtype=np.float64)
+    run = np.array([comb(z + lower, lower) for z in range(h + 1)], dtype=np.float64)
+    change = [np.zeros(levels + 2 * h + 2) for _ in range(r)]
+    for (m, m2), p in owner.items():
+        tails = chain_tails(m2, j - 3)  # [z][sum of Q3..Q_{J-1}]
+        at = m + m2
+        for z in range(m2 + 1):
+            if not tails[z].any():
+                continue
+            filled = np.convolve(tails[z], touched[:z + 1])
+            change[p][at:at + len(filled)] += filled
+        gone = run[:m2 + 1] @ tails
+        start = at + last[m, m2] + 1
+        change[p][start:start + len(gone)] -= gone
+    return [np.cumsum(c)[:levels] for c in change]
+
+
+@lru_cache(maxsize=None)
+def chain_tails(m2, free):
+    """The sequences m2 >= Q3 >= ... >= Q_{J-1} of `free` heaps after m2 (Q_{J-1} = m2 when
+    none), counted by their last heap z and the sum of all but m2: [z][sum]."""
+    counts = np.zeros((m2 + 1, free * m2 + 1))
+    if free == 0:
+        counts[m2, 0] = 1
+        return counts
+    counts[:, :] = 0
+    for z in range(m2 + 1):
+        counts[z, z] = 1  # one heap: Q3 = z
+    for _ in range(free - 1):
+        step = np.zeros_like(counts)
+        for top in range(m2 + 1):
+            for z in range(top + 1):
+                step[z, z:] += counts[top, :counts.shape[1] - z]
+        counts = step
+    return counts
+
+
+def chain_memory(k, h, r, width, parts=False):
     """The busiest streamed process's peak under the line chain (mpi/distributed_solver.cpp):
-    its pieces' lines (8 W + 4 bytes each), its largest level's window of positions (`width`
-    bytes each), the aggregates it holds at once (8 (W + 1) bytes each), every block's place
-    in the deal (LAYOUT_BYTES each) and the program and MPI."""
-    _, lines = chain_held(k, h, r)
+    at its busiest level, the home lines it holds and the aggregates in flight (A bytes
+    each), with its largest level's window of positions (`width` bytes each), every block's
+    place in the deal (LAYOUT_BYTES each) and the program and MPI. `parts`: also the lines',
+    aggregates' and window's bytes at that level."""
     solved, _, _ = chain_levels(k, h, r)
     flight = chain_in_flight(k, h, r)
+    lines = chain_home_lines(k, h, r)
     j = chain_block_heaps(k, h)
-    return (max(lines[p] * (8 * line_words(h) + 4) + max(solved[p]) * width
-                + flight[p] * 8 * (line_words(h) + 1) for p in range(r))
-            + comb(h + j, j) * LAYOUT_BYTES + BASE_BYTES)
+    a = aggregate_bytes(k, h)
+    fixed = comb(h + j, j) * LAYOUT_BYTES + BASE_BYTES
+    best = max(((lines[p][lv] * a + flight[p][lv] * a + max(solved[p]) * width,
+                 lines[p][lv] * a, flight[p][lv] * a, max(solved[p]) * width)
+                for p in range(r) for lv in range(len(flight[p]))))
+    return (best[0] + fixed, best[1:]) if parts else best[0] + fixed
 
 
 @lru_cache(maxsize=None)
@@ -254,7 +321,7 @@ def compare_chain(j):
     r = j["processes"]
     words = re.match(r"at most (\d+) heaps of at most (\d+)", j["universe"])
     k, h = int(words[1]), int(words[2])
-    per_position = 8 * (line_words(h) + 1) * chain_crossing(k, h, r)
+    per_position = aggregate_bytes(k, h) * chain_crossing(k, h, r)
     print(f"{j['rules']} {j['convention']}, {j['universe']}, {r} processes, line chain: "
           f"{per_position:.2f} bytes a position")
     print(f"{'level':>5} {'positions':>12} {'predicted MB':>13} {'measured MB':>12} {'ratio':>6}")
@@ -333,7 +400,7 @@ def extrapolate():
             if chain:  # the busiest process sets memory and time
                 share, _ = chain_largest_share(size, 63, nodes)
                 memory = chain_memory(size, 63, nodes, width)
-                wire = positions * 8 * (line_words(63) + 1) * chain_crossing(size, 63, nodes)
+                wire = positions * aggregate_bytes(size, 63) * chain_crossing(size, 63, nodes)
                 compute = positions * share / (CHAIN_RATE_PER_CORE * cores)
             else:
                 budget = min(max(per_node / 16, 1 << 20), 64 << 20)
