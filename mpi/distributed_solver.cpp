@@ -234,12 +234,11 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // The chain's aggregates of the levels a checkpoint restored are not
     // saved: a resumed solve finishes by brute force (the same table).
     std::optional<LineChain> lines;
-    uint64_t home_held = 0;  // bytes of home lines held at once, at most
+    uint64_t home_held = 0;  // home lines held at once, at most
     if (chain && level == 0) {
         lines.emplace(u, solve_plan.lines, chain_pieces, comm.rank,
                       o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
-        home_held = solver.schedule_home_lines(*lines, solve_plan.block_heaps) *
-                    (uint64_t{8} * lines->shape.w + 2 * lines->shape.rem_bytes);
+        home_held = solver.schedule_home_lines(*lines, solve_plan.block_heaps);
     }
     std::unique_ptr<Spill> spilled[2];
     if (streamed) {
@@ -276,7 +275,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     const uint64_t held =
-        static_cast<uint64_t>(usage.ru_maxrss) * 1024 + home_held +
+        static_cast<uint64_t>(usage.ru_maxrss) * 1024 +
+        (lines ? home_held * (uint64_t{8} * lines->shape.w + 2 * lines->shape.rem_bytes) : 0) +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
         (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
         WRITE_BYTES;
@@ -378,13 +378,10 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
     s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
     const uint64_t home_lines = lines ? lines->lines : 0;
-    return Share{std::move(s),
-                 {std::move(spilled[0]), std::move(spilled[1])},
-                 o.solve.remoteness,
-                 std::move(layout),
-                 home_lines,
-                 std::move(traffic),
-                 std::move(checkpoint)};
+    return Share{std::move(s),       {std::move(spilled[0]), std::move(spilled[1])},
+                 o.solve.remoteness, std::move(layout),
+                 home_lines,         lines ? home_held : 0,
+                 std::move(traffic), std::move(checkpoint)};
 }
 
 }  // namespace nimtb::mpi

@@ -88,6 +88,9 @@ struct Share {
     // The line chain's aggregates this process keeps at home (0 without the
     // chain, or when a resumed solve finishes by brute force).
     uint64_t home_lines = 0;
+    // The most of them it holds at once: touched, not yet given back
+    // (Solver::schedule_home_lines).
+    uint64_t home_lines_held = 0;
     std::vector<LevelTraffic> traffic;  // this process's, per level
     // This process's part of the checkpoint (when there is one): removed
     // once the table is written.

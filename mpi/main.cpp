@@ -78,10 +78,12 @@ nlohmann::json stats_json(const Comm& comm, const nimtb::service::SolveReport& r
     const std::vector<uint8_t> all = comm.gather(mine);
     const std::vector<uint64_t> positions = comm.all_gather(share.layout.local_positions);
     const std::vector<uint64_t> home_lines = comm.all_gather(share.home_lines);
+    const std::vector<uint64_t> held = comm.all_gather(share.home_lines_held);
     nlohmann::json j = nimtb::service::stats_json(report);
     if (comm.rank != 0) return j;
     j["process_positions"] = positions;
     j["process_home_lines"] = home_lines;
+    j["process_home_lines_held"] = held;
     const auto* traffic = reinterpret_cast<const nimtb::mpi::LevelTraffic*>(all.data());
     for (size_t l = 0; l < levels; ++l) {
         nlohmann::json sent = nlohmann::json::array(), received = nlohmann::json::array(),

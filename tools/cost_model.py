@@ -55,10 +55,11 @@ GAMMA = {"box": 0.48, "total": 1.05}
 # and read), measured on this machine with --stats at -np 4 on 2 cores: nim
 # misere K=5 H=63 (Nim in a box), misere Kayles N=70 (under a total).
 RATE_PER_CORE = {"box": 106e6, "total": 38e6}
-# Positions a core sweeps a second in the line chain (nim misere K=6 H=63,
-# -np 2 with one thread each on this machine: 60 M positions a process in
-# 1.9 s of sweeps; the exchanges come on top).
-CHAIN_RATE_PER_CORE = 31e6
+# Positions a core sweeps a second in the line chain (nim misere K=7 H=63,
+# -np 2 with one thread each on this machine: about 600 M positions a
+# process in 10.7 s of the kernel's perf samples; the exchanges, the spill
+# and the write come on top).
+CHAIN_RATE_PER_CORE = 56e6
 BASE_BYTES = 21 << 20
 # mpi/deal.h: the line chain's blocks average at least this many positions.
 CHAIN_BLOCK_POSITIONS = 4096

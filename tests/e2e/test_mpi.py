@@ -228,6 +228,35 @@ class Tables(MpiCase):
         self.assertEqual(err.count("nimtb: error:"), 1, err)
         self.assertFalse(os.path.exists(self.path("k.h5")))
 
+    def test_the_chain_sweeps_every_shape_and_gives_its_lines_back(self):
+        # Nim's chain sweeps run by run in one process's line kernel from 4 heaps on (a run
+        # that ends at a0 = a1 hands on the line of heap 0 when a1 is m or m2), position by
+        # position with 3; with or without remoteness (the aggregates' pairs). Where blocks
+        # share 3 top heaps or more the home lines are given back after their last level, so
+        # a process holds fewer at once than it keeps in all; with 2 it holds them all.
+        for args, heaps in ((["--rules", "nim", "--misere", "--heaps", "3", "--max-heap", "12"], None),
+                            (["--rules", "nim", "--heaps", "4", "--max-heap", "12"], "3"),
+                            (["--rules", "nim", "--misere", "--heaps", "5", "--max-heap", "9",
+                              "--no-remoteness"], "3"),
+                            (["--rules", "nim", "--misere", "--heaps", "5", "--max-heap", "9"], "2")):
+            single = self.solve_single(args, "shape")
+            for processes in (2, 3):
+                with self.subTest(args=args, heaps=heaps, processes=processes):
+                    out, stats = self.path("shape-np.h5"), self.path("shape.json")
+                    env = {"NIMTB_BLOCK_HEAPS": heaps} if heaps else {}
+                    code, _, err = mpi(processes, *args, "-o", out, "--threads", "1", "--force",
+                                       "--stats", stats, env=env)
+                    self.assertEqual(code, 0, err)
+                    self.assert_same_table(single, out)
+                    with open(stats) as f:
+                        j = json.load(f)
+                    held, lines = j["process_home_lines_held"], j["process_home_lines"]
+                    if heaps == "3":
+                        self.assertLess(sum(held), sum(lines))
+                        self.assertTrue(all(0 < h <= n for h, n in zip(held, lines)), (held, lines))
+                    else:
+                        self.assertEqual(held, lines)
+
     def test_more_processes_than_blocks(self):
         single, out = self.solve_both(["--rules", "nim", "--heaps", "2", "--max-heap", "3"], 4, "tiny")
         self.assert_same_table(single, out)
