@@ -29,8 +29,10 @@
 // piece's first m2), so aggregates travel as runs, a header per block and
 // chain, batched in one MPI_Alltoallv per round of a level (Nim's; once a
 // level with a lag) into the slots of the successors' level (Arrivals); a
-// process holds its pieces' lines, the arrivals of about two levels, a
-// round's runs and, unless it streams, its positions. With a
+// process holds its pieces' lines in use (touched, and given back after the
+// last level that touches them: LineChain::done_after), the arrivals of
+// about two levels, a round's runs and, unless it streams, its positions.
+// With a
 // lag, a line takes the point v - lag, not p itself, and the near children
 // are read too: both are children of p, fetched in pages round by round as
 // the brute-force kernel's are (ChainChildren); Nim reads none.
