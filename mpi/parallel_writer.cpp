@@ -46,12 +46,34 @@ Local local_entries(const Spill& spill) {
             }};
 }
 
-// The chunks [c * p / P, c * (p + 1) / P) of process p, as a rank range.
-Range slice_of(int p, int processes, uint64_t n, uint64_t chunk) {
+// The pieces of the table each process writes, round by round: runs of
+// whole chunks of at most `step` ranks, [first, end). A chunk goes to the
+// process that solved its first position, so that little is traded where
+// processes solved long runs of ranks (the line chain's pieces: a chunk
+// lies in one process's but where two meet); where that would give a
+// process more than 1.25 times an even share of the chunks (blocks dealt
+// level by level), the processes take even slices of them instead.
+std::vector<std::vector<Range>> pieces_to_write(const Layout& l, int processes, uint64_t n,
+                                                uint64_t chunk, uint64_t step) {
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    const uint64_t lo = chunks * uint64_t(p) / uint64_t(processes);
-    const uint64_t hi = chunks * uint64_t(p + 1) / uint64_t(processes);
-    return {std::min(n, lo * chunk), std::min(n, hi * chunk)};
+    std::vector<int> by(chunks);
+    std::vector<uint64_t> held(size_t(processes), 0);
+    for (uint64_t c = 0; c < chunks; ++c) ++held[size_t(by[c] = l.owner[l.find(c * chunk)])];
+    if (*std::max_element(held.begin(), held.end()) * uint64_t(processes) > chunks * 5 / 4) {
+        for (uint64_t c = 0; c < chunks; ++c)  // chunks [c P / R, c (P + 1) / R) to process P
+            by[c] = int(c * uint64_t(processes) / std::max<uint64_t>(chunks, 1));
+    }
+    std::vector<std::vector<Range>> pieces(static_cast<size_t>(processes));
+    for (uint64_t c = 0; c < chunks; ++c) {
+        std::vector<Range>& mine = pieces[size_t(by[c])];
+        const Range r{c * chunk, std::min(n, (c + 1) * chunk)};
+        if (!mine.empty() && mine.back().second == r.first &&
+            mine.back().second - mine.back().first + (r.second - r.first) <= step)
+            mine.back().second = r.second;
+        else
+            mine.push_back(r);
+    }
+    return pieces;
 }
 
 // A dataset's trade buffers, kept from round to round: allocated anew each
@@ -176,22 +198,22 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
         fail(comm, tmp, e.what());
     }
 
-    // 3. Each process's slice, a few chunks at a time (at most 4 MB each
-    // round), so that a process holds its arrays and a few such pieces.
-    const auto [lo, hi] = slice_of(comm.rank, comm.size, n, chunk);
+    // 3. Each process's chunks, a few at a time (a piece of at most 1 MB of
+    // entries each round), so that a process holds its arrays and a few
+    // such pieces.
     const uint64_t step =
         std::max<uint64_t>(1, (uint64_t{1} << 20) / (chunk * (a.bits / 8))) * chunk;
-    const uint64_t rounds = comm.max((hi - lo + step - 1) / step);
+    const std::vector<std::vector<Range>> pieces =
+        pieces_to_write(share.layout, comm.size, n, chunk, step);
+    size_t rounds = 0;
+    for (const auto& p : pieces) rounds = std::max(rounds, p.size());
     const io::Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
     H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
     TradeBuffers buffers;
-    for (uint64_t round = 0; round < rounds; ++round) {
-        std::vector<Range> wanted(size_t(comm.size));
-        for (int p = 0; p < comm.size; ++p) {
-            const auto [plo, phi] = slice_of(p, comm.size, n, chunk);
-            wanted[size_t(p)] = {std::min(phi, plo + round * step),
-                                 std::min(phi, plo + (round + 1) * step)};
-        }
+    for (size_t round = 0; round < rounds; ++round) {
+        std::vector<Range> wanted(size_t(comm.size), Range{0, 0});
+        for (size_t p = 0; p < pieces.size(); ++p)
+            if (round < pieces[p].size()) wanted[p] = pieces[p][round];
         const auto [first, last] = wanted[size_t(comm.rank)];
         std::vector<uint8_t>& piece =
             in_file_width(trade(comm, share, a, wanted, buffers), a.bits, file_bits);
