@@ -355,8 +355,8 @@ struct Solver {
     struct Outbox {
         struct Chains {
             size_t group;
-            std::array<AggregatesAt, CHAINS>
-                to{};  // where the aggregates passed on go, if anywhere
+            // Where the aggregates passed on go, if anywhere.
+            std::array<AggregatesAt, CHAINS> to{};
         };
         size_t b = 0;                 // the first block
         std::vector<Chains> chains;   // per block from b

@@ -32,10 +32,9 @@
 // process holds its pieces' lines in use (touched, and given back after the
 // last level that touches them: LineChain::done_after), the arrivals of
 // about two levels, a round's runs and, unless it streams, its positions.
-// With a
-// lag, a line takes the point v - lag, not p itself, and the near children
-// are read too: both are children of p, fetched in pages round by round as
-// the brute-force kernel's are (ChainChildren); Nim reads none.
+// With a lag, a line takes the point v - lag, not p itself, and the near
+// children are read too: both are children of p, fetched in pages round by
+// round as the brute-force kernel's are (ChainChildren); Nim reads none.
 
 #include <algorithm>
 #include <array>
