@@ -50,30 +50,34 @@ Local local_entries(const Spill& spill) {
 // whole chunks of at most `step` ranks, [first, end). A chunk goes to the
 // process that solved its first position, so that little is traded where
 // processes solved long runs of ranks (the line chain's pieces: a chunk
-// lies in one process's but where two meet); where that would give a
-// process more than 1.25 times an even share of the chunks (blocks dealt
-// level by level), the processes take even slices of them instead.
+// lies in one process's but where two meet); where that would take more
+// than a quarter more rounds than even slices of the chunks (blocks dealt
+// level by level, whose chunks' owners alternate), the processes take even
+// slices instead.
 std::vector<std::vector<Range>> pieces_to_write(const Layout& l, int processes, uint64_t n,
                                                 uint64_t chunk, uint64_t step) {
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    std::vector<int> by(chunks);
-    std::vector<uint64_t> held(size_t(processes), 0);
-    for (uint64_t c = 0; c < chunks; ++c) ++held[size_t(by[c] = l.owner[l.find(c * chunk)])];
-    if (*std::max_element(held.begin(), held.end()) * uint64_t(processes) > chunks * 5 / 4) {
-        for (uint64_t c = 0; c < chunks; ++c)  // chunks [c P / R, c (P + 1) / R) to process P
-            by[c] = int(c * uint64_t(processes) / std::max<uint64_t>(chunks, 1));
-    }
-    std::vector<std::vector<Range>> pieces(static_cast<size_t>(processes));
-    for (uint64_t c = 0; c < chunks; ++c) {
-        std::vector<Range>& mine = pieces[size_t(by[c])];
-        const Range r{c * chunk, std::min(n, (c + 1) * chunk)};
-        if (!mine.empty() && mine.back().second == r.first &&
-            mine.back().second - mine.back().first + (r.second - r.first) <= step)
-            mine.back().second = r.second;
-        else
-            mine.push_back(r);
-    }
-    return pieces;
+    const auto pieces_of = [&](auto&& writer) {
+        std::vector<std::vector<Range>> pieces(static_cast<size_t>(processes));
+        for (uint64_t c = 0; c < chunks; ++c) {
+            std::vector<Range>& mine = pieces[static_cast<size_t>(writer(c))];
+            const Range r{c * chunk, std::min(n, (c + 1) * chunk)};
+            if (!mine.empty() && mine.back().second == r.first &&
+                mine.back().second - mine.back().first + (r.second - r.first) <= step)
+                mine.back().second = r.second;
+            else
+                mine.push_back(r);
+        }
+        return pieces;
+    };
+    const auto rounds = [](const std::vector<std::vector<Range>>& pieces) {
+        size_t most = 0;
+        for (const auto& p : pieces) most = std::max(most, p.size());
+        return most;
+    };
+    auto owned = pieces_of([&](uint64_t c) { return l.owner[l.find(c * chunk)]; });
+    auto even = pieces_of([&](uint64_t c) { return c * uint64_t(processes) / chunks; });
+    return rounds(owned) <= rounds(even) * 5 / 4 + 1 ? owned : even;
 }
 
 // A dataset's trade buffers, kept from round to round: allocated anew each
