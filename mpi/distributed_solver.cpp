@@ -276,7 +276,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     getrusage(RUSAGE_SELF, &usage);
     const uint64_t held =
         static_cast<uint64_t>(usage.ru_maxrss) * 1024 +
-        (lines ? home_held * (uint64_t{8} * lines->shape.w + 2 * lines->shape.rem_bytes) : 0) +
+        (lines ? home_held * lines->shape.bytes() : 0) +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
         (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
         WRITE_BYTES;

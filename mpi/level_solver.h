@@ -373,7 +373,9 @@ struct Solver {
         u.unrank(layout.local_global_first[b], a.data());
         const unsigned k = u.max_heaps();
         const uint32_t m = a[k - 1], m2 = a[k - 2], m3 = k > 2 ? a[k - 3] : 0;
-        return {m2 < m, m3 < c.piece_first[chain_group(u, a.data())]};
+        const uint32_t first = c.piece_first[chain_group(u, a.data())];
+        return {arrives_by(k - 1, k, m, m2, m3, first) == LARGEST,
+                arrives_by(k - 2, k, m, m2, m3, first) == SECOND};
     }
 
     // The aggregates arriving for this process's blocks of `level`: a
@@ -684,7 +686,7 @@ struct Solver {
         return engine::with_widths(s.value.bits(), o.solve.remoteness ? s.remoteness.bits() : 0,
                                    [&]<bool REM, class V, class R>() {
                                        return engine::with_line_kernel(
-                                           c.bitset_words, c.lag > 0, [&]<unsigned W, bool LAG>() {
+                                           c.shape.w, c.lag > 0, [&]<unsigned W, bool LAG>() {
                                                return chain_level<W, LAG, REM, V, R>(c, level,
                                                                                      overflow);
                                            });

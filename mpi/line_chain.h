@@ -62,6 +62,7 @@ struct AggregateShape {
     unsigned w = 1;          // bitset words
     unsigned rem_bytes = 0;  // bytes of a remoteness, 0 without
     uint64_t words(uint64_t n) const { return n * w + (n * 2 * rem_bytes + 7) / 8; }
+    uint64_t bytes() const { return uint64_t{8} * w + 2 * rem_bytes; }  // of one
     uint64_t rem_bytes_of(uint64_t n) const { return n * 2 * rem_bytes; }
 };
 
@@ -374,8 +375,7 @@ struct Arrivals {
 // The line chain (line_chain.h) on this process: its home lines, and the
 // aggregates arriving for the level being swept and for later ones.
 struct LineChain {
-    unsigned bitset_words = 1;      // W
-    AggregateShape shape;           // of the aggregates that travel
+    AggregateShape shape;           // of the aggregates, at home and travelling (W: shape.w)
     std::vector<uint32_t> amounts;  // near, then lag (when lag > 0)
     size_t near_count = 0;
     uint32_t lag = 0;
@@ -421,8 +421,7 @@ struct LineChain {
     // The home lines of the groups `deal` gives this process (deal.h).
     LineChain(const engine::Universe& u, const engine::LineShape& line_shape, const ChainDeal& deal,
               int rank, unsigned remoteness_bytes)
-        : bitset_words(engine::line_words(u)),
-          shape{bitset_words, remoteness_bytes},
+        : shape{engine::line_words(u), remoteness_bytes},
           amounts(line_shape.near),
           near_count(line_shape.near.size()),
           lag(line_shape.lag),
@@ -440,7 +439,7 @@ struct LineChain {
                 lines += chain_group_lines(u, m2);
             }
         }
-        seen = engine::LargeBuffer(lines * bitset_words * 8, false);
+        seen = engine::LargeBuffer(lines * shape.w * 8, false);
         remoteness = engine::LargeBuffer(lines * 2 * remoteness_bytes, false);
     }
 
