@@ -25,6 +25,7 @@
 #include "engine/solve/line_kernel.h"
 #include "engine/solve/plan.h"
 #include "engine/solve/solve_order.h"
+#include "mpi/chain_checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/level_solver.h"
 #include "mpi/line_chain.h"
@@ -138,10 +139,9 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     const uint64_t n = layout.local_positions;
     // A streamed process (DistributedOptions::table) solves each level into
     // a window of its largest level's positions, then spills the level.
-    const bool streamed = !o.table.empty() && chain && solve_plan.lines.lag == 0 &&
-                          o.checkpoint.empty() &&
-                          uint64_t{engine::line_words(u)} * 64 >=
-                              std::bit_ceil(uint64_t{u.max_heap_size()} + 1);
+    const bool streamed =
+        !o.table.empty() && chain && solve_plan.lines.lag == 0 &&
+        uint64_t{engine::line_words(u)} * 64 >= std::bit_ceil(uint64_t{u.max_heap_size()} + 1);
     const SolveOrder& lp = layout.local_plan;
     const auto level_first = [&](size_t l) {
         return lp.level_start[l] < lp.blocks.size() ? lp.blocks[lp.level_start[l]].first : n;
@@ -210,8 +210,11 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     stop_if_refused();
     size_t level = 0;
     if (checkpoint) {
+        // A streamed process saves no levels (its spills and the chain's
+        // state instead: chain_checkpoint.h), so its plan is another.
         const std::string key =
-            solve_plan.key(static_cast<unsigned>(comm.rank), static_cast<unsigned>(comm.size));
+            solve_plan.key(static_cast<unsigned>(comm.rank), static_cast<unsigned>(comm.size)) +
+            (streamed ? ", streamed" : "");
         try {
             level = checkpoint->restore(key, layout.local_plan, s);
         } catch (const std::exception& e) {
@@ -231,8 +234,9 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         if (o.solve.remoteness && comm.any(s.remoteness.bits() == 16)) s.remoteness.widen();
         for (size_t l = 0; l < level; ++l) s.levels[l].restored = true;
     }
-    // The chain's aggregates of the levels a checkpoint restored are not
-    // saved: a resumed solve finishes by brute force (the same table).
+    // The chain's aggregates of the levels a checkpoint in memory restored
+    // are not saved: a resumed solve finishes by brute force (the same
+    // table). A streamed process saves them with its spills.
     std::optional<LineChain> lines;
     uint64_t home_held = 0;  // home lines held at once, at most
     if (chain && level == 0) {
@@ -240,20 +244,73 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
                       o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
         home_held = solver.schedule_home_lines(*lines, solve_plan.block_heaps);
     }
+    std::unique_ptr<ChainCheckpoint> chain_checkpoint;
+    ChainStateHead resumed;
+    if (streamed && checkpoint) {
+        // Every process resumes at the newest state all of them hold (a
+        // process keeps the one before until all have written the next).
+        chain_checkpoint = std::make_unique<ChainCheckpoint>(checkpoint->dir());
+        const std::vector<uint64_t> held = chain_checkpoint->levels();
+        const uint64_t common = comm.min(held.empty() ? 0 : held.back());
+        if (common > 0 && !std::binary_search(held.begin(), held.end(), common)) {
+            refused = fmt::format(
+                "{} holds no state of the line chain at level {}, where the other processes' "
+                "checkpoints meet: remove {} to start the solve again",
+                chain_checkpoint->dir(), common, o.checkpoint);
+        } else if (common > plan.levels()) {
+            refused = fmt::format(
+                "{} holds a state beyond this solve's levels: remove {} to start "
+                "the solve again",
+                chain_checkpoint->dir(), o.checkpoint);
+        } else if (common > 0) {
+            try {
+                resumed = chain_checkpoint->restore(
+                    common, *lines, [&](size_t l) { return solver.arrivals_for(*lines, l); });
+                const uint64_t spilled = level_first(common);
+                if (resumed.spilled[0] != spilled ||
+                    resumed.spilled[1] != (o.solve.remoteness ? spilled : 0))
+                    throw TableError(fmt::format(
+                        "{} is damaged (its spills' lengths are not its levels'); remove {} to "
+                        "start the solve again",
+                        chain_checkpoint->dir(), o.checkpoint));
+            } catch (const std::exception& e) {
+                refused = e.what();
+            }
+        }
+        stop_if_refused();
+        if (comm.rank == 0 && common > 0) {
+            std::fprintf(stderr,
+                         "solve: resuming from the checkpoint in %s (%llu levels saved by all %d "
+                         "processes)\n",
+                         o.checkpoint.c_str(), static_cast<unsigned long long>(common), comm.size);
+        }
+        chain_checkpoint->keep_only(common);  // a later one is solved again
+        level = static_cast<size_t>(common);
+        for (size_t l = 0; l < level; ++l) {
+            s.levels[l].restored = true;
+            lines->done_with(l);
+        }
+    }
     std::unique_ptr<Spill> spilled[2];
     if (streamed) {
         try {
-            spilled[0] = std::make_unique<Spill>(o.table, widths.value_bits,
-                                                 o.table + ": dataset /value");
-            if (o.solve.remoteness)
-                spilled[1] = std::make_unique<Spill>(o.table, widths.remoteness_bits,
-                                                     o.table + ": dataset /remoteness");
+            for (unsigned a = 0; a < (o.solve.remoteness ? 2u : 1u); ++a) {
+                const unsigned bits = a == 0 ? widths.value_bits : widths.remoteness_bits;
+                const std::string what =
+                    o.table + (a == 0 ? ": dataset /value" : ": dataset /remoteness");
+                spilled[a] = chain_checkpoint
+                                 ? std::make_unique<Spill>(chain_checkpoint->spill_path(a), bits,
+                                                           what, resumed.spilled[a])
+                                 : std::make_unique<Spill>(o.table, bits, what);
+            }
         } catch (const std::exception& e) {
             refused = e.what();
         }
         stop_if_refused();
     }
-    engine::ArraySummary streamed_summary;
+    engine::ArraySummary streamed_summary{resumed.p_positions,
+                                          static_cast<uint32_t>(resumed.max_value),
+                                          static_cast<uint32_t>(resumed.max_remoteness)};
     // What each process holds, said before the solve as one process says its
     // plan: what it holds already (the program, MPI, the deal: its peak so
     // far), the most home lines it holds at once (touched as first used,
@@ -297,6 +354,32 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     uint64_t done = plan.positions_below(level);
     report(done);
     auto last_flush = std::chrono::steady_clock::now();
+    // A streamed process's state after `next` levels, with its spills
+    // flushed to disk; the one before is removed once all have written it.
+    // Its writes take at most a tenth of the time: each waits nine times
+    // the last one's (the slowest process's) duration, and the interval.
+    std::chrono::duration<double> chain_write{0};
+    const auto save_chain = [&](size_t next) {
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            for (const auto& spill : spilled)
+                if (spill) spill->sync();
+            chain_checkpoint->save({next,
+                                    {spilled[0]->size(), spilled[1] ? spilled[1]->size() : 0},
+                                    streamed_summary.p_positions,
+                                    streamed_summary.max_value,
+                                    streamed_summary.max_remoteness},
+                                   *lines);
+        } catch (const std::exception& e) {
+            refused = e.what();
+        }
+        stop_if_refused();
+        chain_checkpoint->keep_only(next);
+        chain_write =
+            std::chrono::duration<double>(comm.max(static_cast<uint64_t>(
+                (std::chrono::steady_clock::now() - start) / std::chrono::microseconds(1)))) /
+            1e6;
+    };
     while (level < plan.levels()) {
         const auto start = std::chrono::steady_clock::now();
         engine::Overflow overflow;
@@ -347,9 +430,20 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         stats.kernel = lines ? engine::Kernel::lines : engine::Kernel::brute;
         s.child_lookups += stats.lookups;
-        if (comm.any(o.solve.cancel && o.solve.cancel->load()))
-            throw SharedError("interrupted", 130);
-        if (checkpoint) {
+        const bool cancelled = comm.any(o.solve.cancel && o.solve.cancel->load());
+        if (chain_checkpoint) {
+            // Process 0's clock decides for all; Ctrl-C keeps what is solved.
+            uint8_t flush = cancelled || std::chrono::steady_clock::now() - last_flush >=
+                                             std::max<std::chrono::duration<double>>(
+                                                 o.checkpoint_every, 9 * chain_write);
+            comm.broadcast(&flush, 1);
+            if (flush) {
+                save_chain(level + 1);
+                last_flush = std::chrono::steady_clock::now();
+            }
+        }
+        if (cancelled) throw SharedError("interrupted", 130);
+        if (checkpoint && !chain_checkpoint) {
             checkpoint->save(layout.local_plan, level, s);
             // Process 0's clock decides for all.
             uint8_t flush = std::chrono::steady_clock::now() - last_flush >= o.checkpoint_every;
@@ -378,10 +472,15 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     s.max_value = static_cast<uint32_t>(comm.max(uint64_t{mine.max_value}));
     s.max_remoteness = static_cast<uint32_t>(comm.max(uint64_t{mine.max_remoteness}));
     const uint64_t home_lines = lines ? lines->lines : 0;
-    return Share{std::move(s),       {std::move(spilled[0]), std::move(spilled[1])},
-                 o.solve.remoteness, std::move(layout),
-                 home_lines,         lines ? home_held : 0,
-                 std::move(traffic), std::move(checkpoint)};
+    return Share{std::move(s),
+                 {std::move(spilled[0]), std::move(spilled[1])},
+                 o.solve.remoteness,
+                 std::move(layout),
+                 home_lines,
+                 lines ? home_held : 0,
+                 std::move(traffic),
+                 std::move(checkpoint),
+                 std::move(chain_checkpoint)};
 }
 
 }  // namespace nimtb::mpi

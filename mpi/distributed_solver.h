@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "engine/solve/solver.h"
+#include "mpi/chain_checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/mpi_context.h"
 #include "mpi/spill.h"
@@ -93,8 +94,10 @@ struct Share {
     uint64_t home_lines_held = 0;
     std::vector<LevelTraffic> traffic;  // this process's, per level
     // This process's part of the checkpoint (when there is one): removed
-    // once the table is written.
+    // once the table is written, a streamed process's spills and states
+    // (chain_checkpoint) first.
     std::unique_ptr<service::Checkpoint> checkpoint;
+    std::unique_ptr<ChainCheckpoint> chain_checkpoint;
 };
 
 // Solves `universe` with every process of `comm`, each with

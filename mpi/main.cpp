@@ -148,6 +148,7 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     mpi::write_table_parallel(comm, request.output, service::table_header(share.solution), share,
                               wo);
     if (share.checkpoint) {
+        if (share.chain_checkpoint) share.chain_checkpoint->remove();
         share.checkpoint->remove();
         comm.barrier();
         std::error_code ec;

@@ -1,5 +1,7 @@
 #include "mpi/spill.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cassert>
@@ -15,6 +17,26 @@ Spill::Spill(const std::string& table_path, unsigned bits, std::string what)
     : what_(std::move(what)), bits_(bits) {
     assert(bits == 8 || bits == 16);
     fd_ = io::create_nameless_file(table_path, what_);
+}
+
+Spill::Spill(const std::string& path, unsigned bits, std::string what, uint64_t keep)
+    : what_(std::move(what)), bits_(bits), size_(keep) {
+    assert(bits == 8 || bits == 16);
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    const auto fail = [&](const std::string& why) {
+        if (fd_ >= 0) ::close(fd_);
+        throw TableError(why);
+    };
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0)
+        fail(what_ + ": cannot open the spill " + path + ": " + std::strerror(errno));
+    const uint64_t bytes = keep * (bits / 8);
+    if (static_cast<uint64_t>(st.st_size) < bytes)
+        fail(path +
+             " is damaged (shorter than the checkpoint says); remove its folder to start "
+             "the solve again");
+    if (::ftruncate(fd_, static_cast<off_t>(bytes)) != 0)
+        fail(what_ + ": cannot cut the spill " + path + ": " + std::strerror(errno));
 }
 
 Spill::~Spill() {
@@ -37,6 +59,12 @@ void Spill::read(uint64_t first, uint64_t count, uint8_t* out) const {
     if (!io::pread_all(fd_, out, count * width, first * width))
         throw TableError(what_ + ": cannot read the spilled positions back: " +
                          std::strerror(errno));
+}
+
+void Spill::sync() const {
+    if (::fdatasync(fd_) != 0)
+        throw TableError(what_ +
+                         ": cannot flush the spilled positions to disk: " + std::strerror(errno));
 }
 
 }  // namespace nimtb::mpi

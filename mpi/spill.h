@@ -1,12 +1,11 @@
 #pragma once
 // A process's solved positions on disk while a distributed solve streams
 // (docs/CLUSTER.md, "Streamed processes"): one nameless file per array
-// beside the table, the entries in the process's own order (its blocks
-// level by level, as Layout::local_plan lays them out) at the array's
-// width, as they are. The table's writer reads them back in the pieces of
-// blocks it trades, scattered over that order: raw entries make any piece
-// one pread, where a compressed run (io/run_file.h) would decode a whole
-// chunk for each.
+// beside the table (a named one in the checkpoint's folder, when there is one), the entries in the
+// process's own order (its blocks level by level, as Layout::local_plan lays them out) at the
+// array's width, as they are. The table's writer reads them back in the pieces of blocks it trades,
+// scattered over that order: raw entries make any piece one pread, where a compressed run
+// (io/run_file.h) would decode a whole chunk for each.
 
 #include <cstdint>
 #include <string>
@@ -20,6 +19,10 @@ class Spill {
     // Entries of `bits` bits (8 or 16) beside `table_path`; `what` names it
     // in errors ("<table>: dataset /value"). Throws TableError.
     Spill(const std::string& table_path, unsigned bits, std::string what);
+    // Entries in the file `path` of a checkpoint (mpi/chain_checkpoint.h),
+    // created when missing: the first `keep` it holds, the rest cut off (a
+    // resumed solve's). Throws TableError (a file shorter than that).
+    Spill(const std::string& path, unsigned bits, std::string what, uint64_t keep);
     ~Spill();
     Spill(const Spill&) = delete;
     Spill& operator=(const Spill&) = delete;
@@ -30,6 +33,9 @@ class Spill {
     // Entries [first, first + count) into `out`, at the spill's width.
     // Thread-safe. Throws TableError.
     void read(uint64_t first, uint64_t count, uint8_t* out) const;
+    // Flushes the entries to disk (before a checkpoint says they are
+    // there). Throws TableError.
+    void sync() const;
 
     unsigned bits() const { return bits_; }
     uint64_t size() const { return size_; }

@@ -7,6 +7,8 @@ this 2-core box needs --oversubscribe beyond 2 processes; both are set here.
 import json
 import math
 import os
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -281,15 +283,17 @@ class Tables(MpiCase):
         self.assertEqual(sum(j["process_positions"]), j["positions"])
         self.assertEqual(sum(j["process_home_lines"]), math.comb(20 + 3, 3))
         self.assertTrue(all(j["process_positions"]) and all(j["process_home_lines"]))
-        # Each process streamed its positions to disk (docs/CLUSTER.md); with a
-        # checkpoint they stay in memory, as in one process.
+        # Each process streamed its positions to disk (docs/CLUSTER.md), with a checkpoint
+        # too (its spills in the checkpoint's folder); the brute-force kernel holds them in
+        # memory, as one process does.
         self.assertTrue(j["streamed"])
-        code, _, err = mpi(2, "--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "20",
-                           "-o", self.path("c.h5"), "--quiet", "--stats", stats,
-                           "--checkpoint", self.path("ck"))
-        self.assertEqual(code, 0, err)
-        with open(stats) as f:
-            self.assertFalse(json.load(f)["streamed"])
+        for extra, streamed in ((["--checkpoint", self.path("ck")], True), (["--kernel", "brute"], False)):
+            with self.subTest(extra=extra):
+                code, _, err = mpi(2, "--rules", "nim", "--misere", "--heaps", "4", "--max-heap", "20",
+                                   "-o", self.path(f"c-{streamed}.h5"), "--quiet", "--stats", stats, *extra)
+                self.assertEqual(code, 0, err)
+                with open(stats) as f:
+                    self.assertEqual(json.load(f)["streamed"], streamed)
 
     def test_what_only_one_process_does_is_refused(self):
         for rules, extra, words in (("nim", ["--method", "sprague-grundy"], "one process"),
@@ -305,23 +309,33 @@ class Tables(MpiCase):
 
 class Checkpoints(MpiCase):
     """--checkpoint under mpirun: killed, then resumed, the table is the same; a checkpoint of
-    another number of processes, of one process, or a damaged one is refused."""
+    another number of processes, of one process, or a damaged one is refused. Nim's line chain
+    streams, and saves its spills and the chain's state (chain-LLLLLL.state); the brute-force
+    kernel holds its positions in memory and saves its levels (levels-F-L.zst)."""
 
-    ARGS = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "36", "--threads", "1",
-            "--checkpoint-every", "0"]
+    UNIVERSE = ["--rules", "nim", "--misere", "--heaps", "6"]
+    ARGS = ["--threads", "1", "--checkpoint-every", "0"]
+    # Each path's arguments (the brute-force kernel's universe smaller: it is ten times
+    # slower) and saved progress: a process's files, and the levels they reach.
+    PATHS = {"streamed": (UNIVERSE + ["--max-heap", "44"] + ARGS, r"chain-(\d+)\.state"),
+             "in memory": (UNIVERSE + ["--max-heap", "30"] + ARGS + ["--kernel", "brute"],
+                           r"levels-\d+-(\d+)\.zst")}
 
-    def levels_files(self, ck):
-        files = []
+    def saved(self, ck, pattern):
+        """The least number of levels that both processes' files reach."""
+        reached = []
         for process in ("process-0", "process-1"):
             folder = os.path.join(ck, process)
-            if os.path.isdir(folder):
-                files += [f for f in os.listdir(folder) if f.startswith("levels-") and f.endswith(".zst")]
-        return files
+            names = os.listdir(folder) if os.path.isdir(folder) else []
+            levels = [int(m.group(1)) for m in map(lambda n: re.fullmatch(pattern, n), names) if m]
+            reached.append(max(levels, default=0))
+        return min(reached)
 
-    def killed(self, ck, out, files=10, one_rank=False):
-        p = subprocess.Popen(mpi_command(2, *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet"),
+    def killed(self, ck, out, path="streamed", levels=10, one_rank=False):
+        args, pattern = self.PATHS[path]
+        p = subprocess.Popen(mpi_command(2, *args, "--checkpoint", ck, "-o", out, "--quiet"),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-        while len(self.levels_files(ck)) < files:
+        while self.saved(ck, pattern) < levels:
             if p.poll() is not None:
                 self.fail("the solve ended before it was killed: " + p.communicate()[1])
             time.sleep(0.01)
@@ -342,47 +356,92 @@ class Checkpoints(MpiCase):
         wait_gone(processes)
 
     def test_killed_then_resumed_writes_the_same_table(self):
+        for path, (args, _) in self.PATHS.items():
+            single = self.path(f"single-{path}.h5")
+            self.assertEqual(run("solve", *args[:9], "-o", single, "--quiet")[0], 0)
+            for one_rank in (False, True):
+                with self.subTest(path=path, one_rank=one_rank):
+                    name = f"{path.replace(' ', '-')}-{one_rank}"
+                    ck, out = self.path(f"ck-{name}"), self.path(f"t-{name}.h5")
+                    self.killed(ck, out, path, one_rank=one_rank)
+                    self.assertFalse(os.path.exists(out))
+                    code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", out, "--quiet")
+                    self.assertEqual(code, 0, err)
+                    self.assertRegex(err, r"resuming from the checkpoint in .*ck-[\w-]+ \(\d+ levels saved by "
+                                          r"all 2 processes\)")
+                    self.assert_same_table(single, out)
+                    self.assertFalse(os.path.exists(ck), "the checkpoint is removed once the table is written")
+
+    def test_a_streamed_checkpoint_keeps_its_spills_and_the_chain(self):
+        args = self.PATHS["streamed"][0]
         single = self.path("single.h5")
-        self.assertEqual(run("solve", *self.ARGS[:7], "-o", single, "--quiet")[0], 0)
-        for one_rank in (False, True):
-            with self.subTest(one_rank=one_rank):
-                ck, out = self.path(f"ck-{one_rank}"), self.path(f"t-{one_rank}.h5")
-                self.killed(ck, out, one_rank=one_rank)
-                self.assertFalse(os.path.exists(out))
-                code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck, "-o", out, "--quiet")
-                self.assertEqual(code, 0, err)
-                self.assertRegex(err, r"resuming from the checkpoint in .*ck-\w+ \(\d+ levels saved by all 2 "
-                                      r"processes\)")
-                self.assert_same_table(single, out)
-                self.assertFalse(os.path.exists(ck), "the checkpoint is removed once the table is written")
+        self.assertEqual(run("solve", *args[:9], "-o", single, "--quiet")[0], 0)
+        ck, out = self.path("ck"), self.path("t.h5")
+        self.killed(ck, out, levels=20)
+        names = sorted(os.listdir(os.path.join(ck, "process-0")))
+        self.assertIn("value.spill", names)
+        self.assertIn("remoteness.spill", names)
+        self.assertFalse([n for n in names if n.startswith("levels-")], "no level is saved as in memory")
+        states = [n for n in names if n.startswith("chain-")]
+        self.assertTrue(1 <= len(states) <= 2, names)
+        # Processes whose states do not meet (process 1's only at level 3): refused by the
+        # process that lacks it, the checkpoint left alone.
+        folder = os.path.join(ck, "process-1")
+        for n in os.listdir(folder):
+            if n.startswith("chain-"):
+                shutil.move(os.path.join(folder, n), self.path(n))
+        shutil.copy(os.path.join(ck, "process-0", states[-1]), os.path.join(folder, "chain-000003.state"))
+        code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", out)
+        self.assertNotEqual(code, 0)
+        self.assertRegex(err, r"process-0 holds no state of the line chain at level 3")
+        self.assertEqual(err.count("nimtb: error:"), 1, err)
+        self.assertFalse(os.path.exists(out))
+        # A process with no state at all: the job starts again, and writes the same table.
+        os.remove(os.path.join(folder, "chain-000003.state"))
+        code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", out)
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("resuming", err)
+        self.assert_same_table(single, out)
+        self.assertFalse(os.path.exists(ck))
 
     def test_foreign_and_damaged_checkpoints_are_refused(self):
-        ck, out = self.path("ck"), self.path("t.h5")
-        self.killed(ck, out)
-        # Another number of processes, or one process: refused, the checkpoint left alone.
-        code, _, err = mpi(3, *self.ARGS, "--checkpoint", ck, "-o", out)
+        for path, (args, pattern) in self.PATHS.items():
+            with self.subTest(path=path):
+                self.refused(path, args, pattern)
+
+    def refused(self, path, args, pattern):
+        ck, out = self.path(f"ck-{path}"), self.path(f"t-{path}.h5")
+        self.killed(ck, out, path)
+        # Another number of processes, or one process, or the other path: refused, the checkpoint left alone.
+        code, _, err = mpi(3, *args, "--checkpoint", ck, "-o", out)
         self.assertNotEqual(code, 0)
         self.assertIn("another solve", err)
         self.assertEqual(err.count("nimtb: error:"), 1, err)
         self.assertEqual(sorted(os.listdir(ck)), ["process-0", "process-1"], "the refused run left nothing")
-        code, _, err = run("solve", *self.ARGS, "--checkpoint", ck, "-o", out)
+        code, _, err = run("solve", *args, "--checkpoint", ck, "-o", out)
         self.assertNotEqual(code, 0)
         self.assertIn("several processes", err)
-        ck4 = self.path("ck4")
+        # The same universe on the other path.
+        other = args[:-2] + ["--kernel", "lines"] if path == "in memory" else args + ["--kernel", "brute"]
+        code, _, err = mpi(2, *other, "--checkpoint", ck, "-o", out)
+        self.assertNotEqual(code, 0)
+        self.assertIn("another plan", err)
+        ck4 = self.path(f"ck4-{path}")
         os.makedirs(os.path.join(ck4, "process-3"))
-        code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck4, "-o", out)
+        code, _, err = mpi(2, *args, "--checkpoint", ck4, "-o", out)
         self.assertNotEqual(code, 0)
         self.assertIn("more processes", err)
         # A damaged file of process 1: that process says so, and all stop.
         folder = os.path.join(ck, "process-1")
-        name = sorted(f for f in os.listdir(folder) if f.startswith("levels-"))[0]
+        name = sorted(f for f in os.listdir(folder) if re.fullmatch(pattern, f))[-1]
         with open(os.path.join(folder, name), "r+b") as f:
             f.seek(20)
             f.write(b"\x00\x01\x02\x03")
-        code, _, err = mpi(2, *self.ARGS, "--checkpoint", ck, "-o", out)
+        code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", out)
         self.assertNotEqual(code, 0)
         self.assertIn("is damaged", err)
         self.assertIn("process-1", err)
+        self.assertEqual(err.count("nimtb: error:"), 1, err)
         self.assertFalse(os.path.exists(out))
 
 
