@@ -183,7 +183,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // 5. From the checkpoint: every process resumes at the first level that
     // all of them saved. A process that refuses its part says why (the first of them, so that
     // the reason is said once); then all stop together, leaving no folder
-    // that this run made.
+    // that this run made - unless the solve has begun (`solving`): a
+    // checkpoint then keeps what it saved (a full disk: freed, the job resumes).
     std::unique_ptr<service::Checkpoint> checkpoint;
     std::string refused;
     const std::string own =
@@ -192,14 +193,14 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
             : (fs::path(o.checkpoint) / fmt::format("process-{}", comm.rank)).string();
     std::error_code ec;
     const bool existed = !own.empty() && fs::exists(own, ec);
-    const auto stop_if_refused = [&] {
+    const auto stop_if_refused = [&](bool solving = false) {
         const uint64_t first =
             comm.min(refused.empty() ? uint64_t(comm.size) : uint64_t(comm.rank));
         if (first == uint64_t(comm.size)) return;
         if (first == uint64_t(comm.rank))
             std::fprintf(stderr, "nimtb: error: %s\n", refused.c_str());
         checkpoint.reset();
-        if (!existed) fs::remove_all(own, ec);
+        if (!existed && !solving) fs::remove_all(own, ec);
         throw SharedError("");
     };
     try {
@@ -373,7 +374,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         } catch (const std::exception& e) {
             refused = e.what();
         }
-        stop_if_refused();
+        stop_if_refused(true);
         chain_checkpoint->keep_only(next);
         chain_write =
             std::chrono::duration<double>(comm.max(static_cast<uint64_t>(
@@ -422,7 +423,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
             } catch (const std::exception& e) {
                 refused = e.what();
             }
-            stop_if_refused();
+            stop_if_refused(true);
         }
         engine::LevelStats& stats = s.levels[level];
         stats.lookups = comm.sum(lookups);

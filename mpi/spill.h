@@ -1,11 +1,13 @@
 #pragma once
 // A process's solved positions on disk while a distributed solve streams
 // (docs/CLUSTER.md, "Streamed processes"): one nameless file per array
-// beside the table (a named one in the checkpoint's folder, when there is one), the entries in the
-// process's own order (its blocks level by level, as Layout::local_plan lays them out) at the
-// array's width, as they are. The table's writer reads them back in the pieces of blocks it trades,
-// scattered over that order: raw entries make any piece one pread, where a compressed run
-// (io/run_file.h) would decode a whole chunk for each.
+// beside the table (a named one in the checkpoint's folder when there is
+// one: chain_checkpoint.h), the entries in the process's own order (its
+// blocks level by level, as Layout::local_plan lays them out) at the
+// array's width, as they are. The table's writer reads them back in the
+// pieces of blocks it trades, scattered over that order: raw entries make
+// any piece one pread, where a compressed run (io/run_file.h) would decode
+// a whole chunk for each.
 
 #include <cstdint>
 #include <string>

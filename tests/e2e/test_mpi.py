@@ -484,6 +484,27 @@ class FullDisk(MpiCase, SmallDisk):
         self.assertIn("cannot spill the solved positions to disk: No space left on device", err)
         self.assertEqual(os.listdir(self.disk), [])
 
+    def test_a_full_disk_keeps_the_checkpoint(self):
+        # The spills in the checkpoint's folder fill the disk: the job stops as above, and
+        # the checkpoint keeps the levels saved before; moved where there is room, it resumes.
+        args = ["--rules", "nim", "--misere", "--heaps", "5", "--max-heap", "40", "--threads", "1",
+                "--checkpoint-every", "0"]
+        ck = os.path.join(self.disk, "ck")
+        code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", self.path("t.h5"))
+        self.assertNotEqual(code, 0)
+        self.assertEqual(err.count("nimtb: error:"), 1, err)
+        self.assertIn("No space left on device", err)
+        self.assertFalse(os.path.exists(self.path("t.h5")))
+        self.assertTrue([n for n in os.listdir(os.path.join(ck, "process-0")) if n.startswith("chain-")])
+        moved = self.path("ck")
+        shutil.copytree(ck, moved)
+        code, _, err = mpi(2, *args, "--checkpoint", moved, "-o", self.path("t.h5"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("resuming from the checkpoint", err)
+        single = self.path("single.h5")
+        self.assertEqual(run("solve", *args[:7], "-o", single, "--quiet")[0], 0)
+        self.assert_same_table(single, self.path("t.h5"))
+
 
 if __name__ == "__main__":
     unittest.main()
