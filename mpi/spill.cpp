@@ -20,7 +20,7 @@ Spill::Spill(const std::string& table_path, unsigned bits, std::string what)
 }
 
 Spill::Spill(const std::string& path, unsigned bits, std::string what, uint64_t keep)
-    : what_(std::move(what)), bits_(bits), size_(keep) {
+    : what_(std::move(what)), bits_(bits), named_(true), size_(keep) {
     assert(bits == 8 || bits == 16);
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     const auto fail = [&](const std::string& why) {
@@ -50,6 +50,11 @@ void Spill::append(const engine::QuantityArray& a, uint64_t count) {
         throw TableError(what_ + ": cannot spill the solved positions to disk: " +
                          std::strerror(errno));
     }
+    // A checkpoint's spill goes to disk as it grows, not all at its next
+    // flush (sync): the solve goes on meanwhile.
+    if (named_)
+        ::sync_file_range(fd_, static_cast<off_t>(size_ * width), static_cast<off_t>(count * width),
+                          SYNC_FILE_RANGE_WRITE);
     size_ += count;
 }
 

@@ -45,6 +45,7 @@ class Spill {
   private:
     std::string what_;
     unsigned bits_;
+    bool named_ = false;  // a checkpoint's
     int fd_ = -1;
     uint64_t size_ = 0;
 };
