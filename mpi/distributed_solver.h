@@ -63,10 +63,10 @@ struct DistributedOptions {
     // 2^20 (8 MiB): a round's buffers stay a small part of what it holds.
     uint64_t chain_round_words = 0;
     // The table's path. Each process streams its solved positions to disk
-    // beside it (mpi/spill.h) where one process's solve would stream (the
+    // beside it (mpi/spill.h; into the checkpoint's folder when there is
+    // one: chain_checkpoint.h) where one process's solve would stream (the
     // line kernel without a lag, its bitsets holding every value:
-    // engine/solve/plan.cpp) and there is no checkpoint, which keeps them in
-    // memory as for one process. Empty: in memory.
+    // engine/solve/plan.cpp). Empty: in memory.
     std::string table;
     // Says a line to the user (process 0's are shown): the plan, before the solve.
     std::function<void(const std::string&)> say;
