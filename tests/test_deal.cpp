@@ -1,16 +1,22 @@
 // The distributed solve's parts that need no MPI: the deal of blocks to
-// processes (mpi/deal.h) and the page store a process sweeps over
-// (mpi/page_store.h), checked for 1 to 5 processes without mpirun.
+// processes (mpi/deal.h), the page store a process sweeps over
+// (mpi/page_store.h), checked for 1 to 5 processes without mpirun, and the
+// line chain's checkpoint (mpi/chain_checkpoint.h).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <tuple>
 #include <vector>
 
+#include "engine/base/errors.h"
 #include "engine/game/universe.h"
 #include "engine/solve/solve_order.h"
+#include "mpi/chain_checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/page_store.h"
 
@@ -235,6 +241,102 @@ TEST(PageStore, PagesAreAtLeast64RanksAndAtMost2To21OfThem) {
     EXPECT_EQ(page_bits(Universe(2, 10)), 6u);
     const Universe big(7, 63);
     EXPECT_LE(big.size() >> page_bits(big), uint64_t{1} << 21);
+}
+
+// A chain's state saved and restored: the same home lines and arrivals,
+// byte for byte, only the pages that are not zero in the file; a damaged,
+// cut or lengthened file, or another solve's, refused with "is damaged".
+TEST(ChainCheckpoint, SavesAndRestoresTheChainsState) {
+    const Universe u(5, 30);
+    const auto chain = [&](const Universe& x) {
+        LineChain c(x, engine::LineShape{}, chain_deal(x, 1), 0, 2);
+        c.done_after.assign(8, {});
+        return c;
+    };
+    // Slots of later levels, as Solver::arrivals_for makes them: here, of
+    // two blocks and three pages and a bit.
+    const auto arrivals_for = [](size_t level) {
+        Arrivals x;
+        x.b0 = level;
+        x.b1 = level + 2;
+        x.slot = {0, Arrivals::NONE, 512, Arrivals::NONE};
+        x.filled.assign(4, 0);
+        x.area = engine::LargeBuffer(3 * 4096 + 72, false);
+        return x;
+    };
+    LineChain c = chain(u);
+    ASSERT_GT(c.seen.bytes(), 3 * 4096u);
+    uint64_t* seen = c.seen_words();
+    seen[3] = 0x8001;
+    seen[c.seen.bytes() / 8 - 1] = 5;  // the last word, in a page cut short
+    static_cast<uint16_t*>(c.remoteness.data())[1000] = 7;
+    for (const size_t level : {5, 7}) {
+        Arrivals x = arrivals_for(level);
+        x.filled[0] = level;
+        x.words()[level] = 0xabc;
+        x.words()[3 * 512 + 8] = 1;  // the last page
+        c.later.emplace(level, std::move(x));
+    }
+    char folder[] = "/tmp/nimtb-chain-checkpoint-XXXXXX";
+    ASSERT_NE(mkdtemp(folder), nullptr);
+    const ChainCheckpoint ck(folder);
+    const ChainStateHead head{4, {1234, 1234}, 56, 7, 89};
+    ck.save(head, c);
+    ck.save({3, {}, 0, 0, 0}, c);
+    EXPECT_EQ(ck.levels(), (std::vector<uint64_t>{3, 4}));
+    ck.keep_only(4);
+    EXPECT_EQ(ck.levels(), std::vector<uint64_t>{4});
+    const std::string path = std::string(folder) + "/chain-000004.state";
+    // Nearly all of the home lines are zero, and so are not in the file.
+    EXPECT_LT(std::filesystem::file_size(path), 4096u);
+
+    LineChain back = chain(u);
+    const ChainStateHead got = ck.restore(4, back, arrivals_for);
+    EXPECT_EQ(got.level, 4u);
+    EXPECT_EQ(got.spilled[0], 1234u);
+    EXPECT_EQ(got.p_positions, 56u);
+    EXPECT_EQ(got.max_remoteness, 89u);
+    EXPECT_EQ(std::memcmp(back.seen.data(), c.seen.data(), c.seen.bytes()), 0);
+    EXPECT_EQ(std::memcmp(back.remoteness.data(), c.remoteness.data(), c.remoteness.bytes()), 0);
+    ASSERT_EQ(back.later.size(), 2u);
+    for (const auto& [level, x] : c.later) {
+        const Arrivals& y = back.later.at(level);
+        EXPECT_EQ(y.filled, x.filled);
+        EXPECT_EQ(std::memcmp(y.area.data(), x.area.data(), x.area.bytes()), 0);
+    }
+
+    const auto refused = [&](const Universe& x, const char* words) {
+        LineChain fresh = chain(x);
+        try {
+            ck.restore(4, fresh, arrivals_for);
+            ADD_FAILURE() << "restored";
+        } catch (const TableError& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    refused(Universe(5, 29), "the state of other lines");
+    std::string bytes;
+    {
+        std::ifstream in(path, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const auto written = [&](const std::string& b) { std::ofstream(path, std::ios::binary) << b; };
+    for (const size_t at : {size_t{0}, size_t{20}, bytes.size() / 2, bytes.size() - 1}) {
+        std::string damaged = bytes;
+        damaged[at] = static_cast<char>(damaged[at] ^ 0x5a);
+        written(damaged);
+        refused(u, "is damaged");
+    }
+    written(bytes.substr(0, bytes.size() - 3));
+    refused(u, "is damaged");
+    written(bytes + "x");
+    refused(u, "bytes after its frame");
+    written(bytes);
+    LineChain again = chain(u);
+    EXPECT_EQ(ck.restore(4, again, arrivals_for).level, 4u);
+    ck.remove();
+    EXPECT_TRUE(ck.levels().empty());
+    std::filesystem::remove_all(folder);
 }
 
 }  // namespace
