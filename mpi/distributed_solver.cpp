@@ -359,7 +359,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // flushed to disk; the one before is removed once all have written it.
     // Its writes take at most a tenth of the time: each waits nine times
     // the last one's (the slowest process's) duration, and the interval.
-    std::chrono::duration<double> chain_write{0};
+    std::chrono::microseconds chain_write{0};
+    size_t chain_saved = level;
     const auto save_chain = [&](size_t next) {
         const auto start = std::chrono::steady_clock::now();
         try {
@@ -376,10 +377,10 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         }
         stop_if_refused(true);
         chain_checkpoint->keep_only(next);
-        chain_write =
-            std::chrono::duration<double>(comm.max(static_cast<uint64_t>(
-                (std::chrono::steady_clock::now() - start) / std::chrono::microseconds(1)))) /
-            1e6;
+        chain_saved = next;
+        const auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - start);
+        chain_write = std::chrono::microseconds(comm.max(static_cast<uint64_t>(took.count())));
     };
     while (level < plan.levels()) {
         const auto start = std::chrono::steady_clock::now();
@@ -434,9 +435,9 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         const bool cancelled = comm.any(o.solve.cancel && o.solve.cancel->load());
         if (chain_checkpoint) {
             // Process 0's clock decides for all; Ctrl-C keeps what is solved.
-            uint8_t flush = cancelled || std::chrono::steady_clock::now() - last_flush >=
-                                             std::max<std::chrono::duration<double>>(
-                                                 o.checkpoint_every, 9 * chain_write);
+            const std::chrono::microseconds wait =
+                std::max<std::chrono::microseconds>(o.checkpoint_every, 9 * chain_write);
+            uint8_t flush = cancelled || std::chrono::steady_clock::now() - last_flush >= wait;
             comm.broadcast(&flush, 1);
             if (flush) {
                 save_chain(level + 1);
@@ -459,6 +460,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         ++level;
     }
     if (checkpoint) checkpoint->flush();
+    // Solved: a job killed while it writes the table resumes at the write.
+    if (chain_checkpoint && chain_saved < plan.levels()) save_chain(plan.levels());
 
     // 7. The whole universe's figures.
     engine::ArraySummary mine = streamed_summary;

@@ -471,7 +471,7 @@ class ProcessDeath(MpiCase):
 
 class FullDisk(MpiCase, SmallDisk):
     """A streamed process's spill that meets a full disk stops the job with one line of nimtb's and
-    leaves nothing behind."""
+    leaves nothing behind; with a checkpoint, it keeps what was solved."""
 
     DISK_SIZE = "1m"
 
@@ -504,6 +504,26 @@ class FullDisk(MpiCase, SmallDisk):
         single = self.path("single.h5")
         self.assertEqual(run("solve", *args[:7], "-o", single, "--quiet")[0], 0)
         self.assert_same_table(single, self.path("t.h5"))
+
+    def test_a_table_that_cannot_be_written_keeps_the_solve(self):
+        # Solved, but the table meets the full disk: the checkpoint holds every level, and
+        # the same solve written elsewhere solves nothing again.
+        args = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "40", "-c", "none", "--threads", "1"]
+        ck = self.path("ck")
+        code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", os.path.join(self.disk, "t.h5"))
+        self.assertNotEqual(code, 0)
+        self.assertIn("No space left on device", err)
+        self.assertEqual(os.listdir(self.disk), [])
+        out = self.path("t.h5")
+        code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", out, "--stats", self.path("s.json"))
+        self.assertEqual(code, 0, err)
+        with open(self.path("s.json")) as f:
+            levels = json.load(f)["levels"]
+        self.assertIn(f"resuming from the checkpoint in {ck} ({len(levels)} levels saved by all 2 processes)", err)
+        single = self.path("single.h5")
+        self.assertEqual(run("solve", *args[:9], "-o", single, "--quiet")[0], 0)
+        self.assert_same_table(single, out)
+        self.assertFalse(os.path.exists(ck))
 
 
 if __name__ == "__main__":
