@@ -245,6 +245,10 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
                       o.solve.remoteness ? widths.remoteness_bits / 8 : 0);
         home_held = solver.schedule_home_lines(*lines, solve_plan.block_heaps);
     }
+    // The process's peak so far, before a resumed process restores its
+    // home lines and arrivals (counted in the plan below as the solve's).
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
     std::unique_ptr<ChainCheckpoint> chain_checkpoint;
     ChainStateHead resumed;
     if (streamed && checkpoint) {
@@ -330,8 +334,6 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
                                        : std::clamp<uint64_t>(comm.max(arriving) / 8,
                                                               uint64_t{1} << 16, uint64_t{1} << 20);
     }
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
     const uint64_t held =
         static_cast<uint64_t>(usage.ru_maxrss) * 1024 +
         (lines ? home_held * lines->shape.bytes() : 0) +
