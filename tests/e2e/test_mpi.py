@@ -404,6 +404,30 @@ class Checkpoints(MpiCase):
         self.assert_same_table(single, out)
         self.assertFalse(os.path.exists(ck))
 
+    def test_ctrl_c_keeps_what_is_solved(self):
+        # Interrupted mid-solve, a streamed job saves the chain's state where it stopped, its
+        # interval notwithstanding, and the same command goes on from there.
+        args = self.UNIVERSE[:-1] + ["7", "--max-heap", "40", "--threads", "1", "--checkpoint-every", "1000"]
+        ck, out = self.path("ck"), self.path("t.h5")
+        p = subprocess.Popen(mpi_command(2, *args, "--checkpoint", ck, "-o", out), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=ENV)
+        said = p.stderr.readline()  # the plan, said as the solve begins
+        self.assertIn("by the line chain on 2 processes", said)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("nimtb: error: interrupted", err)
+        self.assertFalse(os.path.exists(out))
+        for process in ("process-0", "process-1"):
+            states = [n for n in os.listdir(os.path.join(ck, process)) if n.startswith("chain-")]
+            self.assertEqual(len(states), 1, states)
+        code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", out, "--quiet")
+        self.assertEqual(code, 0, err)
+        self.assertRegex(err, r"resuming from the checkpoint in .* \([1-9]\d* levels saved by all 2 processes\)")
+        single = self.path("single.h5")
+        self.assertEqual(run("solve", *args[:9], "-o", single, "--quiet")[0], 0)
+        self.assert_same_table(single, out)
+
     def test_foreign_and_damaged_checkpoints_are_refused(self):
         for path, (args, pattern) in self.PATHS.items():
             with self.subTest(path=path):
