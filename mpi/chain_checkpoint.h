@@ -1,6 +1,6 @@
 #pragma once
 // The checkpoint of a streamed process of the line chain (docs/CLUSTER.md,
-// "Checkpoints"): in its folder of the checkpoint (DIR/process-<rank>),
+// "Streamed processes"): in its folder of the checkpoint (DIR/process-<rank>),
 // beside the manifest that says what is solved (service::Checkpoint), its
 // spills as named files (value.spill, remoteness.spill: mpi/spill.h), and
 // the chain's state at the start of a level, chain-LLLLLL.state: the spills'
