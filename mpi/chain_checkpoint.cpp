@@ -187,18 +187,13 @@ class FrameIn {
         return static_cast<size_t>(got);
     }
     void step(ZSTD_outBuffer& out) {
-        if (in_.pos == in_.size && fill() == 0) {
-            // No input left: what zstd holds may still fill `out`.
-            const size_t before = out.pos;
-            const size_t left = ZSTD_decompressStream(dctx_.get(), &out, &in_);
-            if (ZSTD_isError(left)) damaged(ZSTD_getErrorName(left));
-            done_ = left == 0;
-            if (!done_ && out.pos == before) damaged("short");
-            return;
-        }
+        // With no input left, what zstd holds may still fill `out`.
+        const bool more = in_.pos < in_.size || fill() > 0;
+        const size_t before = out.pos;
         const size_t left = ZSTD_decompressStream(dctx_.get(), &out, &in_);
         if (ZSTD_isError(left)) damaged(ZSTD_getErrorName(left));
         done_ = left == 0;
+        if (!more && !done_ && out.pos == before) damaged("short");
     }
     std::string path_, dir_;
     int fd_ = -1;

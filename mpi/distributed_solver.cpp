@@ -203,6 +203,14 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         if (!existed && !solving) fs::remove_all(own, ec);
         throw SharedError("");
     };
+    // Said by process 0 once every process has restored `common` > 0 levels.
+    const auto say_resuming = [&](uint64_t common) {
+        if (comm.rank != 0 || common == 0) return;
+        std::fprintf(stderr,
+                     "solve: resuming from the checkpoint in %s (%llu levels saved by all %d "
+                     "processes)\n",
+                     o.checkpoint.c_str(), static_cast<unsigned long long>(common), comm.size);
+    };
     try {
         checkpoint = open_checkpoint(comm, rule, u, o);
     } catch (const std::exception& e) {
@@ -223,12 +231,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         }
         stop_if_refused();
         const size_t common = comm.min(level);
-        if (comm.rank == 0 && common > 0) {
-            std::fprintf(stderr,
-                         "solve: resuming from the checkpoint in %s (%zu levels saved by all %d "
-                         "processes)\n",
-                         o.checkpoint.c_str(), common, comm.size);
-        }
+        say_resuming(common);
         if (common < level) checkpoint->forget_from(common);
         level = common;
         if (comm.any(s.value.bits() == 16)) s.value.widen();
@@ -283,12 +286,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
             }
         }
         stop_if_refused();
-        if (comm.rank == 0 && common > 0) {
-            std::fprintf(stderr,
-                         "solve: resuming from the checkpoint in %s (%llu levels saved by all %d "
-                         "processes)\n",
-                         o.checkpoint.c_str(), static_cast<unsigned long long>(common), comm.size);
-        }
+        say_resuming(common);
         chain_checkpoint->keep_only(common);  // a later one is solved again
         level = static_cast<size_t>(common);
         for (size_t l = 0; l < level; ++l) {
