@@ -321,8 +321,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // process's window, not yet touched), and the aggregates arriving for
     // two levels (8 W + 2 sizeof(R) bytes each: a level's being swept, a
     // later one's filling) and a round's sent and received, or its rounds'
-    // pages; a streamed process's spills' buffers and index (Spill::memory);
-    // and what writing the table adds (WRITE_BYTES).
+    // pages; and what writing the table adds (WRITE_BYTES).
     uint64_t arriving = 0;  // words
     if (lines) {
         for (size_t l = level; l < plan.levels(); ++l)
@@ -338,9 +337,6 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         (lines ? home_held * lines->shape.bytes() : 0) +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
         (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
-        (streamed ? Spill::memory(widths.value_bits, n, plan.levels()) : 0) +
-        (streamed && o.solve.remoteness ? Spill::memory(widths.remoteness_bits, n, plan.levels())
-                                        : 0) +
         WRITE_BYTES;
     const uint64_t most = comm.max(held);
     if (o.say && u.size() >= engine::STREAM_FROM) {
@@ -423,10 +419,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
                 streamed_summary.add(engine::summarise(s.value, s.remoteness, count));
             });
             try {
-                const std::span<const Block> blocks(lp.blocks.data() + lp.level_start[level],
-                                                    lp.blocks.data() + lp.level_start[level + 1]);
-                spilled[0]->append(s.value, blocks);
-                if (spilled[1]) spilled[1]->append(s.remoteness, blocks);
+                spilled[0]->append(s.value, count);
+                if (spilled[1]) spilled[1]->append(s.remoteness, count);
             } catch (const std::exception& e) {
                 refused = e.what();
             }

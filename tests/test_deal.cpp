@@ -19,7 +19,6 @@
 #include "mpi/chain_checkpoint.h"
 #include "mpi/deal.h"
 #include "mpi/page_store.h"
-#include "mpi/spill.h"
 
 namespace nimtb::mpi {
 namespace {
@@ -337,110 +336,6 @@ TEST(ChainCheckpoint, SavesAndRestoresTheChainsState) {
     EXPECT_EQ(ck.restore(4, again, arrivals_for).level, 4u);
     ck.remove();
     EXPECT_TRUE(ck.levels().empty());
-    std::filesystem::remove_all(folder);
-}
-
-// A spill gives back every range of what was appended, level by level, at
-// both widths: blocks smaller than a frame packed together, one larger
-// than a frame cut; a checkpoint's spill reopened is cut back to a level's
-// start and goes on from there, and refuses a length that is not a level's
-// start, a file shorter than it, and a damaged frame.
-TEST(Spill, GivesBackWhatWasAppendedAndIsCutBackToALevel) {
-    char folder[] = "/tmp/nimtb-spill-XXXXXX";
-    ASSERT_NE(mkdtemp(folder), nullptr);
-    const std::string named = std::string(folder) + "/value.spill";
-    using engine::Block;
-    // Level 0: tiny blocks, then one of more than two frames; level 1: one
-    // block; level 2: blocks around a frame's least.
-    const std::vector<std::vector<Block>> levels = {
-        {{0, 1}, {1, 5}, {6, 700}, {706, 2 * Spill::MAX_FRAME + 3}},
-        {{0, 9}},
-        {{0, Spill::MIN_FRAME - 1}, {0, 2}, {0, Spill::MIN_FRAME}, {0, 3}}};
-    for (const unsigned bits : {8u, 16u}) {
-        std::vector<uint32_t> all;
-        const auto entry = [&](uint64_t i) {
-            return static_cast<uint32_t>((i * 2654435761u >> 7) % (bits == 8 ? 40 : 900));
-        };
-        const auto fill = [&](Spill& spill, const std::vector<Block>& level) {
-            uint64_t count = 0;
-            for (const Block& b : level) count += b.count;
-            engine::QuantityArray a(count + 5, bits);  // a window larger than the level
-            for (uint64_t i = 0; i < count; ++i) {
-                const uint32_t v = entry(all.size());
-                all.push_back(v);
-                if (bits == 8)
-                    a.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-                else
-                    a.data<uint16_t>()[i] = static_cast<uint16_t>(v);
-            }
-            spill.append(a, level);
-            EXPECT_EQ(spill.size(), all.size());
-        };
-        const auto read_back = [&](const Spill& spill) {
-            std::vector<uint8_t> out(all.size() * bits / 8);
-            // Ranges in an order that jumps back and forth over the frames.
-            for (const auto& [first, count] :
-                 std::vector<std::pair<uint64_t, uint64_t>>{{0, all.size()},
-                                                            {700, 3},
-                                                            {Spill::MAX_FRAME + 2, 9000},
-                                                            {1, 1},
-                                                            {all.size() - 4, 4},
-                                                            {705, Spill::MAX_FRAME}}) {
-                spill.read(first, count, out.data());
-                for (uint64_t i = 0; i < count; ++i) {
-                    const uint32_t got = bits == 8 ? out[i] : out[2 * i] | out[2 * i + 1] << 8;
-                    ASSERT_EQ(got, all[first + i]) << bits << " bits, entry " << first + i;
-                }
-            }
-        };
-        {
-            Spill nameless(folder, bits, "t.h5: dataset /value");
-            for (const auto& level : levels) fill(nameless, level);
-            read_back(nameless);
-        }
-        std::filesystem::remove(named);
-        all.clear();
-        uint64_t level_zero = 0;
-        {
-            Spill spill(named, bits, "t.h5: dataset /value", 0);
-            for (const auto& level : levels) {
-                fill(spill, level);
-                if (!level_zero) level_zero = spill.size();
-            }
-            spill.sync();
-            // Raw, it would be 3 bytes an entry at most; values of 40 pack well.
-            if (bits == 8) {
-                EXPECT_LT(std::filesystem::file_size(named), all.size() / 2);
-            }
-        }
-        all.resize(level_zero);
-        {
-            Spill resumed(named, bits, "t.h5: dataset /value", level_zero);
-            EXPECT_EQ(resumed.size(), level_zero);
-            read_back(resumed);
-            fill(resumed, levels[2]);
-            read_back(resumed);
-        }
-        const auto refused = [&](uint64_t keep, const char* words) {
-            try {
-                Spill spill(named, bits, "t.h5: dataset /value", keep);
-                ADD_FAILURE() << "opened with " << keep;
-            } catch (const TableError& e) {
-                EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-            }
-        };
-        refused(level_zero - 1, "do not end at a level");
-        refused(all.size() + 1, "shorter than the checkpoint says");
-        // A byte of the first frame's stream flipped: refused when read.
-        {
-            std::fstream f(named, std::ios::in | std::ios::out | std::ios::binary);
-            f.seekp(12 + 12 + 4 + 2);
-            f.put('\x7f');
-        }
-        Spill damaged(named, bits, "t.h5: dataset /value", all.size());
-        std::vector<uint8_t> out(all.size() * bits / 8);
-        EXPECT_THROW(damaged.read(0, all.size(), out.data()), TableError);
-    }
     std::filesystem::remove_all(folder);
 }
 

@@ -500,9 +500,8 @@ class FullDisk(MpiCase, SmallDisk):
     DISK_SIZE = "1m"
 
     def test_a_full_disk_stops_the_job(self):
-        # 9.4 million positions, 3 bytes each: 28 MB of entries, 4 to 8 MB of spills
-        # (LZ4-packed) on a 1 MB disk.
-        code, _, err = mpi(2, "--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "40", "--threads", "1",
+        # 1.2 million positions, 3 bytes each: 3.7 MB of spills on a 1 MB disk.
+        code, _, err = mpi(2, "--rules", "nim", "--misere", "--heaps", "5", "--max-heap", "40", "--threads", "1",
                            "-o", os.path.join(self.disk, "t.h5"))
         self.assertNotEqual(code, 0)
         self.assertEqual(err.count("nimtb: error:"), 1, err)
@@ -512,7 +511,7 @@ class FullDisk(MpiCase, SmallDisk):
     def test_a_full_disk_keeps_the_checkpoint(self):
         # The spills in the checkpoint's folder fill the disk: the job stops as above, and
         # the checkpoint keeps the levels saved before; moved where there is room, it resumes.
-        args = ["--rules", "nim", "--misere", "--heaps", "6", "--max-heap", "40", "--threads", "1",
+        args = ["--rules", "nim", "--misere", "--heaps", "5", "--max-heap", "40", "--threads", "1",
                 "--checkpoint-every", "0"]
         ck = os.path.join(self.disk, "ck")
         code, _, err = mpi(2, *args, "--checkpoint", ck, "-o", self.path("t.h5"))
