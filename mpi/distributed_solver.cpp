@@ -30,6 +30,7 @@
 #include "mpi/level_solver.h"
 #include "mpi/line_chain.h"
 #include "mpi/page_store.h"
+#include "mpi/parallel_writer.h"
 #include "service/request/checkpoint.h"
 
 namespace nimtb::mpi {
@@ -42,10 +43,13 @@ using engine::SolveOrder;
 using engine::Universe;
 
 // What writing the table adds to a process (parallel_writer.cpp): a
-// round's traded pieces (up to 4 MB), MPI-IO's aggregation buffer (4 MB,
-// main.cpp) and the compressor's context (6.6 MB for zstd's level 7):
-// misere Kayles N <= 70 at -np 4 peaked 5 MB above its solve's figure.
-constexpr uint64_t WRITE_BYTES = uint64_t{16} << 20;
+// round's traded pieces (sent, received, in order, and HDF5's copy: four
+// times write_round_bytes), MPI-IO's aggregation buffer (4 MB, main.cpp)
+// and the compressor's context (6.6 MB for zstd's level 7): misere Kayles
+// N <= 70 at -np 4 (rounds of 1 MiB) peaked 5 MB above its solve's figure.
+uint64_t write_bytes(const Universe& u, int processes) {
+    return 4 * write_round_bytes(u.size(), processes) + (uint64_t{12} << 20);
+}
 
 // The checkpoint of process `rank`: DIR/process-<rank>. A folder holding a
 // one-process checkpoint, or more processes' than this job has, is refused.
@@ -321,7 +325,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // process's window, not yet touched), and the aggregates arriving for
     // two levels (8 W + 2 sizeof(R) bytes each: a level's being swept, a
     // later one's filling) and a round's sent and received, or its rounds'
-    // pages; and what writing the table adds (WRITE_BYTES).
+    // pages; and what writing the table adds (write_bytes).
     uint64_t arriving = 0;  // words
     if (lines) {
         for (size_t l = level; l < plan.levels(); ++l)
@@ -337,7 +341,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         (lines ? home_held * lines->shape.bytes() : 0) +
         window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
         (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
-        WRITE_BYTES;
+        write_bytes(u, comm.size);
     const uint64_t most = comm.max(held);
     if (o.say && u.size() >= engine::STREAM_FROM) {
         o.say(fmt::format("solve: {} positions by the {} on {} processes, {}: at most {} of memory "

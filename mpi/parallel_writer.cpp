@@ -202,11 +202,11 @@ void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const c
         fail(comm, tmp, e.what());
     }
 
-    // 3. Each process's chunks, a few at a time (a piece of at most 1 MB of
-    // entries each round), so that a process holds its arrays and a few
-    // such pieces.
+    // 3. Each process's chunks, a few at a time (a piece of at most
+    // write_round_bytes each round), so that a process holds its arrays and
+    // a few such pieces.
     const uint64_t step =
-        std::max<uint64_t>(1, (uint64_t{1} << 20) / (chunk * (a.bits / 8))) * chunk;
+        std::max<uint64_t>(1, write_round_bytes(n, comm.size) / (chunk * (a.bits / 8))) * chunk;
     const std::vector<std::vector<Range>> pieces =
         pieces_to_write(share.layout, comm.size, n, chunk, step);
     size_t rounds = 0;
@@ -290,6 +290,11 @@ void write_file(const Comm& comm, const std::string& tmp, const io::TableHeader&
 }
 
 }  // namespace
+
+uint64_t write_round_bytes(uint64_t positions, int processes) {
+    return std::clamp<uint64_t>(positions / uint64_t(processes) / 64, uint64_t{1} << 20,
+                                uint64_t{16} << 20);
+}
 
 void write_table_parallel(const Comm& comm, const std::string& path, const io::TableHeader& header,
                           Share& share, const io::WriteOptions& o) {
