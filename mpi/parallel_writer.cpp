@@ -81,8 +81,9 @@ std::vector<std::vector<Range>> pieces_to_write(const Layout& l, int processes, 
 }
 
 // A dataset's trade buffers, kept from round to round: allocated anew each
-// round (1 MiB or so, so in fresh pages), they cost a tenth of the write in
-// page faults and zeroing (perf, nim misere K=6 H=63 at -np 2).
+// round (a round's pieces, above the heap's mapping threshold, so in fresh
+// pages), they cost a tenth of the write in page faults and zeroing (perf,
+// nim misere K=6 H=63 at -np 2, rounds of 1 MiB).
 struct TradeBuffers {
     std::vector<uint8_t> send, recv, out;
 };
