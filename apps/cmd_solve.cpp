@@ -79,7 +79,7 @@ int mpi_rank() {
     if (ec || !std::filesystem::exists(program, ec)) {
         throw UsageError(
             "this nimtb was built without MPI, so it cannot solve under mpirun; install "
-            "openmpi-bin, libopenmpi-dev and libhdf5-openmpi-dev, then build again (tools/setup.sh "
+            "openmpi-bin and libopenmpi-dev, then build again (tools/setup.sh "
             "does both)");
     }
     const std::string text = nlohmann::json{

@@ -92,12 +92,8 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks, uint64_t entries
             ByteBuffer& b = raws_[slot];
             b.resize(block_bytes);
             std::memcpy(b.data(), raw + (first + slot) * block_bytes, block_bytes);
-            // The transform covers the entries alone: a last block's padding stays
-            // zeros, as the table writer's (table_writer.cpp: chunk_bytes).
             const uint64_t valid = std::min(block, entries - (first + slot) * block);
-            encode_transform(encoding_.transform, width, std::span(b).first(valid * width));
-            failed[slot] =
-                !compress_chunk(encoding_.compression, encoding_.level, width, b, packets_[slot]);
+            failed[slot] = !encode_chunk(encoding_, valid, b, packets_[slot]);
         });
         for (uint64_t slot = 0; slot < count; ++slot) {
             if (failed[slot]) {

@@ -1,10 +1,9 @@
 #pragma once
-// What every table writer decides and declares in the file, whichever HDF5
-// it is built against: the root's attributes, each dataset's width, chunks,
-// level and filter pipeline, and the chunks its transform is chosen on
-// (docs/FORMAT.md). Header-only, so that the one-process writer
-// (table_writer.cpp, serial HDF5) and the distributed one (mpi/, HDF5's MPI
-// flavour) compile the same lines against their own library.
+// What a table writer decides and declares in the file: the root's
+// attributes, each dataset's width, chunks, level and filter pipeline, and
+// the chunks its transform is chosen on (docs/FORMAT.md). The one-process
+// writer (table_writer.cpp) uses it, and the distributed one
+// (mpi/parallel_writer.cpp) to encode its chunks as that writer stores them.
 
 #include <algorithm>
 #include <string>

@@ -69,6 +69,13 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
     const unsigned file_bits = layout.file_bits;
     tbb::task_arena arena(o.threads ? static_cast<int>(o.threads) : tbb::task_arena::automatic);
     const uint64_t batch = CHUNKS_IN_FLIGHT * static_cast<uint64_t>(arena.max_concurrency());
+    const EncodedChunks encoding{.file_bits = file_bits,
+                                 .chunk = chunk,
+                                 .compression = o.compression,
+                                 .level = layout.level,
+                                 .transform = transform,
+                                 .transform_chosen = true,
+                                 .read = {}};
     std::vector<ByteBuffer> raws(batch), packets(batch);
     std::vector<std::string> failed(batch);
     uint64_t stored = 0;
@@ -86,9 +93,7 @@ uint64_t write_chunks(hid_t dataset, const Entries& a, const DatasetLayout& layo
                     failed[slot] = e.what();
                     return;
                 }
-                encode_transform(transform, file_bits / 8,
-                                 std::span(raw).first(entries * (file_bits / 8)));
-                if (!compress_chunk(o.compression, layout.level, file_bits / 8, raw, packets[slot]))
+                if (!encode_chunk(encoding, entries, raw, packets[slot]))
                     failed[slot] = what + ": cannot write: " + to_string(o.compression) +
                                    " compression failed";
             });
@@ -136,12 +141,14 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
                    const WriteOptions& o, TableStorage& storage) {
     const std::string what = out.path() + ": dataset /" + name;
     const DatasetLayout layout = dataset_layout(a.size, max, o);
-    const Transform transform =
-        layout.transformed ? pick_transform(a, layout.file_bits, layout.chunk) : Transform::none;
+    const EncodedChunks* e = a.encoded.get();
+    const Transform transform = !layout.transformed                   ? Transform::none
+                                : e && e->transform_chosen ? e->transform
+                                                           : pick_transform(a, layout.file_bits, layout.chunk);
     Handle dataset =
         create_dataset(out.root(), name, a.size, layout, o.compression, transform, what);
     try {
-        storage.stored_bytes += encoded_as(a.encoded.get(), layout, transform, o)
+        storage.stored_bytes += encoded_as(e, layout, transform, o)
                                     ? copy_chunks(dataset.get(), *a.encoded, a.size, o, what)
                                     : write_chunks(dataset.get(), a, layout, transform, o, what);
         storage.data_bytes += a.size * (layout.file_bits / 8);
@@ -157,6 +164,12 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
 }
 
 }  // namespace
+
+bool encode_chunk(const EncodedChunks& e, uint64_t entries, ByteBuffer& raw, ByteBuffer& out) {
+    const unsigned width = e.file_bits / 8;
+    encode_transform(e.transform, width, std::span(raw).first(entries * width));
+    return compress_chunk(e.compression, e.level, width, raw, out);
+}
 
 uint64_t write_memory(unsigned threads) {
     // A 16-bit chunk, raw, and compressed (at most a little more).

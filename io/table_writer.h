@@ -30,8 +30,9 @@ struct WriteOptions {
 
 // A dataset's chunks already encoded as a table stores them: a streamed
 // solve's run file (run_file.h), which guessed the layout before the solve
-// knew the largest entry and chose the transform on the first chunk. The
-// writer stores them as they are when the dataset's layout and transform
+// knew the largest entry and chose the transform on the first chunk, or the
+// chunks the processes of a distributed solve encoded (mpi/parallel_writer.h).
+// The writer stores them as they are when the dataset's layout and transform
 // turn out to be these; otherwise it reads the entries and encodes anew.
 struct EncodedChunks {
     unsigned file_bits = 8;
@@ -39,9 +40,20 @@ struct EncodedChunks {
     Compression compression = Compression::zstd;
     int level = 0;
     Transform transform = Transform::none;
+    // The transform was chosen as the writer chooses it (choose_transform
+    // on the chunks transform_sample names: table_layout.h), so the writer
+    // takes it without reading the sample again.
+    bool transform_chosen = false;
     // Chunk `index` as stored (checksum included) into `out`. Throws TableError.
     std::function<void(uint64_t index, ByteBuffer& out)> read;
 };
+
+// A chunk as `e` stores it, into `out`: `raw` holds a whole chunk at
+// e.file_bits, its first `entries` entries the dataset's and the rest zeros
+// (HDF5 stores edge chunks whole); they are transformed in place (the
+// padding stays zeros), compressed and checksummed. False: the compressor
+// failed.
+bool encode_chunk(const EncodedChunks& e, uint64_t entries, ByteBuffer& raw, ByteBuffer& out);
 
 // One dataset's entries by rank, as the writer reads them: from an array in
 // memory (of()) or from a streamed solve's run file (run_file.h).

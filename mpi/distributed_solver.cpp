@@ -43,10 +43,11 @@ using engine::SolveOrder;
 using engine::Universe;
 
 // What writing the table adds to a process (parallel_writer.cpp): a
-// round's traded pieces (sent, received, in order, and HDF5's copy: four
-// times write_round_bytes), MPI-IO's aggregation buffer (4 MB, main.cpp)
-// and the compressor's context (6.6 MB for zstd's level 7): misere Kayles
-// N <= 70 at -np 4 (rounds of 1 MiB) peaked 5 MB above its solve's figure.
+// round's traded pieces (sent, received, in order: three times
+// write_round_bytes, counted as four), a chunk raw and encoded, the
+// compressor's context (6.6 MB for zstd's level 7) and, on process 0, HDF5
+// and io::write_table's buffers: misere Kayles N <= 70 at -np 4 (rounds of
+// 1 MiB) peaked 5 MB above its solve's figure.
 uint64_t write_bytes(const Universe& u, int processes) {
     return 4 * write_round_bytes(u.size(), processes) + (uint64_t{12} << 20);
 }

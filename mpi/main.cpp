@@ -186,10 +186,6 @@ int said_once(const Comm& comm, const std::exception& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Open MPI's collective I/O gathers 32 MB per writing process by
-    // default, a quarter of a small process's memory; 4 MB writes as fast
-    // here. A value set by the user (or mpirun --mca) wins.
-    setenv("OMPI_MCA_io_ompio_bytes_per_agg", "4194304", 0);
     // Buffers of a round (pages, pieces of the table) come and go by the
     // megabyte: mapped and unmapped each time, they leave nothing behind,
     // where glibc's default (a threshold that rises to the largest block

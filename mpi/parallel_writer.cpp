@@ -1,21 +1,20 @@
 #include "mpi/parallel_writer.h"
 
-#include <fcntl.h>
-#include <fmt/core.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <functional>
+#include <memory>
 #include <numeric>
-#include <optional>
+#include <stdexcept>
 
 #include "io/codec/chunk_codec.h"
 #include "io/codec/publish.h"
 #include "io/hdf5_handle.h"
 #include "io/table_layout.h"
+#include "io/table_writer.h"
 
 namespace nimtb::mpi {
 
@@ -177,117 +176,189 @@ io::Transform pick_transform(const Comm& comm, const Share& share, const Local& 
     return static_cast<io::Transform>(chosen);
 }
 
-// Stops the job, after removing the temporary file when this is process 0.
-[[noreturn]] void fail(const Comm& comm, const std::string& tmp, const std::string& what) {
-    if (comm.rank == 0) std::remove(tmp.c_str());
-    abort_all(what);
-}
+// One dataset's chunks as this process encoded them, in chunk order, in a
+// nameless file beside the table (its space counted where the table will be).
+class EncodedPart {
+  public:
+    EncodedPart(const std::string& table, std::string what)
+        : what_(std::move(what)), fd_(io::create_nameless_file(table, what_)) {}
+    ~EncodedPart() { ::close(fd_); }
+    EncodedPart(const EncodedPart&) = delete;
+    EncodedPart& operator=(const EncodedPart&) = delete;
 
-void check_or_fail(const Comm& comm, const std::string& tmp, bool ok, const std::string& what) {
-    if (!ok) fail(comm, tmp, what + ": " + io::hdf5_error_message());
-}
-
-void write_dataset(const Comm& comm, hid_t file, const std::string& tmp, const char* name,
-                   const Share& share, const Local& a, uint32_t max, const io::WriteOptions& o) {
-    const std::string what = tmp + ": dataset /" + name;
-    const uint64_t n = share.solution.positions;
-    const io::DatasetLayout layout = io::dataset_layout(n, max, o);
-    const unsigned file_bits = layout.file_bits;
-    const hsize_t chunk = layout.chunk;
-    const io::Transform transform =
-        layout.transformed ? pick_transform(comm, share, a, chunk, file_bits) : io::Transform::none;
-    io::Handle dataset;
-    try {
-        dataset = io::create_dataset(file, name, n, layout, o.compression, transform, what);
-    } catch (const TableError& e) {
-        fail(comm, tmp, e.what());
+    // Throws TableError (a full disk).
+    void append(const io::ByteBuffer& packet) {
+        if (!io::pwrite_all(fd_, packet.data(), packet.size(), end_.back()))
+            throw TableError(what_ + ": cannot write: " + std::strerror(errno));
+        end_.push_back(end_.back() + packet.size());
+    }
+    // The i-th chunk appended. Throws TableError.
+    void read(size_t i, io::ByteBuffer& out) const {
+        out.resize(end_[i + 1] - end_[i]);
+        if (!io::pread_all(fd_, out.data(), out.size(), end_[i]))
+            throw TableError(what_ + ": cannot read back its encoded chunks: " +
+                             std::strerror(errno));
     }
 
-    // 3. Each process's chunks, a few at a time (a piece of at most
-    // write_round_bytes each round), so that a process holds its arrays and
-    // a few such pieces.
+  private:
+    std::string what_;
+    int fd_;
+    std::vector<uint64_t> end_{0};  // chunk i's bytes: [end_[i], end_[i + 1])
+};
+
+// A dataset as the processes encoded it: its encoding, who encoded each
+// chunk, and this process's chunks.
+struct EncodedDataset {
+    io::EncodedChunks encoding;
+    uint64_t entries = 0;
+    unsigned bits = 8;        // the width the solve held them at
+    std::vector<int> writer;  // per chunk
+    std::unique_ptr<EncodedPart> part;
+};
+
+// 2. Each process encodes the chunks of its pieces, round by round: the
+// pieces traded (whole chunks), each chunk transformed, compressed and
+// checksummed as one process's writer does it (io::encode_chunk). Nothing
+// waits on the others but the trade. Collective; a failure on any process
+// stops all together (SharedError, said once by process 0).
+EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const char* name,
+                              const Share& share, const Local& a, uint32_t max,
+                              const io::WriteOptions& o) {
+    const std::string what = path + ": dataset /" + name;
+    const uint64_t n = share.solution.positions;
+    const io::DatasetLayout layout = io::dataset_layout(n, max, o);
+    const uint64_t chunk = layout.chunk;
+    EncodedDataset d;
+    d.entries = n;
+    d.bits = a.bits;
+    d.encoding = {.file_bits = layout.file_bits,
+                  .chunk = chunk,
+                  .compression = o.compression,
+                  .level = layout.level,
+                  .transform = layout.transformed
+                                   ? pick_transform(comm, share, a, chunk, layout.file_bits)
+                                   : io::Transform::none,
+                  .transform_chosen = true,
+                  .read = {}};
+    const unsigned width = layout.file_bits / 8;
     const uint64_t step =
         std::max<uint64_t>(1, write_round_bytes(n, comm.size) / (chunk * (a.bits / 8))) * chunk;
     const std::vector<std::vector<Range>> pieces =
         pieces_to_write(share.layout, comm.size, n, chunk, step);
+    d.writer.resize((n + chunk - 1) / chunk);
     size_t rounds = 0;
-    for (const auto& p : pieces) rounds = std::max(rounds, p.size());
-    const io::Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-    H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
+    for (size_t p = 0; p < pieces.size(); ++p) {
+        rounds = std::max(rounds, pieces[p].size());
+        for (const Range& r : pieces[p])
+            std::fill(d.writer.begin() + ptrdiff_t(r.first / chunk),
+                      d.writer.begin() + ptrdiff_t((r.second + chunk - 1) / chunk), int(p));
+    }
+    std::string failed;
+    try {
+        d.part = std::make_unique<EncodedPart>(path, what);
+    } catch (const std::exception& e) {
+        failed = e.what();
+    }
     TradeBuffers buffers;
+    io::ByteBuffer raw, packet;
     for (size_t round = 0; round < rounds; ++round) {
         std::vector<Range> wanted(size_t(comm.size), Range{0, 0});
         for (size_t p = 0; p < pieces.size(); ++p)
             if (round < pieces[p].size()) wanted[p] = pieces[p][round];
         const auto [first, last] = wanted[size_t(comm.rank)];
-        std::vector<uint8_t>& piece =
-            in_file_width(trade(comm, share, a, wanted, buffers), a.bits, file_bits);
-        // Each chunk transformed alone (its first entry starts from 0), as
-        // io/codec/chunk_codec.h defines; pieces hold whole chunks.
-        for (uint64_t begin = 0; begin < last - first; begin += chunk) {
-            const uint64_t count = std::min<uint64_t>(chunk, last - first - begin);
-            if (file_bits == 8) {
-                io::encode_transform<uint8_t>(transform, {piece.data() + begin, count});
-            } else {
-                io::encode_transform<uint16_t>(
-                    transform, {reinterpret_cast<uint16_t*>(piece.data()) + begin, count});
+        try {
+            const std::vector<uint8_t>& piece =
+                in_file_width(trade(comm, share, a, wanted, buffers), a.bits, layout.file_bits);
+            for (uint64_t begin = 0; begin < last - first && failed.empty(); begin += chunk) {
+                const uint64_t count = std::min<uint64_t>(chunk, last - first - begin);
+                raw.assign(chunk * width, 0);
+                std::memcpy(raw.data(), piece.data() + begin * width, count * width);
+                if (!io::encode_chunk(d.encoding, count, raw, packet))
+                    throw TableError(what + ": cannot write: " + to_string(o.compression) +
+                                     " compression failed");
+                d.part->append(packet);
             }
+        } catch (const std::exception& e) {
+            if (failed.empty()) failed = e.what();  // the rounds go on: trade is collective
         }
-        const hsize_t offset = first, count = last - first;
-        const io::Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
-        const io::Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose);
-        if (count > 0) {
-            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count,
-                                nullptr);
-        } else {
-            H5Sselect_none(file_space.get());
-            H5Sselect_none(memory.get());
-        }
-        // The pipeline compresses each chunk on the process that writes it.
-        check_or_fail(comm, tmp,
-                      H5Dwrite(dataset.get(), file_bits == 8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT16,
-                               memory.get(), file_space.get(), transfer.get(), piece.data()) >= 0,
-                      what + ": cannot write");
     }
-    check_or_fail(comm, tmp, dataset.close(), what + ": cannot write");
+    if (comm.any(!failed.empty())) {
+        // The first process's reason, said by process 0.
+        const std::vector<uint8_t> said = comm.gather(
+            failed.empty() ? std::vector<uint8_t>{}
+                           : std::vector<uint8_t>(failed.begin(), failed.end() + 1));
+        throw SharedError(comm.rank == 0 ? std::string(reinterpret_cast<const char*>(said.data()))
+                                         : std::string());
+    }
+    return d;
 }
 
-// The file under its draft's name. An error in here leaves the processes
-// in different places of HDF5's collective calls, and closing the file while
-// unwinding would hang them: the function is noexcept, so an exception ends
-// in std::terminate, whose handler (mpi/main.cpp) stops the job.
-void write_file(const Comm& comm, const std::string& tmp, const io::TableHeader& header,
-                Share& share, const io::WriteOptions& o) noexcept {
-    const io::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL);
-    // Metadata written by all processes together: with process 0 alone
-    // writing it, HDF5 1.10 crashed in its metadata cache's flush of the
-    // chunk index (a paged fixed array) once a dataset had some 10^5 chunks
-    // (nim misere K=8 H=63 at -np 4; K=6 in chunks of 1024 entries).
-    H5Pset_coll_metadata_write(fapl.get(), true);
-    io::set_file_format(fapl.get(), tmp + ": cannot create");  // as one process writes
-    io::Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-    check_or_fail(comm, tmp, file.get() >= 0, tmp + ": cannot create");
-    io::write_root_attributes(file.get(), header, o.format_version);
+constexpr int CHUNK_TAG = 1, FAILED_TAG = 2;
 
-    // 2. The datasets, each in the narrowest width that holds it.
-    // Each array is let go once written: the next dataset's trade has its room.
-    engine::Solution& s = share.solution;
-    const auto entries = [&](const engine::QuantityArray& a, size_t spilled) {
-        return share.spilled[spilled] ? local_entries(*share.spilled[spilled]) : local_entries(a);
+// 3a. Process 0 writes the table as one process does (io::write_table),
+// taking each chunk as encoded: its own from its part, the others' from
+// their writers, in chunk order. Any failure stops the job (abort_all),
+// once write_table has removed its temporary file.
+void write_encoded(const std::string& path, const io::TableHeader& header,
+                   std::vector<EncodedDataset>& datasets, uint32_t max_value,
+                   uint32_t max_remoteness, const io::WriteOptions& o) {
+    std::vector<std::shared_ptr<const io::EncodedChunks>> encoded;
+    for (EncodedDataset& d : datasets) {
+        auto e = std::make_shared<io::EncodedChunks>(d.encoding);
+        e->read = [&d, mine = size_t{0}](uint64_t index, io::ByteBuffer& out) mutable {
+            const int from = d.writer[index];
+            if (from == 0) return d.part->read(mine++, out);
+            MPI_Status status;
+            MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+            int bytes = 0;
+            MPI_Get_count(&status, MPI_BYTE, &bytes);
+            out.resize(size_t(bytes));
+            MPI_Recv(out.data(), bytes, MPI_BYTE, from, status.MPI_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            if (status.MPI_TAG == FAILED_TAG)
+                throw TableError(std::string(out.begin(), out.end()));
+        };
+        encoded.push_back(std::move(e));
+    }
+    const auto entries = [&](size_t i) {
+        const EncodedDataset& d = datasets[i];
+        return io::Entries{d.entries, d.bits,
+                           [](uint64_t, uint64_t, unsigned, uint8_t*) {
+                               throw std::logic_error("the MPI writer's chunks are all encoded");
+                           },
+                           encoded[i]};
     };
-    write_dataset(comm, file.get(), tmp, io::VALUE_DATASET, share, entries(s.value, 0),
-                  s.max_value, o);
-    s.value = engine::QuantityArray();
-    share.spilled[0].reset();
-    if (share.remoteness)
-        write_dataset(comm, file.get(), tmp, io::REMOTENESS_DATASET, share,
-                      entries(s.remoteness, 1), s.max_remoteness, o);
-    s.remoteness = engine::QuantityArray();
-    share.spilled[1].reset();
+    io::TableContents contents{.header = header,
+                               .value = entries(0),
+                               .remoteness = datasets.size() > 1 ? entries(1) : io::Entries{},
+                               .max_value = max_value,
+                               .max_remoteness = max_remoteness};
+    try {
+        io::write_table(path, contents, o);
+    } catch (const std::exception& e) {
+        abort_all(e.what());
+    }
+}
 
-    // 3. Closed by all, then published by process 0.
-    check_or_fail(comm, tmp, file.close(), tmp + ": cannot write");
+// 3b. Any other process sends process 0 its chunks, in the order it asks.
+void send_encoded(const Comm& comm, const std::vector<EncodedDataset>& datasets) {
+    io::ByteBuffer packet;
+    for (const EncodedDataset& d : datasets) {
+        size_t mine = 0;
+        for (uint64_t index = 0; index < d.writer.size(); ++index) {
+            if (d.writer[index] != comm.rank) continue;
+            int tag = CHUNK_TAG;
+            try {
+                d.part->read(mine++, packet);
+            } catch (const std::exception& e) {
+                const std::string why = e.what();
+                packet.assign(why.begin(), why.end());
+                tag = FAILED_TAG;  // process 0 stops the job
+            }
+            MPI_Send(packet.data(), int(packet.size()), MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+            if (tag == FAILED_TAG) MPI_Barrier(MPI_COMM_WORLD);  // never met: stopped
+        }
+    }
 }
 
 }  // namespace
@@ -304,28 +375,27 @@ void write_table_parallel(const Comm& comm, const std::string& path, const io::T
     } catch (const std::exception& e) {
         abort_all(e.what());
     }
-    // 1. Process 0's draft of the file (io/codec/publish.h, the one way
-    // nimtb publishes a file), its name the same on every process.
-    std::optional<io::FileDraft> draft;
-    std::string tmp;
-    if (comm.rank == 0) tmp = draft.emplace(path).draft();
-    uint64_t length = tmp.size();
-    comm.broadcast(&length, sizeof length);
-    tmp.resize(length);
-    comm.broadcast(tmp.data(), length);
-    write_file(comm, tmp, header, share, o);
-    uint8_t ok = 1;
-    if (comm.rank == 0) {
-        try {
-            draft->publish();
-        } catch (const std::exception&) {
-            ok = 0;  // the draft is removed with it
-        }
-    }
-    comm.broadcast(&ok, 1);
-    if (!ok)
-        throw SharedError(
-            path + ": cannot write: the finished table could not be synced and renamed into place");
+    // 1. and 2. Each array encoded, then let go: the next one's trade has its room.
+    engine::Solution& s = share.solution;
+    const auto entries = [&](const engine::QuantityArray& a, size_t spilled) {
+        return share.spilled[spilled] ? local_entries(*share.spilled[spilled]) : local_entries(a);
+    };
+    std::vector<EncodedDataset> datasets;
+    datasets.push_back(encode_dataset(comm, path, io::VALUE_DATASET, share, entries(s.value, 0),
+                                      s.max_value, o));
+    s.value = engine::QuantityArray();
+    share.spilled[0].reset();
+    if (share.remoteness)
+        datasets.push_back(encode_dataset(comm, path, io::REMOTENESS_DATASET, share,
+                                          entries(s.remoteness, 1), s.max_remoteness, o));
+    s.remoteness = engine::QuantityArray();
+    share.spilled[1].reset();
+    // 3. The one file, written by process 0.
+    if (comm.rank == 0)
+        write_encoded(path, header, datasets, s.max_value, s.max_remoteness, o);
+    else
+        send_encoded(comm, datasets);
+    comm.barrier();
 }
 
 }  // namespace nimtb::mpi

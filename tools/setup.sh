@@ -25,7 +25,7 @@ PACKAGES=(
     libcpp-httplib-dev pybind11-dev python3-dev python3-pytest python3-setuptools python3-pip python3-venv
     python3-matplotlib python3-mypy
     chromium chromium-driver python3-selenium
-    openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
+    openmpi-bin libopenmpi-dev
     clang libclang-rt-14-dev
 )
 

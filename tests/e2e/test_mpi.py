@@ -1,6 +1,6 @@
 """End-to-end tests of the distributed solve: `mpirun -np R nimtb solve ...` on loopback.
 
-Run by ctest where Open MPI and HDF5's MPI flavour are installed (NIMTB names the
+Run by ctest where Open MPI is installed (NIMTB names the
 binary, MPIRUN mpirun). Open MPI refuses root without OMPI_ALLOW_RUN_AS_ROOT and
 this 2-core box needs --oversubscribe beyond 2 processes; both are set here.
 """
