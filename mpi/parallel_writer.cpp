@@ -256,7 +256,7 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
     std::string failed;
     try {
         d.part = std::make_unique<EncodedPart>(path, what);
-    } catch (const std::exception& e) {
+    } catch (const TableError& e) {
         failed = e.what();
     }
     TradeBuffers buffers;
@@ -266,27 +266,30 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
         for (size_t p = 0; p < pieces.size(); ++p)
             if (round < pieces[p].size()) wanted[p] = pieces[p][round];
         const auto [first, last] = wanted[size_t(comm.rank)];
+        // A spill that cannot be read back throws out of here, and the job
+        // stops (main.cpp: abort_all).
+        const std::vector<uint8_t>& piece =
+            in_file_width(trade(comm, share, a, wanted, buffers), a.bits, layout.file_bits);
         try {
-            const std::vector<uint8_t>& piece =
-                in_file_width(trade(comm, share, a, wanted, buffers), a.bits, layout.file_bits);
             for (uint64_t begin = 0; begin < last - first && failed.empty(); begin += chunk) {
                 const uint64_t count = std::min<uint64_t>(chunk, last - first - begin);
-                raw.assign(chunk * width, 0);
+                raw.resize(chunk * width);
                 std::memcpy(raw.data(), piece.data() + begin * width, count * width);
+                std::fill(raw.begin() + ptrdiff_t(count * width), raw.end(), uint8_t{0});
                 if (!io::encode_chunk(d.encoding, count, raw, packet))
                     throw TableError(what + ": cannot write: " + to_string(o.compression) +
                                      " compression failed");
                 d.part->append(packet);
             }
-        } catch (const std::exception& e) {
+        } catch (const TableError& e) {
             if (failed.empty()) failed = e.what();  // the rounds go on: trade is collective
         }
     }
     if (comm.any(!failed.empty())) {
-        // The first process's reason, said by process 0.
-        const std::vector<uint8_t> said = comm.gather(
-            failed.empty() ? std::vector<uint8_t>{}
-                           : std::vector<uint8_t>(failed.begin(), failed.end() + 1));
+        // The first failing process's reason, said by process 0.
+        std::vector<uint8_t> reason(failed.begin(), failed.end());
+        if (!failed.empty()) reason.push_back(0);
+        const std::vector<uint8_t> said = comm.gather(reason);
         throw SharedError(comm.rank == 0 ? std::string(reinterpret_cast<const char*>(said.data()))
                                          : std::string());
     }
