@@ -40,8 +40,9 @@ namespace {
 using nimtb::mpi::Comm;
 using nimtb::mpi::Share;
 
-// An exception where unwinding must not run (mpi/parallel_writer.cpp):
-// said, then the job stopped.
+// An exception that ends in std::terminate (out of a destructor, a
+// noexcept function or a thread): said as an error line, then the job
+// stopped (abort_all).
 [[noreturn]] void on_terminate() {
     std::string what = "unexpected failure";
     try {
