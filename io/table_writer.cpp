@@ -142,9 +142,10 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
     const std::string what = out.path() + ": dataset /" + name;
     const DatasetLayout layout = dataset_layout(a.size, max, o);
     const EncodedChunks* e = a.encoded.get();
-    const Transform transform = !layout.transformed                   ? Transform::none
-                                : e && e->transform_chosen ? e->transform
-                                                           : pick_transform(a, layout.file_bits, layout.chunk);
+    const Transform transform = !layout.transformed ? Transform::none
+                                : e && e->transform_chosen
+                                    ? e->transform
+                                    : pick_transform(a, layout.file_bits, layout.chunk);
     Handle dataset =
         create_dataset(out.root(), name, a.size, layout, o.compression, transform, what);
     try {

@@ -196,8 +196,8 @@ class EncodedPart {
     void read(size_t i, io::ByteBuffer& out) const {
         out.resize(end_[i + 1] - end_[i]);
         if (!io::pread_all(fd_, out.data(), out.size(), end_[i]))
-            throw TableError(what_ + ": cannot read back its encoded chunks: " +
-                             std::strerror(errno));
+            throw TableError(what_ +
+                             ": cannot read back its encoded chunks: " + std::strerror(errno));
     }
 
   private:
@@ -318,8 +318,7 @@ void write_encoded(const std::string& path, const io::TableHeader& header,
             out.resize(size_t(bytes));
             MPI_Recv(out.data(), bytes, MPI_BYTE, from, status.MPI_TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-            if (status.MPI_TAG == FAILED_TAG)
-                throw TableError(std::string(out.begin(), out.end()));
+            if (status.MPI_TAG == FAILED_TAG) throw TableError(std::string(out.begin(), out.end()));
         };
         encoded.push_back(std::move(e));
     }
@@ -384,8 +383,8 @@ void write_table_parallel(const Comm& comm, const std::string& path, const io::T
         return share.spilled[spilled] ? local_entries(*share.spilled[spilled]) : local_entries(a);
     };
     std::vector<EncodedDataset> datasets;
-    datasets.push_back(encode_dataset(comm, path, io::VALUE_DATASET, share, entries(s.value, 0),
-                                      s.max_value, o));
+    datasets.push_back(
+        encode_dataset(comm, path, io::VALUE_DATASET, share, entries(s.value, 0), s.max_value, o));
     s.value = engine::QuantityArray();
     share.spilled[0].reset();
     if (share.remoteness)
