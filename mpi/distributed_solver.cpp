@@ -153,7 +153,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     };
     const auto level_count = [&](size_t l) { return level_first(l + 1) - level_first(l); };
     uint64_t largest_level = 0;
-    for (size_t l = 0; l < plan.levels(); ++l) largest_level = std::max(largest_level, level_count(l));
+    for (size_t l = 0; l < plan.levels(); ++l)
+        largest_level = std::max(largest_level, level_count(l));
     const uint64_t window = streamed ? largest_level : n;
     s.value = engine::QuantityArray(window, widths.value_bits);
     if (o.solve.remoteness) s.remoteness = engine::QuantityArray(window, widths.remoteness_bits);
@@ -323,7 +324,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // plan: what it holds already (the program, MPI, the deal: its peak so
     // far), the most home lines it holds at once (touched as first used,
     // given back after their last level: LineChain), its arrays (a streamed
-    // process's window, not yet touched), and the aggregates arriving for
+    // process's two windows, not yet touched: one solved into while its
+    // spill writes the other), and the aggregates arriving for
     // two levels (8 W + 2 sizeof(R) bytes each: a level's being swept, a
     // later one's filling) and a round's sent and received, or its rounds'
     // pages; and what writing the table adds (write_bytes).
@@ -340,16 +342,18 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     const uint64_t held =
         static_cast<uint64_t>(usage.ru_maxrss) * 1024 +
         (lines ? home_held * lines->shape.bytes() : 0) +
-        window * (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
+        (streamed ? 2 : 1) * window *
+            (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
         (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
         write_bytes(u, comm.size);
     const uint64_t most = comm.max(held);
     if (o.say && u.size() >= engine::STREAM_FROM) {
-        o.say(fmt::format("solve: {} positions by the {} on {} processes, {}: at most {} of memory "
-                          "a process",
-                          u.size(), lines ? "line chain" : "brute-force kernel", comm.size,
-                          streamed ? "each streamed to disk as solved" : "each held in memory",
-                          engine::format_bytes(most)));
+        o.say(
+            fmt::format("solve: {} positions by the {} on {} processes, {}: at most {} of memory "
+                        "a process",
+                        u.size(), lines ? "line chain" : "brute-force kernel", comm.size,
+                        streamed ? "each streamed to disk as solved" : "each held in memory",
+                        engine::format_bytes(most)));
     }
 
     // 6. The levels, in order; a level that meets a number too wide for
@@ -420,9 +424,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         }
         if (streamed) {
             const uint64_t count = level_count(level);
-            arena.execute([&] {
-                streamed_summary.add(engine::summarise(s.value, s.remoteness, count));
-            });
+            arena.execute(
+                [&] { streamed_summary.add(engine::summarise(s.value, s.remoteness, count)); });
             try {
                 spilled[0]->append(s.value, count);
                 if (spilled[1]) spilled[1]->append(s.remoteness, count);
@@ -465,6 +468,14 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         ++level;
     }
     if (checkpoint) checkpoint->flush();
+    // Every entry spilled in its file before the table's writer reads it.
+    try {
+        for (const auto& spill : spilled)
+            if (spill) spill->flush(true);
+    } catch (const std::exception& e) {
+        refused = e.what();
+    }
+    stop_if_refused(true);
     // Solved: a job killed while it writes the table resumes at the write.
     if (chain_checkpoint && chain_saved < plan.levels()) save_chain(plan.levels());
 

@@ -29,6 +29,8 @@ using Range = std::pair<uint64_t, uint64_t>;  // ranks [first, second)
 struct Local {
     unsigned bits;
     std::function<void(uint64_t first, uint64_t count, uint8_t* out)> read;
+    // Entries read soon (Spill::prefetch); nothing for an array.
+    std::function<void(uint64_t first, uint64_t count)> prefetch = [](uint64_t, uint64_t) {};
 };
 
 Local local_entries(const engine::QuantityArray& a) {
@@ -40,9 +42,30 @@ Local local_entries(const engine::QuantityArray& a) {
 }
 
 Local local_entries(const Spill& spill) {
-    return {spill.bits(), [&spill](uint64_t first, uint64_t count, uint8_t* out) {
-                spill.read(first, count, out);
-            }};
+    return {
+        spill.bits(),
+        [&spill](uint64_t first, uint64_t count, uint8_t* out) { spill.read(first, count, out); },
+        [&spill](uint64_t first, uint64_t count) { spill.prefetch(first, count); }};
+}
+
+// Calls f(start, end, block) for the parts of the blocks within the ranks `r`.
+template <class F>
+void for_each_part(const Layout& l, Range r, F&& f) {
+    if (r.first >= r.second) return;
+    for (size_t b = l.find(r.first); b < l.first.size() && l.first[b] < r.second; ++b) {
+        const uint64_t start = std::max(r.first, l.first[b]),
+                       end = std::min(r.second, l.first[b] + l.count[b]);
+        if (start < end) f(start, end, b);
+    }
+}
+
+// This process's entries that a trade of `wanted` will read, read ahead.
+void prefetch(const Comm& comm, const Layout& l, const Local& a, const std::vector<Range>& wanted) {
+    for (const Range& r : wanted)
+        for_each_part(l, r, [&](uint64_t start, uint64_t end, size_t b) {
+            if (l.owner[b] == comm.rank)
+                a.prefetch(l.offset[b] + (start - l.first[b]), end - start);
+        });
 }
 
 // The pieces of the table each process writes, round by round: runs of
@@ -95,15 +118,7 @@ std::vector<uint8_t>& trade(const Comm& comm, const Share& share, const Local& a
     const Layout& l = share.layout;
     const unsigned width = a.bits / 8;
     const size_t processes = size_t(comm.size);
-    // Calls f(start, end, block) for the blocks' parts within `r`.
-    const auto parts = [&](Range r, auto&& f) {
-        if (r.first >= r.second) return;
-        for (size_t b = l.find(r.first); b < l.first.size() && l.first[b] < r.second; ++b) {
-            const uint64_t start = std::max(r.first, l.first[b]),
-                           end = std::min(r.second, l.first[b] + l.count[b]);
-            if (start < end) f(start, end, b);
-        }
-    };
+    const auto parts = [&l](Range r, auto&& f) { for_each_part(l, r, f); };
     std::vector<uint64_t> send_counts(processes, 0), recv_counts(processes, 0);
     for (size_t p = 0; p < processes; ++p) {
         parts(wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
@@ -261,15 +276,22 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
     }
     TradeBuffers buffers;
     io::ByteBuffer raw, packet;
-    for (size_t round = 0; round < rounds; ++round) {
+    const auto wanted_in = [&](size_t round) {
         std::vector<Range> wanted(size_t(comm.size), Range{0, 0});
         for (size_t p = 0; p < pieces.size(); ++p)
             if (round < pieces[p].size()) wanted[p] = pieces[p][round];
+        return wanted;
+    };
+    if (rounds > 0) prefetch(comm, share.layout, a, wanted_in(0));
+    for (size_t round = 0; round < rounds; ++round) {
+        const std::vector<Range> wanted = wanted_in(round);
         const auto [first, last] = wanted[size_t(comm.rank)];
         // A spill that cannot be read back throws out of here, and the job
         // stops (main.cpp: abort_all).
         const std::vector<uint8_t>& piece =
             in_file_width(trade(comm, share, a, wanted, buffers), a.bits, layout.file_bits);
+        // The next round's entries come from disk while these are encoded.
+        if (round + 1 < rounds) prefetch(comm, share.layout, a, wanted_in(round + 1));
         try {
             for (uint64_t begin = 0; begin < last - first && failed.empty(); begin += chunk) {
                 const uint64_t count = std::min<uint64_t>(chunk, last - first - begin);
