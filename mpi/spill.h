@@ -14,14 +14,16 @@
 //
 // A level goes to disk from the window it was solved in, by a thread of
 // the spill's own, while the solve goes on in the spill's other window
-// (append swaps them), and around the page cache (O_DIRECT, in whole
-// blocks, where the file system allows it): copied into the page cache the
-// entries cost an eighth of a process's time (perf, K=8 at -np 2:
-// copy_folio_from_iter_atomic 12 % of the samples), for pages the table's
-// writer reads back only after the solve, and from disk anyway once the
-// spills outgrow the cache; written through one 1 MiB buffer the solve
-// waited on the disk (5 % of the samples idle). The table's writer asks for
-// its next pieces ahead (prefetch) while it encodes the ones it has.
+// (append swaps them; levels under 256 KiB are gathered into batches
+// instead, so that small levels do not wait on the disk's latency), and
+// around the page cache (O_DIRECT, in whole blocks, where the file system
+// allows it). Copied into the page cache by the solve's thread, the
+// entries took 12 % of the samples (perf of nim misere K=8 H=63 at -np 2:
+// copy_folio_from_iter_atomic), for pages read back only after the solve,
+// and from disk anyway once the spills outgrow the cache; written by the
+// solve's thread around it, the solve waited on the disk (5 % of the
+// samples idle). The table's writer asks for its next round's pieces ahead
+// (prefetch) while it encodes the ones it has.
 
 #include <condition_variable>
 #include <cstdint>

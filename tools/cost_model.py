@@ -37,7 +37,8 @@ f_R the aggregates a position sends to another process (from the deal:
 level by level, the home lines touched and not yet given back (runs of
 lines sharing their J - 1 largest heaps, A bytes each: chain_home_lines),
 the larger of two successive sums' arrivals and a round's
-(chain_in_flight), its largest level's positions (a level: one sum of the
+(chain_in_flight), two windows of its largest level's positions (one solved into,
+one its spills write; a level: one sum of the
 blocks' top heaps, J = chain_block_heaps of them), every block's place in
 the deal and the program; the busiest process at its busiest level sets the
 figure (chain_memory).
@@ -286,7 +287,7 @@ def chain_tails(m2, free):
 def chain_memory(k, h, r, width, parts=False):
     """The busiest streamed process's peak under the line chain (mpi/distributed_solver.cpp):
     at its busiest level, the home lines it holds and the aggregates in flight (A bytes
-    each), with its largest level's window of positions (`width` bytes each), every block's
+    each), with two windows of its largest level's positions (`width` bytes each), every block's
     place in the deal (LAYOUT_BYTES each) and the program and MPI. `parts`: also the lines',
     aggregates' and window's bytes at that level."""
     solved, _, _ = chain_levels(k, h, r)
@@ -295,8 +296,9 @@ def chain_memory(k, h, r, width, parts=False):
     j = chain_block_heaps(k, h)
     a = aggregate_bytes(k, h)
     fixed = comb(h + j, j) * LAYOUT_BYTES + BASE_BYTES
-    best = max(((lines[p][lv] * a + flight[p][lv] * a + max(solved[p]) * width,
-                 lines[p][lv] * a, flight[p][lv] * a, max(solved[p]) * width)
+    windows = 2  # one solved into, the other written by the spills (mpi/spill.h)
+    best = max(((lines[p][lv] * a + flight[p][lv] * a + windows * max(solved[p]) * width,
+                 lines[p][lv] * a, flight[p][lv] * a, windows * max(solved[p]) * width)
                 for p in range(r) for lv in range(len(flight[p]))))
     return (best[0] + fixed, best[1:]) if parts else best[0] + fixed
 
