@@ -118,10 +118,9 @@ std::vector<uint8_t>& trade(const Comm& comm, const Share& share, const Local& a
     const Layout& l = share.layout;
     const unsigned width = a.bits / 8;
     const size_t processes = size_t(comm.size);
-    const auto parts = [&l](Range r, auto&& f) { for_each_part(l, r, f); };
     std::vector<uint64_t> send_counts(processes, 0), recv_counts(processes, 0);
     for (size_t p = 0; p < processes; ++p) {
-        parts(wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
+        for_each_part(l, wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
             if (l.owner[b] == comm.rank) send_counts[p] += (end - start) * width;
             if (p == size_t(comm.rank)) recv_counts[size_t(l.owner[b])] += (end - start) * width;
         });
@@ -130,7 +129,7 @@ std::vector<uint8_t>& trade(const Comm& comm, const Share& share, const Local& a
     send.resize(std::accumulate(send_counts.begin(), send_counts.end(), uint64_t{0}));
     uint64_t filled = 0;
     for (size_t p = 0; p < processes; ++p) {
-        parts(wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
+        for_each_part(l, wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
             if (l.owner[b] != comm.rank) return;
             a.read(l.offset[b] + (start - l.first[b]), end - start, send.data() + filled);
             filled += (end - start) * width;
@@ -144,7 +143,7 @@ std::vector<uint8_t>& trade(const Comm& comm, const Share& share, const Local& a
     out.resize(mine.second > mine.first ? (mine.second - mine.first) * width : 0);
     std::vector<uint64_t> from(processes, 0);
     for (size_t p = 1; p < processes; ++p) from[p] = from[p - 1] + recv_counts[p - 1];
-    parts(mine, [&](uint64_t start, uint64_t end, size_t b) {
+    for_each_part(l, mine, [&](uint64_t start, uint64_t end, size_t b) {
         const uint64_t size = (end - start) * width;
         std::memcpy(out.data() + (start - mine.first) * width,
                     recv.data() + from[size_t(l.owner[b])], size);

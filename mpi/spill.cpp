@@ -85,9 +85,8 @@ void Spill::start() {
     batches_[0] = buffer(BATCH);
     batches_[1] = buffer(BATCH);
     // A resumed spill's partial block, which the next write rewrites.
-    batch_at_ = size_ * (bits_ / 8);
-    if (batch_at_ % BLOCK != 0 &&
-        !io::pread_all(fd_, stage_.get(), batch_at_ % BLOCK, batch_at_ / BLOCK * BLOCK))
+    const uint64_t end = size_ * (bits_ / 8);
+    if (end % BLOCK != 0 && !io::pread_all(fd_, stage_.get(), end % BLOCK, end / BLOCK * BLOCK))
         throw TableError(what_ + ": cannot read the spill back: " + std::strerror(errno));
     writer_ = std::thread([this] { write_jobs(); });
 }
@@ -171,8 +170,8 @@ void Spill::give(Job job) {
 
 void Spill::give_batch() {
     if (batch_bytes_ == 0) return;
-    give({batches_[filling_].get(), batch_bytes_, batch_at_, filling_});
-    batch_at_ += batch_bytes_;
+    // The batch holds the last entries appended.
+    give({batches_[filling_].get(), batch_bytes_, size_ * (bits_ / 8) - batch_bytes_, filling_});
     batch_bytes_ = 0;
     filling_ = 1 - filling_;
 }
@@ -202,8 +201,7 @@ void Spill::append(engine::QuantityArray& window, uint64_t count) {
         if (written_.size() != window.size())
             written_ = engine::QuantityArray(window.size(), bits_);
         std::swap(window, written_);
-        give({static_cast<const uint8_t*>(written_.raw()), bytes, batch_at_, WINDOW});
-        batch_at_ += bytes;
+        give({static_cast<const uint8_t*>(written_.raw()), bytes, size_ * (bits_ / 8), WINDOW});
     }
     size_ += count;
 }

@@ -109,7 +109,7 @@ class Spill {
     // disk's latency where levels are solved in less.
     Buffer batches_[2]{{nullptr, nullptr}, {nullptr, nullptr}};
     unsigned filling_ = 0;
-    uint64_t batch_bytes_ = 0, batch_at_ = 0;
+    uint64_t batch_bytes_ = 0;       // the last entries appended
     engine::QuantityArray written_;  // the window handed over last
     std::mutex mutex_;
     std::condition_variable changed_;
