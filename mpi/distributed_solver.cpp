@@ -25,7 +25,9 @@
 #include "engine/solve/line_kernel.h"
 #include "engine/solve/plan.h"
 #include "engine/solve/solve_order.h"
+#include "io/table_layout.h"
 #include "mpi/chain_checkpoint.h"
+#include "mpi/chunk_encoder.h"
 #include "mpi/deal.h"
 #include "mpi/level_solver.h"
 #include "mpi/line_chain.h"
@@ -317,6 +319,42 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         }
         stop_if_refused();
     }
+    // A streamed process's chunks of the table that it holds whole, encoded
+    // beside the solve, each once solved (chunk_encoder.h): at the spill's
+    // width, the widest the solve may need.
+    std::vector<std::vector<uint64_t>> whole_chunks;
+    std::unique_ptr<EncodedPart> encoded[2];
+    std::unique_ptr<ChunkEncoder> encoders[2];
+    uint64_t encoders_hold = 0;  // bytes
+    if (streamed) {
+        const uint64_t chunk = io::dataset_layout(u.size(), 0, o.write).chunk;
+        whole_chunks = whole_chunks_by_level(layout, u.size(), chunk, level);
+        try {
+            for (unsigned a = 0; a < 2 && spilled[a]; ++a) {
+                const unsigned bits = spilled[a]->bits();
+                const io::DatasetLayout guess =
+                    io::dataset_layout(u.size(), bits == 8 ? 0xff : 0xffff, o.write);
+                encoded[a] = std::make_unique<EncodedPart>(
+                    o.table, o.table + (a == 0 ? ": dataset /value" : ": dataset /remoteness"),
+                    (u.size() + chunk - 1) / chunk);
+                encoders[a] = std::make_unique<ChunkEncoder>(
+                    *spilled[a], *encoded[a],
+                    io::EncodedChunks{.file_bits = bits,
+                                      .chunk = chunk,
+                                      .compression = o.write.compression,
+                                      .level = guess.level,
+                                      .transform = io::Transform::none,
+                                      .transform_chosen = false,
+                                      .read = {}},
+                    guess.transformed);
+                encoders_hold +=
+                    ChunkEncoder::memory(bits, chunk, o.write.compression, guess.level);
+            }
+        } catch (const std::exception& e) {
+            refused = e.what();
+        }
+        stop_if_refused();
+    }
     engine::ArraySummary streamed_summary{resumed.p_positions,
                                           static_cast<uint32_t>(resumed.max_value),
                                           static_cast<uint32_t>(resumed.max_remoteness)};
@@ -325,7 +363,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     // far), the most home lines it holds at once (touched as first used,
     // given back after their last level: LineChain), its arrays (a streamed
     // process's two windows, not yet touched: one solved into while its
-    // spill writes the other), and the aggregates arriving for
+    // spill writes the other), its encoders' buffers, and the aggregates arriving for
     // two levels (8 W + 2 sizeof(R) bytes each: a level's being swept, a
     // later one's filling) and a round's sent and received, or its rounds'
     // pages; and what writing the table adds (write_bytes).
@@ -345,7 +383,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         (streamed ? 2 : 1) * window *
             (widths.value_bits + (o.solve.remoteness ? widths.remoteness_bits : 0)) / 8 +
         (lines ? 2 * arriving * 8 + 2 * solver.chain_round_words * 8 : 2 * solver.page_budget) +
-        write_bytes(u, comm.size);
+        encoders_hold + write_bytes(u, comm.size);
     const uint64_t most = comm.max(held);
     if (o.say && u.size() >= engine::STREAM_FROM) {
         o.say(
@@ -429,6 +467,9 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
             try {
                 spilled[0]->append(s.value, count);
                 if (spilled[1]) spilled[1]->append(s.remoteness, count);
+                for (const uint64_t c : whole_chunks[level])
+                    for (const auto& encoder : encoders)
+                        if (encoder) encoder->add(layout, u.size(), c);
             } catch (const std::exception& e) {
                 refused = e.what();
             }
@@ -494,6 +535,8 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
     const uint64_t home_lines = lines ? lines->lines : 0;
     return Share{std::move(s),
                  {std::move(spilled[0]), std::move(spilled[1])},
+                 {std::move(encoded[0]), std::move(encoded[1])},
+                 {std::move(encoders[0]), std::move(encoders[1])},
                  o.solve.remoteness,
                  std::move(layout),
                  home_lines,

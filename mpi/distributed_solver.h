@@ -30,7 +30,9 @@
 #include <vector>
 
 #include "engine/solve/solver.h"
+#include "io/table_writer.h"
 #include "mpi/chain_checkpoint.h"
+#include "mpi/chunk_encoder.h"
 #include "mpi/deal.h"
 #include "mpi/mpi_context.h"
 #include "mpi/spill.h"
@@ -66,8 +68,11 @@ struct DistributedOptions {
     // beside it (mpi/spill.h; into the checkpoint's folder when there is
     // one: chain_checkpoint.h) where one process's solve would stream (the
     // line kernel without a lag, its bitsets holding every value:
-    // engine/solve/plan.cpp). Empty: in memory.
+    // engine/solve/plan.cpp). Empty: in memory. The table's chunks a
+    // streamed process holds whole are encoded beside the solve as `write`
+    // says (chunk_encoder.h).
     std::string table;
+    io::WriteOptions write;
     // Says a line to the user (process 0's are shown): the plan, before the solve.
     std::function<void(const std::string&)> say;
 };
@@ -82,6 +87,10 @@ struct Share {
     // A streamed process's positions, in the same order: value and, when
     // stored, remoteness.
     std::unique_ptr<Spill> spilled[2];
+    // The chunks a streamed process holds whole, per array, encoded (or
+    // being encoded, by its encoders) beside the solve from its spills.
+    std::unique_ptr<EncodedPart> encoded[2];
+    std::unique_ptr<ChunkEncoder> encoders[2];
     // Whether remoteness is stored (not solution.remoteness.empty(): a
     // process may hold no position at all).
     bool remoteness;

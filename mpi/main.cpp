@@ -118,6 +118,7 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     o.solve = request.solve_options();
     o.checkpoint = request.checkpoint;
     o.table = request.output;
+    o.write = request.write_options();
     o.say = [&](const std::string& line) {
         if (comm.rank == 0 && !quiet) std::fprintf(stderr, "%s\n", line.c_str());
     };
@@ -139,7 +140,6 @@ int run(const Comm& comm, const nlohmann::json& handed) {
         comm.rank == 0 && !quiet &&
             (handed.at("progress").get<bool>() || service::stderr_is_terminal()));
     o.solve.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
-    const io::WriteOptions wo = request.write_options();
 
     const auto t0 = std::chrono::steady_clock::now();
     Share share = mpi::solve_distributed(comm, request.rule, *u, o);
@@ -147,7 +147,7 @@ int run(const Comm& comm, const nlohmann::json& handed) {
     u.reset();
     const auto t1 = std::chrono::steady_clock::now();
     mpi::write_table_parallel(comm, request.output, service::table_header(share.solution), share,
-                              wo);
+                              o.write);
     if (share.checkpoint) {
         if (share.chain_checkpoint) share.chain_checkpoint->remove();
         share.checkpoint->remove();

@@ -1,5 +1,6 @@
 #include "mpi/mpi_context.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <numeric>
@@ -84,6 +85,15 @@ uint64_t Comm::min(uint64_t x) const {
 
 double Comm::max(double x) const {
     return all_reduce(x, MPI_DOUBLE, MPI_MAX);
+}
+
+void Comm::max_each(std::vector<int32_t>& x) const {
+    for (size_t at = 0; at < x.size();) {  // counts are ints
+        const int n = static_cast<int>(std::min<size_t>(x.size() - at, size_t{1} << 30));
+        check(MPI_Allreduce(MPI_IN_PLACE, x.data() + at, n, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD),
+              "MPI_Allreduce");
+        at += size_t(n);
+    }
 }
 
 std::vector<uint64_t> Comm::all_gather(uint64_t x) const {

@@ -32,6 +32,8 @@ struct Comm {
     uint64_t min(uint64_t x) const;
     bool any(bool x) const { return max(uint64_t{x ? 1u : 0u}) != 0; }
     double max(double x) const;
+    // Each element the largest of every process's, on every process.
+    void max_each(std::vector<int32_t>& x) const;
     // Every process gets every process's x, in rank order.
     std::vector<uint64_t> all_gather(uint64_t x) const;
     // Every process's bytes, concatenated in rank order, on process 0 (empty elsewhere).

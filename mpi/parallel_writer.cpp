@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "io/codec/chunk_codec.h"
@@ -69,7 +70,8 @@ void prefetch(const Comm& comm, const Layout& l, const Local& a, const std::vect
 }
 
 // The pieces of the table each process writes, round by round: runs of
-// whole chunks of at most `step` ranks, [first, end). A chunk goes to the
+// whole chunks of at most `step` ranks, [first, end), but for those
+// encoded already (encoded[c], the process holding them; else -1). A chunk goes to the
 // process that solved its first position, so that little is traded where
 // processes solved long runs of ranks (the line chain's pieces: a chunk
 // lies in one process's but where two meet); where that would take more
@@ -77,11 +79,13 @@ void prefetch(const Comm& comm, const Layout& l, const Local& a, const std::vect
 // level by level, whose chunks' owners alternate), the processes take even
 // slices instead.
 std::vector<std::vector<Range>> pieces_to_write(const Layout& l, int processes, uint64_t n,
-                                                uint64_t chunk, uint64_t step) {
+                                                uint64_t chunk, uint64_t step,
+                                                const std::vector<int32_t>& encoded) {
     const uint64_t chunks = (n + chunk - 1) / chunk;
     const auto pieces_of = [&](auto&& writer) {
         std::vector<std::vector<Range>> pieces(static_cast<size_t>(processes));
         for (uint64_t c = 0; c < chunks; ++c) {
+            if (encoded[c] >= 0) continue;
             std::vector<Range>& mine = pieces[static_cast<size_t>(writer(c))];
             const Range r{c * chunk, std::min(n, (c + 1) * chunk)};
             if (!mine.empty() && mine.back().second == r.first &&
@@ -190,53 +194,25 @@ io::Transform pick_transform(const Comm& comm, const Share& share, const Local& 
     return static_cast<io::Transform>(chosen);
 }
 
-// One dataset's chunks as this process encoded them, in chunk order, in a
-// nameless file beside the table (its space counted where the table will be).
-class EncodedPart {
-  public:
-    EncodedPart(const std::string& table, std::string what)
-        : what_(std::move(what)), fd_(io::create_nameless_file(table, what_)) {}
-    ~EncodedPart() { ::close(fd_); }
-    EncodedPart(const EncodedPart&) = delete;
-    EncodedPart& operator=(const EncodedPart&) = delete;
-
-    // Throws TableError (a full disk).
-    void append(const io::ByteBuffer& packet) {
-        if (!io::pwrite_all(fd_, packet.data(), packet.size(), end_.back()))
-            throw TableError(what_ + ": cannot write: " + std::strerror(errno));
-        end_.push_back(end_.back() + packet.size());
-    }
-    // The i-th chunk appended. Throws TableError.
-    void read(size_t i, io::ByteBuffer& out) const {
-        out.resize(end_[i + 1] - end_[i]);
-        if (!io::pread_all(fd_, out.data(), out.size(), end_[i]))
-            throw TableError(what_ +
-                             ": cannot read back its encoded chunks: " + std::strerror(errno));
-    }
-
-  private:
-    std::string what_;
-    int fd_;
-    std::vector<uint64_t> end_{0};  // chunk i's bytes: [end_[i], end_[i + 1])
-};
-
 // A dataset as the processes encoded it: its encoding, who encoded each
 // chunk, and this process's chunks.
 struct EncodedDataset {
     io::EncodedChunks encoding;
     uint64_t entries = 0;
     unsigned bits = 8;        // the width the solve held them at
-    std::vector<int> writer;  // per chunk
+    std::vector<int> writer;  // per chunk: the process holding it encoded
     std::unique_ptr<EncodedPart> part;
 };
 
-// 2. Each process encodes the chunks of its pieces, round by round: the
-// pieces traded (whole chunks), each chunk transformed, compressed and
-// checksummed as one process's writer does it (io::encode_chunk). Nothing
-// waits on the others but the trade. Collective; a failure on any process
-// stops all together (SharedError, said once by process 0).
+// 2. Dataset `array` of the share (0 value, 1 remoteness): its chunks
+// encoded beside the solve, where encoded as the table stores them, and
+// each process's pieces of the others, round by round: the pieces traded
+// (whole chunks), each chunk transformed, compressed and checksummed as one
+// process's writer does it (io::encode_chunk). Nothing waits on the others
+// but the trade. Collective; a failure on any process stops all together
+// (SharedError, said once by process 0).
 EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const char* name,
-                              const Share& share, const Local& a, uint32_t max,
+                              Share& share, unsigned array, const Local& a, uint32_t max,
                               const io::WriteOptions& o) {
     const std::string what = path + ": dataset /" + name;
     const uint64_t n = share.solution.positions;
@@ -255,11 +231,23 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
                   .transform_chosen = true,
                   .read = {}};
     const unsigned width = layout.file_bits / 8;
+    // The chunks encoded beside the solve, where encoded as the table
+    // stores them (chunk_encoder.h): by whom.
+    std::vector<int32_t> encoded((n + chunk - 1) / chunk, -1);
+    if (ChunkEncoder* encoder = share.encoders[array].get()) {
+        const std::optional<io::EncodedChunks> e = encoder->finish();
+        if (e && e->file_bits == layout.file_bits && e->chunk == chunk &&
+            e->compression == o.compression && e->level == layout.level &&
+            e->transform == d.encoding.transform)
+            for (const uint64_t c : encoder->chunks()) encoded[c] = comm.rank;
+        share.encoders[array].reset();
+    }
+    comm.max_each(encoded);
     const uint64_t step =
         std::max<uint64_t>(1, write_round_bytes(n, comm.size) / (chunk * (a.bits / 8))) * chunk;
     const std::vector<std::vector<Range>> pieces =
-        pieces_to_write(share.layout, comm.size, n, chunk, step);
-    d.writer.resize((n + chunk - 1) / chunk);
+        pieces_to_write(share.layout, comm.size, n, chunk, step, encoded);
+    d.writer.assign(encoded.begin(), encoded.end());
     size_t rounds = 0;
     for (size_t p = 0; p < pieces.size(); ++p) {
         rounds = std::max(rounds, pieces[p].size());
@@ -268,10 +256,14 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
                       d.writer.begin() + ptrdiff_t((r.second + chunk - 1) / chunk), int(p));
     }
     std::string failed;
-    try {
-        d.part = std::make_unique<EncodedPart>(path, what);
-    } catch (const TableError& e) {
-        failed = e.what();
+    if (share.encoded[array]) {
+        d.part = std::move(share.encoded[array]);
+    } else {
+        try {
+            d.part = std::make_unique<EncodedPart>(path, what, encoded.size());
+        } catch (const TableError& e) {
+            failed = e.what();
+        }
     }
     TradeBuffers buffers;
     io::ByteBuffer raw, packet;
@@ -300,7 +292,7 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
                 if (!io::encode_chunk(d.encoding, count, raw, packet))
                     throw TableError(what + ": cannot write: " + to_string(o.compression) +
                                      " compression failed");
-                d.part->append(packet);
+                d.part->append((first + begin) / chunk, packet);
             }
         } catch (const TableError& e) {
             if (failed.empty()) failed = e.what();  // the rounds go on: trade is collective
@@ -329,9 +321,9 @@ void write_encoded(const std::string& path, const io::TableHeader& header,
     std::vector<std::shared_ptr<const io::EncodedChunks>> encoded;
     for (EncodedDataset& d : datasets) {
         auto e = std::make_shared<io::EncodedChunks>(d.encoding);
-        e->read = [&d, mine = size_t{0}](uint64_t index, io::ByteBuffer& out) mutable {
+        e->read = [&d](uint64_t index, io::ByteBuffer& out) {
             const int from = d.writer[index];
-            if (from == 0) return d.part->read(mine++, out);
+            if (from == 0) return d.part->read(index, out);
             MPI_Status status;
             MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
             int bytes = 0;
@@ -367,12 +359,11 @@ void write_encoded(const std::string& path, const io::TableHeader& header,
 void send_encoded(const Comm& comm, const std::vector<EncodedDataset>& datasets) {
     io::ByteBuffer packet;
     for (const EncodedDataset& d : datasets) {
-        size_t mine = 0;
         for (uint64_t index = 0; index < d.writer.size(); ++index) {
             if (d.writer[index] != comm.rank) continue;
             int tag = CHUNK_TAG;
             try {
-                d.part->read(mine++, packet);
+                d.part->read(index, packet);
             } catch (const std::exception& e) {
                 const std::string why = e.what();
                 packet.assign(why.begin(), why.end());
@@ -404,12 +395,12 @@ void write_table_parallel(const Comm& comm, const std::string& path, const io::T
         return share.spilled[spilled] ? local_entries(*share.spilled[spilled]) : local_entries(a);
     };
     std::vector<EncodedDataset> datasets;
-    datasets.push_back(
-        encode_dataset(comm, path, io::VALUE_DATASET, share, entries(s.value, 0), s.max_value, o));
+    datasets.push_back(encode_dataset(comm, path, io::VALUE_DATASET, share, 0, entries(s.value, 0),
+                                      s.max_value, o));
     s.value = engine::QuantityArray();
     share.spilled[0].reset();
     if (share.remoteness)
-        datasets.push_back(encode_dataset(comm, path, io::REMOTENESS_DATASET, share,
+        datasets.push_back(encode_dataset(comm, path, io::REMOTENESS_DATASET, share, 1,
                                           entries(s.remoteness, 1), s.max_remoteness, o));
     s.remoteness = engine::QuantityArray();
     share.spilled[1].reset();

@@ -3,11 +3,14 @@
 // compression as one process's, made by one process's writer
 // (io/table_writer.h).
 //
-// The processes hold their blocks scattered over the rank order; round by
-// round they trade them (MPI_Alltoallv) so that each holds a run of whole
-// chunks, and each encodes its chunks as that writer does (io::encode_chunk:
-// transformed, compressed, checksummed) into a file beside the table, with
-// no other wait on the others. Then process 0 writes the table with
+// The chunks a streamed process held whole were encoded beside the solve
+// (chunk_encoder.h); where they are encoded as the table stores them, they
+// are taken as they are. The processes hold the other chunks' blocks
+// scattered over the rank order; round by round they trade them
+// (MPI_Alltoallv) so that each holds a run of whole chunks, and each
+// encodes its chunks as that writer does (io::encode_chunk: transformed,
+// compressed, checksummed) into a file beside the table, with no other
+// wait on the others. Then process 0 writes the table with
 // io::write_table, which stores the chunks as they are: its own read back,
 // the others' sent to it in chunk order. Only the compressed table crosses
 // to process 0, and HDF5 runs in process 0 alone, as one process's does.

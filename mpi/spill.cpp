@@ -42,7 +42,7 @@ Spill::Spill(const std::string& table_path, unsigned bits, std::string what)
 }
 
 Spill::Spill(const std::string& path, unsigned bits, std::string what, uint64_t keep)
-    : what_(std::move(what)), bits_(bits), named_(true), size_(keep) {
+    : what_(std::move(what)), bits_(bits), named_(true), size_(keep), on_disk_(keep * (bits / 8)) {
     assert(bits == 8 || bits == 16);
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     const auto fail = [&](const std::string& why) {
@@ -146,6 +146,7 @@ void Spill::write_jobs() {
         }
         lock.lock();
         if (failure) failed_ = failure;
+        if (!skip && !failure) on_disk_ = std::max(on_disk_, job.at + job.bytes);
         jobs_.pop_front();
         changed_.notify_all();
     }
@@ -158,6 +159,21 @@ void Spill::wait_free(unsigned buffer) {
                             [&](const Job& job) { return job.buffer == buffer; });
     });
     if (failed_) std::rethrow_exception(failed_);
+}
+
+bool Spill::written(uint64_t count) {
+    const uint64_t bytes = count * (bits_ / 8);
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return on_disk_ >= bytes || failed_ || stopping_ || no_waits_; });
+    return on_disk_ >= bytes;
+}
+
+void Spill::stop_waiting() {
+    {
+        std::lock_guard lock(mutex_);
+        no_waits_ = true;
+    }
+    changed_.notify_all();
 }
 
 void Spill::give(Job job) {
