@@ -81,7 +81,12 @@ void ChunkEncoder::add(const Layout& l, uint64_t positions, uint64_t c) {
     const uint64_t chunk = encoding_.chunk, first = c * chunk;
     Job job{c, std::min(chunk, positions - first), {}};
     for_each_overlap(l, first, first + job.entries, [&](uint64_t start, uint64_t end, size_t b) {
-        job.pieces.push_back({l.offset[b] + (start - l.first[b]), end - start, start - first});
+        const Piece p{l.offset[b] + (start - l.first[b]), end - start, start - first};
+        Piece* last = job.pieces.empty() ? nullptr : &job.pieces.back();
+        if (last && last->spilled + last->count == p.spilled && last->at + last->count == p.at)
+            last->count += p.count;  // blocks side by side in the spill too: one read
+        else
+            job.pieces.push_back(p);
     });
     {
         std::lock_guard lock(mutex_);
@@ -102,13 +107,11 @@ std::optional<io::EncodedChunks> ChunkEncoder::finish() {
 bool ChunkEncoder::encode(const Job& job, io::ByteBuffer& raw, io::ByteBuffer& packet) {
     const unsigned width = spill_.bits() / 8;
     uint64_t last = 0;
-    for (const Piece& p : job.pieces) {
-        last = std::max(last, p.spilled + p.count);
-        spill_.prefetch(p.spilled, p.count);
-    }
+    for (const Piece& p : job.pieces) last = std::max(last, p.spilled + p.count);
     if (!spill_.written(last)) return false;
     raw.assign(encoding_.chunk * width, 0);
-    for (const Piece& p : job.pieces) spill_.read(p.spilled, p.count, raw.data() + p.at * width);
+    for (const Piece& p : job.pieces)
+        spill_.read_once(p.spilled, p.count, raw.data() + p.at * width, bounce_);
     if (choose_) {
         encoding_.transform = io::choose_transform(raw, width, encoding_.chunk);
         choose_ = false;

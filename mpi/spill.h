@@ -33,6 +33,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/base/quantity_array.h"
 
@@ -69,6 +70,12 @@ class Spill {
     // false once the spill stops, fails or is told to stop_waiting.
     bool written(uint64_t count);
     void stop_waiting();
+    // As read, around the page cache where the file system allows it, for
+    // entries read once (the chunk encoder's: filling the cache with them
+    // cost more than the reads), through `bounce`, the caller's, kept from
+    // call to call. Thread-safe. Throws TableError.
+    void read_once(uint64_t first, uint64_t count, uint8_t* out,
+                   std::vector<uint8_t>& bounce) const;
     // Tells the system that entries [first, first + count) will be read
     // soon: it starts reading them from disk and returns at once.
     void prefetch(uint64_t first, uint64_t count) const;
@@ -102,10 +109,11 @@ class Spill {
 
     std::string what_;
     unsigned bits_;
-    bool named_ = false;  // a checkpoint's
-    int fd_ = -1;         // reads (and writes where O_DIRECT is refused)
-    int direct_ = -1;     // writes around the page cache, or -1
-    uint64_t size_ = 0;   // entries appended
+    bool named_ = false;    // a checkpoint's
+    int fd_ = -1;           // reads (and writes where O_DIRECT is refused)
+    int direct_ = -1;       // writes around the page cache, or -1
+    int direct_read_ = -1;  // reads around it (read_once), or -1
+    uint64_t size_ = 0;     // entries appended
     // The writer's buffer, beginning with the bytes of the file's last
     // partial block (written padded, rewritten whole by the next write).
     Buffer stage_{nullptr, nullptr};
