@@ -107,11 +107,13 @@ std::optional<io::EncodedChunks> ChunkEncoder::finish() {
 bool ChunkEncoder::encode(const Job& job, io::ByteBuffer& raw, io::ByteBuffer& packet) {
     const unsigned width = spill_.bits() / 8;
     uint64_t last = 0;
-    for (const Piece& p : job.pieces) last = std::max(last, p.spilled + p.count);
+    for (const Piece& p : job.pieces) {
+        last = std::max(last, p.spilled + p.count);
+        spill_.prefetch(p.spilled, p.count);
+    }
     if (!spill_.written(last)) return false;
     raw.assign(encoding_.chunk * width, 0);
-    for (const Piece& p : job.pieces)
-        spill_.read_once(p.spilled, p.count, raw.data() + p.at * width, bounce_);
+    for (const Piece& p : job.pieces) spill_.read(p.spilled, p.count, raw.data() + p.at * width);
     if (choose_) {
         encoding_.transform = io::choose_transform(raw, width, encoding_.chunk);
         choose_ = false;

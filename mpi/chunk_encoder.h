@@ -98,7 +98,6 @@ class ChunkEncoder {
     Spill& spill_;
     EncodedPart& part_;
     io::EncodedChunks encoding_;
-    std::vector<uint8_t> bounce_;  // the thread's, for Spill::read_once
     bool choose_;                  // the transform is chosen on the first chunk
     std::mutex mutex_;
     std::condition_variable changed_;

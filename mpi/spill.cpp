@@ -25,11 +25,11 @@ constexpr uint64_t STAGE = uint64_t{1} << 20;
 // The largest level gathered into a batch (Spill::batches_), and a batch's size.
 constexpr uint64_t BATCH = uint64_t{1} << 18;
 
-// A second descriptor of the file open at `fd` (`mode` O_WRONLY or
-// O_RDONLY), around the page cache; -1 where the file system refuses (tmpfs).
-int open_direct(int fd, int mode) {
+// A second descriptor of the file open at `fd`, writing around the page
+// cache; -1 where the file system refuses (tmpfs).
+int open_direct(int fd) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    return ::open(self.c_str(), mode | O_DIRECT | O_CLOEXEC);
+    return ::open(self.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
 }
 
 }  // namespace
@@ -38,8 +38,7 @@ Spill::Spill(const std::string& table_path, unsigned bits, std::string what)
     : what_(std::move(what)), bits_(bits) {
     assert(bits == 8 || bits == 16);
     fd_ = io::create_nameless_file(table_path, what_);
-    direct_ = open_direct(fd_, O_WRONLY);
-    direct_read_ = open_direct(fd_, O_RDONLY);
+    direct_ = open_direct(fd_);
 }
 
 Spill::Spill(const std::string& path, unsigned bits, std::string what, uint64_t keep)
@@ -60,8 +59,7 @@ Spill::Spill(const std::string& path, unsigned bits, std::string what, uint64_t 
              "the solve again");
     if (::ftruncate(fd_, static_cast<off_t>(bytes)) != 0)
         fail(what_ + ": cannot cut the spill " + path + ": " + std::strerror(errno));
-    direct_ = open_direct(fd_, O_WRONLY);
-    direct_read_ = open_direct(fd_, O_RDONLY);
+    direct_ = open_direct(fd_);
 }
 
 Spill::~Spill() {
@@ -74,7 +72,6 @@ Spill::~Spill() {
         writer_.join();
     }
     if (direct_ >= 0) ::close(direct_);
-    if (direct_read_ >= 0) ::close(direct_read_);
     if (fd_ >= 0) ::close(fd_);
 }
 
@@ -231,30 +228,6 @@ void Spill::read(uint64_t first, uint64_t count, uint8_t* out) const {
     if (!io::pread_all(fd_, out, count * width, first * width))
         throw TableError(what_ +
                          ": cannot read the spilled positions back: " + std::strerror(errno));
-}
-
-void Spill::read_once(uint64_t first, uint64_t count, uint8_t* out,
-                      std::vector<uint8_t>& bounce) const {
-    const uint64_t width = bits_ / 8, begin = first * width, end = (first + count) * width;
-    // Whole blocks, up to the file's end (a resumed spill's may lie inside one).
-    const uint64_t from = begin / BLOCK * BLOCK, to = (end + BLOCK - 1) / BLOCK * BLOCK;
-    if (direct_read_ >= 0) {
-        bounce.resize(to - from + BLOCK);
-        uint8_t* const aligned =
-            bounce.data() + (BLOCK - reinterpret_cast<uintptr_t>(bounce.data()) % BLOCK) % BLOCK;
-        uint64_t got = 0;
-        while (from + got < end) {
-            const ssize_t n = ::pread(direct_read_, aligned + got, to - from - got,
-                                      static_cast<off_t>(from + got));
-            if (n <= 0) break;
-            got += static_cast<uint64_t>(n);
-        }
-        if (from + got >= end) {
-            std::memcpy(out, aligned + (begin - from), end - begin);
-            return;
-        }
-    }
-    read(first, count, out);  // refused or short: through the cache, which says why
 }
 
 void Spill::prefetch(uint64_t first, uint64_t count) const {

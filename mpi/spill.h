@@ -4,10 +4,10 @@
 // beside the table (a named one in the checkpoint's folder when there is
 // one: chain_checkpoint.h), the entries in the process's own order (its
 // blocks level by level, as Layout::local_plan lays them out) at the
-// array's width, as they are. The table's writer reads them back in the
-// pieces of blocks it trades, scattered over that order: raw entries make
-// any piece one pread, where a compressed run (io/run_file.h) would decode
-// a whole chunk for each. (Spills in LZ4 frames of whole blocks were
+// array's width, as they are. The chunk encoder (chunk_encoder.h) and the
+// table's writer read them back in pieces of blocks, scattered over that
+// order: raw entries make any piece one pread, where a compressed run
+// (io/run_file.h) would decode a whole chunk for each. (Spills in LZ4 frames of whole blocks were
 // tried: 10 times smaller, but nim misere K=8 H=63 at -np 2 took 531 s
 // against 430 s raw, LZ4 on the levels' critical path costing more than
 // the kernel's writeback of raw pages.)
@@ -33,7 +33,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "engine/base/quantity_array.h"
 
@@ -70,12 +69,6 @@ class Spill {
     // false once the spill stops, fails or is told to stop_waiting.
     bool written(uint64_t count);
     void stop_waiting();
-    // As read, around the page cache where the file system allows it, for
-    // entries read once (the chunk encoder's: filling the cache with them
-    // cost more than the reads), through `bounce`, the caller's, kept from
-    // call to call. Thread-safe. Throws TableError.
-    void read_once(uint64_t first, uint64_t count, uint8_t* out,
-                   std::vector<uint8_t>& bounce) const;
     // Tells the system that entries [first, first + count) will be read
     // soon: it starts reading them from disk and returns at once.
     void prefetch(uint64_t first, uint64_t count) const;
@@ -109,11 +102,10 @@ class Spill {
 
     std::string what_;
     unsigned bits_;
-    bool named_ = false;    // a checkpoint's
-    int fd_ = -1;           // reads (and writes where O_DIRECT is refused)
-    int direct_ = -1;       // writes around the page cache, or -1
-    int direct_read_ = -1;  // reads around it (read_once), or -1
-    uint64_t size_ = 0;     // entries appended
+    bool named_ = false;  // a checkpoint's
+    int fd_ = -1;         // reads (and writes where O_DIRECT is refused)
+    int direct_ = -1;     // writes around the page cache, or -1
+    uint64_t size_ = 0;   // entries appended
     // The writer's buffer, beginning with the bytes of the file's last
     // partial block (written padded, rewritten whole by the next write).
     Buffer stage_{nullptr, nullptr};
