@@ -62,6 +62,9 @@ RATE_PER_CORE = {"box": 106e6, "total": 38e6}
 # and the write come on top).
 CHAIN_RATE_PER_CORE = 56e6
 BASE_BYTES = 21 << 20
+# A streamed process's two chunk encoders (mpi/chunk_encoder.h: ChunkEncoder::memory, a
+# 64 Ki-entry chunk raw and encoded and zstd's context for it, 1.3 MB at the default level).
+ENCODER_BYTES = 4 << 20
 # mpi/deal.h: the line chain's blocks average at least this many positions.
 CHAIN_BLOCK_POSITIONS = 4096
 # What every process keeps of every block of the solve order: the plan's first rank and
@@ -288,14 +291,14 @@ def chain_memory(k, h, r, width, parts=False):
     """The busiest streamed process's peak under the line chain (mpi/distributed_solver.cpp):
     at its busiest level, the home lines it holds and the aggregates in flight (A bytes
     each), with two windows of its largest level's positions (`width` bytes each), every block's
-    place in the deal (LAYOUT_BYTES each) and the program and MPI. `parts`: also the lines',
+    place in the deal (LAYOUT_BYTES each), its chunk encoders and the program and MPI. `parts`: also the lines',
     aggregates' and window's bytes at that level."""
     solved, _, _ = chain_levels(k, h, r)
     flight = chain_in_flight(k, h, r)
     lines = chain_home_lines(k, h, r)
     j = chain_block_heaps(k, h)
     a = aggregate_bytes(k, h)
-    fixed = comb(h + j, j) * LAYOUT_BYTES + BASE_BYTES
+    fixed = comb(h + j, j) * LAYOUT_BYTES + BASE_BYTES + ENCODER_BYTES
     windows = 2  # one solved into, the other written by the spills (mpi/spill.h)
     best = max(((lines[p][lv] * a + flight[p][lv] * a + windows * max(solved[p]) * width,
                  lines[p][lv] * a, flight[p][lv] * a, windows * max(solved[p]) * width)
