@@ -13,8 +13,8 @@
 
 namespace nimtb::mpi {
 
-EncodedPart::EncodedPart(const std::string& table, std::string what, uint64_t chunks)
-    : what_(std::move(what)), fd_(io::create_nameless_file(table, what_)), at_(chunks) {}
+EncodedPart::EncodedPart(const std::string& table, std::string what)
+    : what_(std::move(what)), fd_(io::create_nameless_file(table, what_)) {}
 
 EncodedPart::~EncodedPart() {
     ::close(fd_);
@@ -28,8 +28,9 @@ void EncodedPart::append(uint64_t chunk, const io::ByteBuffer& packet) {
 }
 
 void EncodedPart::read(uint64_t chunk, io::ByteBuffer& out) const {
-    out.resize(at_[chunk].second);
-    if (!io::pread_all(fd_, out.data(), out.size(), at_[chunk].first))
+    const auto [at, bytes] = at_.at(chunk);
+    out.resize(bytes);
+    if (!io::pread_all(fd_, out.data(), out.size(), at))
         throw TableError(what_ + ": cannot read back its encoded chunks: " + std::strerror(errno));
 }
 

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "io/table_writer.h"
@@ -35,7 +36,7 @@ namespace nimtb::mpi {
 class EncodedPart {
   public:
     // Throws TableError.
-    EncodedPart(const std::string& table, std::string what, uint64_t chunks);
+    EncodedPart(const std::string& table, std::string what);
     ~EncodedPart();
     EncodedPart(const EncodedPart&) = delete;
     EncodedPart& operator=(const EncodedPart&) = delete;
@@ -49,7 +50,8 @@ class EncodedPart {
     std::string what_;
     int fd_;
     uint64_t end_ = 0;
-    std::vector<std::pair<uint64_t, uint64_t>> at_;  // per chunk: its bytes' offset and count
+    // Per chunk held (this process's few of the table's many): its bytes' offset and count.
+    std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> at_;
 };
 
 // The chunks (ranks [c * chunk, (c + 1) * chunk) of a universe of
@@ -98,7 +100,7 @@ class ChunkEncoder {
     Spill& spill_;
     EncodedPart& part_;
     io::EncodedChunks encoding_;
-    bool choose_;                  // the transform is chosen on the first chunk
+    bool choose_;  // the transform is chosen on the first chunk
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<Job> jobs_;        // under mutex_: the first one being encoded

@@ -335,8 +335,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
                 const io::DatasetLayout guess =
                     io::dataset_layout(u.size(), bits == 8 ? 0xff : 0xffff, o.write);
                 encoded[a] = std::make_unique<EncodedPart>(
-                    o.table, o.table + (a == 0 ? ": dataset /value" : ": dataset /remoteness"),
-                    (u.size() + chunk - 1) / chunk);
+                    o.table, o.table + (a == 0 ? ": dataset /value" : ": dataset /remoteness"));
                 encoders[a] = std::make_unique<ChunkEncoder>(
                     *spilled[a], *encoded[a],
                     io::EncodedChunks{.file_bits = bits,

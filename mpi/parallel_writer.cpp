@@ -260,7 +260,7 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
         d.part = std::move(share.encoded[array]);
     } else {
         try {
-            d.part = std::make_unique<EncodedPart>(path, what, encoded.size());
+            d.part = std::make_unique<EncodedPart>(path, what);
         } catch (const TableError& e) {
             failed = e.what();
         }

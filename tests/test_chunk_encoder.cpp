@@ -97,10 +97,9 @@ TEST_F(ChunkEncoderTest, EncodesEachWholeChunkAsTheWriterDoes) {
     const Layout l = chain_layout(u, 1, 2);
     const engine::SolveOrder& lp = l.local_plan;
     const auto chunks = whole_chunks_by_level(l, u.size(), CHUNK, 0);
-    const uint64_t n_chunks = (u.size() + CHUNK - 1) / CHUNK;
     for (const unsigned bits : {8u, 16u}) {
         Spill spill(path("t.h5"), bits, "t.h5: dataset /value");
-        EncodedPart part(path("t.h5"), "t.h5: dataset /value", n_chunks);
+        EncodedPart part(path("t.h5"), "t.h5: dataset /value");
         const io::EncodedChunks guess{.file_bits = bits,
                                       .chunk = CHUNK,
                                       .compression = io::Compression::zstd,
@@ -159,7 +158,7 @@ TEST_F(ChunkEncoderTest, StopsWhileWaitingForTheSpill) {
     const Universe u(5, 12);
     const Layout l = chain_layout(u, 0, 1);
     Spill spill(path("t.h5"), 8, "t.h5: dataset /value");
-    EncodedPart part(path("t.h5"), "t.h5: dataset /value", (u.size() + CHUNK - 1) / CHUNK);
+    EncodedPart part(path("t.h5"), "t.h5: dataset /value");
     ChunkEncoder encoder(spill, part,
                          {.file_bits = 8,
                           .chunk = CHUNK,
