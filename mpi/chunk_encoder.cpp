@@ -108,11 +108,10 @@ std::optional<io::EncodedChunks> ChunkEncoder::finish() {
 bool ChunkEncoder::encode(const Job& job, io::ByteBuffer& raw, io::ByteBuffer& packet) {
     const unsigned width = spill_.bits() / 8;
     uint64_t last = 0;
-    for (const Piece& p : job.pieces) {
-        last = std::max(last, p.spilled + p.count);
-        spill_.prefetch(p.spilled, p.count);
-    }
+    for (const Piece& p : job.pieces) last = std::max(last, p.spilled + p.count);
     if (!spill_.written(last)) return false;
+    // Asked for once written: no page of the cache read before its write.
+    for (const Piece& p : job.pieces) spill_.prefetch(p.spilled, p.count);
     raw.assign(encoding_.chunk * width, 0);
     for (const Piece& p : job.pieces) spill_.read(p.spilled, p.count, raw.data() + p.at * width);
     if (choose_) {
