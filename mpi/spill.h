@@ -7,10 +7,10 @@
 // array's width, as they are. The chunk encoder (chunk_encoder.h) and the
 // table's writer read them back in pieces of blocks, scattered over that
 // order: raw entries make any piece one pread, where a compressed run
-// (io/run_file.h) would decode a whole chunk for each. (Spills in LZ4 frames of whole blocks were
-// tried: 10 times smaller, but nim misere K=8 H=63 at -np 2 took 531 s
-// against 430 s raw, LZ4 on the levels' critical path costing more than
-// the kernel's writeback of raw pages.)
+// (io/run_file.h) would decode a whole chunk for each. (Spills in LZ4
+// frames of whole blocks were tried: 10 times smaller, but nim misere K=8
+// H=63 at -np 2 took 531 s against 430 s raw, LZ4 on the levels' critical
+// path costing more than the kernel's writeback of raw pages.)
 //
 // A level goes to disk from the window it was solved in, by a thread of
 // the spill's own, while the solve goes on in the spill's other window

@@ -291,7 +291,8 @@ def chain_memory(k, h, r, width, parts=False):
     """The busiest streamed process's peak under the line chain (mpi/distributed_solver.cpp):
     at its busiest level, the home lines it holds and the aggregates in flight (A bytes
     each), with two windows of its largest level's positions (`width` bytes each), every block's
-    place in the deal (LAYOUT_BYTES each), its chunk encoders and the program and MPI. `parts`: also the lines',
+    place in the deal (LAYOUT_BYTES each), its chunk encoders (ENCODER_BYTES) and the program and
+    MPI. `parts`: also the lines',
     aggregates' and window's bytes at that level."""
     solved, _, _ = chain_levels(k, h, r)
     flight = chain_in_flight(k, h, r)
