@@ -28,12 +28,6 @@ std::string error_text() {
     return std::strerror(errno);
 }
 
-// How the table will lay out a dataset of `entries` entries of `bits`
-// bits, as far as is known before its largest entry: at that width.
-DatasetLayout guessed_layout(unsigned bits, uint64_t entries, const WriteOptions& o) {
-    return dataset_layout(entries, bits == 8 ? 0xff : 0xffff, o);
-}
-
 }  // namespace
 
 RunFile::RunFile(const std::string& table_path, unsigned bits, uint64_t entries,
@@ -102,8 +96,8 @@ void RunFile::write_blocks(const uint8_t* raw, uint64_t blocks, uint64_t entries
             }
             const ByteBuffer& p = packets_[slot];
             if (!pwrite_all(fd_, p.data(), p.size(), end_)) {
-                throw TableError(what_ + ": cannot spill the solved positions to disk: " +
-                                 error_text());
+                throw TableError(what_ +
+                                 ": cannot spill the solved positions to disk: " + error_text());
             }
             end_ += p.size();
             offset_.push_back(end_);

@@ -74,6 +74,18 @@ inline DatasetLayout dataset_layout(uint64_t entries, uint32_t max, const WriteO
             o.level ? o.level : default_level(o.compression), v2};
 }
 
+// How the table will lay out a dataset of `entries` entries held at `bits`
+// bits, as far as is known before its largest entry (a streamed solve's
+// chunks encoded beside it: io/run_file.h, mpi/chunk_encoder.h): at that width.
+inline DatasetLayout guessed_layout(unsigned bits, uint64_t entries, const WriteOptions& o) {
+    return dataset_layout(entries, bits == 8 ? 0xff : 0xffff, o);
+}
+
+// Whether `e` holds the chunks the writer would make with `layout` and
+// `transform` (so that it stores them as they are). In table_writer.cpp.
+bool encoded_as(const EncodedChunks* e, const DatasetLayout& layout, Transform transform,
+                const WriteOptions& o);
+
 // The first entries of the chunks a dataset's transform is chosen on: the
 // first, the middle and the last whole one, enough to tell the candidates
 // apart, little beside the write itself.

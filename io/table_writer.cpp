@@ -129,13 +129,6 @@ uint64_t copy_chunks(hid_t dataset, const EncodedChunks& e, uint64_t entries, co
     return stored;
 }
 
-// Whether `e` holds the chunks the writer would make with `layout` and `transform`.
-bool encoded_as(const EncodedChunks* e, const DatasetLayout& layout, Transform transform,
-                const WriteOptions& o) {
-    return e && e->file_bits == layout.file_bits && e->chunk == layout.chunk &&
-           e->compression == o.compression && e->level == layout.level && e->transform == transform;
-}
-
 // Adds what the dataset takes to `storage`.
 void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t max,
                    const WriteOptions& o, TableStorage& storage) {
@@ -165,6 +158,12 @@ void write_dataset(Hdf5Output& out, const char* name, const Entries& a, uint32_t
 }
 
 }  // namespace
+
+bool encoded_as(const EncodedChunks* e, const DatasetLayout& layout, Transform transform,
+                const WriteOptions& o) {
+    return e && e->file_bits == layout.file_bits && e->chunk == layout.chunk &&
+           e->compression == o.compression && e->level == layout.level && e->transform == transform;
+}
 
 bool encode_chunk(const EncodedChunks& e, uint64_t entries, ByteBuffer& raw, ByteBuffer& out) {
     const unsigned width = e.file_bits / 8;

@@ -109,7 +109,7 @@ bool ChunkEncoder::encode(const Job& job, io::ByteBuffer& raw, io::ByteBuffer& p
     const unsigned width = spill_.bits() / 8;
     uint64_t last = 0;
     for (const Piece& p : job.pieces) last = std::max(last, p.spilled + p.count);
-    if (!spill_.written(last)) return false;
+    if (!spill_.wait_on_disk(last)) return false;
     // Asked for once written: no page of the cache read before its write.
     for (const Piece& p : job.pieces) spill_.prefetch(p.spilled, p.count);
     raw.assign(encoding_.chunk * width, 0);

@@ -73,7 +73,7 @@ class ChunkEncoder {
     ChunkEncoder& operator=(const ChunkEncoder&) = delete;
 
     // Encodes chunk `c` of the layout's ranks, all of them this process's,
-    // once the spill holds them (Spill::written). Called by one thread.
+    // once the spill holds them (Spill::wait_on_disk). Called by one thread.
     void add(const Layout& l, uint64_t positions, uint64_t c);
     // Waits for every chunk added: how they are encoded, or nothing when
     // encoding one failed (a full disk: the table's writer meets it again).

@@ -332,8 +332,7 @@ Share solve_distributed(const Comm& comm, const engine::Rule& rule, const Univer
         try {
             for (unsigned a = 0; a < 2 && spilled[a]; ++a) {
                 const unsigned bits = spilled[a]->bits();
-                const io::DatasetLayout guess =
-                    io::dataset_layout(u.size(), bits == 8 ? 0xff : 0xffff, o.write);
+                const io::DatasetLayout guess = io::guessed_layout(bits, u.size(), o.write);
                 encoded[a] = std::make_unique<EncodedPart>(
                     o.table, o.table + (a == 0 ? ": dataset /value" : ": dataset /remoteness"));
                 encoders[a] = std::make_unique<ChunkEncoder>(

@@ -49,21 +49,10 @@ Local local_entries(const Spill& spill) {
         [&spill](uint64_t first, uint64_t count) { spill.prefetch(first, count); }};
 }
 
-// Calls f(start, end, block) for the parts of the blocks within the ranks `r`.
-template <class F>
-void for_each_part(const Layout& l, Range r, F&& f) {
-    if (r.first >= r.second) return;
-    for (size_t b = l.find(r.first); b < l.first.size() && l.first[b] < r.second; ++b) {
-        const uint64_t start = std::max(r.first, l.first[b]),
-                       end = std::min(r.second, l.first[b] + l.count[b]);
-        if (start < end) f(start, end, b);
-    }
-}
-
 // This process's entries that a trade of `wanted` will read, read ahead.
 void prefetch(const Comm& comm, const Layout& l, const Local& a, const std::vector<Range>& wanted) {
     for (const Range& r : wanted)
-        for_each_part(l, r, [&](uint64_t start, uint64_t end, size_t b) {
+        for_each_overlap(l, r.first, r.second, [&](uint64_t start, uint64_t end, size_t b) {
             if (l.owner[b] == comm.rank)
                 a.prefetch(l.offset[b] + (start - l.first[b]), end - start);
         });
@@ -124,20 +113,23 @@ std::vector<uint8_t>& trade(const Comm& comm, const Share& share, const Local& a
     const size_t processes = size_t(comm.size);
     std::vector<uint64_t> send_counts(processes, 0), recv_counts(processes, 0);
     for (size_t p = 0; p < processes; ++p) {
-        for_each_part(l, wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
-            if (l.owner[b] == comm.rank) send_counts[p] += (end - start) * width;
-            if (p == size_t(comm.rank)) recv_counts[size_t(l.owner[b])] += (end - start) * width;
-        });
+        for_each_overlap(l, wanted[p].first, wanted[p].second,
+                         [&](uint64_t start, uint64_t end, size_t b) {
+                             if (l.owner[b] == comm.rank) send_counts[p] += (end - start) * width;
+                             if (p == size_t(comm.rank))
+                                 recv_counts[size_t(l.owner[b])] += (end - start) * width;
+                         });
     }
     std::vector<uint8_t>& send = buffers.send;
     send.resize(std::accumulate(send_counts.begin(), send_counts.end(), uint64_t{0}));
     uint64_t filled = 0;
     for (size_t p = 0; p < processes; ++p) {
-        for_each_part(l, wanted[p], [&](uint64_t start, uint64_t end, size_t b) {
-            if (l.owner[b] != comm.rank) return;
-            a.read(l.offset[b] + (start - l.first[b]), end - start, send.data() + filled);
-            filled += (end - start) * width;
-        });
+        for_each_overlap(
+            l, wanted[p].first, wanted[p].second, [&](uint64_t start, uint64_t end, size_t b) {
+                if (l.owner[b] != comm.rank) return;
+                a.read(l.offset[b] + (start - l.first[b]), end - start, send.data() + filled);
+                filled += (end - start) * width;
+            });
     }
     std::vector<uint8_t>& recv = buffers.recv;
     comm.exchange_known(send, send_counts, recv, recv_counts);
@@ -147,7 +139,7 @@ std::vector<uint8_t>& trade(const Comm& comm, const Share& share, const Local& a
     out.resize(mine.second > mine.first ? (mine.second - mine.first) * width : 0);
     std::vector<uint64_t> from(processes, 0);
     for (size_t p = 1; p < processes; ++p) from[p] = from[p - 1] + recv_counts[p - 1];
-    for_each_part(l, mine, [&](uint64_t start, uint64_t end, size_t b) {
+    for_each_overlap(l, mine.first, mine.second, [&](uint64_t start, uint64_t end, size_t b) {
         const uint64_t size = (end - start) * width;
         std::memcpy(out.data() + (start - mine.first) * width,
                     recv.data() + from[size_t(l.owner[b])], size);
@@ -236,9 +228,7 @@ EncodedDataset encode_dataset(const Comm& comm, const std::string& path, const c
     std::vector<int32_t> encoded((n + chunk - 1) / chunk, -1);
     if (ChunkEncoder* encoder = share.encoders[array].get()) {
         const std::optional<io::EncodedChunks> e = encoder->finish();
-        if (e && e->file_bits == layout.file_bits && e->chunk == chunk &&
-            e->compression == o.compression && e->level == layout.level &&
-            e->transform == d.encoding.transform)
+        if (io::encoded_as(e ? &*e : nullptr, layout, d.encoding.transform, o))
             for (const uint64_t c : encoder->chunks()) encoded[c] = comm.rank;
         share.encoders[array].reset();
     }

@@ -161,7 +161,7 @@ void Spill::wait_free(unsigned buffer) {
     if (failed_) std::rethrow_exception(failed_);
 }
 
-bool Spill::written(uint64_t count) {
+bool Spill::wait_on_disk(uint64_t count) {
     const uint64_t bytes = count * (bits_ / 8);
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return on_disk_ >= bytes || failed_ || stopping_ || no_waits_; });

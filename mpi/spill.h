@@ -62,12 +62,12 @@ class Spill {
     // follow, and the other window is let go. Throws TableError.
     void flush(bool last = false);
     // Entries [first, first + count) into `out`, at the spill's width, once
-    // flushed or waited for (written). Thread-safe. Throws TableError.
+    // flushed or waited for (wait_on_disk). Thread-safe. Throws TableError.
     void read(uint64_t first, uint64_t count, uint8_t* out) const;
     // Waits, on a thread other than the appender's, until the first `count`
     // entries are in the file (a batch goes when full or flushed): true;
     // false once the spill stops, fails or is told to stop_waiting.
-    bool written(uint64_t count);
+    bool wait_on_disk(uint64_t count);
     void stop_waiting();
     // Tells the system that entries [first, first + count) will be read
     // soon: it starts reading them from disk and returns at once.
@@ -121,7 +121,7 @@ class Spill {
     std::deque<Job> jobs_;  // under mutex_: the first one being written
     uint64_t on_disk_ = 0;  // under mutex_: bytes at the file's start written
     bool stopping_ = false;
-    bool no_waits_ = false;  // under mutex_: written() returns at once
+    bool no_waits_ = false;  // under mutex_: wait_on_disk() returns at once
     std::exception_ptr failed_;
     std::thread writer_;
 };
