@@ -407,7 +407,7 @@ struct Solver {
                 words += c.shape.words(lp.blocks[b].count);
             }
         }
-        x.area = engine::LargeBuffer(words * 8, false);
+        x.area = engine::LargeBuffer(words * 8);
         return x;
     }
 

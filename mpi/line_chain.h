@@ -354,7 +354,10 @@ struct Arrivals {
     size_t b0 = 0, b1 = 0;         // the level's blocks (Layout::local_plan)
     std::vector<uint64_t> slot;    // per (block - b0) * CHAINS + chain: its first word, or NONE
     std::vector<uint64_t> filled;  // per slot: the aggregates arrived
-    engine::LargeBuffer area;      // in small pages: slots fill in any order
+    // In huge pages where the system gives them: every word of an area is
+    // written once, and a page fault every 4 KiB cost a third of a -np 2
+    // job's system time (nim misere K=7 H=63: 4.0 M faults, 0.83 M after).
+    engine::LargeBuffer area;
     uint64_t given_back = 0;       // bytes
 
     uint64_t* words() const { return static_cast<uint64_t*>(area.data()); }

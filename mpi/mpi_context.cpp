@@ -1,9 +1,11 @@
 #include "mpi/mpi_context.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <thread>
 
 namespace nimtb::mpi {
 
@@ -11,6 +13,24 @@ namespace {
 
 void check(int status, const char* what) {
     if (status != MPI_SUCCESS) abort_all(std::string("MPI failed in ") + what);
+}
+
+// Waits for a collective this process started, asleep between looks (from
+// 10 µs, doubling, to 200 µs) where MPI's own wait would spin: a process
+// waiting on the others leaves its core to its own threads (the spill's
+// writes, the encoders' compression) and to the other processes. MPI's
+// spin took 14 % of the processor time of nim misere K=7 H=63 at -np 2 on
+// two cores.
+void await(MPI_Request& request, const char* what) {
+    int done = 0;
+    auto nap = std::chrono::microseconds(10);
+    for (unsigned looks = 0;; ++looks) {
+        check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+        if (done) return;
+        if (looks < 64) continue;  // a collective about to end: no sleep
+        std::this_thread::sleep_for(nap);
+        nap = std::min(2 * nap, std::chrono::microseconds(200));
+    }
 }
 
 // MPI counts are ints: a message of more elements is refused, not truncated.
@@ -56,7 +76,9 @@ Comm Comm::world() {
 }
 
 void Comm::barrier() const {
-    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    MPI_Request r;
+    check(MPI_Ibarrier(MPI_COMM_WORLD, &r), "MPI_Ibarrier");
+    await(r, "MPI_Ibarrier");
 }
 
 namespace {
@@ -65,7 +87,9 @@ namespace {
 template <class T>
 T all_reduce(T x, MPI_Datatype type, MPI_Op op) {
     T out{};
-    check(MPI_Allreduce(&x, &out, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+    MPI_Request r;
+    check(MPI_Iallreduce(&x, &out, 1, type, op, MPI_COMM_WORLD, &r), "MPI_Iallreduce");
+    await(r, "MPI_Iallreduce");
     return out;
 }
 
@@ -90,16 +114,21 @@ double Comm::max(double x) const {
 void Comm::max_each(std::vector<int32_t>& x) const {
     for (size_t at = 0; at < x.size();) {  // counts are ints
         const int n = static_cast<int>(std::min<size_t>(x.size() - at, size_t{1} << 30));
-        check(MPI_Allreduce(MPI_IN_PLACE, x.data() + at, n, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD),
-              "MPI_Allreduce");
+        MPI_Request r;
+        check(MPI_Iallreduce(MPI_IN_PLACE, x.data() + at, n, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD,
+                             &r),
+              "MPI_Iallreduce");
+        await(r, "MPI_Iallreduce");
         at += size_t(n);
     }
 }
 
 std::vector<uint64_t> Comm::all_gather(uint64_t x) const {
     std::vector<uint64_t> out(static_cast<size_t>(size));
-    check(MPI_Allgather(&x, 1, MPI_UINT64_T, out.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD),
-          "MPI_Allgather");
+    MPI_Request r;
+    check(MPI_Iallgather(&x, 1, MPI_UINT64_T, out.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &r),
+          "MPI_Iallgather");
+    await(r, "MPI_Iallgather");
     return out;
 }
 
@@ -109,21 +138,28 @@ std::vector<uint8_t> Comm::gather(const std::vector<uint8_t>& bytes) const {
     const std::vector<int> at = displacements(counts);
     std::vector<uint8_t> out(rank == 0 ? std::accumulate(sizes.begin(), sizes.end(), uint64_t{0})
                                        : 0);
-    check(MPI_Gatherv(bytes.data(), counts[size_t(rank)], MPI_BYTE, out.data(), counts.data(),
-                      at.data(), MPI_BYTE, 0, MPI_COMM_WORLD),
-          "MPI_Gatherv");
+    MPI_Request r;
+    check(MPI_Igatherv(bytes.data(), counts[size_t(rank)], MPI_BYTE, out.data(), counts.data(),
+                       at.data(), MPI_BYTE, 0, MPI_COMM_WORLD, &r),
+          "MPI_Igatherv");
+    await(r, "MPI_Igatherv");
     return out;
 }
 
 void Comm::broadcast(void* bytes, size_t size_bytes) const {
-    check(MPI_Bcast(bytes, static_cast<int>(size_bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    MPI_Request r;
+    check(MPI_Ibcast(bytes, static_cast<int>(size_bytes), MPI_BYTE, 0, MPI_COMM_WORLD, &r),
+          "MPI_Ibcast");
+    await(r, "MPI_Ibcast");
 }
 
 std::vector<uint64_t> Comm::swap_counts(const std::vector<uint64_t>& send_counts) const {
     std::vector<uint64_t> counts(static_cast<size_t>(size), 0);
-    check(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T,
-                       MPI_COMM_WORLD),
-          "MPI_Alltoall");
+    MPI_Request r;
+    check(MPI_Ialltoall(send_counts.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T,
+                        MPI_COMM_WORLD, &r),
+          "MPI_Ialltoall");
+    await(r, "MPI_Ialltoall");
     return counts;
 }
 
@@ -133,9 +169,11 @@ void Comm::exchange_into(const T* send, const std::vector<uint64_t>& send_counts
     const std::vector<int> sc = int_counts(send_counts, sizeof(T));
     const std::vector<int> rc = int_counts(recv_counts, sizeof(T));
     const std::vector<int> sd = displacements(sc), rd = displacements(rc);
-    check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
-                        MPI_COMM_WORLD),
-          "MPI_Alltoallv");
+    MPI_Request r;
+    check(MPI_Ialltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
+                         MPI_COMM_WORLD, &r),
+          "MPI_Ialltoallv");
+    await(r, "MPI_Ialltoallv");
 }
 
 template <class T>
