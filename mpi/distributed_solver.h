@@ -59,8 +59,8 @@ struct DistributedOptions {
     // Words of aggregates a round of the line chain passes on (by both
     // chains; a block is never cut). Nim's are sent round by round, and the
     // arrivals of the blocks swept are given back to the system, so that a
-    // process holds the larger of two levels' arrivals and a round's
-    // outbox rather than both levels' and a level's outbox. 0: an eighth
+    // process holds a level's arrivals not yet swept, the next one's and a
+    // round's outbox rather than a level's whole outbox. 0: an eighth
     // of the most words arriving for one level of a process, from 2^16 to
     // 2^20 (8 MiB): a round's buffers stay a small part of what it holds.
     uint64_t chain_round_words = 0;

@@ -347,8 +347,9 @@ struct ChainKernel {
 // aggregates arrive for it. The later levels' slots fill while a level is
 // swept (a block's successors lie in the levels of the next sum of top
 // heaps), and the swept blocks' slots are given back to the system round by
-// round, so a process holds about the larger of two sums' arrivals, not
-// both.
+// round: a process holds the arrivals of its level's blocks not yet swept
+// and the next sum's area (whole, in huge pages touched as its first slots
+// fill).
 struct Arrivals {
     static constexpr uint64_t NONE = UINT64_MAX;
     size_t b0 = 0, b1 = 0;         // the level's blocks (Layout::local_plan)

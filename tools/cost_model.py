@@ -36,7 +36,7 @@ f_R the aggregates a position sends to another process (from the deal:
 0.48 on two processes, 0.75 on four at K=6 H=63). A streamed process holds,
 level by level, the home lines touched and not yet given back (runs of
 lines sharing their J - 1 largest heaps, A bytes each: chain_home_lines),
-the larger of two successive sums' arrivals and a round's
+two successive sums' arrivals and a round's
 (chain_in_flight), two windows of its largest level's positions (one solved into,
 one its spills write; a level: one sum of the
 blocks' top heaps, J = chain_block_heaps of them), every block's place in
@@ -224,14 +224,15 @@ def chain_window(k, h, r):
 def chain_in_flight(k, h, r):
     """Per process and level, the aggregates it holds (mpi/level_solver.h): while a level is
     swept, round by round, the arrivals of its blocks not yet swept (given back as they are)
-    and those of the next sum's blocks arrived so far, about the larger of the two; and a
-    round's outbox and arrivals (mpi/distributed_solver.cpp: an eighth of a level's
+    and the next sum's blocks' whole area (in huge pages, touched here and there as the first
+    of its slots fill: mpi/line_chain.h, Arrivals), the two together at the level's start; and
+    a round's outbox and arrivals (mpi/distributed_solver.cpp: an eighth of a level's
     arrivals, from 2^16 to 2^20 words, each)."""
     _, arriving, _ = chain_levels(k, h, r)
     words = aggregate_bytes(k, h) / 8
     most = max(max(a) for a in arriving)
     round_words = min(max(most * words // 8, 1 << 16), 1 << 20)
-    return [[max(a[lv], a[lv + 1] if lv + 1 < len(a) else 0) + 2 * round_words / words
+    return [[a[lv] + (a[lv + 1] if lv + 1 < len(a) else 0) + 2 * round_words / words
              for lv in range(len(a))] for a in arriving]
 
 
