@@ -15,7 +15,8 @@ void check(int status, const char* what) {
     if (status != MPI_SUCCESS) abort_all(std::string("MPI failed in ") + what);
 }
 
-// Waits for a collective this process started: looking for 100 µs, then
+// Waits for the collective `request` this process started (the starting
+// call returned `started`, checked first): looking for 100 µs, then
 // asleep between looks (from 20 µs, doubling, to 200 µs) where MPI's own
 // wait would spin on: a process waiting on the others leaves its core to
 // its own threads (the spill's writes, the encoders' compression) and to
@@ -24,7 +25,8 @@ void check(int status, const char* what) {
 // short rounds took a quarter longer (solve 4.4 s against 3.4 s), and
 // point-to-point streams of small messages (the writer's chunks) three
 // times longer, so those wait as MPI does.
-void await(MPI_Request& request, const char* what) {
+void await(int started, MPI_Request& request, const char* what) {
+    check(started, what);
     using std::chrono::microseconds;
     const auto spin_until = std::chrono::steady_clock::now() + microseconds(100);
     auto nap = microseconds(20);
@@ -82,8 +84,7 @@ Comm Comm::world() {
 
 void Comm::barrier() const {
     MPI_Request r;
-    check(MPI_Ibarrier(MPI_COMM_WORLD, &r), "MPI_Ibarrier");
-    await(r, "MPI_Ibarrier");
+    await(MPI_Ibarrier(MPI_COMM_WORLD, &r), r, "MPI_Ibarrier");
 }
 
 namespace {
@@ -93,8 +94,7 @@ template <class T>
 T all_reduce(T x, MPI_Datatype type, MPI_Op op) {
     T out{};
     MPI_Request r;
-    check(MPI_Iallreduce(&x, &out, 1, type, op, MPI_COMM_WORLD, &r), "MPI_Iallreduce");
-    await(r, "MPI_Iallreduce");
+    await(MPI_Iallreduce(&x, &out, 1, type, op, MPI_COMM_WORLD, &r), r, "MPI_Iallreduce");
     return out;
 }
 
@@ -120,10 +120,9 @@ void Comm::max_each(std::vector<int32_t>& x) const {
     for (size_t at = 0; at < x.size();) {  // counts are ints
         const int n = static_cast<int>(std::min<size_t>(x.size() - at, size_t{1} << 30));
         MPI_Request r;
-        check(MPI_Iallreduce(MPI_IN_PLACE, x.data() + at, n, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD,
+        await(MPI_Iallreduce(MPI_IN_PLACE, x.data() + at, n, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD,
                              &r),
-              "MPI_Iallreduce");
-        await(r, "MPI_Iallreduce");
+              r, "MPI_Iallreduce");
         at += size_t(n);
     }
 }
@@ -131,9 +130,8 @@ void Comm::max_each(std::vector<int32_t>& x) const {
 std::vector<uint64_t> Comm::all_gather(uint64_t x) const {
     std::vector<uint64_t> out(static_cast<size_t>(size));
     MPI_Request r;
-    check(MPI_Iallgather(&x, 1, MPI_UINT64_T, out.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &r),
+    await(MPI_Iallgather(&x, 1, MPI_UINT64_T, out.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &r), r,
           "MPI_Iallgather");
-    await(r, "MPI_Iallgather");
     return out;
 }
 
@@ -144,27 +142,24 @@ std::vector<uint8_t> Comm::gather(const std::vector<uint8_t>& bytes) const {
     std::vector<uint8_t> out(rank == 0 ? std::accumulate(sizes.begin(), sizes.end(), uint64_t{0})
                                        : 0);
     MPI_Request r;
-    check(MPI_Igatherv(bytes.data(), counts[size_t(rank)], MPI_BYTE, out.data(), counts.data(),
+    await(MPI_Igatherv(bytes.data(), counts[size_t(rank)], MPI_BYTE, out.data(), counts.data(),
                        at.data(), MPI_BYTE, 0, MPI_COMM_WORLD, &r),
-          "MPI_Igatherv");
-    await(r, "MPI_Igatherv");
+          r, "MPI_Igatherv");
     return out;
 }
 
 void Comm::broadcast(void* bytes, size_t size_bytes) const {
     MPI_Request r;
-    check(MPI_Ibcast(bytes, static_cast<int>(size_bytes), MPI_BYTE, 0, MPI_COMM_WORLD, &r),
+    await(MPI_Ibcast(bytes, static_cast<int>(size_bytes), MPI_BYTE, 0, MPI_COMM_WORLD, &r), r,
           "MPI_Ibcast");
-    await(r, "MPI_Ibcast");
 }
 
 std::vector<uint64_t> Comm::swap_counts(const std::vector<uint64_t>& send_counts) const {
     std::vector<uint64_t> counts(static_cast<size_t>(size), 0);
     MPI_Request r;
-    check(MPI_Ialltoall(send_counts.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T,
+    await(MPI_Ialltoall(send_counts.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T,
                         MPI_COMM_WORLD, &r),
-          "MPI_Ialltoall");
-    await(r, "MPI_Ialltoall");
+          r, "MPI_Ialltoall");
     return counts;
 }
 
@@ -175,10 +170,9 @@ void Comm::exchange_into(const T* send, const std::vector<uint64_t>& send_counts
     const std::vector<int> rc = int_counts(recv_counts, sizeof(T));
     const std::vector<int> sd = displacements(sc), rd = displacements(rc);
     MPI_Request r;
-    check(MPI_Ialltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
+    await(MPI_Ialltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE,
                          MPI_COMM_WORLD, &r),
-          "MPI_Ialltoallv");
-    await(r, "MPI_Ialltoallv");
+          r, "MPI_Ialltoallv");
 }
 
 template <class T>
