@@ -105,7 +105,10 @@ SequenceCheckpoint::SequenceCheckpoint(std::string dir, const engine::Rule& rule
     }
     std::sort(files.begin(), files.end());
     for (const auto& [first, path] : files) {
-        if (first != values_.size()) break;  // a gap: what follows is not read
+        if (first != values_.size()) {  // a gap: what follows is not read, and goes at save()
+            stale_.push_back(path.string());
+            continue;
+        }
         const std::optional<std::string> content = unpack(read_whole(path));
         if (!content || content->size() < 8 || content->size() % 2 != 0 ||
             le64(*content) != first) {
@@ -143,6 +146,15 @@ void SequenceCheckpoint::save(std::span<const uint16_t> values) {
         ZSTD_compress2(z.get(), frame.data(), frame.size(), content.data(), content.size());
     if (ZSTD_isError(n)) throw TableError("cannot compress the checkpoint " + dir_);
     frame.resize(n);
+    // Files past a gap would be read after this save's values as if they
+    // went on from them: they go first (a crash between leaves a shorter
+    // checkpoint, never a wrong one).
+    for (const std::string& path : stale_) {
+        std::error_code ec;
+        fs::remove(path, ec);
+        if (ec) throw TableError("cannot remove " + path + ": " + ec.message());
+    }
+    stale_.clear();
     io::write_file_whole((fs::path(dir_) / fmt::format("values-{:012}.zst", saved_)).string(),
                          frame);
     saved_ = values.size();

@@ -11,7 +11,8 @@
 // values from it on (2 bytes each, little-endian). Each file is published
 // whole (io/codec/publish.h), so a crash while saving leaves the saves
 // before it; the files are read in order as long as each goes on where the
-// last ended, and a damaged one fails its checksum and is refused.
+// last ended (those past a gap are removed at the next save), and a damaged
+// one fails its checksum and is refused.
 
 #include <cstdint>
 #include <span>
@@ -46,6 +47,7 @@ class SequenceCheckpoint {
     std::string dir_;
     uint64_t saved_ = 0;  // heaps in the folder
     std::vector<uint16_t> values_;
+    std::vector<std::string> stale_;  // files past a gap, removed at the next save
 };
 
 }  // namespace nimtb::service
