@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 
 #include "engine/base/errors.h"
 #include "io/codec/publish.h"
@@ -250,8 +251,8 @@ void ChainCheckpoint::save(const ChainStateHead& head, const LineChain& c) const
             out.put(uint64_t{level});
             out.put(uint64_t{x.filled.size()});
             out.put(x.filled.data(), x.filled.size() * sizeof(uint64_t));
-            out.put(uint64_t{x.area.bytes()});
-            out.pages(x.area.data(), x.area.bytes());
+            out.put(uint64_t{x.bytes});
+            out.pages(x.area.data(), x.bytes);
         }
         out.end();
     } catch (...) {
@@ -266,6 +267,8 @@ void ChainCheckpoint::save(const ChainStateHead& head, const LineChain& c) const
 
 ChainStateHead ChainCheckpoint::restore(uint64_t level, LineChain& c,
                                         const std::function<Arrivals(size_t)>& arrivals_for) const {
+    if (!c.later.empty() || !c.idle_areas.empty())
+        throw std::logic_error("chain checkpoint: a state restored into a chain in use");
     FrameIn in(state_path(level), dir_);
     const Header h = in.get<Header>();
     if (std::memcmp(h.magic, MAGIC, sizeof MAGIC) != 0 || h.head.level != level)
@@ -283,8 +286,8 @@ ChainStateHead ChainCheckpoint::restore(uint64_t level, LineChain& c,
         Arrivals x = arrivals_for(static_cast<size_t>(to));
         if (in.get<uint64_t>() != x.filled.size()) in.damaged("arrivals for other blocks");
         in.get(x.filled.data(), x.filled.size() * sizeof(uint64_t));
-        if (in.get<uint64_t>() != x.area.bytes()) in.damaged("arrivals for other blocks");
-        in.pages(x.area.data(), x.area.bytes());
+        if (in.get<uint64_t>() != x.bytes) in.damaged("arrivals for other blocks");
+        in.pages(x.area.data(), x.bytes);
         c.later.emplace(static_cast<size_t>(to), std::move(x));
     }
     in.end();

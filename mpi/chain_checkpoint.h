@@ -52,7 +52,8 @@ class ChainCheckpoint {
     // flushed to disk first: Spill::sync). Throws TableError (a full disk).
     void save(const ChainStateHead& head, const LineChain& chain) const;
     // The state saved at `level` back into `chain` (just made, its home
-    // lines untouched): its home lines, and its later levels' arrivals,
+    // lines untouched and no area idle: the pages of zeros the file skips
+    // are zeros there): its home lines, and its later levels' arrivals,
     // whose slots `arrivals_for` makes. Throws TableError naming the file
     // when it is damaged or not this solve's.
     ChainStateHead restore(uint64_t level, LineChain& chain,

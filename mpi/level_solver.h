@@ -391,7 +391,7 @@ struct Solver {
     }
 
     // The slots of the aggregates arriving for this process's blocks of `level`.
-    Arrivals arrivals_for(const LineChain& c, size_t level) const {
+    Arrivals arrivals_for(LineChain& c, size_t level) const {
         const SolveOrder& lp = layout.local_plan;
         Arrivals x;
         x.b0 = lp.level_start[level];
@@ -407,7 +407,8 @@ struct Solver {
                 words += c.shape.words(lp.blocks[b].count);
             }
         }
-        x.area = engine::LargeBuffer(words * 8);
+        x.bytes = words * 8;
+        x.area = c.take_area(x.bytes);
         return x;
     }
 
@@ -601,7 +602,6 @@ struct Solver {
                                      layout.local_global_first[x], lp.blocks[x].first, x});
                 sweep_round(out, whole);
                 deliver(c, level, out, t);
-                c.now.swept_before(e);
                 ++t.rounds;
                 b = e;
             }
@@ -613,7 +613,7 @@ struct Solver {
                    [&](const std::vector<Piece>& round) { sweep_round(out, round); });
             deliver(c, level, out, t);
         }
-        c.now = {};
+        c.retire(c.now);
         c.done_with(level);
         return lookups;
     }

@@ -40,6 +40,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -52,6 +53,18 @@
 #include "mpi/deal.h"
 
 namespace nimtb::mpi {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool ADDRESS_SANITIZER = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool ADDRESS_SANITIZER = true;
+#else
+inline constexpr bool ADDRESS_SANITIZER = false;
+#endif
+#else
+inline constexpr bool ADDRESS_SANITIZER = false;
+#endif
 
 // Aggregates as they travel and wait, in the home store's layout: a run of
 // n aggregates is their n bitsets of W words, then their n pairs of
@@ -346,34 +359,19 @@ struct ChainKernel {
 // blocks' order: a slot of count * A words for each block and chain by which
 // aggregates arrive for it. The later levels' slots fill while a level is
 // swept (a block's successors lie in the levels of the next sum of top
-// heaps), and the swept blocks' slots are given back to the system round by
-// round: a process holds the arrivals of its level's blocks not yet swept
-// and the next sum's area (whole, in huge pages touched as its first slots
-// fill).
+// heaps): a process holds its level's area and the next sum's, and the
+// areas of levels swept, idle until the next levels' take them
+// (LineChain::take_area). Areas are in huge pages: a page fault every 4 KiB
+// cost a third of a -np 2 job's system time.
 struct Arrivals {
     static constexpr uint64_t NONE = UINT64_MAX;
     size_t b0 = 0, b1 = 0;         // the level's blocks (Layout::local_plan)
     std::vector<uint64_t> slot;    // per (block - b0) * CHAINS + chain: its first word, or NONE
     std::vector<uint64_t> filled;  // per slot: the aggregates arrived
-    // In huge pages where the system gives them: every word of an area is
-    // written once, and a page fault every 4 KiB cost a third of a -np 2
-    // job's system time (nim misere K=7 H=63: 4.0 M faults, 0.83 M after).
-    engine::LargeBuffer area;
-    uint64_t given_back = 0;       // bytes
+    uint64_t bytes = 0;            // of the slots
+    engine::LargeBuffer area;      // at least `bytes`
 
     uint64_t* words() const { return static_cast<uint64_t*>(area.data()); }
-    // Gives back the slots of the blocks before `b` (swept).
-    void swept_before(size_t b) {
-        uint64_t end = area.bytes();
-        for (size_t i = (b - b0) * CHAINS; i < slot.size(); ++i) {
-            if (slot[i] != NONE) {
-                end = slot[i] * 8;
-                break;
-            }
-        }
-        area.give_back(given_back, end);
-        given_back = std::max(given_back, end);
-    }
 };
 
 // The line chain (line_chain.h) on this process: its home lines, and the
@@ -401,6 +399,50 @@ struct LineChain {
         uint64_t words;
     };
     std::vector<Spare> spare;
+    // Areas of levels swept (Arrivals::area), for the next levels: a slot
+    // is read only once its aggregates are written, so an area is reused as
+    // it is, where a new one is zeroed by the system first (nim misere K=7
+    // H=63 at -np 2: 12 GiB of new huge pages, 11 % of the samples of a
+    // process in clear_page at K=8). At most IDLE_AREAS are kept.
+    static constexpr size_t IDLE_AREAS = 2;
+    std::vector<engine::LargeBuffer> idle_areas;
+
+    // An area of at least `bytes`: the smallest idle one that holds them,
+    // else the largest grown (mremap keeps its pages), else a new one.
+    engine::LargeBuffer take_area(uint64_t bytes) {
+        if (bytes == 0) return {};
+        auto best = idle_areas.end();
+        for (auto it = idle_areas.begin(); it != idle_areas.end(); ++it) {
+            if (best == idle_areas.end()) {
+                best = it;
+                continue;
+            }
+            const bool fits = it->bytes() >= bytes, best_fits = best->bytes() >= bytes;
+            if (fits ? !best_fits || it->bytes() < best->bytes()
+                     : !best_fits && it->bytes() > best->bytes())
+                best = it;
+        }
+        if (best == idle_areas.end()) return engine::LargeBuffer(bytes);
+        engine::LargeBuffer area = std::move(*best);
+        idle_areas.erase(best);
+        area.grow(bytes);
+        // Under the address sanitizer, what a level before left is made
+        // garbage: a slot read before it is written shows in the MPI tests'
+        // tables (tests/e2e/test_mpi.py, identical to one process's).
+        if constexpr (ADDRESS_SANITIZER) std::memset(area.data(), 0xA5, area.bytes());
+        return area;
+    }
+    // Keeps the area of arrivals swept for take_area (the smallest idle one
+    // let go when more than IDLE_AREAS would be).
+    void retire(Arrivals& x) {
+        if (!x.area.empty()) idle_areas.push_back(std::move(x.area));
+        x = {};
+        if (idle_areas.size() > IDLE_AREAS) {
+            idle_areas.erase(std::min_element(
+                idle_areas.begin(), idle_areas.end(),
+                [](const auto& a, const auto& b) { return a.bytes() < b.bytes(); }));
+        }
+    }
 
     // A buffer of at least `words` words for a round's runs (sent or
     // arrived), one used before when it is idle: buffers allocated afresh

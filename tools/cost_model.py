@@ -222,12 +222,11 @@ def chain_window(k, h, r):
 
 
 def chain_in_flight(k, h, r):
-    """Per process and level, the aggregates it holds (mpi/level_solver.h): while a level is
-    swept, round by round, the arrivals of its blocks not yet swept (given back as they are)
-    and the next sum's blocks' whole area (in huge pages, touched here and there as the first
-    of its slots fill: mpi/line_chain.h, Arrivals), the two together at the level's start; and
-    a round's outbox and arrivals (mpi/distributed_solver.cpp: an eighth of a level's
-    arrivals, from 2^16 to 2^20 words, each)."""
+    """Per process and level, the aggregates it holds (mpi/level_solver.h): the level's
+    arrivals and the next sum's, both areas whole (in huge pages, and kept from level to
+    level rather than given back: mpi/line_chain.h, Arrivals, LineChain::take_area); and a
+    round's outbox and arrivals (mpi/distributed_solver.cpp: an eighth of a level's arrivals,
+    from 2^16 to 2^20 words, each)."""
     _, arriving, _ = chain_levels(k, h, r)
     words = aggregate_bytes(k, h) / 8
     most = max(max(a) for a in arriving)
