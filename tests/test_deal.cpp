@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -243,6 +244,42 @@ TEST(PageStore, PagesAreAtLeast64RanksAndAtMost2To21OfThem) {
     EXPECT_LE(big.size() >> page_bits(big), uint64_t{1} << 21);
 }
 
+// A swept level's arrival area serves the next: the smallest idle one that
+// holds the slots, else the largest grown; at most IDLE_AREAS idle.
+TEST(LineChainAreas, AreReusedSmallestFirstElseGrown) {
+    const Universe u(4, 10);
+    LineChain c(u, engine::LineShape{}, chain_deal(u, 1), 0, 2);
+    const auto take = [&](uint64_t bytes) {
+        Arrivals x;
+        x.bytes = bytes;
+        x.area = c.take_area(bytes);
+        return x;
+    };
+    EXPECT_TRUE(c.take_area(0).empty());
+    Arrivals one = take(1 << 21), three = take(3 << 21);
+    void* const one_at = one.area.data();
+    void* const three_at = three.area.data();
+    c.retire(one);
+    c.retire(three);
+    EXPECT_TRUE(one.area.empty());
+    EXPECT_EQ(c.idle_areas.size(), 2u);
+    Arrivals fits = take(2 << 21);  // the smallest that holds it
+    EXPECT_EQ(fits.area.data(), three_at);
+    EXPECT_EQ(c.take_area(1 << 20).data(), one_at);
+    EXPECT_TRUE(c.idle_areas.empty());
+    c.retire(fits);
+    Arrivals grown = take(5 << 21);  // none holds it: the largest, grown
+    EXPECT_TRUE(c.idle_areas.empty());
+    EXPECT_EQ(grown.area.bytes(), size_t{5} << 21);
+    // Three retired at once: the smallest let go.
+    Arrivals small = take(1 << 20), middle = take(2 << 20);
+    c.retire(grown);
+    c.retire(small);
+    c.retire(middle);
+    EXPECT_EQ(c.idle_areas.size(), LineChain::IDLE_AREAS);
+    for (const engine::LargeBuffer& idle : c.idle_areas) EXPECT_GE(idle.bytes(), size_t{2} << 20);
+}
+
 // A chain's state saved and restored: the same home lines and arrivals,
 // byte for byte, only the pages that are not zero in the file; a damaged,
 // cut or lengthened file, or another solve's, refused with "is damaged".
@@ -261,7 +298,8 @@ TEST(ChainCheckpoint, SavesAndRestoresTheChainsState) {
         x.b1 = level + 2;
         x.slot = {0, Arrivals::NONE, 512, Arrivals::NONE};
         x.filled.assign(4, 0);
-        x.area = engine::LargeBuffer(3 * 4096 + 72, false);
+        x.bytes = 3 * 4096 + 72;
+        x.area = engine::LargeBuffer(x.bytes, false);
         return x;
     };
     LineChain c = chain(u);
@@ -302,8 +340,10 @@ TEST(ChainCheckpoint, SavesAndRestoresTheChainsState) {
     for (const auto& [level, x] : c.later) {
         const Arrivals& y = back.later.at(level);
         EXPECT_EQ(y.filled, x.filled);
-        EXPECT_EQ(std::memcmp(y.area.data(), x.area.data(), x.area.bytes()), 0);
+        EXPECT_EQ(std::memcmp(y.area.data(), x.area.data(), x.bytes), 0);
     }
+    // Only into a chain just made, whose areas read as zeros where the file has none.
+    EXPECT_THROW(ck.restore(4, back, arrivals_for), std::logic_error);
 
     const auto refused = [&](const Universe& x, const char* words) {
         LineChain fresh = chain(x);
