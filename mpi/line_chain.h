@@ -47,24 +47,13 @@
 #include <vector>
 
 #include "engine/base/memory.h"
+#include "engine/base/sanitizers.h"
 #include "engine/game/moves.h"
 #include "engine/game/universe.h"
 #include "engine/solve/line_kernel.h"
 #include "mpi/deal.h"
 
 namespace nimtb::mpi {
-
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool ADDRESS_SANITIZER = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool ADDRESS_SANITIZER = true;
-#else
-inline constexpr bool ADDRESS_SANITIZER = false;
-#endif
-#else
-inline constexpr bool ADDRESS_SANITIZER = false;
-#endif
 
 // Aggregates as they travel and wait, in the home store's layout: a run of
 // n aggregates is their n bitsets of W words, then their n pairs of
@@ -403,7 +392,8 @@ struct LineChain {
     // is read only once its aggregates are written, so an area is reused as
     // it is, where a new one is zeroed by the system first (nim misere K=7
     // H=63 at -np 2: 12 GiB of new huge pages, 11 % of the samples of a
-    // process in clear_page at K=8). At most IDLE_AREAS are kept.
+    // process in clear_page at K=8). At most IDLE_AREAS are kept, smallest
+    // first.
     static constexpr size_t IDLE_AREAS = 2;
     std::vector<engine::LargeBuffer> idle_areas;
 
@@ -411,37 +401,30 @@ struct LineChain {
     // else the largest grown (mremap keeps its pages), else a new one.
     engine::LargeBuffer take_area(uint64_t bytes) {
         if (bytes == 0) return {};
-        auto best = idle_areas.end();
-        for (auto it = idle_areas.begin(); it != idle_areas.end(); ++it) {
-            if (best == idle_areas.end()) {
-                best = it;
-                continue;
-            }
-            const bool fits = it->bytes() >= bytes, best_fits = best->bytes() >= bytes;
-            if (fits ? !best_fits || it->bytes() < best->bytes()
-                     : !best_fits && it->bytes() > best->bytes())
-                best = it;
-        }
-        if (best == idle_areas.end()) return engine::LargeBuffer(bytes);
-        engine::LargeBuffer area = std::move(*best);
-        idle_areas.erase(best);
+        if (idle_areas.empty()) return engine::LargeBuffer(bytes);
+        auto it = std::find_if(idle_areas.begin(), idle_areas.end(),
+                               [&](const engine::LargeBuffer& a) { return a.bytes() >= bytes; });
+        if (it == idle_areas.end()) --it;  // none holds them: the largest
+        engine::LargeBuffer area = std::move(*it);
+        idle_areas.erase(it);
         area.grow(bytes);
         // Under the address sanitizer, what a level before left is made
         // garbage: a slot read before it is written shows in the MPI tests'
         // tables (tests/e2e/test_mpi.py, identical to one process's).
-        if constexpr (ADDRESS_SANITIZER) std::memset(area.data(), 0xA5, area.bytes());
+        if constexpr (engine::ADDRESS_SANITIZER) std::memset(area.data(), 0xA5, area.bytes());
         return area;
     }
     // Keeps the area of arrivals swept for take_area (the smallest idle one
     // let go when more than IDLE_AREAS would be).
     void retire(Arrivals& x) {
-        if (!x.area.empty()) idle_areas.push_back(std::move(x.area));
-        x = {};
-        if (idle_areas.size() > IDLE_AREAS) {
-            idle_areas.erase(std::min_element(
-                idle_areas.begin(), idle_areas.end(),
-                [](const auto& a, const auto& b) { return a.bytes() < b.bytes(); }));
+        if (!x.area.empty()) {
+            const auto at = std::upper_bound(
+                idle_areas.begin(), idle_areas.end(), x.area.bytes(),
+                [](size_t bytes, const engine::LargeBuffer& a) { return bytes < a.bytes(); });
+            idle_areas.insert(at, std::move(x.area));
+            if (idle_areas.size() > IDLE_AREAS) idle_areas.erase(idle_areas.begin());
         }
+        x = {};
     }
 
     // A buffer of at least `words` words for a round's runs (sent or

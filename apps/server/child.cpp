@@ -14,6 +14,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "engine/base/sanitizers.h"
+
 extern char** environ;
 
 namespace nimtb::apps {
@@ -22,17 +24,7 @@ namespace {
 
 // A sanitizer's runtime maps terabytes of shadow memory: under one, an
 // address-space limit would stop every child before it starts.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool LIMIT_ADDRESS_SPACE = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool LIMIT_ADDRESS_SPACE = false;
-#else
-constexpr bool LIMIT_ADDRESS_SPACE = true;
-#endif
-#else
-constexpr bool LIMIT_ADDRESS_SPACE = true;
-#endif
+constexpr bool LIMIT_ADDRESS_SPACE = !engine::ADDRESS_SANITIZER && !engine::THREAD_SANITIZER;
 
 // What the child does between fork() and exec(): async-signal-safe calls only.
 [[noreturn]] void become_child(const char* program, char* const argv[], int out,
